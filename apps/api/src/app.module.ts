@@ -1,0 +1,25 @@
+import type { AppConfig } from '@flash-sale/config';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AuditService } from './audit/audit.service';
+import { AuthModule } from './auth/auth.module';
+import { InfraModule } from './infra/infra.module';
+import { OrdersController } from './orders/orders.controller';
+import { OrdersService } from './orders/orders.service';
+import { OrderQueue } from './purchase/order-queue';
+import { PurchaseController } from './purchase/purchase.controller';
+import { PurchaseService } from './purchase/purchase.service';
+import { SaleCatalog } from './sales/sale-catalog';
+import { AdminSalesController, SalesController } from './sales/sales.controller';
+import { SalesService } from './sales/sales.service';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [InfraModule.forRoot(config), AuthModule],
+      controllers: [SalesController, AdminSalesController, PurchaseController, OrdersController],
+      providers: [SaleCatalog, SalesService, PurchaseService, OrderQueue, OrdersService, AuditService],
+    };
+  }
+}

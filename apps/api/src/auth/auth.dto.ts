@@ -1,0 +1,15 @@
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+export class GuestSignInDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  name?: string;
+}
+
+export class AdminSignInDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  password!: string;
+}

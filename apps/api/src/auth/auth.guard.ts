@@ -1,0 +1,72 @@
+import { DomainError, ErrorCode } from '@flash-sale/domain';
+import {
+  applyDecorators,
+  type CanActivate,
+  createParamDecorator,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { JwtService } from '@nestjs/jwt';
+import type { FastifyRequest } from 'fastify';
+import type { AuthUser, Role } from './auth-user';
+
+const REQUIRED_ROLE = 'auth:required-role';
+/** User ids go into Redis records separated by '|' and ' ': only this alphabet is accepted. */
+const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+type AuthenticatedRequest = FastifyRequest & { user?: AuthUser };
+
+interface TokenClaims {
+  sub?: unknown;
+  name?: unknown;
+  role?: unknown;
+}
+
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization;
+    if (!header?.startsWith('Bearer ')) {
+      throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first: send Authorization: Bearer <token>');
+    }
+    let claims: TokenClaims;
+    try {
+      claims = await this.jwt.verifyAsync<TokenClaims>(header.slice('Bearer '.length).trim());
+    } catch {
+      throw new DomainError(ErrorCode.Unauthenticated, 'The access token is invalid or expired');
+    }
+    const { sub, name, role } = claims;
+    if (typeof sub !== 'string' || !USER_ID_PATTERN.test(sub) || (role !== 'guest' && role !== 'admin')) {
+      throw new DomainError(ErrorCode.Unauthenticated, 'The access token is invalid or expired');
+    }
+    request.user = { id: sub, name: typeof name === 'string' ? name : '', role };
+
+    const required = this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getHandler()) ??
+      this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getClass());
+    if (required === 'admin' && role !== 'admin') {
+      throw new DomainError(ErrorCode.Forbidden, 'This needs an admin token');
+    }
+    return true;
+  }
+}
+
+/** Any signed-in caller (guest or admin). */
+export const Authenticated = () => applyDecorators(SetMetadata(REQUIRED_ROLE, 'guest'), UseGuards(AuthGuard));
+
+/** Admins only: 401 without a token, 403 with a guest's. */
+export const AdminOnly = () => applyDecorators(SetMetadata(REQUIRED_ROLE, 'admin'), UseGuards(AuthGuard));
+
+export const CurrentUser = createParamDecorator((_data: unknown, context: ExecutionContext): AuthUser => {
+  const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;
+  if (!user) throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first');
+  return user;
+});

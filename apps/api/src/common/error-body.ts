@@ -1,0 +1,53 @@
+import { DomainError, ErrorCode } from '@flash-sale/domain';
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { ERROR_STATUS } from './error-status';
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+/** Errors that Fastify itself raises before a route runs (body parsing, size limits). */
+interface FastifyError {
+  statusCode?: number;
+  code?: string;
+  message: string;
+}
+
+const NEST_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  [HttpStatus.BAD_REQUEST]: ErrorCode.ValidationFailed,
+  [HttpStatus.UNAUTHORIZED]: ErrorCode.Unauthenticated,
+  [HttpStatus.FORBIDDEN]: ErrorCode.Forbidden,
+  [HttpStatus.NOT_FOUND]: ErrorCode.NotFound,
+  [HttpStatus.METHOD_NOT_ALLOWED]: ErrorCode.NotFound,
+  [HttpStatus.PAYLOAD_TOO_LARGE]: ErrorCode.ValidationFailed,
+  [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: ErrorCode.ValidationFailed,
+  [HttpStatus.TOO_MANY_REQUESTS]: ErrorCode.RateLimited,
+};
+
+/**
+ * Turns anything thrown into the contract's `{error: {code, message}}` and its status. Unknown
+ * errors become a bare 500 INTERNAL: never a stack trace on the wire.
+ */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
+  if (error instanceof DomainError) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } };
+    if (error.details !== undefined) body.error.details = error.details;
+    return { status: ERROR_STATUS[error.code], body, unexpected: false };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code = NEST_STATUS_CODES[status] ?? ErrorCode.Internal;
+    return { status, body: { error: { code, message: error.message } }, unexpected: status >= 500 };
+  }
+  const fastifyError = error as FastifyError | null;
+  const status = fastifyError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code = NEST_STATUS_CODES[status] ?? ErrorCode.ValidationFailed;
+    return { status, body: { error: { code, message: fastifyError?.message ?? 'Bad request' } }, unexpected: false };
+  }
+  return {
+    status: HttpStatus.INTERNAL_SERVER_ERROR,
+    body: { error: { code: ErrorCode.Internal, message: 'Internal error' } },
+    unexpected: true,
+  };
+}

@@ -1,0 +1,53 @@
+import { type AppConfig, loadConfig } from '@flash-sale/config';
+import { dataSourceOptions, ENTITIES } from '@flash-sale/db';
+import { QueueName } from '@flash-sale/queue';
+import { createRedisClient, KeyBuilder, type RedisClient, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, REDIS_CLIENT } from './tokens';
+
+/**
+ * Redis, MySQL and the queue, wired once for the whole API. Services never build a client: they
+ * inject these adapters, so tests can boot the real module against their own database and prefixes.
+ */
+@Global()
+@Module({})
+export class InfraModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisClient) {}
+
+  static forRoot(config: AppConfig = loadConfig()): DynamicModule {
+    return {
+      module: InfraModule,
+      imports: [
+        TypeOrmModule.forRoot({ ...dataSourceOptions({ url: config.database.url, poolSize: 20 }) }),
+        TypeOrmModule.forFeature(ENTITIES),
+        BullModule.forRoot({
+          prefix: config.queue.prefix,
+          connection: createRedisClient(config.redis, { maxRetriesPerRequest: null }),
+        }),
+        BullModule.registerQueue({ name: QueueName.Orders }),
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis) },
+        { provide: KeyBuilder, useValue: new KeyBuilder(config.redis.keyPrefix) },
+        {
+          provide: ReservationScripts,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new ReservationScripts(redis, keys),
+        },
+        {
+          provide: SaleRedisRepository,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
+        },
+      ],
+      exports: [APP_CONFIG, REDIS_CLIENT, KeyBuilder, ReservationScripts, SaleRedisRepository, TypeOrmModule, BullModule],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit();
+  }
+}

@@ -1,0 +1,19 @@
+import { ConfigError, loadConfig } from '@flash-sale/config';
+import { Logger } from '@nestjs/common';
+import { createApiApp } from './app.factory';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApiApp(config);
+  await app.listen({ port: config.http.port, host: config.http.host });
+  const logger = new Logger('Api');
+  logger.log(`API listening on http://localhost:${config.http.port}/api`);
+  if (config.auth.adminPasswordIsDefault) {
+    logger.warn(`ADMIN_PASSWORD is not set: the development admin password is "${config.auth.adminPassword}"`);
+  }
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+import type { OrderEntity, SaleEntity } from '@flash-sale/db';
+import type { OrderStatus } from '@flash-sale/domain';
+import type { ReservationRecord } from '@flash-sale/redis';
+
+/** `Order` of API.md. */
+export interface OrderView {
+  orderNo: string;
+  saleId: string;
+  userId: string;
+  quantity: number;
+  amountCents: number;
+  status: OrderStatus;
+  createdAt: string;
+  expiresAt?: string;
+  paidAt?: string;
+}
+
+export function orderViewOfRow(order: OrderEntity): OrderView {
+  const view: OrderView = {
+    orderNo: order.orderNo,
+    saleId: order.saleId,
+    userId: order.userId,
+    quantity: order.quantity,
+    amountCents: order.amountCents,
+    status: order.status,
+    createdAt: order.reservedAt.toISOString(),
+  };
+  if (order.expiresAt) view.expiresAt = order.expiresAt.toISOString();
+  if (order.paidAt) view.paidAt = order.paidAt.toISOString();
+  return view;
+}
+
+/** A reservation whose order row is not written yet: the buyer sees it as QUEUED. */
+export function orderViewOfReservation(reservation: ReservationRecord, sale: SaleEntity): OrderView {
+  return {
+    orderNo: reservation.orderNo,
+    saleId: sale.id,
+    userId: reservation.userId,
+    quantity: reservation.quantity,
+    amountCents: reservation.quantity * sale.priceCents,
+    status: 'QUEUED',
+    createdAt: reservation.reservedAt.toISOString(),
+  };
+}

@@ -1,0 +1,66 @@
+import { OrderEntity, SaleEntity } from '@flash-sale/db';
+import { DomainError, ErrorCode, saleIdOfOrderNumber } from '@flash-sale/domain';
+import { SaleRedisRepository } from '@flash-sale/redis';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, MoreThan, type Repository } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user';
+import { SaleCatalog } from '../sales/sale-catalog';
+import { type OrderView, orderViewOfReservation, orderViewOfRow } from './order.view';
+
+const MAX_LISTED_ORDERS = 100;
+/** Reservations become rows within seconds; sales that ended longer ago than this hold no QUEUED ones. */
+const QUEUED_LOOKBACK_MS = 60 * 60 * 1000;
+
+@Injectable()
+export class OrdersService {
+  constructor(
+    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
+    @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
+    private readonly catalog: SaleCatalog,
+    private readonly saleRedis: SaleRedisRepository,
+  ) {}
+
+  /** Owner or admin; anyone else gets the same 404 as for a missing order (no existence leak). */
+  async get(caller: AuthUser, orderNo: string): Promise<OrderView> {
+    const notFound = new DomainError(ErrorCode.OrderNotFound, `No order ${orderNo}`);
+    const saleId = saleIdOfOrderNumber(orderNo);
+    if (!saleId) throw notFound;
+    const row = await this.orders.findOneBy({ orderNo });
+    if (row) {
+      if (row.userId !== caller.id && caller.role !== 'admin') throw notFound;
+      return orderViewOfRow(row);
+    }
+    const reservation = await this.saleRedis.reservation(saleId, orderNo);
+    if (!reservation || (reservation.userId !== caller.id && caller.role !== 'admin')) throw notFound;
+    return orderViewOfReservation(reservation, await this.catalog.get(saleId));
+  }
+
+  /** The caller's orders, newest first: written rows plus reservations still QUEUED. */
+  async listOwn(caller: AuthUser): Promise<OrderView[]> {
+    const [rows, recentSales] = await Promise.all([
+      this.orders.find({ where: { userId: caller.id }, order: { id: 'DESC' }, take: MAX_LISTED_ORDERS }),
+      this.sales.find({ where: { endsAt: MoreThan(new Date(Date.now() - QUEUED_LOOKBACK_MS)) } }),
+    ]);
+    const reservations = (
+      await Promise.all(
+        recentSales.map(async (sale) =>
+          (await this.saleRedis.reservationsOf(sale.id, caller.id)).map((reservation) => ({ reservation, sale })),
+        ),
+      )
+    ).flat();
+    const written = new Set(rows.map((row) => row.orderNo));
+    const unwritten = reservations.filter(({ reservation }) => !written.has(reservation.orderNo));
+    // A reservation missing from this page of rows may still be an older row; ask MySQL once.
+    const olderRows = unwritten.length
+      ? await this.orders.find({ select: { orderNo: true }, where: { orderNo: In(unwritten.map((u) => u.reservation.orderNo)) } })
+      : [];
+    const olderWritten = new Set(olderRows.map((row) => row.orderNo));
+    const queued = unwritten
+      .filter(({ reservation }) => !olderWritten.has(reservation.orderNo))
+      .map(({ reservation, sale }) => orderViewOfReservation(reservation, sale));
+    return [...queued, ...rows.map(orderViewOfRow)]
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .slice(0, MAX_LISTED_ORDERS);
+  }
+}

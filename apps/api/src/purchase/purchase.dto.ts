@@ -1,0 +1,14 @@
+import { SALE_LIMITS } from '@flash-sale/domain';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+export class PurchaseDto {
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{8,64}$/, { message: 'token must be a submit token from POST /api/sales/:id/tokens' })
+  token!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(SALE_LIMITS.maxQuantity)
+  quantity?: number;
+}

@@ -1,0 +1,30 @@
+import { SaleEntity } from '@flash-sale/db';
+import { DomainError, ErrorCode } from '@flash-sale/domain';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+
+/** How long a sale's definition is reused from memory. Definitions never change after creation. */
+const TTL_MS = 2_000;
+const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
+
+/**
+ * Sale definitions on the purchase path. A short in-process cache keeps MySQL off the hot path; it
+ * holds only immutable fields (name, price, window, limit, strategy), never stock, so a stale entry
+ * can never sell a unit: Redis and MySQL decide that.
+ */
+@Injectable()
+export class SaleCatalog {
+  private readonly cache = new Map<string, { sale: SaleEntity; until: number }>();
+
+  constructor(@InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>) {}
+
+  async get(saleId: string): Promise<SaleEntity> {
+    const cached = this.cache.get(saleId);
+    if (cached && cached.until > Date.now()) return cached.sale;
+    const sale = SALE_ID_PATTERN.test(saleId) ? await this.sales.findOneBy({ id: saleId }) : null;
+    if (!sale) throw new DomainError(ErrorCode.SaleNotFound, `No sale with id ${saleId}`);
+    this.cache.set(saleId, { sale, until: Date.now() + TTL_MS });
+    return sale;
+  }
+}

@@ -1,0 +1,46 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { AdminOnly } from '../auth/auth.guard';
+import { AuditService } from '../audit/audit.service';
+import { CreateSaleDto } from './sale.dto';
+import { SalesService } from './sales.service';
+
+@Controller('sales')
+export class SalesController {
+  constructor(private readonly sales: SalesService) {}
+
+  @Get()
+  list() {
+    return this.sales.list();
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string) {
+    return this.sales.get(id);
+  }
+}
+
+@Controller('admin/sales')
+@AdminOnly()
+export class AdminSalesController {
+  constructor(
+    private readonly sales: SalesService,
+    private readonly audit: AuditService,
+  ) {}
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  create(@Body() body: CreateSaleDto) {
+    return this.sales.create(body);
+  }
+
+  @Post(':id/preload')
+  @HttpCode(HttpStatus.OK)
+  preload(@Param('id') id: string) {
+    return this.sales.preload(id);
+  }
+
+  @Get(':id/audit')
+  auditSale(@Param('id') id: string) {
+    return this.audit.audit(id);
+  }
+}

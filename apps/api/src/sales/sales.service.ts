@@ -1,0 +1,118 @@
+import { OrderEntity, SaleEntity } from '@flash-sale/db';
+import { DomainError, ErrorCode, HOLDING_STATUSES, saleStatus } from '@flash-sale/domain';
+import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, type Repository } from 'typeorm';
+import type { CreateSaleDto, SaleView } from './sale.dto';
+import { SaleCatalog } from './sale-catalog';
+
+@Injectable()
+export class SalesService {
+  constructor(
+    @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
+    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
+    private readonly catalog: SaleCatalog,
+    private readonly scripts: ReservationScripts,
+    private readonly saleRedis: SaleRedisRepository,
+  ) {}
+
+  async create(input: CreateSaleDto): Promise<SaleView> {
+    const startsAt = input.startsAt ? new Date(input.startsAt) : new Date();
+    const endsAt = new Date(input.endsAt);
+    if (endsAt <= startsAt) {
+      throw new DomainError(ErrorCode.ValidationFailed, 'endsAt must be after startsAt');
+    }
+    const strategy = input.strategy ?? 'redis-lua';
+    if (strategy !== 'redis-lua') {
+      // The MySQL-only comparison strategies are not built yet; refusing beats a sale that cannot sell.
+      throw new DomainError(ErrorCode.ValidationFailed, `strategy "${strategy}" is not available in this version`);
+    }
+    const sale = await this.sales.save(
+      this.sales.create({
+        name: input.name,
+        description: input.description ?? null,
+        imageUrl: input.imageUrl ?? null,
+        priceCents: input.priceCents,
+        stock: input.stock,
+        available: input.stock,
+        perUserLimit: input.perUserLimit ?? 1,
+        startsAt,
+        endsAt,
+        strategy,
+        paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
+      }),
+    );
+    // A new id must not inherit keys left by a database that was reset under a living Redis.
+    await this.saleRedis.reset(sale.id);
+    const { sellable } = await this.scripts.preload(this.preloadInput(sale), []);
+    return this.view(sale, sellable);
+  }
+
+  /** Idempotent: Redis sells `stock − units taken`, the union of its reservations and MySQL's holding orders. */
+  async preload(saleId: string): Promise<SaleView> {
+    const sale = await this.catalog.get(saleId);
+    const holding = await this.orders.find({
+      select: { orderNo: true, userId: true, quantity: true, userSlot: true, reservedAt: true },
+      where: { saleId, status: In([...HOLDING_STATUSES]) },
+    });
+    const { sellable } = await this.scripts.preload(
+      this.preloadInput(sale),
+      holding.map((order) => ({
+        orderNo: order.orderNo,
+        userId: order.userId,
+        quantity: order.quantity,
+        slot: order.userSlot ?? 1,
+        reservedAt: order.reservedAt,
+      })),
+    );
+    return this.view(sale, sellable);
+  }
+
+  async list(): Promise<SaleView[]> {
+    const sales = await this.sales.find({ order: { startsAt: 'DESC', id: 'DESC' }, take: 200 });
+    const remaining = await Promise.all(sales.map((sale) => this.remaining(sale)));
+    return sales.map((sale, i) => this.view(sale, remaining[i] ?? 0));
+  }
+
+  async get(saleId: string): Promise<SaleView> {
+    const sale = await this.catalog.get(saleId);
+    return this.view(sale, await this.remaining(sale));
+  }
+
+  /** Live remaining units: Redis for a Redis-backed sale (MySQL if Redis has not loaded it). */
+  private async remaining(sale: SaleEntity): Promise<number> {
+    const fromRedis = await this.saleRedis.remaining(sale.id);
+    if (fromRedis !== undefined) return fromRedis;
+    const fresh = await this.sales.findOneBy({ id: sale.id });
+    return fresh?.available ?? 0;
+  }
+
+  private preloadInput(sale: SaleEntity) {
+    return {
+      saleId: sale.id,
+      startsAt: sale.startsAt,
+      endsAt: sale.endsAt,
+      perUserLimit: sale.perUserLimit,
+      stock: sale.stock,
+    };
+  }
+
+  private view(sale: SaleEntity, remaining: number): SaleView {
+    return {
+      id: sale.id,
+      name: sale.name,
+      description: sale.description,
+      imageUrl: sale.imageUrl,
+      priceCents: sale.priceCents,
+      stock: sale.stock,
+      remaining,
+      perUserLimit: sale.perUserLimit,
+      startsAt: sale.startsAt.toISOString(),
+      endsAt: sale.endsAt.toISOString(),
+      strategy: sale.strategy,
+      paymentTimeoutSeconds: sale.paymentTimeoutSeconds,
+      status: saleStatus(sale, remaining, new Date()),
+    };
+  }
+}

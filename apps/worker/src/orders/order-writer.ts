@@ -1,0 +1,201 @@
+import type { AppConfig } from '@flash-sale/config';
+import { isDuplicateKeyError, OrderEntity } from '@flash-sale/db';
+import { RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
+import type { CreateOrderJobData } from '@flash-sale/queue';
+import { ReservationScripts } from '@flash-sale/redis';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
+import { WORKER_CONFIG } from '../worker.tokens';
+import { SaleStockRepository } from './sale-stock.repository';
+
+export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
+
+export class OptimisticLockExhaustedError extends Error {
+  override name = 'OptimisticLockExhaustedError';
+}
+
+class OptimisticConflict extends Error {}
+
+/** MySQL errors worth an immediate in-process retry of the whole transaction. */
+const RETRYABLE_MYSQL_ERRORS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+
+export const FAILURE_REASONS = {
+  soldOutInMySql: 'MYSQL_STOCK_EXHAUSTED',
+  duplicateSlot: 'DUPLICATE_PURCHASE_SLOT',
+  retriesExhausted: 'RETRIES_EXHAUSTED',
+} as const;
+
+interface Decision {
+  order: CreateOrderJobData;
+  outcome: WriteOutcome;
+}
+
+/**
+ * Writes orders to MySQL (DESIGN.md step 5), many per transaction. In one transaction it inserts
+ * the rows, then takes their units off the sale's hot row with the optimistic lock, last, so the
+ * row lock lives only until commit. A duplicate order number means the order already exists:
+ * success. When MySQL has fewer units than Redis sold, the surplus orders are written FAILED and
+ * their units are handed back to Redis by the release script.
+ */
+@Injectable()
+export class OrderWriter {
+  private readonly logger = new Logger(OrderWriter.name);
+  /** Observability for tests and the benchmark; never read by the write path itself. */
+  readonly stats = { transactions: 0, optimisticConflicts: 0, ordersCreated: 0 };
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly saleStock: SaleStockRepository,
+    private readonly scripts: ReservationScripts,
+    @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
+  ) {}
+
+  /** Writes a batch of orders of one sale; returns one outcome per input, in order. */
+  async writeBatch(saleId: string, orders: readonly CreateOrderJobData[]): Promise<WriteOutcome[]> {
+    let decisions: Decision[];
+    try {
+      decisions = await this.withOptimisticRetries(() => this.writeOnce(saleId, orders));
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const [single] = orders;
+      if (orders.length === 1 && single) {
+        // Either another worker wrote this very order since our read (failAndRelease sees it and
+        // answers already-exists), or another order holds the buyer's purchase slot: MySQL refuses a
+        // purchase beyond the per-user limit even when Redis allowed it.
+        return [await this.failAndRelease(single, FAILURE_REASONS.duplicateSlot)];
+      }
+      // Write them one by one so each order gets its own answer.
+      const outcomes: WriteOutcome[] = [];
+      for (const order of orders) outcomes.push(...(await this.writeBatch(saleId, [order])));
+      return outcomes;
+    }
+    await this.releaseRejected(decisions);
+    return decisions.map((decision) => decision.outcome);
+  }
+
+  /**
+   * The last attempt of a job failed: the order is written FAILED and its units go back to Redis,
+   * so a reservation is never silently dropped.
+   */
+  async failAndRelease(order: CreateOrderJobData, reason: string): Promise<WriteOutcome> {
+    let outcome: WriteOutcome = 'rejected';
+    const sale = await this.saleStock.read(this.dataSource.manager, order.saleId);
+    try {
+      await this.dataSource.getRepository(OrderEntity).insert(this.row(order, 'FAILED', sale?.priceCents ?? 0, reason));
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      outcome = 'already-exists';
+    }
+    const existing = await this.dataSource.getRepository(OrderEntity).findOneBy({ orderNo: order.orderNo });
+    if (existing && RETURNED_STATUSES.includes(existing.status)) await this.scripts.release(order.saleId, order.orderNo);
+    return outcome;
+  }
+
+  private async writeOnce(saleId: string, orders: readonly CreateOrderJobData[]): Promise<Decision[]> {
+    return this.dataSource.transaction(async (manager) => {
+      this.stats.transactions += 1;
+      const sale = await this.saleStock.read(manager, saleId);
+      if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
+
+      const existing = await this.existingStatuses(manager, orders);
+      const decisions: Decision[] = [];
+      const seen = new Set<string>();
+      const rows: Partial<OrderEntity>[] = [];
+      let unitsToTake = 0;
+      for (const order of orders) {
+        const status = existing.get(order.orderNo);
+        if (status !== undefined || seen.has(order.orderNo)) {
+          // Already written (a retried or duplicated job). A FAILED one goes through the (idempotent)
+          // release again, in case the earlier attempt died between commit and release.
+          decisions.push({ order, outcome: status === 'FAILED' ? 'rejected' : 'already-exists' });
+          continue;
+        }
+        seen.add(order.orderNo);
+        if (unitsToTake + order.quantity <= sale.available) {
+          unitsToTake += order.quantity;
+          rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, sale.paymentTimeoutSeconds));
+          decisions.push({ order, outcome: 'created' });
+        } else {
+          rows.push(this.row(order, 'FAILED', sale.priceCents, FAILURE_REASONS.soldOutInMySql));
+          decisions.push({ order, outcome: 'rejected' });
+        }
+      }
+      if (rows.length > 0) await manager.getRepository(OrderEntity).insert(rows);
+      if (unitsToTake > 0 && !(await this.saleStock.takeUnits(manager, saleId, sale.version, unitsToTake))) {
+        throw new OptimisticConflict();
+      }
+      this.stats.ordersCreated += decisions.filter((decision) => decision.outcome === 'created').length;
+      return decisions;
+    });
+  }
+
+  private async existingStatuses(
+    manager: EntityManager,
+    orders: readonly CreateOrderJobData[],
+  ): Promise<Map<string, OrderStatus>> {
+    const found = await manager.getRepository(OrderEntity).find({
+      select: { orderNo: true, status: true },
+      where: { orderNo: In(orders.map((order) => order.orderNo)) },
+    });
+    return new Map(found.map((row) => [row.orderNo, row.status]));
+  }
+
+  /** Conflicts and deadlocks roll the transaction back; retry it a bounded number of times, with jitter. */
+  private async withOptimisticRetries<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const retryable = error instanceof OptimisticConflict || RETRYABLE_MYSQL_ERRORS.has(mysqlCode(error));
+        if (!retryable) throw error;
+        if (error instanceof OptimisticConflict) this.stats.optimisticConflicts += 1;
+        if (tries >= this.config.optimisticLockRetries) {
+          throw new OptimisticLockExhaustedError(`Gave up after ${tries} optimistic-lock conflicts`);
+        }
+        // Full jitter: spread competing writers apart so the next round does not collide again.
+        await sleep(Math.random() * Math.min(100, 2 ** tries));
+      }
+    }
+  }
+
+  private async releaseRejected(decisions: readonly Decision[]): Promise<void> {
+    for (const { order, outcome } of decisions) {
+      if (outcome !== 'rejected') continue;
+      const result = await this.scripts.release(order.saleId, order.orderNo);
+      if (result === 'released') this.logger.warn(`Order ${order.orderNo} refused by MySQL stock; unit returned to Redis`);
+    }
+  }
+
+  private row(
+    order: CreateOrderJobData,
+    status: OrderStatus,
+    priceCents: number,
+    failureReason: string | null,
+    paymentTimeoutSeconds?: number,
+  ): Partial<OrderEntity> {
+    const holding = status === 'PENDING_PAYMENT';
+    return {
+      orderNo: order.orderNo,
+      saleId: order.saleId,
+      userId: order.userId,
+      // Only orders that hold units occupy a purchase slot; the unique index guards those.
+      userSlot: holding ? order.slot : null,
+      quantity: order.quantity,
+      amountCents: order.quantity * priceCents,
+      status,
+      failureReason,
+      reservedAt: new Date(order.reservedAt),
+      expiresAt: holding && paymentTimeoutSeconds ? new Date(Date.now() + paymentTimeoutSeconds * 1000) : null,
+    };
+  }
+}
+
+function mysqlCode(error: unknown): string {
+  const candidate = error as { code?: string; driverError?: { code?: string } } | null;
+  return candidate?.driverError?.code ?? candidate?.code ?? '';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

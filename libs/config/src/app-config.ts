@@ -1,0 +1,105 @@
+/**
+ * The one place that reads the environment. It is validated once at boot and mapped into typed
+ * sections; a bad value stops the process with a message that names the variable.
+ */
+export interface AppConfig {
+  production: boolean;
+  http: { port: number; host: string };
+  database: { url: string };
+  redis: { url: string; clusterNodes: string[]; keyPrefix: string };
+  queue: { prefix: string };
+  auth: { jwtSecret: string; adminPassword: string; adminPasswordIsDefault: boolean; jwtTtlSeconds: number };
+  payment: { webhookSecret: string };
+  purchase: { submitTokenTtlSeconds: number };
+  worker: {
+    concurrency: number;
+    /** Group commit: at most this many orders share one MySQL transaction. */
+    batchSize: number;
+    /** Group commit: how long the first order of a batch waits for company. */
+    batchLingerMs: number;
+    jobAttempts: number;
+    optimisticLockRetries: number;
+  };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEV_DEFAULTS = {
+  JWT_SECRET: 'dev-only-jwt-secret-change-me',
+  ADMIN_PASSWORD: 'admin',
+  PAYMENT_WEBHOOK_SECRET: 'dev-only-payment-webhook-secret',
+};
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean): string {
+  const value = env[name];
+  if (value) return value;
+  if (production) throw new ConfigError(`${name} must be set when NODE_ENV=production`);
+  return DEV_DEFAULTS[name];
+}
+
+function url(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const value = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL: "${value}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const production = env['NODE_ENV'] === 'production';
+  const clusterNodes = (env['REDIS_CLUSTER_NODES'] ?? '')
+    .split(',')
+    .map((node) => node.trim())
+    .filter(Boolean);
+  for (const node of clusterNodes) {
+    if (!/^[^:\s]+:\d{1,5}$/.test(node)) throw new ConfigError(`REDIS_CLUSTER_NODES entry must be host:port, got "${node}"`);
+  }
+  const adminPassword = secret(env, 'ADMIN_PASSWORD', production);
+  return {
+    production,
+    http: { port: integer(env, 'PORT', 3000, 0, 65535), host: env['HOST'] || '0.0.0.0' },
+    database: { url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']) },
+    redis: {
+      url: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+      clusterNodes,
+      keyPrefix: env['REDIS_KEY_PREFIX'] || 'fs',
+    },
+    // Braces make BullMQ's keys one hash tag, which Redis Cluster requires.
+    queue: { prefix: env['QUEUE_PREFIX'] || '{fs-queue}' },
+    auth: {
+      jwtSecret: secret(env, 'JWT_SECRET', production),
+      adminPassword,
+      adminPasswordIsDefault: !env['ADMIN_PASSWORD'],
+      jwtTtlSeconds: integer(env, 'JWT_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+    },
+    payment: { webhookSecret: secret(env, 'PAYMENT_WEBHOOK_SECRET', production) },
+    purchase: { submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600) },
+    worker: {
+      concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),
+      batchSize: integer(env, 'ORDER_BATCH_SIZE', 200, 1, 5_000),
+      batchLingerMs: integer(env, 'ORDER_BATCH_LINGER_MS', 2, 0, 1_000),
+      jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
+      optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { OrderEntity } from './entities/order.entity';
+import { SaleEntity } from './entities/sale.entity';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
+
+export const ENTITIES = [SaleEntity, OrderEntity];
+export const MIGRATIONS = [InitialSchema1763700000000];
+
+export interface DatabaseOptions {
+  url: string;
+  /** Connections in the pool; the worker's group commit needs few, the API's reads a few more. */
+  poolSize?: number;
+}
+
+/** The options every process uses. Schema changes only ever come from MIGRATIONS, never `synchronize`. */
+export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
+  return {
+    type: 'mysql',
+    url: options.url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'typeorm_migrations',
+    synchronize: false,
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    poolSize: options.poolSize ?? 10,
+    extra: { connectionLimit: options.poolSize ?? 10, waitForConnections: true },
+  };
+}
+
+export function databaseName(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`DATABASE_URL must name a database ([A-Za-z0-9_]+), got "${name}"`);
+  return name;
+}
+
+/** Creates the database named in the URL if it is missing (the server connection needs no database). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const serverUrl = new URL(url);
+  const name = databaseName(url);
+  serverUrl.pathname = '/';
+  const server = new DataSource({ type: 'mysql', url: serverUrl.toString() });
+  await server.initialize();
+  try {
+    await server.query(`CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  } finally {
+    await server.destroy();
+  }
+}
+
+/** Creates the database if needed and applies pending migrations. Returns the names applied. */
+export async function migrate(url: string): Promise<string[]> {
+  await ensureDatabase(url);
+  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: 1 }));
+  await dataSource.initialize();
+  try {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,5 @@
+export * from './error-code';
+export * from './sale';
+export * from './order';
+export * from './order-number';
+export * from './audit';

@@ -1,0 +1,29 @@
+export const ORDER_STATUSES = ['QUEUED', 'PENDING_PAYMENT', 'PAID', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** Statuses whose units are taken from stock. `held` in the audit is the sum of their quantities. */
+export const HOLDING_STATUSES: readonly OrderStatus[] = ['PENDING_PAYMENT', 'PAID'];
+
+/** Statuses whose unit went back to stock (or never left it, for FAILED). */
+export const RETURNED_STATUSES: readonly OrderStatus[] = ['CANCELLED', 'EXPIRED', 'FAILED'];
+
+/**
+ * The order state machine (DESIGN.md step 6), as a table. Every status change in MySQL is a
+ * compare-and-set on (status, version) guarded by this table, so an illegal move never reaches the row.
+ */
+const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  QUEUED: ['PENDING_PAYMENT', 'FAILED'],
+  PENDING_PAYMENT: ['PAID', 'CANCELLED', 'EXPIRED'],
+  PAID: [],
+  CANCELLED: [],
+  EXPIRED: [],
+  FAILED: [],
+};
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function isHolding(status: OrderStatus): boolean {
+  return HOLDING_STATUSES.includes(status);
+}

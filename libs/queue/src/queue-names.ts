@@ -1,0 +1,4 @@
+/** Every BullMQ queue of the product. The api produces, the worker consumes. */
+export enum QueueName {
+  Orders = 'orders',
+}

@@ -1,0 +1,91 @@
+--[[
+  Reserve units of a flash sale for one buyer, atomically and in one round trip (DESIGN.md step 3).
+  Checks, in the order API.md answers them: the sale is live, the token is this buyer's (or already
+  bought this very reservation: idempotent replay), the buyer is under the per-user limit, stock is
+  sufficient. Then consumes the token, takes the units, marks the buyer and writes the reservation.
+
+  Input:
+    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock (written by preload)
+    KEYS[2] stock         string  units Redis can still sell
+    KEYS[3] buyers        hash    <userId> -> units held
+                                  <userId>:slots  -> bitmask of purchase slots in use (bit k = slot k+1)
+                                  <userId>:orders -> space-separated order numbers, oldest first
+    KEYS[4] token         string  the submit token; value = the userId it was issued to; has a TTL
+    KEYS[5] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs"
+    KEYS[6] replays       hash    token -> orderNo, so a replayed token finds its reservation
+
+    ARGV[1] userId    (no '|' or ' ', checked by the caller)
+    ARGV[2] token
+    ARGV[3] quantity  (integer >= 1, checked by the caller)
+    ARGV[4] orderNo   (fresh, made by the caller)
+
+  Output:
+    { 1, orderNo, slot, reservedAtMs, quantity }  reserved now
+    { 2, orderNo, slot, reservedAtMs, quantity }  this buyer already reserved with this token: the same
+                                                  reservation (its quantity, whatever was asked now)
+    -1  sale not loaded into Redis
+    -2  sale not started
+    -3  sale ended
+    -4  token unknown, expired, or issued to another buyer or sale
+    -5  per-user limit reached
+    -6  sold out (fewer units left than asked for)
+    -7  order number already used in this sale (the caller retries with a new one)
+
+  The clock is Redis's own TIME, so every API instance judges the sale window by one clock.
+]]
+local metaKey = KEYS[1]
+local stockKey = KEYS[2]
+local buyersKey = KEYS[3]
+local tokenKey = KEYS[4]
+local reservationsKey = KEYS[5]
+local replaysKey = KEYS[6]
+
+local userId = ARGV[1]
+local token = ARGV[2]
+local quantity = tonumber(ARGV[3])
+local orderNo = ARGV[4]
+
+local meta = redis.call('HMGET', metaKey, 'startsAtMs', 'endsAtMs', 'perUserLimit')
+if not meta[1] then return -1 end
+
+local time = redis.call('TIME')
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if nowMs < tonumber(meta[1]) then return -2 end
+if nowMs >= tonumber(meta[2]) then return -3 end
+
+local replayedOrderNo = redis.call('HGET', replaysKey, token)
+if replayedOrderNo then
+  local record = redis.call('HGET', reservationsKey, replayedOrderNo)
+  local owner, reservedQuantity, slot, reservedAtMs = string.match(record, '^([^|]*)|(%d+)|(%d+)|(%d+)$')
+  if owner ~= userId then return -4 end
+  return { 2, replayedOrderNo, tonumber(slot), tonumber(reservedAtMs), tonumber(reservedQuantity) }
+end
+
+if redis.call('GET', tokenKey) ~= userId then return -4 end
+
+local unitsHeld = tonumber(redis.call('HGET', buyersKey, userId) or '0')
+if unitsHeld + quantity > tonumber(meta[3]) then return -5 end
+
+local stock = tonumber(redis.call('GET', stockKey) or '0')
+if stock < quantity then return -6 end
+
+if redis.call('HEXISTS', reservationsKey, orderNo) == 1 then return -7 end
+
+-- Lowest free purchase slot. The buyer holds fewer orders than units < limit, so one is free.
+-- MySQL has a unique index on (sale, user, slot): its last line of defence against a duplicate.
+local slotsField = userId .. ':slots'
+local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField) or '0')
+local slot = 1
+while bit.band(slotMask, bit.lshift(1, slot - 1)) ~= 0 do slot = slot + 1 end
+
+local ordersField = userId .. ':orders'
+local orders = redis.call('HGET', buyersKey, ordersField)
+
+redis.call('DECRBY', stockKey, quantity)
+redis.call('HINCRBY', buyersKey, userId, quantity)
+redis.call('HSET', buyersKey, slotsField, bit.bor(slotMask, bit.lshift(1, slot - 1)),
+  ordersField, orders and (orders .. ' ' .. orderNo) or orderNo)
+redis.call('DEL', tokenKey)
+redis.call('HSET', reservationsKey, orderNo, userId .. '|' .. quantity .. '|' .. slot .. '|' .. nowMs)
+redis.call('HSET', replaysKey, token, orderNo)
+return { 1, orderNo, slot, nowMs, quantity }

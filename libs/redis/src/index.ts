@@ -1,0 +1,5 @@
+export * from './redis-client';
+export * from './sale-keys';
+export * from './reservation-record';
+export * from './reservation-scripts';
+export * from './sale-redis.repository';

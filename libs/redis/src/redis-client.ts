@@ -1,0 +1,21 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+export type RedisClient = Redis | Cluster;
+
+export interface RedisConnectionConfig {
+  url: string;
+  /** `host:port` of cluster nodes; when non-empty the client runs in cluster mode. */
+  clusterNodes: string[];
+}
+
+/** One place decides between a single node and a cluster; everything else takes a `RedisClient`. */
+export function createRedisClient(config: RedisConnectionConfig, options: RedisOptions = {}): RedisClient {
+  if (config.clusterNodes.length > 0) {
+    const nodes = config.clusterNodes.map((node) => {
+      const [host, port] = node.split(':');
+      return { host: host ?? '127.0.0.1', port: Number(port ?? 6379) };
+    });
+    return new Cluster(nodes, { redisOptions: options, scaleReads: 'master' });
+  }
+  return new Redis(config.url, options);
+}

@@ -1,0 +1,41 @@
+/**
+ * Every Redis key of one sale, built in this one place. All of them share the hash tag
+ * `{sale:<id>}`, so every script touches a single Redis Cluster slot; scripts receive them in KEYS
+ * and never build a key themselves.
+ */
+export class SaleKeys {
+  readonly meta: string;
+  readonly stock: string;
+  readonly buyers: string;
+  readonly reservations: string;
+  readonly replays: string;
+  readonly returned: string;
+  private readonly base: string;
+
+  constructor(prefix: string, readonly saleId: string) {
+    this.base = `${prefix}:{sale:${saleId}}`;
+    this.meta = `${this.base}:meta`;
+    this.stock = `${this.base}:stock`;
+    this.buyers = `${this.base}:buyers`;
+    this.reservations = `${this.base}:reservations`;
+    this.replays = `${this.base}:replays`;
+    this.returned = `${this.base}:returned`;
+  }
+
+  token(token: string): string {
+    return `${this.base}:token:${token}`;
+  }
+
+  /** Keys that make up the sale's state (token keys expire on their own). */
+  all(): string[] {
+    return [this.meta, this.stock, this.buyers, this.reservations, this.replays, this.returned];
+  }
+}
+
+export class KeyBuilder {
+  constructor(readonly prefix: string) {}
+
+  sale(saleId: string): SaleKeys {
+    return new SaleKeys(this.prefix, saleId);
+  }
+}

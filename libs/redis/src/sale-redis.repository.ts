@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { parseReservationRecord, type ReservationRecord } from './reservation-record';
+import type { RedisClient } from './redis-client';
+import type { KeyBuilder } from './sale-keys';
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+}
+
+/** What the audit reads from Redis about one sale. */
+export interface SaleRedisSnapshot {
+  loaded: boolean;
+  remaining: number;
+  reservations: ReservationRecord[];
+  /** orderNo -> units given back to Redis by the release script. */
+  returned: Map<string, number>;
+}
+
+/** Plain Redis reads and writes of a sale (everything that is not one of the Lua scripts). */
+export class SaleRedisRepository {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: KeyBuilder,
+  ) {}
+
+  /** A single-use submit token bound to (user, sale), consumed only by a successful reservation. */
+  async issueToken(saleId: string, userId: string, ttlSeconds: number): Promise<IssuedToken> {
+    const token = randomBytes(18).toString('base64url');
+    await this.client.set(this.keys.sale(saleId).token(token), userId, 'EX', ttlSeconds);
+    return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+  }
+
+  /** Units Redis can still sell, or `undefined` when the sale is not loaded. */
+  async remaining(saleId: string): Promise<number | undefined> {
+    const value = await this.client.get(this.keys.sale(saleId).stock);
+    return value === null ? undefined : Number(value);
+  }
+
+  async reservation(saleId: string, orderNo: string): Promise<ReservationRecord | undefined> {
+    const value = await this.client.hget(this.keys.sale(saleId).reservations, orderNo);
+    return value === null ? undefined : parseReservationRecord(orderNo, value);
+  }
+
+  /** The reservations one buyer made in one sale, oldest first. */
+  async reservationsOf(saleId: string, userId: string): Promise<ReservationRecord[]> {
+    const sale = this.keys.sale(saleId);
+    const orderList = await this.client.hget(sale.buyers, `${userId}:orders`);
+    if (!orderList) return [];
+    const orderNos = orderList.split(' ');
+    const values = await this.client.hmget(sale.reservations, ...orderNos);
+    return orderNos.flatMap((orderNo, i) => {
+      const value = values[i];
+      return value ? [parseReservationRecord(orderNo, value)] : [];
+    });
+  }
+
+  async snapshot(saleId: string): Promise<SaleRedisSnapshot> {
+    const sale = this.keys.sale(saleId);
+    const [stock, reservations, returned] = await Promise.all([
+      this.client.get(sale.stock),
+      this.client.hgetall(sale.reservations),
+      this.client.hgetall(sale.returned),
+    ]);
+    return {
+      loaded: stock !== null,
+      remaining: Number(stock ?? 0),
+      reservations: Object.entries(reservations).map(([orderNo, value]) => parseReservationRecord(orderNo, value)),
+      returned: new Map(Object.entries(returned).map(([orderNo, units]) => [orderNo, Number(units)])),
+    };
+  }
+
+  /** Forget everything Redis knows about a sale (a brand-new sale must not inherit stale keys). */
+  async reset(saleId: string): Promise<void> {
+    await this.client.del(...this.keys.sale(saleId).all());
+  }
+}
