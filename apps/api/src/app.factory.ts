@@ -24,15 +24,19 @@ function requestId(request: { headers: Record<string, string | string[] | undefi
  */
 function installJsonParser(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text) as unknown);
-    } catch {
-      done(new DomainError(ErrorCode.ValidationFailed, 'The request body is not valid JSON'), undefined);
-    }
-  });
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (_request: FastifyRequest, body: string | Buffer, done) => {
+      const text = body.toString();
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text) as unknown);
+      } catch {
+        done(new DomainError(ErrorCode.ValidationFailed, 'The request body is not valid JSON'), undefined);
+      }
+    },
+  );
 }
 
 export async function createApiApp(config: AppConfig): Promise<NestFastifyApplication> {

@@ -12,26 +12,30 @@ import { SaleStockRepository } from './orders/sale-stock.repository';
 import { WORKER_CONFIG } from './worker.tokens';
 
 const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+const BULL_CONNECTION = Symbol('BULL_CONNECTION');
 
 @Module({})
 export class WorkerModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisClient) {}
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    @Inject(BULL_CONNECTION) private readonly bullConnection: RedisClient,
+  ) {}
 
   static forRoot(config: AppConfig): DynamicModule {
+    // BullMQ never closes a connection it was handed; this module does, at shutdown.
+    const bullConnection = createRedisClient(config.redis, { maxRetriesPerRequest: null });
     return {
       module: WorkerModule,
       imports: [
         TypeOrmModule.forRoot(dataSourceOptions({ url: config.database.url, poolSize: 8 })),
         TypeOrmModule.forFeature(ENTITIES),
-        BullModule.forRoot({
-          prefix: config.queue.prefix,
-          connection: createRedisClient(config.redis, { maxRetriesPerRequest: null }),
-        }),
+        BullModule.forRoot({ prefix: config.queue.prefix, connection: bullConnection }),
         BullModule.registerQueue({ name: QueueName.Orders }),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config.worker },
         { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis) },
+        { provide: BULL_CONNECTION, useValue: bullConnection },
         {
           provide: ReservationScripts,
           inject: [REDIS_CLIENT],
@@ -47,6 +51,6 @@ export class WorkerModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit();
+    await Promise.all([this.redis.quit(), this.bullConnection.quit()]);
   }
 }

@@ -72,7 +72,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     .map((node) => node.trim())
     .filter(Boolean);
   for (const node of clusterNodes) {
-    if (!/^[^:\s]+:\d{1,5}$/.test(node)) throw new ConfigError(`REDIS_CLUSTER_NODES entry must be host:port, got "${node}"`);
+    if (!/^[^:\s]+:\d{1,5}$/.test(node))
+      throw new ConfigError(`REDIS_CLUSTER_NODES entry must be host:port, got "${node}"`);
   }
   const adminPassword = secret(env, 'ADMIN_PASSWORD', production);
   return {

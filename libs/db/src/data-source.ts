@@ -31,7 +31,8 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
 
 export function databaseName(url: string): string {
   const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`DATABASE_URL must name a database ([A-Za-z0-9_]+), got "${name}"`);
+  if (!/^[A-Za-z0-9_]+$/.test(name))
+    throw new Error(`DATABASE_URL must name a database ([A-Za-z0-9_]+), got "${name}"`);
   return name;
 }
 

@@ -41,8 +41,7 @@ export interface AuditVerdict {
 export function auditVerdict(facts: AuditFacts): AuditVerdict {
   const oversold = Math.max(0, facts.held - facts.stock);
   const duplicateOrders = facts.unitsAboveUserLimit + facts.ordersWithoutOwnReservation;
-  const redisBooksBalance =
-    facts.remaining + facts.queuedUnits + facts.held + facts.unitsBeingReturned === facts.stock;
+  const redisBooksBalance = facts.remaining + facts.queuedUnits + facts.held + facts.unitsBeingReturned === facts.stock;
   const mysqlBooksBalance = facts.mysqlAvailable + facts.held === facts.stock;
   return {
     oversold,
@@ -51,10 +50,6 @@ export function auditVerdict(facts: AuditFacts): AuditVerdict {
     redisBooksBalance,
     mysqlBooksBalance,
     ok:
-      oversold === 0 &&
-      duplicateOrders === 0 &&
-      facts.lostReservations === 0 &&
-      redisBooksBalance &&
-      mysqlBooksBalance,
+      oversold === 0 && duplicateOrders === 0 && facts.lostReservations === 0 && redisBooksBalance && mysqlBooksBalance,
   };
 }

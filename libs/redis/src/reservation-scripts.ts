@@ -122,7 +122,10 @@ export class ReservationScripts {
     return 'unknown-reservation';
   }
 
-  async preload(input: PreloadSale, holdingOrders: readonly HoldingOrder[]): Promise<{ sellable: number; unitsTaken: number }> {
+  async preload(
+    input: PreloadSale,
+    holdingOrders: readonly HoldingOrder[],
+  ): Promise<{ sellable: number; unitsTaken: number }> {
     const sale = this.keys.sale(input.saleId);
     const orderArgs = holdingOrders.flatMap((order) => [
       order.orderNo,

@@ -12,7 +12,10 @@ export class SaleKeys {
   readonly returned: string;
   private readonly base: string;
 
-  constructor(prefix: string, readonly saleId: string) {
+  constructor(
+    prefix: string,
+    readonly saleId: string,
+  ) {
     this.base = `${prefix}:{sale:${saleId}}`;
     this.meta = `${this.base}:meta`;
     this.stock = `${this.base}:stock`;

@@ -73,7 +73,8 @@ export class AuditService {
       ordersByStatus[row.status] += 1;
       if (HOLDING_STATUSES.includes(row.status)) held += row.quantity;
       // MySQL gave the unit back (or never took it) but Redis has not been compensated yet.
-      if (RETURNED_STATUSES.includes(row.status) && !redis.returned.has(row.orderNo)) unitsBeingReturned += row.quantity;
+      if (RETURNED_STATUSES.includes(row.status) && !redis.returned.has(row.orderNo))
+        unitsBeingReturned += row.quantity;
     }
 
     const reservedOrderNos = new Set(redis.reservations.map((reservation) => reservation.orderNo));
@@ -129,7 +130,9 @@ export class AuditService {
   }
 
   private async mysqlAvailable(saleId: string): Promise<number> {
-    const [row] = (await this.orders.query('SELECT available FROM sales WHERE id = ?', [saleId])) as { available: number }[];
+    const [row] = (await this.orders.query('SELECT available FROM sales WHERE id = ?', [saleId])) as {
+      available: number;
+    }[];
     return Number(row?.available ?? 0);
   }
 

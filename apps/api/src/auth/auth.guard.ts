@@ -50,7 +50,8 @@ export class AuthGuard implements CanActivate {
     }
     request.user = { id: sub, name: typeof name === 'string' ? name : '', role };
 
-    const required = this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getHandler()) ??
+    const required =
+      this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getHandler()) ??
       this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getClass());
     if (required === 'admin' && role !== 'admin') {
       throw new DomainError(ErrorCode.Forbidden, 'This needs an admin token');

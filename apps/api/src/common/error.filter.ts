@@ -13,7 +13,10 @@ export class ErrorFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const { status, body, unexpected } = toErrorResponse(error);
     if (unexpected) {
-      this.logger.error(`${request.method} ${request.url} [${request.id}] failed`, error instanceof Error ? error.stack : error);
+      this.logger.error(
+        `${request.method} ${request.url} [${request.id}] failed`,
+        error instanceof Error ? error.stack : error,
+      );
     }
     void reply.status(status).send(body);
   }

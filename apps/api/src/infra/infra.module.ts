@@ -1,11 +1,17 @@
 import { type AppConfig, loadConfig } from '@flash-sale/config';
 import { dataSourceOptions, ENTITIES } from '@flash-sale/db';
 import { QueueName } from '@flash-sale/queue';
-import { createRedisClient, KeyBuilder, type RedisClient, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import {
+  createRedisClient,
+  KeyBuilder,
+  type RedisClient,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
 import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG, REDIS_CLIENT } from './tokens';
+import { APP_CONFIG, BULL_CONNECTION, REDIS_CLIENT } from './tokens';
 
 /**
  * Redis, MySQL and the queue, wired once for the whole API. Services never build a client: they
@@ -14,23 +20,26 @@ import { APP_CONFIG, REDIS_CLIENT } from './tokens';
 @Global()
 @Module({})
 export class InfraModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: RedisClient) {}
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    @Inject(BULL_CONNECTION) private readonly bullConnection: RedisClient,
+  ) {}
 
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
+    // BullMQ never closes a connection it was handed; this module does, at shutdown.
+    const bullConnection = createRedisClient(config.redis, { maxRetriesPerRequest: null });
     return {
       module: InfraModule,
       imports: [
         TypeOrmModule.forRoot({ ...dataSourceOptions({ url: config.database.url, poolSize: 20 }) }),
         TypeOrmModule.forFeature(ENTITIES),
-        BullModule.forRoot({
-          prefix: config.queue.prefix,
-          connection: createRedisClient(config.redis, { maxRetriesPerRequest: null }),
-        }),
+        BullModule.forRoot({ prefix: config.queue.prefix, connection: bullConnection }),
         BullModule.registerQueue({ name: QueueName.Orders }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis) },
+        { provide: BULL_CONNECTION, useValue: bullConnection },
         { provide: KeyBuilder, useValue: new KeyBuilder(config.redis.keyPrefix) },
         {
           provide: ReservationScripts,
@@ -43,11 +52,19 @@ export class InfraModule implements OnApplicationShutdown {
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
         },
       ],
-      exports: [APP_CONFIG, REDIS_CLIENT, KeyBuilder, ReservationScripts, SaleRedisRepository, TypeOrmModule, BullModule],
+      exports: [
+        APP_CONFIG,
+        REDIS_CLIENT,
+        KeyBuilder,
+        ReservationScripts,
+        SaleRedisRepository,
+        TypeOrmModule,
+        BullModule,
+      ],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit();
+    await Promise.all([this.redis.quit(), this.bullConnection.quit()]);
   }
 }

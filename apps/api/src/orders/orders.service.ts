@@ -53,7 +53,10 @@ export class OrdersService {
     const unwritten = reservations.filter(({ reservation }) => !written.has(reservation.orderNo));
     // A reservation missing from this page of rows may still be an older row; ask MySQL once.
     const olderRows = unwritten.length
-      ? await this.orders.find({ select: { orderNo: true }, where: { orderNo: In(unwritten.map((u) => u.reservation.orderNo)) } })
+      ? await this.orders.find({
+          select: { orderNo: true },
+          where: { orderNo: In(unwritten.map((u) => u.reservation.orderNo)) },
+        })
       : [];
     const olderWritten = new Set(olderRows.map((row) => row.orderNo));
     const queued = unwritten

@@ -55,7 +55,10 @@ export class OrderBatcher {
     while (lane.waiting.length > 0) {
       const batch = lane.waiting.splice(0, this.config.batchSize);
       try {
-        const outcomes = await this.writer.writeBatch(saleId, batch.map((waiting) => waiting.order));
+        const outcomes = await this.writer.writeBatch(
+          saleId,
+          batch.map((waiting) => waiting.order),
+        );
         batch.forEach((waiting, i) => waiting.resolve(outcomes[i] ?? 'already-exists'));
       } catch (error) {
         for (const waiting of batch) waiting.reject(error);

@@ -88,7 +88,8 @@ export class OrderWriter {
       outcome = 'already-exists';
     }
     const existing = await this.dataSource.getRepository(OrderEntity).findOneBy({ orderNo: order.orderNo });
-    if (existing && RETURNED_STATUSES.includes(existing.status)) await this.scripts.release(order.saleId, order.orderNo);
+    if (existing && RETURNED_STATUSES.includes(existing.status))
+      await this.scripts.release(order.saleId, order.orderNo);
     return outcome;
   }
 
@@ -163,7 +164,8 @@ export class OrderWriter {
     for (const { order, outcome } of decisions) {
       if (outcome !== 'rejected') continue;
       const result = await this.scripts.release(order.saleId, order.orderNo);
-      if (result === 'released') this.logger.warn(`Order ${order.orderNo} refused by MySQL stock; unit returned to Redis`);
+      if (result === 'released')
+        this.logger.warn(`Order ${order.orderNo} refused by MySQL stock; unit returned to Redis`);
     }
   }
 

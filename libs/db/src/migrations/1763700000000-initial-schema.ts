@@ -1,6 +1,14 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Plain SQL that runs unchanged on MySQL 8 and MariaDB 10.11. */
+/**
+ * Plain SQL that runs unchanged on MySQL 8 and MariaDB 10.11.
+ *
+ * `orders.sale_id` deliberately has no FOREIGN KEY: InnoDB checks one by taking a shared lock on the
+ * parent `sales` row for every inserted order, and the worker then takes an exclusive lock on that
+ * same row to decrement stock. Two writers each holding the shared lock and wanting the exclusive one
+ * deadlock, on the hottest row of the system. Only the worker inserts orders, always for a sale it
+ * has just read, so the constraint buys nothing here.
+ */
 export class InitialSchema1763700000000 implements MigrationInterface {
   name = 'InitialSchema1763700000000';
 
@@ -48,8 +56,7 @@ export class InitialSchema1763700000000 implements MigrationInterface {
         UNIQUE KEY uq_orders_order_no (order_no),
         UNIQUE KEY uq_orders_sale_user_slot (sale_id, user_id, user_slot),
         KEY idx_orders_user (user_id, id),
-        KEY idx_orders_sale_status (sale_id, status),
-        CONSTRAINT fk_orders_sale FOREIGN KEY (sale_id) REFERENCES sales (id)
+        KEY idx_orders_sale_status (sale_id, status)
       ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin
     `);
   }

@@ -1,0 +1,31 @@
+/**
+ * Two projects: `unit` (pure, fast) and `integration` (`*.int.spec.ts`: real Redis and MariaDB,
+ * each file with its own database and key prefix). ts-jest transpiles file by file (type checking
+ * is `npm run typecheck`'s job) and keeps decorator metadata, so Nest DI works without a build;
+ * libs resolve to their sources.
+ */
+const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json', isolatedModules: true }];
+
+const shared = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': tsJest },
+  moduleNameMapper: { '^@flash-sale/(domain|config|redis|db|queue)$': '<rootDir>/libs/$1/src' },
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
+};
+
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'],
+      testPathIgnorePatterns: ['\\.int\\.spec\\.ts$'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.int.spec.ts', '<rootDir>/test/**/*.int.spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
+    },
+  ],
+};

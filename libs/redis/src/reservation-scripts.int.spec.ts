@@ -1,0 +1,234 @@
+import { ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
+import { createRedisClient, type RedisClient } from './redis-client';
+import { ReservationScripts, type ReserveResult } from './reservation-scripts';
+import { SaleRedisRepository } from './sale-redis.repository';
+import type { KeyBuilder } from './sale-keys';
+import { createTestRedis, TEST_REDIS_URL } from '../../../test/support/test-redis';
+
+const HOUR = 3_600_000;
+const orderNumbers = new OrderNumberGenerator();
+
+describe('reservation scripts (real Redis)', () => {
+  let redis: RedisClient;
+  let keys: KeyBuilder;
+  let cleanup: () => Promise<void>;
+  let scripts: ReservationScripts;
+  let repo: SaleRedisRepository;
+  let nextSaleId = 1;
+
+  beforeAll(() => {
+    ({ redis, keys, cleanup } = createTestRedis());
+    scripts = new ReservationScripts(redis, keys);
+    repo = new SaleRedisRepository(redis, keys);
+  });
+  afterAll(() => cleanup());
+
+  async function loadSale(options: { stock: number; perUserLimit?: number; startsInMs?: number; endsInMs?: number }) {
+    const saleId = String(nextSaleId++);
+    await scripts.preload(
+      {
+        saleId,
+        stock: options.stock,
+        perUserLimit: options.perUserLimit ?? 1,
+        startsAt: new Date(Date.now() + (options.startsInMs ?? -HOUR)),
+        endsAt: new Date(Date.now() + (options.endsInMs ?? HOUR)),
+      },
+      [],
+    );
+    return saleId;
+  }
+
+  async function buy(saleId: string, userId: string, token?: string, quantity = 1): Promise<ReserveResult> {
+    const submitToken = token ?? (await repo.issueToken(saleId, userId, 60)).token;
+    return scripts.reserve({ saleId, userId, token: submitToken, quantity, orderNo: orderNumbers.next(saleId) });
+  }
+
+  const refusal = (code: ErrorCode) => expect.objectContaining({ kind: 'refused', code });
+
+  describe('return codes', () => {
+    it('reserves: takes stock, consumes the token, records the reservation and the buyer', async () => {
+      const saleId = await loadSale({ stock: 3 });
+      const { token } = await repo.issueToken(saleId, 'alice', 60);
+      const result = await buy(saleId, 'alice', token);
+      expect(result).toMatchObject({ kind: 'reserved', slot: 1, quantity: 1 });
+      if (result.kind !== 'reserved') throw new Error('unreachable');
+      expect(await repo.remaining(saleId)).toBe(2);
+      expect(await redis.exists(keys.sale(saleId).token(token))).toBe(0);
+      expect(await repo.reservation(saleId, result.orderNo)).toMatchObject({ userId: 'alice', quantity: 1, slot: 1 });
+      expect(await repo.reservationsOf(saleId, 'alice')).toHaveLength(1);
+    });
+
+    it('-1: a sale that was never loaded', async () => {
+      const result = await buy('999999', 'alice', 'some-token');
+      expect(result).toEqual({ kind: 'refused', code: ErrorCode.Unavailable, saleNotLoaded: true });
+    });
+
+    it('-2: before the start; -3: after the end', async () => {
+      expect(await buy(await loadSale({ stock: 1, startsInMs: HOUR, endsInMs: 2 * HOUR }), 'a')).toEqual(
+        refusal(ErrorCode.SaleNotStarted),
+      );
+      expect(await buy(await loadSale({ stock: 1, startsInMs: -2 * HOUR, endsInMs: -HOUR }), 'a')).toEqual(
+        refusal(ErrorCode.SaleEnded),
+      );
+    });
+
+    it('-4: unknown, expired, another user’s or another sale’s token', async () => {
+      const saleId = await loadSale({ stock: 5 });
+      const otherSale = await loadSale({ stock: 5 });
+      expect(await buy(saleId, 'alice', 'never-issued-token')).toEqual(refusal(ErrorCode.TokenInvalid));
+
+      const bobs = await repo.issueToken(saleId, 'bob', 60);
+      expect(await buy(saleId, 'alice', bobs.token)).toEqual(refusal(ErrorCode.TokenInvalid));
+
+      const forOtherSale = await repo.issueToken(otherSale, 'alice', 60);
+      expect(await buy(saleId, 'alice', forOtherSale.token)).toEqual(refusal(ErrorCode.TokenInvalid));
+
+      const expiring = await repo.issueToken(saleId, 'alice', 60);
+      await redis.pexpire(keys.sale(saleId).token(expiring.token), 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await buy(saleId, 'alice', expiring.token)).toEqual(refusal(ErrorCode.TokenInvalid));
+      expect(await repo.remaining(saleId)).toBe(5);
+    });
+
+    it('-5: per-user limit, counted in units, checked before stock', async () => {
+      const saleId = await loadSale({ stock: 10, perUserLimit: 2 });
+      expect(await buy(saleId, 'alice', undefined, 3)).toEqual(refusal(ErrorCode.LimitReached));
+      expect(await buy(saleId, 'alice', undefined, 2)).toMatchObject({ kind: 'reserved', quantity: 2 });
+      expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
+      expect(await repo.remaining(saleId)).toBe(8);
+
+      const soldOut = await loadSale({ stock: 1, perUserLimit: 1 });
+      await buy(soldOut, 'alice');
+      // Sold out AND over the limit: API.md answers LIMIT_REACHED first.
+      expect(await buy(soldOut, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
+    });
+
+    it('-6: sold out, including asking for more than is left', async () => {
+      const saleId = await loadSale({ stock: 2, perUserLimit: 5 });
+      expect(await buy(saleId, 'alice', undefined, 3)).toEqual(refusal(ErrorCode.SoldOut));
+      expect(await buy(saleId, 'alice', undefined, 2)).toMatchObject({ kind: 'reserved' });
+      expect(await buy(saleId, 'bob')).toEqual(refusal(ErrorCode.SoldOut));
+      expect(await repo.remaining(saleId)).toBe(0);
+    });
+
+    it('-7: an order number the sale already holds is refused, nothing changes', async () => {
+      const saleId = await loadSale({ stock: 5 });
+      const first = await buy(saleId, 'alice');
+      if (first.kind !== 'reserved') throw new Error('expected a reservation');
+      const { token } = await repo.issueToken(saleId, 'bob', 60);
+      const clash = await scripts.reserve({ saleId, userId: 'bob', token, quantity: 1, orderNo: first.orderNo });
+      expect(clash).toEqual({ kind: 'order-number-taken' });
+      expect(await repo.remaining(saleId)).toBe(4);
+      expect(await buy(saleId, 'bob', token)).toMatchObject({ kind: 'reserved' });
+    });
+
+    it('replay: the same token by the same buyer returns the same reservation; by another buyer it is invalid', async () => {
+      const saleId = await loadSale({ stock: 5, perUserLimit: 3 });
+      const { token } = await repo.issueToken(saleId, 'alice', 60);
+      const first = await buy(saleId, 'alice', token, 2);
+      const again = await buy(saleId, 'alice', token, 1);
+      if (first.kind !== 'reserved') throw new Error('expected a reservation');
+      expect(again).toEqual({ ...first, kind: 'replayed' });
+      expect(await buy(saleId, 'mallory', token)).toEqual(refusal(ErrorCode.TokenInvalid));
+      expect(await repo.remaining(saleId)).toBe(3);
+    });
+
+    it('a refused attempt leaves the token usable', async () => {
+      const saleId = await loadSale({ stock: 1, perUserLimit: 1 });
+      const first = await buy(saleId, 'alice');
+      const { token } = await repo.issueToken(saleId, 'bob', 60);
+      expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
+      expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
+      if (first.kind !== 'reserved') throw new Error('expected a reservation');
+      await scripts.release(saleId, first.orderNo);
+      expect(await buy(saleId, 'bob', token)).toMatchObject({ kind: 'reserved' });
+    });
+  });
+
+  describe('release', () => {
+    it('returns the units and the buyer’s slot exactly once', async () => {
+      const saleId = await loadSale({ stock: 1, perUserLimit: 1 });
+      const reserved = await buy(saleId, 'alice');
+      if (reserved.kind !== 'reserved') throw new Error('expected a reservation');
+      const results = await Promise.all([1, 2, 3, 4].map(() => scripts.release(saleId, reserved.orderNo)));
+      expect(results.sort()).toEqual(['already-released', 'already-released', 'already-released', 'released']);
+      expect(await repo.remaining(saleId)).toBe(1);
+      expect(await scripts.release(saleId, 'S1-NOSUCHORDER')).toBe('unknown-reservation');
+      // The slot is free again: alice can buy again, and gets slot 1 back.
+      expect(await buy(saleId, 'alice')).toMatchObject({ kind: 'reserved', slot: 1 });
+    });
+  });
+
+  describe('preload', () => {
+    it('counts Redis reservations and MySQL orders once each, and keeps per-user limits', async () => {
+      const saleId = await loadSale({ stock: 10, perUserLimit: 1 });
+      const alice = await buy(saleId, 'alice');
+      if (alice.kind !== 'reserved') throw new Error('expected a reservation');
+      const sale = {
+        saleId,
+        stock: 10,
+        perUserLimit: 1,
+        startsAt: new Date(Date.now() - HOUR),
+        endsAt: new Date(Date.now() + HOUR),
+      };
+      const mysqlOrders = [
+        { orderNo: alice.orderNo, userId: 'alice', quantity: 1, slot: 1, reservedAt: alice.reservedAt },
+        { orderNo: orderNumbers.next(saleId), userId: 'carol', quantity: 1, slot: 1, reservedAt: new Date() },
+      ];
+      expect(await scripts.preload(sale, mysqlOrders)).toEqual({ sellable: 8, unitsTaken: 2 });
+      expect(await scripts.preload(sale, mysqlOrders)).toEqual({ sellable: 8, unitsTaken: 2 }); // idempotent
+
+      // Redis loses the buyers hash and stock: a reload rebuilds both from the union.
+      await redis.del(keys.sale(saleId).buyers, keys.sale(saleId).stock);
+      expect(await scripts.preload(sale, mysqlOrders)).toEqual({ sellable: 8, unitsTaken: 2 });
+      expect(await buy(saleId, 'carol')).toEqual(refusal(ErrorCode.LimitReached));
+      expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
+    });
+  });
+
+  describe('under real concurrency', () => {
+    it('5,000 concurrent calls from 1,000 users on stock 300: exactly 300 reserved, nobody above the limit', async () => {
+      const perUserLimit = 2;
+      const saleId = await loadSale({ stock: 300, perUserLimit });
+      const users = Array.from({ length: 1000 }, (_, i) => `user${i}`);
+      const tokens = await Promise.all(
+        users.flatMap((userId) =>
+          [1, 2, 3, 4, 5].map(async () => ({ userId, ...(await repo.issueToken(saleId, userId, 120)) })),
+        ),
+      );
+      // 16 separate connections so calls from different clients really interleave at the server.
+      const clients = Array.from({ length: 16 }, () => createRedisClient({ url: TEST_REDIS_URL, clusterNodes: [] }));
+      const clientScripts = clients.map((client) => new ReservationScripts(client, keys));
+      try {
+        const results = await Promise.all(
+          tokens.map(({ userId, token }, i) =>
+            clientScripts[i % clientScripts.length]!.reserve({
+              saleId,
+              userId,
+              token,
+              quantity: 1,
+              orderNo: orderNumbers.next(saleId),
+            }),
+          ),
+        );
+        const reserved = results.filter((result) => result.kind === 'reserved');
+        const refusedCodes = new Set(results.flatMap((result) => (result.kind === 'refused' ? [result.code] : [])));
+        expect(reserved).toHaveLength(300);
+        expect([...refusedCodes].sort()).toEqual([ErrorCode.LimitReached, ErrorCode.SoldOut].sort());
+        expect(await repo.remaining(saleId)).toBe(0);
+
+        // Judge from the reservation records themselves, not from the counters the script keeps.
+        const { reservations } = await repo.snapshot(saleId);
+        expect(reservations.reduce((units, reservation) => units + reservation.quantity, 0)).toBe(300);
+        const unitsByUser = new Map<string, number>();
+        for (const reservation of reservations) {
+          unitsByUser.set(reservation.userId, (unitsByUser.get(reservation.userId) ?? 0) + reservation.quantity);
+        }
+        expect(Math.max(...unitsByUser.values())).toBeLessThanOrEqual(perUserLimit);
+        expect(new Set(reservations.map((reservation) => reservation.orderNo)).size).toBe(300);
+      } finally {
+        clients.forEach((client) => client.disconnect());
+      }
+    });
+  });
+});

@@ -1,0 +1,238 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: from a fresh clone to a running app with one command. Needs only Node (it runs before
+ * `npm install`, so it uses nothing but built-ins).
+ *
+ *   1. install dependencies if needed, 2. build, 3. find or start Redis and MySQL (scripts/lib/services.mjs),
+ *   4. migrate, 5. start the API and the worker, 6. seed a demo sale, 7. print where everything is.
+ *
+ * Ctrl-C / SIGTERM stops everything it started. If the API or the worker dies, the rest is stopped and
+ * the exit code is non-zero, so a broken start never looks like a running one.
+ *
+ * Environment: PORT (3000), ADMIN_PASSWORD, REDIS_URL, DATABASE_URL, and FLASH_SALE_PRIVATE_SERVICES=1
+ * to ignore existing servers and run private ones under .data/.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, statSync, utimesSync } from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { ServicesUnavailableError, ensureServices, killOnExit, terminate, waitUntil } from './lib/services.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PORT = Number(process.env.PORT || 3000);
+const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || 'admin'; // the API's development default
+const log = (message) => console.log(`[start] ${message}`);
+
+/** Everything that has to be stopped on the way out, newest last. */
+const running = { apps: [], services: null };
+let stopping = null;
+
+main().catch(async (error) => {
+  console.error(error instanceof ServicesUnavailableError ? `\n${error.message}\n` : `[start] ${error.stack ?? error}`);
+  await stopAll();
+  process.exit(1);
+});
+
+async function main() {
+  process.chdir(ROOT);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
+
+  installDependencies();
+  build();
+
+  running.services = await ensureServices({
+    dataDir: path.join(ROOT, '.data'),
+    log,
+    onUnexpectedExit: (name, code, signal) => fail(`private ${name} exited (${code ?? signal}); see .data/${name}.log`),
+  });
+  const env = { ...process.env, DATABASE_URL: running.services.databaseUrl, PORT: String(PORT) };
+  if (running.services.redisUrl) env.REDIS_URL = running.services.redisUrl;
+
+  migrate(env);
+  if (stopping) return;
+  startApp('api', 'apps/api/dist/main.js', env);
+  startApp('worker', 'apps/worker/dist/main.js', env);
+
+  const apiUrl = `http://127.0.0.1:${PORT}/api`;
+  if (!(await waitForApi(apiUrl))) return fail(`the API did not answer on ${apiUrl}/sales within 60s`);
+  await seedDemoSale(apiUrl).catch((error) =>
+    log(`could not seed the demo sale (the app runs anyway): ${error.message}`),
+  );
+  if (!stopping) printSummary();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1-2. Dependencies and build
+
+/**
+ * `npm install` on a fresh clone or when the lockfile changed since the last install. (Not `npm ci`:
+ * the committed lockfile was resolved on a registry mirror without some platforms' optional native
+ * packages, which `npm ci` treats as out of sync; `npm install` completes it for this platform.)
+ */
+function installDependencies() {
+  const lockfile = path.join(ROOT, 'package-lock.json');
+  const modules = path.join(ROOT, 'node_modules');
+  if (!existsSync(modules)) {
+    log('node_modules is missing: npm install');
+    run(npm(), ['install', '--no-audit', '--no-fund']);
+  } else if (existsSync(lockfile) && statSync(lockfile).mtimeMs > installedAt(modules)) {
+    log('package-lock.json is newer than node_modules: npm install');
+    run(npm(), ['install']);
+  } else {
+    return;
+  }
+  // npm may rewrite package-lock.json after node_modules; mark the install as the newer one.
+  const now = new Date();
+  utimesSync(modules, now, now);
+}
+
+/** npm writes node_modules/.package-lock.json on every install; the directory's own mtime is the fallback. */
+function installedAt(modules) {
+  const hidden = path.join(modules, '.package-lock.json');
+  return Math.max(statSync(modules).mtimeMs, existsSync(hidden) ? statSync(hidden).mtimeMs : 0);
+}
+
+/** `tsc -b` is incremental: a no-change build takes about a second. Run directly, not via npx, to skip npm's startup. */
+function build() {
+  log('building (tsc -b tsconfig.json)');
+  run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json']);
+}
+
+function npm() {
+  return process.platform === 'win32' ? 'npm.cmd' : 'npm';
+}
+
+/** Runs a step to completion with inherited output; a failing step ends the start. */
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, { stdio: 'inherit', env, shell: process.platform === 'win32' });
+  if (result.status !== 0) {
+    throw new Error(
+      `${path.basename(command)} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4-5. Migrations, API and worker
+
+function migrate(env) {
+  log('applying migrations');
+  run(process.execPath, ['libs/db/dist/migrate.js'], env);
+}
+
+/**
+ * Starts one app with its output prefixed. It runs in its own process group so the terminal's Ctrl-C
+ * reaches only this script, which then stops the apps before the databases they use.
+ */
+function startApp(name, script, env) {
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  prefixLines(child.stdout, process.stdout, `[${name}] `);
+  prefixLines(child.stderr, process.stderr, `[${name}] `);
+  exited.then(({ code, signal }) => {
+    if (!stopping) fail(`${name} exited unexpectedly (${code ?? signal})`);
+  });
+  killOnExit.add(child);
+  running.apps.push({ name, child, exited });
+}
+
+function prefixLines(input, output, prefix) {
+  readline.createInterface({ input, crlfDelay: Infinity }).on('line', (line) => output.write(prefix + line + '\n'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6-7. Demo data and summary
+
+async function waitForApi(apiUrl) {
+  return waitUntil(
+    async () => {
+      if (stopping) return true;
+      try {
+        return (await fetch(`${apiUrl}/sales`)).status === 200;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    60_000,
+    500,
+  ).then((ready) => ready && !stopping);
+}
+
+/** Creates one sale on an empty database, so the first page a developer opens has something to buy. */
+async function seedDemoSale(apiUrl) {
+  const sales = await request('GET', `${apiUrl}/sales`);
+  if (sales.length > 0) return log(`${sales.length} sale(s) already exist; not seeding`);
+  const { token } = await request('POST', `${apiUrl}/auth/admin`, { password: ADMIN_PASSWORD });
+  const now = Date.now();
+  const sale = await request(
+    'POST',
+    `${apiUrl}/admin/sales`,
+    {
+      name: 'Demo flash sale — limited sneakers',
+      description: 'A demo sale created by npm start: 100 pairs, one per customer, opening 30 seconds after start.',
+      priceCents: 4999,
+      stock: 100,
+      perUserLimit: 1,
+      startsAt: new Date(now + 30_000).toISOString(), // a moment of "upcoming", then live
+      endsAt: new Date(now + 2 * 3_600_000).toISOString(),
+    },
+    token,
+  );
+  log(`seeded demo sale ${sale.id} (opens ${sale.startsAt})`);
+}
+
+async function request(method, url, body, token) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${new URL(url).pathname} answered ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+function printSummary() {
+  const base = `http://localhost:${PORT}`;
+  const password = process.env.ADMIN_PASSWORD
+    ? '(from ADMIN_PASSWORD)'
+    : 'admin (development default; set ADMIN_PASSWORD)';
+  console.log(
+    [
+      '',
+      '  Flash sale is running.',
+      `    API              ${base}/api`,
+      `    Sales            ${base}/api/sales`,
+      `    Admin password   ${password}`,
+      `    Redis            ${running.services.redisUrl ?? '(cluster: REDIS_CLUSTER_NODES)'}`,
+      `    MySQL            ${running.services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
+      '  Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stopping
+
+function onSignal(signal) {
+  if (stopping) return; // npm forwards the terminal's Ctrl-C too: a second copy is expected, not urgent
+  log(`${signal}: stopping`);
+  stopAll().then(() => process.exit(0));
+}
+
+/** Something we depend on died: stop the rest and exit non-zero. */
+function fail(reason) {
+  if (stopping) return;
+  console.error(`[start] ${reason}; stopping everything`);
+  stopAll().then(() => process.exit(1));
+}
+
+/** Apps first (they drain jobs and close connections), then the private servers they were using. */
+function stopAll() {
+  stopping ??= (async () => {
+    await Promise.all(running.apps.map(({ child, exited }) => terminate(child, exited, 10_000)));
+    await running.services?.stop();
+    log('stopped');
+  })();
+  return stopping;
+}

@@ -1,0 +1,22 @@
+// `npm test`: build (type-checks every project), lint, then the unit and integration tests on the
+// real local Redis and MariaDB. Each step stops the run when it fails.
+import { spawnSync } from 'node:child_process';
+
+const steps = [
+  ['build + typecheck', 'npx', ['tsc', '-b', 'tsconfig.json']],
+  ['typecheck tests', 'npx', ['tsc', '-p', 'tsconfig.spec.json']],
+  ['lint', 'npm', ['run', '--silent', 'lint']],
+  ['format', 'npx', ['prettier', '--check', '.']],
+  ['tests', 'npx', ['jest', '--ci', ...process.argv.slice(2)]],
+];
+
+for (const [name, command, args] of steps) {
+  const started = Date.now();
+  console.log(`\n▶ ${name}`);
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
+  if (result.status !== 0) {
+    console.error(`✖ ${name} failed`);
+    process.exit(result.status ?? 1);
+  }
+  console.log(`✔ ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}

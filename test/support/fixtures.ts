@@ -1,0 +1,74 @@
+import { OrderNumberGenerator } from '@flash-sale/domain';
+import type { CreateOrderJobData } from '@flash-sale/queue';
+import type { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import type { DataSource } from 'typeorm';
+
+const HOUR = 3_600_000;
+
+export interface SaleFixture {
+  stock: number;
+  perUserLimit?: number;
+  priceCents?: number;
+}
+
+/** A live redis-lua sale written straight to MySQL and loaded into Redis, as the admin API would. */
+export async function createLiveSale(db: DataSource, scripts: ReservationScripts, sale: SaleFixture): Promise<string> {
+  const startsAt = new Date(Date.now() - HOUR);
+  const endsAt = new Date(Date.now() + HOUR);
+  const perUserLimit = sale.perUserLimit ?? 1;
+  const result = (await db.query(
+    `INSERT INTO sales (name, price_cents, stock, available, per_user_limit, starts_at, ends_at, strategy, payment_timeout_seconds)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'redis-lua', 600)`,
+    ['fixture sale', sale.priceCents ?? 1000, sale.stock, sale.stock, perUserLimit, startsAt, endsAt],
+  )) as { insertId: number };
+  const saleId = String(result.insertId);
+  await scripts.preload({ saleId, stock: sale.stock, perUserLimit, startsAt, endsAt }, []);
+  return saleId;
+}
+
+/** Reserves one unit for each of `count` fresh users through the real script; returns the job payloads. */
+export async function reserveForUsers(
+  scripts: ReservationScripts,
+  saleRedis: SaleRedisRepository,
+  saleId: string,
+  count: number,
+): Promise<CreateOrderJobData[]> {
+  const orderNumbers = new OrderNumberGenerator();
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const userId = `buyer${i}`;
+      const { token } = await saleRedis.issueToken(saleId, userId, 300);
+      const result = await scripts.reserve({ saleId, userId, token, quantity: 1, orderNo: orderNumbers.next(saleId) });
+      if (result.kind !== 'reserved') throw new Error(`fixture reservation refused: ${JSON.stringify(result)}`);
+      return {
+        orderNo: result.orderNo,
+        saleId,
+        userId,
+        quantity: result.quantity,
+        slot: result.slot,
+        reservedAt: result.reservedAt.toISOString(),
+      };
+    }),
+  );
+}
+
+export async function countRows(db: DataSource, sql: string, params: unknown[] = []): Promise<number> {
+  const [row] = (await db.query(sql, params)) as { n: string | number }[];
+  return Number(row?.n ?? 0);
+}
+
+export async function waitFor<T>(
+  description: string,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`Timed out waiting for ${description}; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

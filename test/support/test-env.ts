@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { type AppConfig, loadConfig } from '@flash-sale/config';
+import { databaseName, migrate } from '@flash-sale/db';
+import { createRedisClient } from '@flash-sale/redis';
+import { DataSource } from 'typeorm';
+
+const MYSQL_SERVER_URL = process.env['TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306';
+const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+export interface TestEnv {
+  config: AppConfig;
+  /** The environment variables that make a child process use this test's database and prefixes. */
+  env: Record<string, string>;
+  /** Drops the database and deletes every Redis key of this test's prefixes. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A private world for one test file on the real services: its own MySQL database (migrated), its own
+ * Redis key prefix and BullMQ prefix. Refuses any database whose name does not say it is for tests.
+ */
+export async function createTestEnv(overrides: Record<string, string> = {}): Promise<TestEnv> {
+  const id = randomBytes(4).toString('hex');
+  const databaseUrl = `${MYSQL_SERVER_URL}/flash_sale_test_${id}`;
+  if (!databaseName(databaseUrl).includes('_test_')) throw new Error(`Refusing a non-test database: ${databaseUrl}`);
+  await migrate(databaseUrl);
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: `fs-test-${id}`,
+    QUEUE_PREFIX: `{fs-test-${id}-queue}`,
+    JWT_SECRET: `test-secret-${id}`,
+    ADMIN_PASSWORD: 'test-admin-password',
+    ...overrides,
+  };
+  const config = loadConfig(env);
+  return {
+    config,
+    env,
+    async cleanup() {
+      const server = new DataSource({ type: 'mysql', url: MYSQL_SERVER_URL });
+      await server.initialize();
+      await server.query(`DROP DATABASE IF EXISTS \`${databaseName(databaseUrl)}\``);
+      await server.destroy();
+      await deleteKeys(REDIS_URL, [`${env['REDIS_KEY_PREFIX']}:*`, `${env['QUEUE_PREFIX']}:*`]);
+    },
+  };
+}
+
+async function deleteKeys(url: string, patterns: string[]): Promise<void> {
+  const redis = createRedisClient({ url, clusterNodes: [] });
+  try {
+    for (const pattern of patterns) {
+      // SCAN's MATCH is a glob: escape the braces of the queue's hash tag.
+      const match = pattern.replace(/[{}[\]]/g, (c) => `\\${c}`);
+      let cursor = '0';
+      do {
+        const [next, keys] = await (redis as import('ioredis').Redis).scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A DataSource on the test database, for assertions straight from MySQL. */
+export async function openDatabase(config: AppConfig): Promise<DataSource> {
+  const dataSource = new DataSource({
+    type: 'mysql',
+    url: config.database.url,
+    timezone: 'Z',
+    supportBigNumbers: true,
+  });
+  await dataSource.initialize();
+  return dataSource;
+}
