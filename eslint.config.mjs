@@ -27,6 +27,11 @@ export default tseslint.config(
     },
   },
   {
+    // Tests may use the shared test support in test/support (real-service fixtures), which is not a project.
+    files: ['**/*.spec.ts', 'test/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
     files: ['libs/domain/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
