@@ -1,18 +1,13 @@
 import type { AppConfig } from '@flash-sale/config';
 import { dataSourceOptions, ENTITIES } from '@flash-sale/db';
-import { QueueName } from '@flash-sale/queue';
 import { createRedisClient, KeyBuilder, type RedisClient, ReservationScripts } from '@flash-sale/redis';
-import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateOrderProcessor } from './orders/create-order.processor';
 import { OrderBatcher } from './orders/order-batcher';
 import { OrderWriter } from './orders/order-writer';
 import { SaleStockRepository } from './orders/sale-stock.repository';
-import { WORKER_CONFIG } from './worker.tokens';
-
-const REDIS_CLIENT = Symbol('REDIS_CLIENT');
-const BULL_CONNECTION = Symbol('BULL_CONNECTION');
+import { BULL_CONNECTION, QUEUE_PREFIX, REDIS_CLIENT, WORKER_CONFIG } from './worker.tokens';
 
 @Module({})
 export class WorkerModule implements OnApplicationShutdown {
@@ -22,20 +17,20 @@ export class WorkerModule implements OnApplicationShutdown {
   ) {}
 
   static forRoot(config: AppConfig): DynamicModule {
-    // BullMQ never closes a connection it was handed; this module does, at shutdown.
-    const bullConnection = createRedisClient(config.redis, { maxRetriesPerRequest: null });
     return {
       module: WorkerModule,
       imports: [
         TypeOrmModule.forRoot(dataSourceOptions({ url: config.database.url, poolSize: 8 })),
         TypeOrmModule.forFeature(ENTITIES),
-        BullModule.forRoot({ prefix: config.queue.prefix, connection: bullConnection }),
-        BullModule.registerQueue({ name: QueueName.Orders }),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config.worker },
+        { provide: QUEUE_PREFIX, useValue: config.queue.prefix },
         { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis) },
-        { provide: BULL_CONNECTION, useValue: bullConnection },
+        {
+          provide: BULL_CONNECTION,
+          useFactory: () => createRedisClient(config.redis, { maxRetriesPerRequest: null }),
+        },
         {
           provide: ReservationScripts,
           inject: [REDIS_CLIENT],
@@ -46,10 +41,10 @@ export class WorkerModule implements OnApplicationShutdown {
         OrderBatcher,
         CreateOrderProcessor,
       ],
-      exports: [OrderWriter, SaleStockRepository, OrderBatcher],
     };
   }
 
+  /** Runs after every provider's own shutdown hook (the BullMQ worker closes first). */
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.redis.quit(), this.bullConnection.quit()]);
   }

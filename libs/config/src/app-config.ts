@@ -19,6 +19,8 @@ export interface AppConfig {
     batchLingerMs: number;
     jobAttempts: number;
     optimisticLockRetries: number;
+    /** How long a job's lock lives without renewal; a dead worker's jobs are retaken after it. */
+    lockDurationMs: number;
   };
 }
 
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       batchLingerMs: integer(env, 'ORDER_BATCH_LINGER_MS', 2, 0, 1_000),
       jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
+      lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1_000, 600_000),
     },
   };
 }

@@ -1,27 +1,47 @@
 import type { AppConfig } from '@flash-sale/config';
 import { CREATE_ORDER_JOB, type CreateOrderJobData, QueueName } from '@flash-sale/queue';
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Job } from 'bullmq';
-import { WORKER_CONFIG } from '../worker.tokens';
+import type { RedisClient } from '@flash-sale/redis';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { type Job, Worker } from 'bullmq';
+import { BULL_CONNECTION, QUEUE_PREFIX, WORKER_CONFIG } from '../worker.tokens';
 import { OrderBatcher } from './order-batcher';
 import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer';
 
-/** Consumes `create-order` jobs. Concurrency comes from config; the batcher turns them into group commits. */
-@Processor(QueueName.Orders)
-export class CreateOrderProcessor extends WorkerHost implements OnApplicationBootstrap {
+/**
+ * Consumes `create-order` jobs; the batcher turns concurrent jobs into group commits.
+ *
+ * The BullMQ Worker is built here rather than with @nestjs/bullmq's `@Processor`, whose worker
+ * options are fixed at decoration time: concurrency and the stalled-job lock come from config.
+ */
+@Injectable()
+export class CreateOrderProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(CreateOrderProcessor.name);
+  private worker?: Worker<CreateOrderJobData, { outcome: WriteOutcome }>;
 
   constructor(
     private readonly batcher: OrderBatcher,
     private readonly writer: OrderWriter,
     @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
-  ) {
-    super();
-  }
+    @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
+    @Inject(QUEUE_PREFIX) private readonly prefix: string,
+  ) {}
 
   onApplicationBootstrap(): void {
-    this.worker.concurrency = this.config.concurrency;
+    this.worker = new Worker(QueueName.Orders, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: this.prefix,
+      concurrency: this.config.concurrency,
+      // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
+      // jobs are found stalled and handed to another worker, which writes each order at most once.
+      lockDuration: this.config.lockDurationMs,
+      stalledInterval: this.config.lockDurationMs,
+    });
+    this.worker.on('error', (error) => this.logger.error(`Worker error: ${error.message}`));
+  }
+
+  /** Graceful stop, before connections close: take no new job, let active ones finish their group commit. */
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close();
   }
 
   async process(job: Job<CreateOrderJobData>): Promise<{ outcome: WriteOutcome }> {
@@ -35,11 +55,6 @@ export class CreateOrderProcessor extends WorkerHost implements OnApplicationBoo
       this.logger.error(`Order ${job.data.orderNo} failed ${attempts} times; marking it FAILED`, errorText(error));
       return { outcome: await this.writer.failAndRelease(job.data, FAILURE_REASONS.retriesExhausted) };
     }
-  }
-
-  @OnWorkerEvent('error')
-  onError(error: Error): void {
-    this.logger.error(`Worker error: ${error.message}`);
   }
 }
 
