@@ -4,7 +4,7 @@
  * is `npm run typecheck`'s job) and keeps decorator metadata, so Nest DI works without a build;
  * libs resolve to their sources.
  */
-const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json', isolatedModules: true }];
+const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }];
 
 const shared = {
   testEnvironment: 'node',

@@ -1,7 +1,8 @@
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsOptionalField } from '../common/validation';
+import { IsString, MaxLength, MinLength } from 'class-validator';
 
 export class GuestSignInDto {
-  @IsOptional()
+  @IsOptionalField()
   @IsString()
   @MaxLength(64)
   name?: string;

@@ -1,5 +1,6 @@
+import { IsOptionalField } from '../common/validation';
 import { SALE_LIMITS, SALE_STRATEGIES, type SaleStatus, type SaleStrategy } from '@flash-sale/domain';
-import { IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUrl, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsString, IsUrl, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 export class CreateSaleDto {
   @IsString()
@@ -17,35 +18,35 @@ export class CreateSaleDto {
   @Max(SALE_LIMITS.maxStock)
   stock!: number;
 
-  @IsOptional()
+  @IsOptionalField()
   @IsInt()
   @Min(1)
   @Max(SALE_LIMITS.maxPerUserLimit)
   perUserLimit?: number;
 
-  @IsOptional()
+  @IsOptionalField()
   @IsISO8601({ strict: true })
   startsAt?: string;
 
   @IsISO8601({ strict: true })
   endsAt!: string;
 
-  @IsOptional()
+  @IsOptionalField()
   @IsIn(SALE_STRATEGIES)
   strategy?: SaleStrategy;
 
-  @IsOptional()
+  @IsOptionalField()
   @IsInt()
   @Min(10)
   @Max(SALE_LIMITS.maxPaymentTimeoutSeconds)
   paymentTimeoutSeconds?: number;
 
-  @IsOptional()
+  @IsOptionalField()
   @IsString()
   @MaxLength(2000)
   description?: string;
 
-  @IsOptional()
+  @IsOptionalField()
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
   @MaxLength(500)
   imageUrl?: string;

@@ -44,6 +44,15 @@ export class CreateOrderProcessor implements OnApplicationBootstrap, OnModuleDes
     await this.worker?.close();
   }
 
+  /** Stops taking jobs (the active ones finish); used by tests to hold reservations in QUEUED. */
+  async pause(): Promise<void> {
+    await this.worker?.pause();
+  }
+
+  resume(): void {
+    this.worker?.resume();
+  }
+
   async process(job: Job<CreateOrderJobData>): Promise<{ outcome: WriteOutcome }> {
     if (job.name !== CREATE_ORDER_JOB) throw new Error(`No handler for job "${job.name}" on ${QueueName.Orders}`);
     try {

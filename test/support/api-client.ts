@@ -1,0 +1,78 @@
+import { Agent, request } from 'undici';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A thin HTTP client for the API under test: raw status, parsed body, headers. */
+export class ApiClient {
+  private readonly agent: Agent;
+
+  constructor(
+    readonly baseUrl: string,
+    connections = 128,
+  ) {
+    this.agent = new Agent({ connections, pipelining: 1 });
+  }
+
+  async call<T = unknown>(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { token?: string; json?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.rawBody !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = options.rawBody;
+    }
+    const response = await request(`${this.baseUrl}${path}`, { method, headers, body, dispatcher: this.agent });
+    const text = await response.body.text();
+    return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
+  }
+
+  async adminToken(password: string): Promise<string> {
+    const response = await this.call<{ token: string }>('POST', '/api/auth/admin', { json: { password } });
+    if (response.status !== 201) throw new Error(`admin sign-in failed: ${response.status}`);
+    return response.body.token;
+  }
+
+  async guest(name?: string): Promise<{ token: string; userId: string }> {
+    const response = await this.call<{ token: string; user: { id: string } }>('POST', '/api/auth/guest', {
+      json: name ? { name } : {},
+    });
+    if (response.status !== 201) throw new Error(`guest sign-in failed: ${response.status}`);
+    return { token: response.body.token, userId: response.body.user.id };
+  }
+
+  async submitToken(saleId: string, guestToken: string): Promise<string> {
+    const response = await this.call<{ token: string }>('POST', `/api/sales/${saleId}/tokens`, { token: guestToken });
+    if (response.status !== 201) throw new Error(`token request failed: ${response.status}`);
+    return response.body.token;
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** Runs `task` over `items` with at most `limit` in flight (sign-ins before the burst). */
+export async function inBatches<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await task(items[index]!);
+      }
+    }),
+  );
+  return results;
+}
