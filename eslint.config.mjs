@@ -48,10 +48,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', 'scripts/**/*.js'],
+    files: ['**/*.mjs', 'scripts/**/*.js', '*.config.js'],
     languageOptions: {
       globals: {
         process: 'readonly',
+        module: 'writable',
+        require: 'readonly',
         console: 'readonly',
         URL: 'readonly',
         setTimeout: 'readonly',
