@@ -1,0 +1,30 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('has a safe local default for everything in development', () => {
+    const config = loadConfig({});
+    expect(config.http.port).toBe(3000);
+    expect(config.database.url).toBe('mysql://root@127.0.0.1:3306/flash_sale');
+    expect(config.redis).toMatchObject({ url: 'redis://127.0.0.1:6379', clusterNodes: [] });
+    expect(config.auth.adminPasswordIsDefault).toBe(true);
+  });
+
+  it('stops production at boot when a secret is missing, naming it', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', ADMIN_PASSWORD: 'x', PAYMENT_WEBHOOK_SECRET: 'y' })).toThrow(
+      new ConfigError('JWT_SECRET must be set when NODE_ENV=production'),
+    );
+  });
+
+  it('refuses malformed values with the variable name', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y' })).toThrow(/DATABASE_URL must use/);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:1,b' })).toThrow(/REDIS_CLUSTER_NODES entry/);
+  });
+
+  it('switches Redis to cluster mode when nodes are listed', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001' }).redis.clusterNodes).toEqual([
+      '127.0.0.1:7000',
+      '127.0.0.1:7001',
+    ]);
+  });
+});

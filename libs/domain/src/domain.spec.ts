@@ -1,0 +1,104 @@
+import { auditVerdict, type AuditFacts } from './audit';
+import { canTransition, ORDER_STATUSES } from './order';
+import { OrderNumberGenerator, saleIdOfOrderNumber } from './order-number';
+import { saleStatus } from './sale';
+
+describe('order state machine', () => {
+  it.each([
+    ['QUEUED', 'PENDING_PAYMENT'],
+    ['QUEUED', 'FAILED'],
+    ['PENDING_PAYMENT', 'PAID'],
+    ['PENDING_PAYMENT', 'CANCELLED'],
+    ['PENDING_PAYMENT', 'EXPIRED'],
+  ] as const)('allows %s → %s', (from, to) => expect(canTransition(from, to)).toBe(true));
+
+  it('allows nothing else: final states are final, no skipping, no going back', () => {
+    const allowed = new Set([
+      'QUEUED>PENDING_PAYMENT',
+      'QUEUED>FAILED',
+      'PENDING_PAYMENT>PAID',
+      'PENDING_PAYMENT>CANCELLED',
+      'PENDING_PAYMENT>EXPIRED',
+    ]);
+    for (const from of ORDER_STATUSES) {
+      for (const to of ORDER_STATUSES) {
+        expect(canTransition(from, to)).toBe(allowed.has(`${from}>${to}`));
+      }
+    }
+  });
+});
+
+describe('sale status', () => {
+  const window = { startsAt: new Date('2026-01-01T10:00:00Z'), endsAt: new Date('2026-01-01T11:00:00Z') };
+  it('is decided by time first, then by what is left', () => {
+    expect(saleStatus(window, 5, new Date('2026-01-01T09:59:59Z'))).toBe('upcoming');
+    expect(saleStatus(window, 5, new Date('2026-01-01T10:00:00Z'))).toBe('live');
+    expect(saleStatus(window, 0, new Date('2026-01-01T10:30:00Z'))).toBe('sold_out');
+    expect(saleStatus(window, 5, new Date('2026-01-01T11:00:00Z'))).toBe('ended');
+    expect(saleStatus(window, 0, new Date('2026-01-01T12:00:00Z'))).toBe('ended');
+  });
+});
+
+describe('order numbers', () => {
+  it('are unique and ordered within a process, and carry their sale', () => {
+    const generator = new OrderNumberGenerator();
+    const numbers = Array.from({ length: 10_000 }, () => generator.next('42'));
+    expect(new Set(numbers).size).toBe(numbers.length);
+    expect([...numbers].sort()).toEqual(numbers);
+    expect(numbers.every((orderNo) => saleIdOfOrderNumber(orderNo) === '42')).toBe(true);
+  });
+
+  it('do not collide across independent generators (separate API instances)', () => {
+    const instances = Array.from({ length: 8 }, () => new OrderNumberGenerator());
+    const numbers = instances.flatMap((generator) => Array.from({ length: 2_000 }, () => generator.next('7')));
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+
+  it('rejects strings that are not order numbers', () => {
+    for (const text of [
+      '',
+      'S0-01JD5XK3Q8R5J7Z2W4N6M8P0TA',
+      'S1-short',
+      '42',
+      'S1-01JD5XK3Q8R5J7Z2W4N6M8P0TAX',
+      'S1-01JD5XK3Q8R5J7Z2W4N6M8P0TU',
+    ]) {
+      expect(saleIdOfOrderNumber(text)).toBeUndefined();
+    }
+  });
+});
+
+describe('audit verdict', () => {
+  const balanced: AuditFacts = {
+    stock: 10,
+    remaining: 3,
+    held: 5,
+    queuedUnits: 2,
+    mysqlAvailable: 5,
+    unitsBeingReturned: 0,
+    unitsAboveUserLimit: 0,
+    ordersWithoutOwnReservation: 0,
+    lostReservations: 0,
+  };
+
+  it('is ok when nothing is oversold, duplicated or lost and both books balance', () => {
+    expect(auditVerdict(balanced)).toMatchObject({
+      ok: true,
+      oversold: 0,
+      duplicateOrders: 0,
+      redisBooksBalance: true,
+      mysqlBooksBalance: true,
+    });
+  });
+
+  it.each<[string, Partial<AuditFacts>, Partial<ReturnType<typeof auditVerdict>>]>([
+    ['oversold', { held: 12, remaining: 0, queuedUnits: 0, mysqlAvailable: 0 }, { oversold: 2 }],
+    ['a user above the limit', { unitsAboveUserLimit: 1 }, { duplicateOrders: 1 }],
+    ['an order without its own reservation', { ordersWithoutOwnReservation: 1 }, { duplicateOrders: 1 }],
+    ['a lost reservation', { lostReservations: 1 }, { lostReservations: 1 }],
+    ['Redis books off by one', { remaining: 4 }, { redisBooksBalance: false }],
+    ['MySQL books off by one', { mysqlAvailable: 4 }, { mysqlBooksBalance: false }],
+  ])('fails on %s', (_name, change, expected) => {
+    expect(auditVerdict({ ...balanced, ...change })).toMatchObject({ ...expected, ok: false });
+  });
+});

@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CREATE_ORDER_JOB, createOrderJobOptions, QueueName } from '@flash-sale/queue';
+import {
+  createRedisClient,
+  KeyBuilder,
+  type RedisClient,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
+import { Queue } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
+import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+
+const WORKER_ENTRY = join(__dirname, '..', 'apps', 'worker', 'dist', 'main.js');
+
+/** The real worker binary, as production runs it, in its own process (so it can be SIGKILLed). */
+function startWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [WORKER_ENTRY], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[worker ${child.pid}] ${chunk.toString()}`));
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
+}
+
+describe('a worker SIGKILLed while 1,000 reservations drain (real processes, MariaDB, Redis)', () => {
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let redis: RedisClient;
+  let queueConnection: RedisClient;
+  let queue: Queue;
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing: build first (npm test does)`);
+    // A slow worker (small batches, low concurrency) so that the kill lands mid-drain, and a short
+    // lock so that the jobs it held are retaken quickly.
+    testEnv = await createTestEnv({
+      WORKER_CONCURRENCY: '8',
+      ORDER_BATCH_SIZE: '4',
+      ORDER_BATCH_LINGER_MS: '5',
+      WORKER_LOCK_DURATION_MS: '2000',
+    });
+    db = await openDatabase(testEnv.config);
+    redis = createRedisClient(testEnv.config.redis);
+    queueConnection = createRedisClient(testEnv.config.redis, { maxRetriesPerRequest: null });
+    queue = new Queue(QueueName.Orders, { prefix: testEnv.config.queue.prefix, connection: queueConnection });
+  });
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await queue.close();
+    queueConnection.disconnect();
+    redis.disconnect();
+    await db.destroy();
+    await testEnv.cleanup();
+  });
+
+  it('restarted, it ends with 1,000 orders, each exactly once', async () => {
+    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
+    const scripts = new ReservationScripts(redis, keys);
+    const saleRedis = new SaleRedisRepository(redis, keys);
+    const saleId = await createLiveSale(db, scripts, { stock: 1000 });
+    const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
+    await queue.addBulk(
+      orders.map((order) => ({
+        name: CREATE_ORDER_JOB,
+        data: order,
+        opts: { ...createOrderJobOptions(testEnv.config.worker.jobAttempts), jobId: order.orderNo },
+      })),
+    );
+    const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
+
+    const first = startWorker(testEnv.env);
+    children.push(first);
+    await waitFor('the first orders', rows, (n) => n > 0, 30_000);
+    first.kill('SIGKILL');
+    await exited(first);
+    const writtenBeforeKill = await rows();
+    expect(writtenBeforeKill).toBeLessThan(1000); // the kill really landed mid-drain
+
+    children.push(startWorker(testEnv.env));
+    await waitFor('all 1,000 orders', rows, (n) => n >= 1000, 60_000);
+    await waitFor(
+      'the queue to settle',
+      () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+      (counts) => counts['waiting'] === 0 && counts['active'] === 0 && counts['delayed'] === 0,
+      30_000,
+    );
+
+    expect(await rows()).toBe(1000);
+    expect(await countRows(db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
+      1000,
+    );
+    expect(
+      await countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [
+        saleId,
+      ]),
+    ).toBe(1000);
+    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
+    expect((await queue.getJobCounts('failed'))['failed']).toBe(0);
+    const writtenOrderNos = new Set(
+      ((await db.query('SELECT order_no FROM orders WHERE sale_id = ?', [saleId])) as { order_no: string }[]).map(
+        (row) => row.order_no,
+      ),
+    );
+    expect(orders.every((order) => writtenOrderNos.has(order.orderNo))).toBe(true);
+  });
+});
