@@ -24,6 +24,26 @@ const NEST_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.TOO_MANY_REQUESTS]: ErrorCode.RateLimited,
 };
 
+/** Connection-level failures of Redis or MySQL: the caller may retry; nothing says the input was wrong. */
+const DEPENDENCY_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+]);
+
+function isDependencyDown(error: unknown): boolean {
+  const candidate = error as { code?: string; name?: string; message?: string; driverError?: { code?: string } } | null;
+  return (
+    DEPENDENCY_DOWN_CODES.has(candidate?.code ?? '') ||
+    DEPENDENCY_DOWN_CODES.has(candidate?.driverError?.code ?? '') ||
+    candidate?.name === 'MaxRetriesPerRequestError' ||
+    /Connection is closed|Stream isn't writeable/.test(candidate?.message ?? '')
+  );
+}
+
 /**
  * Turns anything thrown into the contract's `{error: {code, message}}` and its status. Unknown
  * errors become a bare 500 INTERNAL: never a stack trace on the wire.
@@ -44,6 +64,13 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = NEST_STATUS_CODES[status] ?? ErrorCode.ValidationFailed;
     return { status, body: { error: { code, message: fastifyError?.message ?? 'Bad request' } }, unexpected: false };
+  }
+  if (isDependencyDown(error)) {
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      body: { error: { code: ErrorCode.Unavailable, message: 'A dependency is unavailable; please retry' } },
+      unexpected: true,
+    };
   }
   return {
     status: HttpStatus.INTERNAL_SERVER_ERROR,

@@ -27,7 +27,9 @@ export class InfraModule implements OnApplicationShutdown {
 
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
     // BullMQ never closes a connection it was handed; this module does, at shutdown.
-    const bullConnection = createRedisClient(config.redis, { maxRetriesPerRequest: null });
+    // The API only adds jobs: fail a request after a couple of reconnect attempts (→ 503) rather than
+    // hold it open while Redis is down. (Workers, which block, need `null` here; the API has none.)
+    const bullConnection = createRedisClient(config.redis, { maxRetriesPerRequest: 2 });
     return {
       module: InfraModule,
       imports: [
@@ -38,7 +40,7 @@ export class InfraModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis) },
+        { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis, { maxRetriesPerRequest: 2 }) },
         { provide: BULL_CONNECTION, useValue: bullConnection },
         { provide: KeyBuilder, useValue: new KeyBuilder(config.redis.keyPrefix) },
         {

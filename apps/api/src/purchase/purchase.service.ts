@@ -50,8 +50,9 @@ export class PurchaseService {
       switch (result.kind) {
         case 'reserved':
         case 'replayed':
-          // A replay enqueues again on purpose: if the first enqueue was lost (the API died after the
-          // script), this repairs it; if not, the job id makes the add a no-op.
+          // A replay enqueues again on purpose: if the first enqueue was lost (it failed with a 503, or
+          // the API died after the script), the buyer's retry with the same token repairs it; if not,
+          // the job id makes the add a no-op.
           await this.orderQueue.enqueueCreateOrder({
             orderNo: result.orderNo,
             saleId: sale.id,
