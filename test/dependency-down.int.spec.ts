@@ -1,17 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, type TestEnv } from './support/test-env';
 import { waitFor } from './support/fixtures';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from './support/free-port';
 
 function startRedis(port: number): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
