@@ -36,7 +36,12 @@ export class SaleKeys {
 }
 
 export class KeyBuilder {
-  constructor(readonly prefix: string) {}
+  /** Hash saleId -> drift (units), written by the reconciliation job, read by /metrics and the audit. */
+  readonly reconciliation: string;
+
+  constructor(readonly prefix: string) {
+    this.reconciliation = `${prefix}:reconciliation`;
+  }
 
   sale(saleId: string): SaleKeys {
     return new SaleKeys(this.prefix, saleId);
