@@ -1,12 +1,11 @@
 import type { AppConfig } from '@flash-sale/config';
-import { dataSourceOptions, ENTITIES } from '@flash-sale/db';
+import { dataSourceOptions, ENTITIES, SaleStockRepository } from '@flash-sale/db';
 import { createRedisClient, KeyBuilder, type RedisClient, ReservationScripts } from '@flash-sale/redis';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CreateOrderProcessor } from './orders/create-order.processor';
 import { OrderBatcher } from './orders/order-batcher';
 import { OrderWriter } from './orders/order-writer';
-import { SaleStockRepository } from './orders/sale-stock.repository';
 import { BULL_CONNECTION, QUEUE_PREFIX, REDIS_CLIENT, WORKER_CONFIG } from './worker.tokens';
 
 @Module({})
@@ -36,7 +35,7 @@ export class WorkerModule implements OnApplicationShutdown {
           inject: [REDIS_CLIENT],
           useFactory: (redis: RedisClient) => new ReservationScripts(redis, new KeyBuilder(config.redis.keyPrefix)),
         },
-        SaleStockRepository,
+        { provide: SaleStockRepository, useValue: new SaleStockRepository() },
         OrderWriter,
         OrderBatcher,
         CreateOrderProcessor,

@@ -1,10 +1,12 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { OrderEntity } from './entities/order.entity';
 import { SaleEntity } from './entities/sale.entity';
+import { PaymentEntity } from './entities/payment.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
+import { Payments1763800000000 } from './migrations/1763800000000-payments';
 
-export const ENTITIES = [SaleEntity, OrderEntity];
-export const MIGRATIONS = [InitialSchema1763700000000];
+export const ENTITIES = [SaleEntity, OrderEntity, PaymentEntity];
+export const MIGRATIONS = [InitialSchema1763700000000, Payments1763800000000];
 
 export interface DatabaseOptions {
   url: string;

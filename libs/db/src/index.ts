@@ -2,3 +2,8 @@ export * from './entities/sale.entity';
 export * from './entities/order.entity';
 export * from './data-source';
 export * from './duplicate-key';
+export * from './sale-stock.repository';
+export * from './optimistic-retry';
+export * from './entities/payment.entity';
+export * from './order-lifecycle';
+export * from './sale-books.repository';

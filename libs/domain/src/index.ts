@@ -3,3 +3,4 @@ export * from './sale';
 export * from './order';
 export * from './order-number';
 export * from './audit';
+export * from './books';

@@ -1,2 +1,3 @@
 export * from './queue-names';
 export * from './create-order.job';
+export * from './order-lifecycle.jobs';

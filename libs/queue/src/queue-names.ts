@@ -1,4 +1,7 @@
 /** Every BullMQ queue of the product. The api produces, the worker consumes. */
 export enum QueueName {
+  /** `create-order`: the hot path, drained with group commit. */
   Orders = 'orders',
+  /** Expiry of unpaid orders and the scheduled maintenance jobs; kept apart so they never wait behind a burst. */
+  OrderLifecycle = 'order-lifecycle',
 }

@@ -70,6 +70,17 @@ export class SaleRedisRepository {
     };
   }
 
+  /** Published by the reconciliation job: saleId -> drift. */
+  async publishDrift(drifts: ReadonlyMap<string, number>): Promise<void> {
+    if (drifts.size === 0) return;
+    await this.client.hset(this.keys.reconciliation, Object.fromEntries(drifts));
+  }
+
+  async lastReconciledDrift(saleId: string): Promise<number | undefined> {
+    const value = await this.client.hget(this.keys.reconciliation, saleId);
+    return value === null ? undefined : Number(value);
+  }
+
   /** Forget everything Redis knows about a sale (a brand-new sale must not inherit stale keys). */
   async reset(saleId: string): Promise<void> {
     await this.client.del(...this.keys.sale(saleId).all());

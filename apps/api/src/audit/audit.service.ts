@@ -1,16 +1,7 @@
-import { OrderEntity } from '@flash-sale/db';
-import {
-  auditVerdict,
-  emptyOrdersByStatus,
-  HOLDING_STATUSES,
-  type OrdersByStatus,
-  type OrderStatus,
-  RETURNED_STATUSES,
-} from '@flash-sale/domain';
+import { SaleBooksRepository } from '@flash-sale/db';
+import { auditVerdict, compareBooks, emptyOrdersByStatus, type OrdersByStatus } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { OrderQueue } from '../purchase/order-queue';
 import { SaleCatalog } from '../sales/sale-catalog';
 
@@ -27,6 +18,10 @@ export interface AuditView {
   duplicateOrders: number;
   lostReservations: number;
   ok: boolean;
+  /** Redis vs MySQL, now (see compareBooks); 0 when they agree. */
+  drift: number;
+  /** What the reconciliation job last published for this sale, if it has run. */
+  lastReconciliation: { drift: number } | null;
   books: {
     redisRemaining: number;
     queuedUnits: number;
@@ -49,42 +44,37 @@ export interface AuditView {
 @Injectable()
 export class AuditService {
   constructor(
-    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
     private readonly catalog: SaleCatalog,
+    private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly orderQueue: OrderQueue,
   ) {}
 
   async audit(saleId: string): Promise<AuditView> {
     const sale = await this.catalog.get(saleId);
-    const [rows, mysqlAvailable, unitsAboveUserLimit, redis] = await Promise.all([
-      this.orders.find({ select: { orderNo: true, status: true, quantity: true }, where: { saleId: sale.id } }),
-      this.mysqlAvailable(sale.id),
-      this.unitsAboveUserLimit(sale.id, sale.perUserLimit),
+    const [mysql, redis, lastDrift] = await Promise.all([
+      this.saleBooks.read(sale.id),
       this.saleRedis.snapshot(sale.id),
+      this.saleRedis.lastReconciledDrift(sale.id),
     ]);
+    if (!mysql) throw new Error(`Sale ${sale.id} vanished from MySQL`);
+    const books = compareBooks({
+      rows: mysql.rows,
+      reservations: redis.reservations,
+      returnedInRedis: redis.returned,
+      redisRemaining: redis.remaining,
+      mysqlAvailable: mysql.available,
+    });
 
     const ordersByStatus = emptyOrdersByStatus();
-    const rowByOrderNo = new Map<string, { status: OrderStatus; quantity: number }>();
-    let held = 0;
-    let unitsBeingReturned = 0;
-    for (const row of rows) {
-      rowByOrderNo.set(row.orderNo, row);
-      ordersByStatus[row.status] += 1;
-      if (HOLDING_STATUSES.includes(row.status)) held += row.quantity;
-      // MySQL gave the unit back (or never took it) but Redis has not been compensated yet.
-      if (RETURNED_STATUSES.includes(row.status) && !redis.returned.has(row.orderNo))
-        unitsBeingReturned += row.quantity;
-    }
-
-    const reservedOrderNos = new Set(redis.reservations.map((reservation) => reservation.orderNo));
-    const ordersWithoutOwnReservation = rows.filter((row) => !reservedOrderNos.has(row.orderNo)).length;
-
+    for (const row of mysql.rows) ordersByStatus[row.status] += 1;
+    // An unwritten reservation is QUEUED while its job can still run, lost otherwise.
+    const jobStates = await Promise.all(
+      books.unwritten.map((reservation) => this.orderQueue.stateOf(reservation.orderNo)),
+    );
     let queuedUnits = 0;
     let lostReservations = 0;
-    const unwritten = redis.reservations.filter((reservation) => !rowByOrderNo.has(reservation.orderNo));
-    const jobStates = await Promise.all(unwritten.map((reservation) => this.orderQueue.stateOf(reservation.orderNo)));
-    unwritten.forEach((reservation, i) => {
+    books.unwritten.forEach((reservation, i) => {
       if (PENDING_JOB_STATES.has(jobStates[i] ?? 'unknown')) {
         ordersByStatus.QUEUED += 1;
         if (!redis.returned.has(reservation.orderNo)) queuedUnits += reservation.quantity;
@@ -94,56 +84,40 @@ export class AuditService {
     });
 
     const verdict = auditVerdict({
-      stock: sale.stock,
+      stock: mysql.stock,
       remaining: redis.remaining,
-      held,
+      held: books.held,
       queuedUnits,
-      mysqlAvailable,
-      unitsBeingReturned,
-      unitsAboveUserLimit,
-      ordersWithoutOwnReservation,
+      mysqlAvailable: mysql.available,
+      unitsBeingReturned: books.unitsBeingReturned,
+      unitsAboveUserLimit: mysql.unitsAboveUserLimit,
+      ordersWithoutOwnReservation: books.ordersWithoutOwnReservation,
       lostReservations,
     });
     return {
       saleId: sale.id,
-      stock: sale.stock,
+      stock: mysql.stock,
       remaining: redis.remaining,
-      held,
+      held: books.held,
       ordersByStatus,
       oversold: verdict.oversold,
       duplicateOrders: verdict.duplicateOrders,
       lostReservations: verdict.lostReservations,
       ok: verdict.ok,
+      drift: books.drift,
+      lastReconciliation: lastDrift === undefined ? null : { drift: lastDrift },
       books: {
         redisRemaining: redis.remaining,
         queuedUnits,
-        held,
-        unitsBeingReturned,
-        mysqlAvailable,
-        unitsAboveUserLimit,
-        ordersWithoutOwnReservation,
+        held: books.held,
+        unitsBeingReturned: books.unitsBeingReturned,
+        mysqlAvailable: mysql.available,
+        unitsAboveUserLimit: mysql.unitsAboveUserLimit,
+        ordersWithoutOwnReservation: books.ordersWithoutOwnReservation,
         redisBooksBalance: verdict.redisBooksBalance,
         mysqlBooksBalance: verdict.mysqlBooksBalance,
       },
       checkedAt: new Date().toISOString(),
     };
-  }
-
-  private async mysqlAvailable(saleId: string): Promise<number> {
-    const [row] = (await this.orders.query('SELECT available FROM sales WHERE id = ?', [saleId])) as {
-      available: number;
-    }[];
-    return Number(row?.available ?? 0);
-  }
-
-  private async unitsAboveUserLimit(saleId: string, perUserLimit: number): Promise<number> {
-    const holding = HOLDING_STATUSES.map(() => '?').join(', ');
-    const [row] = (await this.orders.query(
-      `SELECT COALESCE(SUM(GREATEST(units - ?, 0)), 0) AS excess
-         FROM (SELECT SUM(quantity) AS units FROM orders
-                WHERE sale_id = ? AND status IN (${holding}) GROUP BY user_id) AS per_user`,
-      [perUserLimit, saleId, ...HOLDING_STATUSES],
-    )) as { excess: string | number }[];
-    return Number(row?.excess ?? 0);
   }
 }

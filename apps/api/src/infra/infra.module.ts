@@ -1,5 +1,6 @@
 import { type AppConfig, loadConfig } from '@flash-sale/config';
-import { dataSourceOptions, ENTITIES } from '@flash-sale/db';
+import { dataSourceOptions, ENTITIES, SaleBooksRepository } from '@flash-sale/db';
+import { DataSource } from 'typeorm';
 import { QueueName } from '@flash-sale/queue';
 import {
   createRedisClient,
@@ -49,6 +50,11 @@ export class InfraModule implements OnApplicationShutdown {
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new ReservationScripts(redis, keys),
         },
         {
+          provide: SaleBooksRepository,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => new SaleBooksRepository(dataSource),
+        },
+        {
           provide: SaleRedisRepository,
           inject: [REDIS_CLIENT, KeyBuilder],
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
@@ -60,6 +66,7 @@ export class InfraModule implements OnApplicationShutdown {
         KeyBuilder,
         ReservationScripts,
         SaleRedisRepository,
+        SaleBooksRepository,
         TypeOrmModule,
         BullModule,
       ],

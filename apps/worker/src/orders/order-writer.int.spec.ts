@@ -1,3 +1,4 @@
+import { SaleStockRepository } from '@flash-sale/db';
 import { QueueName, CREATE_ORDER_JOB, createOrderJobOptions } from '@flash-sale/queue';
 import {
   ReservationScripts,
@@ -15,7 +16,6 @@ import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/supp
 import { WorkerModule } from '../worker.module';
 import { OrderBatcher } from './order-batcher';
 import { OrderWriter } from './order-writer';
-import { SaleStockRepository } from './sale-stock.repository';
 
 describe('order writer and create-order worker (real MariaDB, Redis, BullMQ)', () => {
   let testEnv: TestEnv;

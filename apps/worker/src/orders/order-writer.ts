@@ -1,5 +1,11 @@
 import type { AppConfig } from '@flash-sale/config';
-import { isDuplicateKeyError, OrderEntity } from '@flash-sale/db';
+import {
+  isDuplicateKeyError,
+  OptimisticConflict,
+  OrderEntity,
+  SaleStockRepository,
+  withOptimisticRetries,
+} from '@flash-sale/db';
 import { RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import type { CreateOrderJobData } from '@flash-sale/queue';
 import { ReservationScripts } from '@flash-sale/redis';
@@ -7,18 +13,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { WORKER_CONFIG } from '../worker.tokens';
-import { SaleStockRepository } from './sale-stock.repository';
 
 export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
-
-export class OptimisticLockExhaustedError extends Error {
-  override name = 'OptimisticLockExhaustedError';
-}
-
-class OptimisticConflict extends Error {}
-
-/** MySQL errors worth an immediate in-process retry of the whole transaction. */
-const RETRYABLE_MYSQL_ERRORS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
 
 export const FAILURE_REASONS = {
   soldOutInMySql: 'MYSQL_STOCK_EXHAUSTED',
@@ -94,7 +90,8 @@ export class OrderWriter {
   }
 
   private async writeOnce(saleId: string, orders: readonly CreateOrderJobData[]): Promise<Decision[]> {
-    return this.dataSource.transaction(async (manager) => {
+    // READ COMMITTED: the version read just before the update is the latest committed one (see OrderLifecycle).
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
       this.stats.transactions += 1;
       const sale = await this.saleStock.read(manager, saleId);
       if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
@@ -142,22 +139,11 @@ export class OrderWriter {
     return new Map(found.map((row) => [row.orderNo, row.status]));
   }
 
-  /** Conflicts and deadlocks roll the transaction back; retry it a bounded number of times, with jitter. */
-  private async withOptimisticRetries<T>(attempt: () => Promise<T>): Promise<T> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        const retryable = error instanceof OptimisticConflict || RETRYABLE_MYSQL_ERRORS.has(mysqlCode(error));
-        if (!retryable) throw error;
-        if (error instanceof OptimisticConflict) this.stats.optimisticConflicts += 1;
-        if (tries >= this.config.optimisticLockRetries) {
-          throw new OptimisticLockExhaustedError(`Gave up after ${tries} optimistic-lock conflicts`);
-        }
-        // Full jitter: spread competing writers apart so the next round does not collide again.
-        await sleep(Math.random() * Math.min(100, 2 ** tries));
-      }
-    }
+  private withOptimisticRetries<T>(attempt: () => Promise<T>): Promise<T> {
+    return withOptimisticRetries(attempt, {
+      retries: this.config.optimisticLockRetries,
+      onConflict: () => (this.stats.optimisticConflicts += 1),
+    });
   }
 
   private async releaseRejected(decisions: readonly Decision[]): Promise<void> {
@@ -191,13 +177,4 @@ export class OrderWriter {
       expiresAt: holding && paymentTimeoutSeconds ? new Date(Date.now() + paymentTimeoutSeconds * 1000) : null,
     };
   }
-}
-
-function mysqlCode(error: unknown): string {
-  const candidate = error as { code?: string; driverError?: { code?: string } } | null;
-  return candidate?.driverError?.code ?? candidate?.code ?? '';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
 export interface SaleStockRow {
@@ -13,7 +12,6 @@ export interface SaleStockRow {
  * so callers take units for many orders at once (group commit) and update it last in their
  * transaction, holding its row lock for as short a time as possible.
  */
-@Injectable()
 export class SaleStockRepository {
   /** A plain read: no lock. The version makes the later update safe. */
   async read(manager: EntityManager, saleId: string): Promise<SaleStockRow | undefined> {
@@ -39,6 +37,16 @@ export class SaleStockRepository {
     const result = (await manager.query(
       `UPDATE sales SET available = available - ?, version = version + 1
         WHERE id = ? AND version = ? AND available >= ?`,
+      [units, saleId, expectedVersion, units],
+    )) as { affectedRows: number };
+    return result.affectedRows === 1;
+  }
+
+  /** Gives `units` back (a cancelled or expired order), under the same optimistic lock. */
+  async returnUnits(manager: EntityManager, saleId: string, expectedVersion: number, units: number): Promise<boolean> {
+    const result = (await manager.query(
+      `UPDATE sales SET available = available + ?, version = version + 1
+        WHERE id = ? AND version = ? AND available + ? <= stock`,
       [units, saleId, expectedVersion, units],
     )) as { affectedRows: number };
     return result.affectedRows === 1;

@@ -1,0 +1,39 @@
+/** Thrown inside a transaction when a version-guarded update matched no row: roll back and try again. */
+export class OptimisticConflict extends Error {
+  override name = 'OptimisticConflict';
+}
+
+export class OptimisticLockExhaustedError extends Error {
+  override name = 'OptimisticLockExhaustedError';
+}
+
+/** MySQL errors worth an immediate retry of the whole transaction. */
+const RETRYABLE_MYSQL_ERRORS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+
+function mysqlCode(error: unknown): string {
+  const candidate = error as { code?: string; driverError?: { code?: string } } | null;
+  return candidate?.driverError?.code ?? candidate?.code ?? '';
+}
+
+/**
+ * Runs `attempt` (one whole transaction) until it stops hitting optimistic-lock conflicts or
+ * deadlocks, at most `retries` times, sleeping a full-jitter backoff in between so that competing
+ * writers spread apart instead of colliding again.
+ */
+export async function withOptimisticRetries<T>(
+  attempt: () => Promise<T>,
+  options: { retries: number; onConflict?: () => void },
+): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof OptimisticConflict) && !RETRYABLE_MYSQL_ERRORS.has(mysqlCode(error))) throw error;
+      if (error instanceof OptimisticConflict) options.onConflict?.();
+      if (tries >= options.retries) {
+        throw new OptimisticLockExhaustedError(`Gave up after ${tries} optimistic-lock conflicts or deadlocks`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** tries)));
+    }
+  }
+}
