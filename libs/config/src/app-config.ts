@@ -22,6 +22,14 @@ export interface AppConfig {
     /** How long a job's lock lives without renewal; a dead worker's jobs are retaken after it. */
     lockDurationMs: number;
   };
+  lifecycle: {
+    /** How often the recovery job looks for reservations that never became orders. */
+    recoveryIntervalMs: number;
+    /** A reservation younger than this is left to its own job; older and without a row, it is recovered. */
+    recoveryGraceMs: number;
+    /** How often Redis and MySQL are compared per live sale (the drift metric). */
+    reconcileIntervalMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -104,6 +112,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
       lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1_000, 600_000),
+    },
+    lifecycle: {
+      recoveryIntervalMs: integer(env, 'RECOVERY_INTERVAL_MS', 30_000, 1_000, 3_600_000),
+      recoveryGraceMs: integer(env, 'RECOVERY_GRACE_MS', 15_000, 0, 3_600_000),
+      reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000),
     },
   };
 }
