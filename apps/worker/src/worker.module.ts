@@ -1,21 +1,50 @@
 import type { AppConfig } from '@flash-sale/config';
-import { dataSourceOptions, ENTITIES, SaleStockRepository } from '@flash-sale/db';
-import { createRedisClient, KeyBuilder, type RedisClient, ReservationScripts } from '@flash-sale/redis';
+import { dataSourceOptions, ENTITIES, OrderLifecycle, SaleBooksRepository, SaleStockRepository } from '@flash-sale/db';
+import { QueueName } from '@flash-sale/queue';
+import {
+  createRedisClient,
+  KeyBuilder,
+  type RedisClient,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import { Queue } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { ExpiryScheduler } from './lifecycle/expiry-scheduler';
+import { LifecycleProcessor } from './lifecycle/lifecycle.processor';
+import { OrderExpiry } from './lifecycle/order-expiry';
+import { ReservationRecovery } from './lifecycle/reservation-recovery';
+import { StockReconciliation } from './lifecycle/stock-reconciliation';
 import { CreateOrderProcessor } from './orders/create-order.processor';
 import { OrderBatcher } from './orders/order-batcher';
 import { OrderWriter } from './orders/order-writer';
-import { BULL_CONNECTION, QUEUE_PREFIX, REDIS_CLIENT, WORKER_CONFIG } from './worker.tokens';
+import {
+  BULL_CONNECTION,
+  LIFECYCLE_CONFIG,
+  LIFECYCLE_QUEUE,
+  ORDERS_QUEUE,
+  QUEUE_PREFIX,
+  REDIS_CLIENT,
+  WORKER_CONFIG,
+} from './worker.tokens';
 
 @Module({})
 export class WorkerModule implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     @Inject(BULL_CONNECTION) private readonly bullConnection: RedisClient,
+    @Inject(LIFECYCLE_QUEUE) private readonly lifecycleQueue: Queue,
+    @Inject(ORDERS_QUEUE) private readonly ordersQueue: Queue,
   ) {}
 
   static forRoot(config: AppConfig): DynamicModule {
+    const queue = (name: QueueName) => ({
+      provide: name === QueueName.Orders ? ORDERS_QUEUE : LIFECYCLE_QUEUE,
+      inject: [BULL_CONNECTION],
+      useFactory: (connection: RedisClient) => new Queue(name, { connection, prefix: config.queue.prefix }),
+    });
     return {
       module: WorkerModule,
       imports: [
@@ -24,27 +53,53 @@ export class WorkerModule implements OnApplicationShutdown {
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config.worker },
+        { provide: LIFECYCLE_CONFIG, useValue: config.lifecycle },
         { provide: QUEUE_PREFIX, useValue: config.queue.prefix },
         { provide: REDIS_CLIENT, useFactory: () => createRedisClient(config.redis) },
         {
           provide: BULL_CONNECTION,
           useFactory: () => createRedisClient(config.redis, { maxRetriesPerRequest: null }),
         },
+        queue(QueueName.Orders),
+        queue(QueueName.OrderLifecycle),
+        { provide: KeyBuilder, useValue: new KeyBuilder(config.redis.keyPrefix) },
         {
           provide: ReservationScripts,
-          inject: [REDIS_CLIENT],
-          useFactory: (redis: RedisClient) => new ReservationScripts(redis, new KeyBuilder(config.redis.keyPrefix)),
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new ReservationScripts(redis, keys),
+        },
+        {
+          provide: SaleRedisRepository,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
         },
         { provide: SaleStockRepository, useValue: new SaleStockRepository() },
+        {
+          provide: SaleBooksRepository,
+          inject: [getDataSourceToken()],
+          useFactory: (dataSource: DataSource) => new SaleBooksRepository(dataSource),
+        },
+        {
+          provide: OrderLifecycle,
+          inject: [getDataSourceToken(), SaleStockRepository],
+          useFactory: (dataSource: DataSource, stock: SaleStockRepository) =>
+            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries),
+        },
         OrderWriter,
         OrderBatcher,
         CreateOrderProcessor,
+        ExpiryScheduler,
+        OrderExpiry,
+        ReservationRecovery,
+        StockReconciliation,
+        LifecycleProcessor,
       ],
     };
   }
 
-  /** Runs after every provider's own shutdown hook (the BullMQ worker closes first). */
+  /** Runs after every provider's own hooks (the BullMQ workers close in onModuleDestroy). */
   async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.lifecycleQueue.close(), this.ordersQueue.close()]);
     await Promise.all([this.redis.quit(), this.bullConnection.quit()]);
   }
 }

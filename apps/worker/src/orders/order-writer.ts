@@ -12,6 +12,7 @@ import { ReservationScripts } from '@flash-sale/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
+import { ExpiryScheduler } from '../lifecycle/expiry-scheduler';
 import { WORKER_CONFIG } from '../worker.tokens';
 
 export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
@@ -25,6 +26,8 @@ export const FAILURE_REASONS = {
 interface Decision {
   order: CreateOrderJobData;
   outcome: WriteOutcome;
+  /** Set when the order waits for payment: its expiry job is (re)scheduled after commit. */
+  expiresAt?: Date;
 }
 
 /**
@@ -44,6 +47,7 @@ export class OrderWriter {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly saleStock: SaleStockRepository,
     private readonly scripts: ReservationScripts,
+    private readonly expiries: ExpiryScheduler,
     @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
   ) {}
 
@@ -67,6 +71,9 @@ export class OrderWriter {
       return outcomes;
     }
     await this.releaseRejected(decisions);
+    await this.expiries.schedule(
+      decisions.flatMap(({ order, expiresAt }) => (expiresAt ? [{ orderNo: order.orderNo, saleId, expiresAt }] : [])),
+    );
     return decisions.map((decision) => decision.outcome);
   }
 
@@ -96,24 +103,30 @@ export class OrderWriter {
       const sale = await this.saleStock.read(manager, saleId);
       if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
 
-      const existing = await this.existingStatuses(manager, orders);
+      const existing = await this.existingOrders(manager, orders);
+      const expiresAt = new Date(Date.now() + sale.paymentTimeoutSeconds * 1000);
       const decisions: Decision[] = [];
       const seen = new Set<string>();
       const rows: Partial<OrderEntity>[] = [];
       let unitsToTake = 0;
       for (const order of orders) {
-        const status = existing.get(order.orderNo);
-        if (status !== undefined || seen.has(order.orderNo)) {
+        const found = existing.get(order.orderNo);
+        if (found !== undefined || seen.has(order.orderNo)) {
           // Already written (a retried or duplicated job). A FAILED one goes through the (idempotent)
-          // release again, in case the earlier attempt died between commit and release.
-          decisions.push({ order, outcome: status === 'FAILED' ? 'rejected' : 'already-exists' });
+          // release again, and a pending one gets its expiry scheduled again, in case the earlier
+          // attempt died between commit and those steps.
+          decisions.push({
+            order,
+            outcome: found?.status === 'FAILED' ? 'rejected' : 'already-exists',
+            expiresAt: found?.status === 'PENDING_PAYMENT' ? (found.expiresAt ?? undefined) : undefined,
+          });
           continue;
         }
         seen.add(order.orderNo);
         if (unitsToTake + order.quantity <= sale.available) {
           unitsToTake += order.quantity;
-          rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, sale.paymentTimeoutSeconds));
-          decisions.push({ order, outcome: 'created' });
+          rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, expiresAt));
+          decisions.push({ order, outcome: 'created', expiresAt });
         } else {
           rows.push(this.row(order, 'FAILED', sale.priceCents, FAILURE_REASONS.soldOutInMySql));
           decisions.push({ order, outcome: 'rejected' });
@@ -128,15 +141,15 @@ export class OrderWriter {
     });
   }
 
-  private async existingStatuses(
+  private async existingOrders(
     manager: EntityManager,
     orders: readonly CreateOrderJobData[],
-  ): Promise<Map<string, OrderStatus>> {
+  ): Promise<Map<string, Pick<OrderEntity, 'status' | 'expiresAt'>>> {
     const found = await manager.getRepository(OrderEntity).find({
-      select: { orderNo: true, status: true },
+      select: { orderNo: true, status: true, expiresAt: true },
       where: { orderNo: In(orders.map((order) => order.orderNo)) },
     });
-    return new Map(found.map((row) => [row.orderNo, row.status]));
+    return new Map(found.map((row) => [row.orderNo, row]));
   }
 
   private withOptimisticRetries<T>(attempt: () => Promise<T>): Promise<T> {
@@ -160,7 +173,7 @@ export class OrderWriter {
     status: OrderStatus,
     priceCents: number,
     failureReason: string | null,
-    paymentTimeoutSeconds?: number,
+    expiresAt: Date | null = null,
   ): Partial<OrderEntity> {
     const holding = status === 'PENDING_PAYMENT';
     return {
@@ -174,7 +187,7 @@ export class OrderWriter {
       status,
       failureReason,
       reservedAt: new Date(order.reservedAt),
-      expiresAt: holding && paymentTimeoutSeconds ? new Date(Date.now() + paymentTimeoutSeconds * 1000) : null,
+      expiresAt: holding ? expiresAt : null,
     };
   }
 }

@@ -1,0 +1,73 @@
+import type { AppConfig } from '@flash-sale/config';
+import {
+  EXPIRE_ORDER_JOB,
+  type LifecycleJobName,
+  QueueName,
+  RECONCILE_STOCK_JOB,
+  RECOVER_RESERVATIONS_JOB,
+} from '@flash-sale/queue';
+import type { RedisClient } from '@flash-sale/redis';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { type Job, type Queue, Worker } from 'bullmq';
+import { BULL_CONNECTION, LIFECYCLE_CONFIG, LIFECYCLE_QUEUE, QUEUE_PREFIX } from '../worker.tokens';
+import { OrderExpiry } from './order-expiry';
+import { ReservationRecovery } from './reservation-recovery';
+import { StockReconciliation } from './stock-reconciliation';
+
+/**
+ * Consumes the `order-lifecycle` queue: order expiry and the two scheduled jobs. The handler table is
+ * typed by job name, so a job without a handler (or with two) does not compile.
+ */
+@Injectable()
+export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(LifecycleProcessor.name);
+  private worker?: Worker;
+  private readonly handlers: Record<LifecycleJobName, (job: Job, token?: string) => Promise<unknown>>;
+
+  constructor(
+    expiry: OrderExpiry,
+    recovery: ReservationRecovery,
+    reconciliation: StockReconciliation,
+    @Inject(LIFECYCLE_QUEUE) private readonly queue: Queue,
+    @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
+    @Inject(QUEUE_PREFIX) private readonly prefix: string,
+    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
+  ) {
+    this.handlers = {
+      [EXPIRE_ORDER_JOB]: (job, token) => expiry.run(job, token),
+      [RECOVER_RESERVATIONS_JOB]: () => recovery.run(),
+      [RECONCILE_STOCK_JOB]: async () => Object.fromEntries(await reconciliation.run()),
+    };
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Job schedulers live in Redis: however many workers start, each run happens once.
+    await this.queue.upsertJobScheduler(
+      RECOVER_RESERVATIONS_JOB,
+      { every: this.config.recoveryIntervalMs },
+      { name: RECOVER_RESERVATIONS_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
+    await this.queue.upsertJobScheduler(
+      RECONCILE_STOCK_JOB,
+      { every: this.config.reconcileIntervalMs },
+      { name: RECONCILE_STOCK_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
+    this.worker = new Worker(QueueName.OrderLifecycle, (job, token) => this.process(job, token), {
+      connection: this.connection,
+      prefix: this.prefix,
+      concurrency: 16,
+    });
+    this.worker.on('error', (error) => this.logger.error(`Lifecycle worker error: ${error.message}`));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close();
+  }
+
+  private process(job: Job, token?: string): Promise<unknown> {
+    const handler = this.handlers[job.name as LifecycleJobName] as
+      ((job: Job, token?: string) => Promise<unknown>) | undefined;
+    if (!handler) throw new Error(`No handler for job "${job.name}" on ${QueueName.OrderLifecycle}`);
+    return handler(job, token);
+  }
+}
