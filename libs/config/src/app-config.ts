@@ -9,7 +9,15 @@ export interface AppConfig {
   redis: { url: string; clusterNodes: string[]; keyPrefix: string };
   queue: { prefix: string };
   auth: { jwtSecret: string; adminPassword: string; adminPasswordIsDefault: boolean; jwtTtlSeconds: number };
-  payment: { webhookSecret: string };
+  payment: {
+    webhookSecret: string;
+    /** Where the simulated provider posts its callbacks; by default this API's own listening address. */
+    callbackUrl: string | undefined;
+    /** Like real providers, the simulated one calls back late, more than once, and out of order. */
+    callbackDelayMs: number;
+    callbackJitterMs: number;
+    callbackCopies: number;
+  };
   purchase: { submitTokenTtlSeconds: number };
   worker: {
     concurrency: number;
@@ -103,7 +111,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
       adminPasswordIsDefault: !env['ADMIN_PASSWORD'],
       jwtTtlSeconds: integer(env, 'JWT_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     },
-    payment: { webhookSecret: secret(env, 'PAYMENT_WEBHOOK_SECRET', production) },
+    payment: {
+      webhookSecret: secret(env, 'PAYMENT_WEBHOOK_SECRET', production),
+      callbackUrl: env['PAYMENT_CALLBACK_URL'] ? url(env, 'PAYMENT_CALLBACK_URL', '', ['http:', 'https:']) : undefined,
+      callbackDelayMs: integer(env, 'PAYMENT_CALLBACK_DELAY_MS', 500, 0, 600_000),
+      callbackJitterMs: integer(env, 'PAYMENT_CALLBACK_JITTER_MS', 1_000, 0, 600_000),
+      callbackCopies: integer(env, 'PAYMENT_CALLBACK_COPIES', 2, 0, 10),
+    },
     purchase: { submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600) },
     worker: {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),
