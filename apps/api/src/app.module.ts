@@ -5,6 +5,9 @@ import { AuthModule } from './auth/auth.module';
 import { InfraModule } from './infra/infra.module';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
+import { PaymentsController } from './payments/payments.controller';
+import { PaymentsService } from './payments/payments.service';
+import { SimulatedPaymentProvider } from './payments/simulated-payment-provider';
 import { OrderQueue } from './purchase/order-queue';
 import { PurchaseController } from './purchase/purchase.controller';
 import { PurchaseService } from './purchase/purchase.service';
@@ -18,8 +21,17 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [InfraModule.forRoot(config), AuthModule],
-      controllers: [SalesController, AdminSalesController, PurchaseController, OrdersController],
-      providers: [SaleCatalog, SalesService, PurchaseService, OrderQueue, OrdersService, AuditService],
+      controllers: [SalesController, AdminSalesController, PurchaseController, OrdersController, PaymentsController],
+      providers: [
+        SaleCatalog,
+        SalesService,
+        PurchaseService,
+        OrderQueue,
+        OrdersService,
+        AuditService,
+        PaymentsService,
+        SimulatedPaymentProvider,
+      ],
     };
   }
 }

@@ -6,6 +6,7 @@ export enum ErrorCode {
   ValidationFailed = 'VALIDATION_FAILED',
   Unauthenticated = 'UNAUTHENTICATED',
   InvalidCredentials = 'INVALID_CREDENTIALS',
+  InvalidSignature = 'INVALID_SIGNATURE',
   Forbidden = 'FORBIDDEN',
   NotFound = 'NOT_FOUND',
   SaleNotFound = 'SALE_NOT_FOUND',

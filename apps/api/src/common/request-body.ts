@@ -16,14 +16,22 @@ export class UnreadableBody {
   }
 }
 
+const RAW_BODY = Symbol('rawBody');
+
+/** The exact bytes of a JSON body, kept for signature checks (payment callbacks). */
+export function rawBodyOf(request: FastifyRequest): string | undefined {
+  return (request as FastifyRequest & { [RAW_BODY]?: string })[RAW_BODY];
+}
+
 /** JSON bodies: empty means "no body" (clients often send the header alone); anything else must parse. */
 export function installBodyParsers(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string' },
-    (_request: FastifyRequest, body: string | Buffer, done) => {
+    (request: FastifyRequest, body: string | Buffer, done) => {
       const text = body.toString();
+      (request as FastifyRequest & { [RAW_BODY]?: string })[RAW_BODY] = text;
       if (text.trim() === '') return done(null, undefined);
       try {
         done(null, JSON.parse(text) as unknown);

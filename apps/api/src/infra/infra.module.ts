@@ -1,5 +1,5 @@
 import { type AppConfig, loadConfig } from '@flash-sale/config';
-import { dataSourceOptions, ENTITIES, SaleBooksRepository } from '@flash-sale/db';
+import { dataSourceOptions, ENTITIES, OrderLifecycle, SaleBooksRepository, SaleStockRepository } from '@flash-sale/db';
 import { DataSource } from 'typeorm';
 import { QueueName } from '@flash-sale/queue';
 import {
@@ -49,6 +49,13 @@ export class InfraModule implements OnApplicationShutdown {
           inject: [REDIS_CLIENT, KeyBuilder],
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new ReservationScripts(redis, keys),
         },
+        { provide: SaleStockRepository, useValue: new SaleStockRepository() },
+        {
+          provide: OrderLifecycle,
+          inject: [DataSource, SaleStockRepository],
+          useFactory: (dataSource: DataSource, stock: SaleStockRepository) =>
+            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries),
+        },
         {
           provide: SaleBooksRepository,
           inject: [DataSource],
@@ -67,6 +74,7 @@ export class InfraModule implements OnApplicationShutdown {
         ReservationScripts,
         SaleRedisRepository,
         SaleBooksRepository,
+        OrderLifecycle,
         TypeOrmModule,
         BullModule,
       ],

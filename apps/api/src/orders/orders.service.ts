@@ -1,6 +1,6 @@
-import { OrderEntity, SaleEntity } from '@flash-sale/db';
-import { DomainError, ErrorCode, saleIdOfOrderNumber } from '@flash-sale/domain';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { OrderEntity, OrderLifecycle, SaleEntity } from '@flash-sale/db';
+import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
+import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, MoreThan, type Repository } from 'typeorm';
@@ -19,7 +19,36 @@ export class OrdersService {
     @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
     private readonly catalog: SaleCatalog,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly lifecycle: OrderLifecycle,
+    private readonly scripts: ReservationScripts,
   ) {}
+
+  /**
+   * The caller's written order row, for a status change. Someone else's is a 404 (as for reads); one
+   * still QUEUED cannot change yet: 409.
+   */
+  async ownWrittenOrder(caller: AuthUser, orderNo: string): Promise<OrderEntity> {
+    const row = saleIdOfOrderNumber(orderNo) ? await this.orders.findOneBy({ orderNo }) : null;
+    if (row && row.userId === caller.id) return row;
+    const view = await this.get(caller, orderNo); // 404 unless it is the caller's QUEUED reservation
+    throw new DomainError(ErrorCode.InvalidTransition, `Order ${orderNo} is ${view.status}; try again in a moment`);
+  }
+
+  /**
+   * PENDING_PAYMENT → CANCELLED by its owner: the unit goes back to MySQL (same transaction) and then
+   * to Redis, and the buyer's slot is freed, so anyone — the canceller included — can buy it again.
+   */
+  async cancel(caller: AuthUser, orderNo: string): Promise<OrderView> {
+    const order = await this.ownWrittenOrder(caller, orderNo);
+    const result = await this.lifecycle.returnUnits(orderNo, 'CANCELLED');
+    const now = result.order ?? order;
+    // Also when this call lost to another: the release script gives a unit back only once.
+    if (RETURNED_STATUSES.includes(now.status)) await this.scripts.release(now.saleId, orderNo);
+    if (!result.changed && now.status !== 'CANCELLED') {
+      throw new DomainError(ErrorCode.InvalidTransition, `Order ${orderNo} is ${now.status} and cannot be cancelled`);
+    }
+    return orderViewOfRow(now);
+  }
 
   /** Owner or admin; anyone else gets the same 404 as for a missing order (no existence leak). */
   async get(caller: AuthUser, orderNo: string): Promise<OrderView> {

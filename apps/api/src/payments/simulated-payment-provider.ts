@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { AppConfig } from '@flash-sale/config';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { APP_CONFIG } from '../infra/tokens';
+import { PAYMENT_SIGNATURE_HEADER, signPaymentBody } from './payment-signature';
+import type { PaymentCallbackDto } from './payment.dto';
+
+/**
+ * A stand-in for a payment provider. `charge` answers at once (like a card API) with a transaction id
+ * that is the same for the same out-trade number — providers deduplicate on it — and then the provider
+ * calls back, as real ones do: late, `callbackCopies` times, each copy with its own random delay, so
+ * copies of different payments arrive out of order. The callbacks are HMAC-signed.
+ */
+@Injectable()
+export class SimulatedPaymentProvider implements OnApplicationShutdown {
+  private readonly logger = new Logger(SimulatedPaymentProvider.name);
+  private readonly pending = new Set<NodeJS.Timeout>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly httpHost: HttpAdapterHost,
+  ) {}
+
+  charge(payment: { outTradeNo: string; amountCents: number }): { transactionId: string } {
+    const transactionId = `txn_${createHash('sha256').update(`sim:${payment.outTradeNo}`).digest('hex').slice(0, 32)}`;
+    const callback: PaymentCallbackDto = { ...payment, transactionId, status: 'SUCCESS' };
+    const { callbackCopies, callbackDelayMs, callbackJitterMs } = this.config.payment;
+    for (let copy = 0; copy < callbackCopies; copy++) {
+      const timer = setTimeout(
+        () => {
+          this.pending.delete(timer);
+          void this.deliver(callback);
+        },
+        callbackDelayMs + Math.random() * callbackJitterMs,
+      );
+      this.pending.add(timer);
+    }
+    return { transactionId };
+  }
+
+  onApplicationShutdown(): void {
+    for (const timer of this.pending) clearTimeout(timer);
+    this.pending.clear();
+  }
+
+  private async deliver(callback: PaymentCallbackDto): Promise<void> {
+    const body = JSON.stringify(callback);
+    try {
+      const response = await fetch(this.callbackUrl(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [PAYMENT_SIGNATURE_HEADER]: signPaymentBody(body, this.config.payment.webhookSecret),
+        },
+        body,
+      });
+      if (!response.ok) this.logger.warn(`Callback for ${callback.outTradeNo} answered ${response.status}`);
+    } catch (error) {
+      this.logger.warn(`Callback for ${callback.outTradeNo} failed: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+
+  private callbackUrl(): string {
+    if (this.config.payment.callbackUrl) return this.config.payment.callbackUrl;
+    const address = this.httpHost.httpAdapter.getHttpServer().address() as { port: number } | null;
+    return `http://127.0.0.1:${address?.port ?? this.config.http.port}/api/payments/callback`;
+  }
+}
