@@ -1,4 +1,5 @@
 import { auditVerdict, type AuditFacts } from './audit';
+import { compareBooks } from './books';
 import { canTransition, ORDER_STATUSES } from './order';
 import { OrderNumberGenerator, saleIdOfOrderNumber } from './order-number';
 import { saleStatus } from './sale';
@@ -100,5 +101,44 @@ describe('audit verdict', () => {
     ['MySQL books off by one', { mysqlAvailable: 4 }, { mysqlBooksBalance: false }],
   ])('fails on %s', (_name, change, expected) => {
     expect(auditVerdict({ ...balanced, ...change })).toMatchObject({ ...expected, ok: false });
+  });
+});
+
+describe('compareBooks', () => {
+  const input = {
+    rows: [
+      { orderNo: 'a', status: 'PAID' as const, quantity: 2 },
+      { orderNo: 'b', status: 'PENDING_PAYMENT' as const, quantity: 1 },
+      { orderNo: 'c', status: 'CANCELLED' as const, quantity: 1 },
+    ],
+    reservations: [
+      { orderNo: 'a', quantity: 2 },
+      { orderNo: 'b', quantity: 1 },
+      { orderNo: 'c', quantity: 1 },
+      { orderNo: 'd', quantity: 1 }, // not written yet
+    ],
+    returnedInRedis: new Set(['c']),
+    // stock 10: held 3, d reserved in Redis, c given back to both sides.
+    redisRemaining: 6,
+    mysqlAvailable: 7,
+  };
+
+  it('agrees (drift 0) when Redis and MySQL tell the same story', () => {
+    expect(compareBooks(input)).toMatchObject({ held: 3, unwrittenUnits: 1, unitsBeingReturned: 0, drift: 0 });
+  });
+
+  it('counts a unit MySQL took back but Redis has not been given yet, without calling it drift', () => {
+    const books = compareBooks({ ...input, returnedInRedis: new Set<string>(), redisRemaining: 5 });
+    expect(books).toMatchObject({ unitsBeingReturned: 1, drift: 0 });
+  });
+
+  it('reports drift when Redis would sell more (or less) than MySQL has', () => {
+    expect(compareBooks({ ...input, redisRemaining: 8 }).drift).toBe(2);
+    expect(compareBooks({ ...input, redisRemaining: 5 }).drift).toBe(-1);
+  });
+
+  it('finds rows without a reservation of their own', () => {
+    const rows = [...input.rows, { orderNo: 'x', status: 'PAID' as const, quantity: 1 }];
+    expect(compareBooks({ ...input, rows }).ordersWithoutOwnReservation).toBe(1);
   });
 });
