@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 const steps = [
   ['build + typecheck', 'npx', ['tsc', '-b', 'tsconfig.json']],
   ['typecheck tests', 'npx', ['tsc', '-p', 'tsconfig.spec.json']],
+  ['typecheck load tests', 'npx', ['tsc', '-p', 'load-tests/tsconfig.json']],
   ['lint', 'npm', ['run', '--silent', 'lint']],
   ['format', 'npx', ['prettier', '--check', '.']],
   ['tests', 'npx', ['jest', '--ci', ...process.argv.slice(2)]],

@@ -21,7 +21,8 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
   beforeAll(async () => {
     port = await freePort();
     redis = startRedis(port);
-    testEnv = await createTestEnv({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    // Without the fallback (test/redis-fallback.int.spec.ts covers it), Redis down means 503.
+    testEnv = await createTestEnv({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_FALLBACK: 'off' });
     await waitFor('private Redis', () => fetchPing(port), Boolean, 10_000);
     stack = await startStack(testEnv.config, { worker: false });
   });

@@ -37,6 +37,18 @@ export class ApiClient {
     return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
   }
 
+  /** For answers that are not JSON (HTML, Prometheus text, redirects): the body as text; never follows redirects. */
+  async raw(
+    method: 'GET' | 'POST',
+    path: string,
+    options: { token?: string; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+    const response = await request(`${this.baseUrl}${path}`, { method, headers, dispatcher: this.agent });
+    return { status: response.statusCode, text: await response.body.text(), headers: response.headers };
+  }
+
   async adminToken(password: string): Promise<string> {
     const response = await this.call<{ token: string }>('POST', '/api/auth/admin', { json: { password } });
     if (response.status !== 201) throw new Error(`admin sign-in failed: ${response.status}`);

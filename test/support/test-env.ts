@@ -31,6 +31,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     QUEUE_PREFIX: `{fs-test-${id}-queue}`,
     JWT_SECRET: `test-secret-${id}`,
     ADMIN_PASSWORD: 'test-admin-password',
+    // Many workers share a test process: none listens on the default metrics port unless a test asks.
+    WORKER_METRICS_PORT: '0',
     ...overrides,
   };
   const config = loadConfig(env);

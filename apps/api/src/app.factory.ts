@@ -3,10 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@flash-sale/config';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { ErrorFilter } from './common/error.filter';
 import { installBodyParsers } from './common/request-body';
 import { createValidationPipe } from './common/validation';
+import { installOpsRoutes } from './ops/install-ops';
+import { fastifyLogging } from './ops/logging';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -20,17 +23,22 @@ export async function createApiApp(
   config: AppConfig,
   options: { logger?: false } = {},
 ): Promise<NestFastifyApplication> {
+  // Logs are pino's JSON lines (ops/logging.ts); `logger: false` (the tests) silences them all.
+  const quiet = options.logger === false;
   const adapter = new FastifyAdapter({
     bodyLimit: 64 * 1024,
     genReqId: requestId,
     // Keep-alive connections from load generators and browsers live longer than Node's default.
     keepAliveTimeout: 65_000,
+    ...fastifyLogging(config.ops, quiet),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: options.logger ?? ['error', 'warn', 'log'],
+    logger: quiet ? false : undefined,
+    bufferLogs: !quiet,
     // Our own parsers (common/request-body.ts) replace Nest's, for the error contract.
     bodyParser: false,
   });
+  if (!quiet) app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   installBodyParsers(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
@@ -39,6 +47,7 @@ export async function createApiApp(
   app.setGlobalPrefix('api', { exclude: ['health', 'health/ready', 'metrics', 'docs'] });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ErrorFilter());
+  await installOpsRoutes(app);
   app.enableShutdownHooks();
   return app;
 }

@@ -3,14 +3,18 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditService } from './audit/audit.service';
 import { AuthModule } from './auth/auth.module';
 import { InfraModule } from './infra/infra.module';
+import { OpsModule } from './ops/ops.module';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsService } from './payments/payments.service';
 import { SimulatedPaymentProvider } from './payments/simulated-payment-provider';
+import { DbPurchase } from './purchase/db-purchase';
+import { OrderExpiryQueue } from './purchase/order-expiry-queue';
 import { OrderQueue } from './purchase/order-queue';
 import { PurchaseController } from './purchase/purchase.controller';
 import { PurchaseService } from './purchase/purchase.service';
+import { SubmitTokens } from './purchase/submit-tokens';
 import { SaleCatalog } from './sales/sale-catalog';
 import { AdminSalesController, SalesController } from './sales/sales.controller';
 import { SalesService } from './sales/sales.service';
@@ -20,7 +24,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfraModule.forRoot(config), AuthModule],
+      imports: [InfraModule.forRoot(config), AuthModule, OpsModule],
       controllers: [SalesController, AdminSalesController, PurchaseController, OrdersController, PaymentsController],
       providers: [
         SaleCatalog,
@@ -31,6 +35,9 @@ export class AppModule {
         AuditService,
         PaymentsService,
         SimulatedPaymentProvider,
+        SubmitTokens,
+        DbPurchase,
+        OrderExpiryQueue,
       ],
     };
   }

@@ -20,6 +20,7 @@ import { StockReconciliation } from './lifecycle/stock-reconciliation';
 import { CreateOrderProcessor } from './orders/create-order.processor';
 import { OrderBatcher } from './orders/order-batcher';
 import { OrderWriter } from './orders/order-writer';
+import { WorkerOpsModule } from './ops/worker-ops.module';
 import {
   BULL_CONNECTION,
   LIFECYCLE_CONFIG,
@@ -50,6 +51,7 @@ export class WorkerModule implements OnApplicationShutdown {
       imports: [
         TypeOrmModule.forRoot(dataSourceOptions({ url: config.database.url, poolSize: 8 })),
         TypeOrmModule.forFeature(ENTITIES),
+        WorkerOpsModule.forRoot(config),
       ],
       providers: [
         { provide: WORKER_CONFIG, useValue: config.worker },

@@ -21,6 +21,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:1,b' })).toThrow(/REDIS_CLUSTER_NODES entry/);
   });
 
+  it('reads the operations settings: worker metrics port (0 = off), log level, pretty logs', () => {
+    expect(loadConfig({}).ops).toEqual({ workerMetricsPort: 9464, logLevel: 'info', logPretty: false });
+    expect(loadConfig({ WORKER_METRICS_PORT: '0', LOG_LEVEL: 'debug', LOG_PRETTY: '1' }).ops).toEqual({
+      workerMetricsPort: 0,
+      logLevel: 'debug',
+      logPretty: true,
+    });
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL must be one of fatal, error/);
+    expect(() => loadConfig({ LOG_PRETTY: 'yes' })).toThrow(/LOG_PRETTY must be 1 or 0/);
+    expect(() => loadConfig({ WORKER_METRICS_PORT: '70000' })).toThrow(/WORKER_METRICS_PORT must be an integer/);
+  });
+
   it('switches Redis to cluster mode when nodes are listed', () => {
     expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001' }).redis.clusterNodes).toEqual([
       '127.0.0.1:7000',

@@ -18,7 +18,11 @@ export interface AppConfig {
     callbackJitterMs: number;
     callbackCopies: number;
   };
-  purchase: { submitTokenTtlSeconds: number };
+  purchase: {
+    submitTokenTtlSeconds: number;
+    /** When Redis is unreachable, a redis-lua sale keeps selling through MySQL (db-optimistic). */
+    redisFallback: boolean;
+  };
   worker: {
     concurrency: number;
     /** Group commit: at most this many orders share one MySQL transaction. */
@@ -38,7 +42,17 @@ export interface AppConfig {
     /** How often Redis and MySQL are compared per live sale (the drift metric). */
     reconcileIntervalMs: number;
   };
+  ops: {
+    /** Port of the worker's Prometheus endpoint (`GET /metrics`); 0 disables it. */
+    workerMetricsPort: number;
+    logLevel: LogLevel;
+    /** Human-readable log lines (pino-pretty) instead of JSON, for a terminal. */
+    logPretty: boolean;
+  };
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -67,6 +81,22 @@ function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean):
   if (value) return value;
   if (production) throw new ConfigError(`${name} must be set when NODE_ENV=production`);
   return DEV_DEFAULTS[name];
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
 }
 
 function url(env: Env, name: string, fallback: string, protocols: string[]): string {
@@ -118,7 +148,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       callbackJitterMs: integer(env, 'PAYMENT_CALLBACK_JITTER_MS', 1_000, 0, 600_000),
       callbackCopies: integer(env, 'PAYMENT_CALLBACK_COPIES', 2, 0, 10),
     },
-    purchase: { submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600) },
+    purchase: {
+      submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600),
+      redisFallback: (env['REDIS_FALLBACK'] ?? 'on') !== 'off',
+    },
     worker: {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),
       batchSize: integer(env, 'ORDER_BATCH_SIZE', 200, 1, 5_000),
@@ -126,6 +159,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
       lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1_000, 600_000),
+    },
+    ops: {
+      workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 9464, 0, 65535),
+      logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+      logPretty: flag(env, 'LOG_PRETTY'),
     },
     lifecycle: {
       recoveryIntervalMs: integer(env, 'RECOVERY_INTERVAL_MS', 30_000, 1_000, 3_600_000),

@@ -214,7 +214,11 @@ describe('reservation scripts (real Redis)', () => {
         const reserved = results.filter((result) => result.kind === 'reserved');
         const refusedCodes = new Set(results.flatMap((result) => (result.kind === 'refused' ? [result.code] : [])));
         expect(reserved).toHaveLength(300);
-        expect([...refusedCodes].sort()).toEqual([ErrorCode.LimitReached, ErrorCode.SoldOut].sort());
+        // Every refusal is one of these two (which ones occur depends on how the calls interleave).
+        expect([...refusedCodes].every((code) => [ErrorCode.LimitReached, ErrorCode.SoldOut].includes(code))).toBe(
+          true,
+        );
+        expect(refusedCodes.has(ErrorCode.SoldOut)).toBe(true);
         expect(await repo.remaining(saleId)).toBe(0);
 
         // Judge from the reservation records themselves, not from the counters the script keeps.

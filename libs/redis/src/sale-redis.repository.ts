@@ -31,6 +31,11 @@ export class SaleRedisRepository {
     return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
   }
 
+  /** Stores a token made elsewhere (signed by the API) for the reservation script to check and consume. */
+  async storeToken(saleId: string, token: string, userId: string, ttlSeconds: number): Promise<void> {
+    await this.client.set(this.keys.sale(saleId).token(token), userId, 'EX', ttlSeconds);
+  }
+
   /** Units Redis can still sell, or `undefined` when the sale is not loaded. */
   async remaining(saleId: string): Promise<number | undefined> {
     const value = await this.client.get(this.keys.sale(saleId).stock);

@@ -52,12 +52,19 @@ export class AuditService {
 
   async audit(saleId: string): Promise<AuditView> {
     const sale = await this.catalog.get(saleId);
-    const [mysql, redis, lastDrift] = await Promise.all([
+    const redisBacked = sale.strategy === 'redis-lua';
+    const [mysql, redisSnapshot, lastDrift] = await Promise.all([
       this.saleBooks.read(sale.id),
-      this.saleRedis.snapshot(sale.id),
-      this.saleRedis.lastReconciledDrift(sale.id),
+      redisBacked ? this.saleRedis.snapshot(sale.id) : undefined,
+      redisBacked ? this.saleRedis.lastReconciledDrift(sale.id) : undefined,
     ]);
     if (!mysql) throw new Error(`Sale ${sale.id} vanished from MySQL`);
+    // A MySQL-only sale has a single ledger: MySQL stands in for Redis, every return already applied.
+    const redis = redisSnapshot ?? {
+      remaining: mysql.available,
+      reservations: [],
+      returned: new Map(mysql.rows.map((row) => [row.orderNo, row.quantity])),
+    };
     const books = compareBooks({
       rows: mysql.rows,
       reservations: redis.reservations,
@@ -91,7 +98,7 @@ export class AuditService {
       mysqlAvailable: mysql.available,
       unitsBeingReturned: books.unitsBeingReturned,
       unitsAboveUserLimit: mysql.unitsAboveUserLimit,
-      ordersWithoutOwnReservation: books.ordersWithoutOwnReservation,
+      ordersWithoutOwnReservation: redisBacked ? books.ordersWithoutOwnReservation : 0,
       lostReservations,
     });
     return {
@@ -113,7 +120,7 @@ export class AuditService {
         unitsBeingReturned: books.unitsBeingReturned,
         mysqlAvailable: mysql.available,
         unitsAboveUserLimit: mysql.unitsAboveUserLimit,
-        ordersWithoutOwnReservation: books.ordersWithoutOwnReservation,
+        ordersWithoutOwnReservation: redisBacked ? books.ordersWithoutOwnReservation : 0,
         redisBooksBalance: verdict.redisBooksBalance,
         mysqlBooksBalance: verdict.mysqlBooksBalance,
       },

@@ -13,7 +13,7 @@ import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import type { AuthUser, Role } from './auth-user';
 
-const REQUIRED_ROLE = 'auth:required-role';
+export const REQUIRED_ROLE = 'auth:required-role';
 /** User ids go into Redis records separated by '|' and ' ': only this alphabet is accepted. */
 const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -38,9 +38,23 @@ export class AuthGuard implements CanActivate {
     if (!header?.startsWith('Bearer ')) {
       throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first: send Authorization: Bearer <token>');
     }
+    const user = await this.verify(header.slice('Bearer '.length).trim());
+    request.user = user;
+
+    const required =
+      this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getHandler()) ??
+      this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getClass());
+    if (required === 'admin' && user.role !== 'admin') {
+      throw new DomainError(ErrorCode.Forbidden, 'This needs an admin token');
+    }
+    return true;
+  }
+
+  /** The caller an access token names, or 401. Also used outside Nest routes (the queue dashboard). */
+  async verify(token: string): Promise<AuthUser> {
     let claims: TokenClaims;
     try {
-      claims = await this.jwt.verifyAsync<TokenClaims>(header.slice('Bearer '.length).trim());
+      claims = await this.jwt.verifyAsync<TokenClaims>(token);
     } catch {
       throw new DomainError(ErrorCode.Unauthenticated, 'The access token is invalid or expired');
     }
@@ -48,15 +62,7 @@ export class AuthGuard implements CanActivate {
     if (typeof sub !== 'string' || !USER_ID_PATTERN.test(sub) || (role !== 'guest' && role !== 'admin')) {
       throw new DomainError(ErrorCode.Unauthenticated, 'The access token is invalid or expired');
     }
-    request.user = { id: sub, name: typeof name === 'string' ? name : '', role };
-
-    const required =
-      this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getHandler()) ??
-      this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getClass());
-    if (required === 'admin' && role !== 'admin') {
-      throw new DomainError(ErrorCode.Forbidden, 'This needs an admin token');
-    }
-    return true;
+    return { id: sub, name: typeof name === 'string' ? name : '', role };
   }
 }
 

@@ -34,7 +34,7 @@ const DEPENDENCY_DOWN_CODES = new Set([
   'ER_CON_COUNT_ERROR',
 ]);
 
-function isDependencyDown(error: unknown): boolean {
+export function isDependencyDown(error: unknown): boolean {
   const candidate = error as { code?: string; name?: string; message?: string; driverError?: { code?: string } } | null;
   return (
     DEPENDENCY_DOWN_CODES.has(candidate?.code ?? '') ||
@@ -64,6 +64,14 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = NEST_STATUS_CODES[status] ?? ErrorCode.ValidationFailed;
     return { status, body: { error: { code, message: fastifyError?.message ?? 'Bad request' } }, unexpected: false };
+  }
+  if ((error as Error | null)?.name === 'OptimisticLockExhaustedError') {
+    // Too many concurrent writers on one sale row for the bounded retries: nothing was written.
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      body: { error: { code: ErrorCode.Unavailable, message: 'Too busy right now; please retry' } },
+      unexpected: false,
+    };
   }
   if (isDependencyDown(error)) {
     return {

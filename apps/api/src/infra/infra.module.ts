@@ -37,7 +37,7 @@ export class InfraModule implements OnApplicationShutdown {
         TypeOrmModule.forRoot({ ...dataSourceOptions({ url: config.database.url, poolSize: 20 }) }),
         TypeOrmModule.forFeature(ENTITIES),
         BullModule.forRoot({ prefix: config.queue.prefix, connection: bullConnection }),
-        BullModule.registerQueue({ name: QueueName.Orders }),
+        BullModule.registerQueue({ name: QueueName.Orders }, { name: QueueName.OrderLifecycle }),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
@@ -75,6 +75,7 @@ export class InfraModule implements OnApplicationShutdown {
         SaleRedisRepository,
         SaleBooksRepository,
         OrderLifecycle,
+        SaleStockRepository,
         TypeOrmModule,
         BullModule,
       ],

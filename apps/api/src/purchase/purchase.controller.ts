@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import type { AuthUser } from '../auth/auth-user';
 import { Authenticated, CurrentUser } from '../auth/auth.guard';
 import { PurchaseDto } from './purchase.dto';
@@ -16,9 +17,16 @@ export class PurchaseController {
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
+  /** 202 QUEUED when Redis reserved it (the worker writes the order); 201 when MySQL wrote it now. */
   @Post('purchase')
-  @HttpCode(HttpStatus.ACCEPTED)
-  purchase(@CurrentUser() user: AuthUser, @Param('id') saleId: string, @Body() body: PurchaseDto) {
-    return this.purchases.purchase(user, saleId, body.token, body.quantity ?? 1);
+  async purchase(
+    @CurrentUser() user: AuthUser,
+    @Param('id') saleId: string,
+    @Body() body: PurchaseDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const accepted = await this.purchases.purchase(user, saleId, body.token, body.quantity ?? 1);
+    void reply.status(accepted.status === 'QUEUED' ? HttpStatus.ACCEPTED : HttpStatus.CREATED);
+    return accepted;
   }
 }

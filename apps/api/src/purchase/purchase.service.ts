@@ -1,45 +1,101 @@
 import type { AppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
-import { ReservationScripts, SaleRedisRepository, type IssuedToken } from '@flash-sale/redis';
+import type { SaleEntity } from '@flash-sale/db';
+import { type RedisClient, ReservationScripts } from '@flash-sale/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthUser } from '../auth/auth-user';
-import { APP_CONFIG } from '../infra/tokens';
+import { isDependencyDown } from '../common/error-body';
+import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
+import { MetricsService } from '../ops/metrics.service';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { SalesService } from '../sales/sales.service';
+import { DbPurchase, type OrderCreated } from './db-purchase';
 import { OrderQueue } from './order-queue';
+import { type IssuedSubmitToken, SubmitTokens } from './submit-tokens';
 
-export interface PurchaseAccepted {
-  orderNo: string;
-  status: 'QUEUED';
-}
+/** `QUEUED` (202): reserved in Redis, written by the worker. `PENDING_PAYMENT` (201): written in MySQL now. */
+export type PurchaseAccepted = { orderNo: string; status: 'QUEUED' } | OrderCreated;
 
 /** A fresh order number collides (~2^-80) or a Redis reload races us: a couple of tries is plenty. */
 const MAX_RESERVE_ATTEMPTS = 3;
 
-/** The purchase path of DESIGN.md steps 2–4: submit token, one reservation script, enqueue. */
+/**
+ * The purchase path of DESIGN.md steps 2–4 — submit token, one reservation script, enqueue — and the
+ * dispatch to the MySQL-only strategies of a sale that asked for one.
+ */
 @Injectable()
 export class PurchaseService {
   private readonly logger = new Logger(PurchaseService.name);
   private readonly orderNumbers = new OrderNumberGenerator();
+  /** Sales this instance sold through the fallback: reload them into Redis before Redis sells again. */
+  private readonly reloadAfterFallback = new Set<string>();
 
   constructor(
     private readonly catalog: SaleCatalog,
     private readonly sales: SalesService,
     private readonly scripts: ReservationScripts,
-    private readonly saleRedis: SaleRedisRepository,
     private readonly orderQueue: OrderQueue,
+    private readonly dbPurchase: DbPurchase,
+    private readonly tokens: SubmitTokens,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async issueToken(user: AuthUser, saleId: string): Promise<IssuedToken> {
+  async issueToken(user: AuthUser, saleId: string): Promise<IssuedSubmitToken> {
     const sale = await this.catalog.get(saleId);
     if (sale.endsAt <= new Date()) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
-    return this.saleRedis.issueToken(sale.id, user.id, this.config.purchase.submitTokenTtlSeconds);
+    return this.tokens.issue(sale.id, user.id, sale.strategy === 'redis-lua');
   }
 
   async purchase(user: AuthUser, saleId: string, token: string, quantity: number): Promise<PurchaseAccepted> {
-    const sale = await this.catalog.get(saleId);
+    try {
+      const sale = await this.catalog.get(saleId);
+      if (sale.strategy !== 'redis-lua') {
+        const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, sale.strategy);
+        this.metrics.countPurchase('accepted');
+        return created;
+      }
+      return await this.purchaseThroughRedis(sale, user, token, quantity);
+    } catch (error) {
+      this.metrics.countRefusedPurchase(error);
+      throw error;
+    }
+  }
+
+  /**
+   * The redis-lua path, or — when Redis is unreachable and REDIS_FALLBACK is on — db-optimistic, so
+   * the sale keeps selling correctly, only slower. Once Redis answers again the sale is reloaded from
+   * MySQL before Redis sells anything, so no unit sold during the outage is sold twice.
+   */
+  private async purchaseThroughRedis(sale: SaleEntity, user: AuthUser, token: string, quantity: number) {
+    if (this.config.purchase.redisFallback && this.redis.status !== 'ready') {
+      return this.fallBack(sale, user, token, quantity);
+    }
+    if (this.reloadAfterFallback.delete(sale.id)) await this.sales.preload(sale.id);
+    try {
+      return await this.reserveAndEnqueue(sale, user, token, quantity);
+    } catch (error) {
+      if (!this.config.purchase.redisFallback || !isDependencyDown(error) || this.redis.status === 'ready') throw error;
+      return this.fallBack(sale, user, token, quantity);
+    }
+  }
+
+  private async fallBack(sale: SaleEntity, user: AuthUser, token: string, quantity: number): Promise<OrderCreated> {
+    this.reloadAfterFallback.add(sale.id);
+    const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, 'db-optimistic');
+    this.metrics.countPurchase('accepted');
+    return created;
+  }
+
+  private async reserveAndEnqueue(
+    sale: SaleEntity,
+    user: AuthUser,
+    token: string,
+    quantity: number,
+  ): Promise<PurchaseAccepted> {
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
+      const reservationTimer = this.metrics.reservationTimer();
       const result = await this.scripts.reserve({
         saleId: sale.id,
         userId: user.id,
@@ -47,6 +103,7 @@ export class PurchaseService {
         quantity,
         orderNo: this.orderNumbers.next(sale.id),
       });
+      reservationTimer();
       switch (result.kind) {
         case 'reserved':
         case 'replayed':
@@ -61,6 +118,7 @@ export class PurchaseService {
             slot: result.slot,
             reservedAt: result.reservedAt.toISOString(),
           });
+          this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
           return { orderNo: result.orderNo, status: 'QUEUED' };
         case 'order-number-taken':
           continue;

@@ -24,10 +24,6 @@ export class SalesService {
       throw new DomainError(ErrorCode.ValidationFailed, 'endsAt must be after startsAt');
     }
     const strategy = input.strategy ?? 'redis-lua';
-    if (strategy !== 'redis-lua') {
-      // The MySQL-only comparison strategies are not built yet; refusing beats a sale that cannot sell.
-      throw new DomainError(ErrorCode.ValidationFailed, `strategy "${strategy}" is not available in this version`);
-    }
     const sale = await this.sales.save(
       this.sales.create({
         name: input.name,
@@ -43,6 +39,7 @@ export class SalesService {
         paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
       }),
     );
+    if (sale.strategy !== 'redis-lua') return this.view(sale, sale.available); // MySQL-only: nothing to load
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale.id);
     const { sellable } = await this.scripts.preload(this.preloadInput(sale), []);
@@ -52,6 +49,7 @@ export class SalesService {
   /** Idempotent: Redis sells `stock − units taken`, the union of its reservations and MySQL's holding orders. */
   async preload(saleId: string): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
+    if (sale.strategy !== 'redis-lua') return this.get(saleId); // MySQL-only sales have nothing in Redis
     const holding = await this.orders.find({
       select: { orderNo: true, userId: true, quantity: true, userSlot: true, reservedAt: true },
       where: { saleId, status: In([...HOLDING_STATUSES]) },
@@ -80,10 +78,15 @@ export class SalesService {
     return this.view(sale, await this.remaining(sale));
   }
 
-  /** Live remaining units: Redis for a Redis-backed sale (MySQL if Redis has not loaded it). */
+  /**
+   * Live remaining units: Redis for a Redis-backed sale; MySQL for a MySQL-only one, and for a
+   * Redis-backed one that Redis has not loaded or cannot be reached (the fallback sells from MySQL).
+   */
   private async remaining(sale: SaleEntity): Promise<number> {
-    const fromRedis = await this.saleRedis.remaining(sale.id);
-    if (fromRedis !== undefined) return fromRedis;
+    if (sale.strategy === 'redis-lua') {
+      const fromRedis = await this.saleRedis.remaining(sale.id).catch(() => undefined);
+      if (fromRedis !== undefined) return fromRedis;
+    }
     const fresh = await this.sales.findOneBy({ id: sale.id });
     return fresh?.available ?? 0;
   }

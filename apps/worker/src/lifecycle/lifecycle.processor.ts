@@ -35,7 +35,10 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
   ) {
     this.handlers = {
       [EXPIRE_ORDER_JOB]: (job, token) => expiry.run(job, token),
-      [RECOVER_RESERVATIONS_JOB]: () => recovery.run(),
+      [RECOVER_RESERVATIONS_JOB]: async () => ({
+        recovered: await recovery.run(),
+        expiredOverdue: await expiry.expireOverdue(),
+      }),
       [RECONCILE_STOCK_JOB]: async () => Object.fromEntries(await reconciliation.run()),
     };
   }

@@ -1,6 +1,7 @@
 import type { AppConfig } from '@flash-sale/config';
 import type { CreateOrderJobData } from '@flash-sale/queue';
 import { Inject, Injectable } from '@nestjs/common';
+import { WorkerMetrics } from '../ops/worker-metrics';
 import { WORKER_CONFIG } from '../worker.tokens';
 import { OrderWriter, type WriteOutcome } from './order-writer';
 
@@ -29,6 +30,7 @@ export class OrderBatcher {
   constructor(
     private readonly writer: OrderWriter,
     @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
+    private readonly metrics: WorkerMetrics,
   ) {}
 
   submit(order: CreateOrderJobData): Promise<WriteOutcome> {
@@ -58,6 +60,10 @@ export class OrderBatcher {
         const outcomes = await this.writer.writeBatch(
           saleId,
           batch.map((waiting) => waiting.order),
+        );
+        this.metrics.observeCommitted(
+          batch.map((waiting) => waiting.order),
+          outcomes,
         );
         batch.forEach((waiting, i) => waiting.resolve(outcomes[i] ?? 'already-exists'));
       } catch (error) {

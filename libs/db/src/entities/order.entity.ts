@@ -40,6 +40,10 @@ export class OrderEntity {
   @Column({ name: 'failure_reason', type: 'varchar', length: 200, nullable: true })
   failureReason!: string | null;
 
+  /** The submit token of an order made synchronously in MySQL (db-* strategies, Redis-down fallback). */
+  @Column({ name: 'submit_token', type: 'varchar', length: 255, nullable: true })
+  submitToken!: string | null;
+
   /** When the reservation was made in Redis (the buyer's moment), not when the row was written. */
   @Column({ name: 'reserved_at', type: 'datetime', precision: 3 })
   reservedAt!: Date;

@@ -1,0 +1,104 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
+import { ModulesContainer } from '@nestjs/core';
+import { DocumentBuilder, type OpenAPIObject, type OperationObject, SwaggerModule } from '@nestjs/swagger';
+import { AuthGuard, REQUIRED_ROLE } from '../auth/auth.guard';
+
+const DOCS_PATH = 'docs';
+const BEARER = 'bearer';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * OpenAPI at /docs (UI) and /docs-json. DTOs document themselves with `@ApiProperty`; each controller
+ * is a tag (swagger's `autoTagControllers`). Security is derived here from what the controllers already
+ * declare — `AuthGuard` and the role it requires — so a new controller is documented correctly without
+ * swagger decorators of its own. The prose contract (codes, statuses, precedence) stays API.md.
+ */
+export function installDocs(app: INestApplication): void {
+  const config = new DocumentBuilder()
+    .setTitle('Flash sale API')
+    .setDescription(
+      'A flash sale that never oversells. Errors are always `{"error":{"code","message"}}` with the status of ' +
+        "API.md's error table. Sign in with `POST /api/auth/guest` or `POST /api/auth/admin` and send the token " +
+        'as `Authorization: Bearer <token>`.',
+    )
+    .setVersion('0.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER)
+    .build();
+  // Built on first request: by then every module (and every controller) is registered.
+  SwaggerModule.setup(
+    DOCS_PATH,
+    app,
+    () =>
+      describeAccess(
+        app,
+        SwaggerModule.createDocument(app, config, {
+          operationIdFactory: (controller, handler) => `${controller}_${handler}`,
+        }),
+      ),
+    { customSiteTitle: 'Flash sale API' },
+  );
+}
+
+function describeAccess(app: INestApplication, document: OpenAPIObject): OpenAPIObject {
+  const controllers = new Map<string, Type>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      if (wrapper.metatype) controllers.set(wrapper.metatype.name, wrapper.metatype as Type);
+    }
+  }
+  const tags = new Set<string>();
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const [controllerName = '', handler = ''] = (operation.operationId ?? '').split('_');
+      operation.tags?.forEach((tag) => tags.add(tag));
+      const controller = controllers.get(controllerName);
+      if (controller) describeAuth(operation, controller, handler);
+      operation.responses['default'] ??= {
+        description: 'Refused: the error body of API.md',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+  }
+  document.tags = [...tags].sort().map((name) => ({ name }));
+  document.components = {
+    ...document.components,
+    schemas: {
+      ...document.components?.schemas,
+      Error: {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: {
+              code: { type: 'string', example: 'SOLD_OUT' },
+              message: { type: 'string', example: 'Sold out' },
+              details: { type: 'object' },
+            },
+          },
+        },
+      },
+    },
+  };
+  return document;
+}
+
+function describeAuth(operation: OperationObject, controller: Type, handler: string): void {
+  // What @UseGuards / @Authenticated / @AdminOnly recorded on the handler and on its class.
+  const method = (controller.prototype as Record<string, unknown>)[handler];
+  const onHandler = (key: string): unknown =>
+    typeof method === 'function' ? Reflect.getMetadata(key, method) : undefined;
+  const guards = [
+    ...((Reflect.getMetadata(GUARDS_METADATA, controller) as unknown[] | undefined) ?? []),
+    ...((onHandler(GUARDS_METADATA) as unknown[] | undefined) ?? []),
+  ];
+  if (!guards.includes(AuthGuard)) return;
+  operation.security = [{ [BEARER]: [] }];
+  const role = onHandler(REQUIRED_ROLE) ?? Reflect.getMetadata(REQUIRED_ROLE, controller);
+  const who = role === 'admin' ? 'an admin token (a guest token gets 403)' : 'a guest or admin token';
+  operation.description = [operation.description, `Needs ${who}; without one, 401.`].filter(Boolean).join('\n\n');
+}

@@ -1,0 +1,86 @@
+import type { AppConfig } from '@flash-sale/config';
+import { RequestMethod } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { LoggerModuleAsyncParams } from 'nestjs-pino';
+import { pino, type Logger } from 'pino';
+
+/** Probes and scrapers call these every few seconds: a log line each would drown the rest. */
+const UNLOGGED_PATHS = /^\/(health|metrics)([/?]|$)/;
+
+/** LOG_PRETTY=1: one readable line per entry, e.g. `12:00:00.000 INFO: [api PurchaseService] …`. */
+const PRETTY_OPTIONS = {
+  singleLine: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname,service,context',
+  messageFormat: '[{service}{if context} {context}{end}] {msg}',
+};
+
+/** JSON lines on stdout (pino-pretty when LOG_PRETTY=1): the one root logger of the process. */
+export function createRootLogger(ops: AppConfig['ops'], service: string): Logger {
+  return pino({
+    level: ops.logLevel,
+    formatters: { level: (label) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    base: { service, pid: process.pid },
+    ...(ops.logPretty && ops.logLevel !== 'silent'
+      ? { transport: { target: 'pino-pretty', options: PRETTY_OPTIONS } }
+      : {}),
+  });
+}
+
+/** The dashboard login carries a token in its query string: it must not reach the logs. */
+function withoutSecrets(url: string): string {
+  return url.replace(/([?&]token=)[^&]*/g, '$1[redacted]');
+}
+
+/**
+ * One line per request, when it completes, written by Fastify's own per-request logger (labelled
+ * `reqId`). Fastify's logging is much cheaper per request than a pino-http middleware, which
+ * measurably slowed the purchase path.
+ */
+class AccessLog extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'reqId', disableRequestLogging: (request) => UNLOGGED_PATHS.test(request.url) });
+  }
+
+  override incomingRequest(): void {
+    // Only the completion line: it has everything the first one would.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const line = {
+      req: { method: request.method, url: withoutSecrets(request.url), ip: request.ip },
+      res: reply,
+      responseTime: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error || reply.statusCode >= 500) reply.log.error({ ...line, err: error }, 'request completed');
+    // Refusals (sold out, limit reached…) are the normal answer of a flash sale, not errors.
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+/**
+ * The API's logging, Fastify side: pino as Fastify's logger, with the request id Fastify gives each
+ * request (the caller's sane `x-request-id`, else a fresh UUID — see app.factory.ts). None when quiet.
+ */
+export function fastifyLogging(ops: AppConfig['ops'], quiet: boolean) {
+  return quiet ? {} : { loggerInstance: createRootLogger(ops, 'api'), logController: new AccessLog() };
+}
+
+/**
+ * The API's logging, Nest side: nestjs-pino is Nest's logger (main's `app.useLogger`), reusing Fastify's
+ * pino (`useExisting`), and its middleware binds each request's logger to the request, so every line
+ * written while a request is handled — by any service — carries that request's `reqId` too.
+ */
+export const nestLoggingParams: LoggerModuleAsyncParams = {
+  inject: [HttpAdapterHost],
+  useFactory: (adapterHost: HttpAdapterHost) => ({
+    useExisting: true,
+    // Outside requests (boot, shutdown, jobs), Nest's lines go to Fastify's root logger.
+    pinoHttp: { logger: adapterHost.httpAdapter.getInstance<{ log: FastifyBaseLogger }>().log as Logger },
+    // Nest 11 route syntax for "every path" (nestjs-pino's default `*` is the legacy form).
+    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+  }),
+};

@@ -1,0 +1,116 @@
+import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Queue } from 'bullmq';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { toErrorResponse } from '../common/error-body';
+import { REDIS_CLIENT } from '../infra/tokens';
+import { errorMessage, withDeadline } from './deadline';
+import { registeredQueues } from './registered-queues';
+
+/** Job states that make up the queue depth (completed jobs are done: their order row proves them). */
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+
+/** A scrape must answer even while Redis is down: it then lacks the series Redis feeds. */
+const SCRAPE_DEADLINE_MS = 1_000;
+
+export type PurchaseOutcome = 'accepted' | 'replayed';
+
+/**
+ * The API's Prometheus registry (`GET /metrics`). Its own registry rather than prom-client's global
+ * one, so that several apps in one process (the tests) never register a series twice. Queue depth and
+ * stock drift are read at scrape time; the purchase path only counts and times.
+ */
+@Injectable()
+export class MetricsService implements OnModuleInit {
+  private readonly logger = new Logger(MetricsService.name);
+  private readonly registry = new Registry();
+  private queues: Queue[] = [];
+
+  private readonly purchases = new Counter({
+    name: 'flash_sale_purchases_total',
+    help: 'Purchase attempts by outcome: accepted, replayed (same token again) or the error code of the refusal',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly reservationScript = new Histogram({
+    name: 'flash_sale_reservation_script_seconds',
+    help: 'Latency of the reservation Lua script (one Redis round trip)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+
+  constructor(
+    @Inject(REDIS_CLIENT) redis: RedisClient,
+    keys: KeyBuilder,
+    private readonly moduleRef: ModuleRef,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+
+    const queueDepth: Gauge<'queue' | 'state'> = new Gauge({
+      name: 'flash_sale_queue_depth',
+      help: 'Jobs in a BullMQ queue by state, read at scrape time',
+      labelNames: ['queue', 'state'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        queueDepth.reset();
+        await Promise.all(
+          this.queues.map(async (queue) => {
+            try {
+              const counts = await withDeadline(queue.getJobCounts(...QUEUE_STATES), SCRAPE_DEADLINE_MS, 'queue');
+              for (const state of QUEUE_STATES) queueDepth.set({ queue: queue.name, state }, counts[state] ?? 0);
+            } catch (error) {
+              this.logger.warn(`Queue depth of "${queue.name}" unavailable: ${errorMessage(error)}`);
+            }
+          }),
+        );
+      },
+    });
+
+    const stockDrift: Gauge<'sale'> = new Gauge({
+      name: 'flash_sale_stock_drift',
+      help: 'Units by which Redis and MySQL disagree per sale, as last measured by the reconciliation job (0 = agree)',
+      labelNames: ['sale'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        stockDrift.reset();
+        try {
+          const drifts = await withDeadline(redis.hgetall(keys.reconciliation), SCRAPE_DEADLINE_MS, 'Redis');
+          for (const [sale, drift] of Object.entries(drifts)) {
+            if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
+          }
+        } catch (error) {
+          this.logger.warn(`Stock drift unavailable: ${errorMessage(error)}`);
+        }
+      },
+    });
+  }
+
+  onModuleInit(): void {
+    this.queues = registeredQueues(this.moduleRef);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Starts timing one reservation script call; call the result when the script has answered. */
+  reservationTimer(): () => void {
+    const stop = this.reservationScript.startTimer();
+    return () => void stop();
+  }
+
+  countPurchase(outcome: PurchaseOutcome): void {
+    this.purchases.inc({ outcome });
+  }
+
+  /** A refused or failed purchase, labelled with the error code its caller receives. */
+  countRefusedPurchase(error: unknown): void {
+    this.purchases.inc({ outcome: toErrorResponse(error).body.error.code });
+  }
+}

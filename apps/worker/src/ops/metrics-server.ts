@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { WorkerMetrics } from './worker-metrics';
+
+/**
+ * The worker has no HTTP server of its own: this tiny one answers `GET /metrics` for Prometheus on
+ * WORKER_METRICS_PORT (0: not started). A port that cannot be bound (another worker on the same host)
+ * is logged as an error, and the worker runs on without it: orders matter more than their metrics.
+ */
+export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WorkerMetricsServer.name);
+  private server?: Server;
+
+  constructor(
+    private readonly metrics: WorkerMetrics,
+    private readonly port: number,
+    private readonly host: string,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.port === 0) return;
+    const server = createServer((request, response) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (request.method !== 'GET' || path !== '/metrics') {
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: try GET /metrics\n');
+        return;
+      }
+      this.metrics.registry.metrics().then(
+        (body) => response.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(body),
+        (error: unknown) => {
+          this.logger.error(`Metrics scrape failed: ${errorText(error)}`);
+          response.writeHead(500, { 'content-type': 'text/plain' }).end('Metrics unavailable\n');
+        },
+      );
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.port, this.host, () => resolve());
+      });
+    } catch (error) {
+      this.logger.error(`No metrics endpoint: cannot listen on ${this.host}:${this.port} (${errorText(error)})`);
+      return;
+    }
+    this.server = server;
+    this.logger.log(`Metrics on http://${this.host}:${this.boundPort()}/metrics`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The port actually listened on (WORKER_METRICS_PORT), or undefined when disabled. */
+  boundPort(): number | undefined {
+    return (this.server?.address() as AddressInfo | null)?.port;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

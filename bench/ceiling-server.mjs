@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+/**
+ * The ceiling of the purchase benchmark: a bare Fastify server whose only route runs the app's own
+ * reservation script — the SAME `libs/redis/lua/reserve-6.lua`, loaded through the built
+ * `ReservationScripts` and `KeyBuilder` of `@flash-sale/redis`, on a client made by the app's own
+ * `createRedisClient` with the API's options. No JWT, no validation, no queue, no logging: what is left
+ * is HTTP + JSON + one EVALSHA, i.e. the most a single Node process can get out of this Redis script on
+ * this machine. `bench/purchase-bench.mjs` starts it as a child process (so its CPU is accounted like
+ * the API's), preloads the sale with `ReservationScripts.preload` and drives it with the same
+ * autocannon settings and the same kind of (user, submit token) pairs as the real endpoint.
+ *
+ *   POST /purchase   body {"token", "userId"?}; user from the `x-user-id` header, else the body
+ *                    → 202 {"orderNo","status":"QUEUED"} · refused → the API's status for the code
+ *   GET  /health     → 200 (readiness, for the bench)
+ *
+ * Environment: PORT (required), HOST (127.0.0.1), REDIS_URL (redis://127.0.0.1:6379),
+ * REDIS_KEY_PREFIX (required), CEILING_SALE_ID (required; digits, as order numbers need).
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { setInterval } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(path.join(ROOT, 'package.json'));
+const Fastify = require('fastify');
+const { createRedisClient, KeyBuilder, ReservationScripts } = require('@flash-sale/redis');
+const { ErrorCode, OrderNumberGenerator } = require('@flash-sale/domain');
+
+const required = (name) => {
+  const value = process.env[name];
+  if (!value) {
+    console.error(`ceiling-server: ${name} is required`);
+    process.exit(2);
+  }
+  return value;
+};
+const port = Number(required('PORT'));
+const host = process.env.HOST || '127.0.0.1';
+const saleId = required('CEILING_SALE_ID');
+const keyPrefix = required('REDIS_KEY_PREFIX');
+
+// The API's Redis options (apps/api/src/infra/infra.module.ts), single node.
+const redis = createRedisClient(
+  { url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', clusterNodes: [] },
+  { maxRetriesPerRequest: 2 },
+);
+const scripts = new ReservationScripts(redis, new KeyBuilder(keyPrefix));
+const orderNumbers = new OrderNumberGenerator();
+
+// The statuses API.md gives the script's refusals (apps/api/src/common/error-status.ts).
+const STATUS = {
+  [ErrorCode.SaleNotStarted]: 409,
+  [ErrorCode.SaleEnded]: 410,
+  [ErrorCode.TokenInvalid]: 403,
+  [ErrorCode.LimitReached]: 409,
+  [ErrorCode.SoldOut]: 410,
+  [ErrorCode.Unavailable]: 503,
+};
+
+const app = Fastify({ logger: false, keepAliveTimeout: 65_000 });
+
+app.post('/purchase', async (request, reply) => {
+  const body = request.body ?? {};
+  const userId = request.headers['x-user-id'] ?? body.userId;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const result = await scripts.reserve({
+      saleId,
+      userId,
+      token: body.token,
+      quantity: 1,
+      orderNo: orderNumbers.next(saleId),
+    });
+    if (result.kind === 'order-number-taken') continue;
+    if (result.kind === 'refused') {
+      void reply.status(STATUS[result.code] ?? 500);
+      return { error: { code: result.code } };
+    }
+    void reply.status(202);
+    return { orderNo: result.orderNo, status: 'QUEUED' };
+  }
+  void reply.status(503);
+  return { error: { code: ErrorCode.Unavailable } };
+});
+
+app.get('/health', async () => ({ ok: redis.status === 'ready' }));
+
+// An orphan (the bench was SIGKILLed) must not linger: exit when the parent is gone.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) shutdown('parent gone');
+}, 1_000).unref();
+
+let stopping = false;
+async function shutdown(reason) {
+  if (stopping) return;
+  stopping = true;
+  try {
+    await app.close();
+  } finally {
+    redis.disconnect();
+    console.log(`ceiling-server: stopped (${reason})`);
+    process.exit(0);
+  }
+}
+for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => shutdown(signal));
+
+await app.listen({ port, host });
+console.log(`ceiling-server: listening on http://${host}:${port}, sale ${saleId}, prefix ${keyPrefix}`);

@@ -1,0 +1,251 @@
+// Duplicate clicks: every buyer double-clicks — the same submit token CLICKS times at once — and also
+// fires EXTRA_TOKENS other tokens in the same instant, all in one `http.batch`.
+//
+// Per buyer it checks that the replays of one token all got the same answer (the same order number when
+// it succeeded), and that the buyer holds at most PER_USER_LIMIT distinct orders; then the buyer reads
+// each order back. Teardown audits the sale (no oversell, no duplicate, no lost reservation).
+//
+//   k6 run load-tests/duplicate-clicks.ts -e BASE_URL=http://localhost:3000 -e USERS=500 -e STOCK=200
+import { check, sleep } from 'k6';
+import exec from 'k6/execution';
+import http, { type RefinedResponse } from 'k6/http';
+import { Counter } from 'k6/metrics';
+import type { Options } from 'k6/options';
+import { Api, classifyPurchase, must, type PurchaseOutcome, type Session } from './lib/api.ts';
+import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
+import { API_LIMITS, commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
+import { prepareBuyer, sleepUntil } from './lib/flows.ts';
+import {
+  purchaseDuration,
+  purchaseEarly,
+  purchaseReplayed,
+  recordPurchase,
+  recordUnexpected,
+  warnSome,
+} from './lib/metrics.ts';
+import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
+
+const config = commonConfig();
+const USERS = envInt('USERS', 500);
+const STOCK = envInt('STOCK', 200, 1, API_LIMITS.maxStock);
+const PER_USER_LIMIT = envInt('PER_USER_LIMIT', 1, 1, API_LIMITS.maxPerUserLimit);
+/** Copies of the same token sent at once (a double, triple… click). */
+const CLICKS = envInt('CLICKS', 5, 2, 50);
+/** Other tokens of the same buyer, sent in the same instant. */
+const EXTRA_TOKENS = envInt('EXTRA_TOKENS', 2, 0, 20);
+const START_DELAY = envInt('START_DELAY', 10, 1, 100);
+const STRATEGY = envStrategy('STRATEGY', 'redis-lua');
+/** Each buyer can succeed at most once per token and at most PER_USER_LIMIT times. */
+const EXPECTED_ACCEPTED = Math.min(STOCK, USERS * Math.min(PER_USER_LIMIT, 1 + EXTRA_TOKENS));
+const SCENARIO = 'duplicate_clicks';
+
+/** Buyers whose replays of one token did not all answer alike (a replay must return the same order). */
+const replayMismatch = new Counter('replay_mismatch');
+/** Buyers holding more distinct orders than the per-user limit. */
+const limitExceeded = new Counter('limit_exceeded');
+
+export const options: Options = {
+  scenarios: {
+    [SCENARIO]: {
+      executor: 'per-vu-iterations',
+      vus: USERS,
+      iterations: 1,
+      maxDuration: `${START_DELAY + 120}s`,
+      tags: { strategy: STRATEGY },
+    },
+  },
+  // One batch carries every click of a buyer: let them all go in parallel.
+  batch: CLICKS + EXTRA_TOKENS,
+  batchPerHost: CLICKS + EXTRA_TOKENS,
+  setupTimeout: '60s',
+  teardownTimeout: `${config.quietTimeoutSeconds + 60}s`,
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+  thresholds: {
+    purchase_unexpected: ['count==0'],
+    request_unexpected: ['count==0'],
+    replay_mismatch: ['count==0'],
+    limit_exceeded: ['count==0'],
+    purchase_accepted: [`count==${EXPECTED_ACCEPTED}`],
+    [`http_req_duration{scenario:${SCENARIO}}`]: [`p(95)<${config.p95Ms}`],
+    purchase_duration: [`p(95)<${config.p95Ms}`],
+    oversold_units: ['value==0'],
+    audit_violations: ['count==0'],
+    checks: ['rate==1'],
+  },
+};
+
+interface SetupData {
+  saleId: string;
+  startsAtMs: number;
+  runId: string;
+}
+
+const api = new Api(config.baseUrl, config.httpTimeout);
+
+export function setup(): SetupData {
+  const admin = signInAdmin(config);
+  const id = runId();
+  const startsAt = new Date(Date.now() + START_DELAY * 1000);
+  const sale = must(
+    admin.api.createSale(admin.token, {
+      name: `k6 duplicate clicks ${id}`,
+      description: `k6 duplicate-clicks: ${USERS} buyers × (${CLICKS} clicks + ${EXTRA_TOKENS} tokens)`,
+      priceCents: 1999,
+      stock: STOCK,
+      perUserLimit: PER_USER_LIMIT,
+      startsAt: startsAt.toISOString(),
+      endsAt: new Date(startsAt.getTime() + 3600_000).toISOString(),
+      strategy: STRATEGY,
+    }),
+    `Creating the ${STRATEGY} sale`,
+  );
+  console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}) opens at ${sale.startsAt}`);
+  return { saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id };
+}
+
+/** The same answer: same outcome, and the same order number when accepted. */
+function sameAnswer(a: PurchaseOutcome, b: PurchaseOutcome): boolean {
+  if (a.kind !== b.kind || a.status !== b.status) return false;
+  return a.kind !== 'accepted' || (b.kind === 'accepted' && a.orderNo === b.orderNo);
+}
+
+/**
+ * Sends every purchase of `tokens` at once. Those answered `409 SALE_NOT_STARTED` (this machine's clock
+ * a little ahead of the API's; the tokens stay valid) are sent again, every 50 ms for at most 5 s.
+ */
+function clickAll(
+  session: Session,
+  saleId: string,
+  tokens: string[],
+): { outcomes: PurchaseOutcome[]; durations: number[] } {
+  const outcomes: PurchaseOutcome[] = [];
+  const durations: number[] = [];
+  const giveUpAt = Date.now() + 5000;
+  let pending = tokens.map((_, i) => i);
+  while (pending.length > 0) {
+    const responses = http.batch(
+      pending.map((i) => api.purchaseRequest(session, saleId, tokens[i] as string)),
+    ) as RefinedResponse<'text'>[];
+    const again: number[] = [];
+    responses.forEach((res, k) => {
+      const i = pending[k] as number;
+      const outcome = classifyPurchase(res, STRATEGY);
+      if (outcome.kind === 'not_started' && Date.now() < giveUpAt) {
+        purchaseEarly.add(1);
+        again.push(i);
+        return;
+      }
+      outcomes[i] =
+        outcome.kind === 'not_started'
+          ? {
+              kind: 'unexpected',
+              status: 409,
+              code: 'SALE_NOT_STARTED',
+              message: 'still not started 5 s after its start',
+            }
+          : outcome;
+      durations[i] = res.timings.duration;
+    });
+    pending = again;
+    if (pending.length > 0) sleep(0.05);
+  }
+  return { outcomes, durations };
+}
+
+export default function (data: SetupData): void {
+  const buyer = prepareBuyer(api, data.saleId, `k6-dup-${data.runId}-${exec.vu.idInTest}`);
+  if (!buyer) return;
+  const tokens = [buyer.token];
+  for (let i = 0; i < EXTRA_TOKENS; i++) {
+    const extra = api.submitToken(buyer.session, data.saleId);
+    if (!extra.ok) {
+      recordUnexpected('token', extra);
+      return;
+    }
+    tokens.push(extra.value.token);
+  }
+  // CLICKS copies of the first token, then one request per extra token.
+  const sent = [...Array.from({ length: CLICKS }, () => tokens[0] as string), ...tokens.slice(1)];
+
+  sleepUntil(data.startsAtMs);
+  const { outcomes, durations } = clickAll(buyer.session, data.saleId, sent);
+  const tokenOfOrder = new Map<string, string>();
+  let sharedOrderNo = false;
+  outcomes.forEach((outcome, i) => {
+    const duration = durations[i] ?? 0;
+    if (outcome.kind !== 'accepted') {
+      recordPurchase(outcome, duration);
+      return;
+    }
+    const token = sent[i] as string;
+    const owner = tokenOfOrder.get(outcome.orderNo);
+    if (owner === undefined) {
+      tokenOfOrder.set(outcome.orderNo, token);
+      recordPurchase(outcome, duration);
+    } else if (owner === token) {
+      // A replay that returned the order its token already bought: not a second sale.
+      purchaseReplayed.add(1);
+      purchaseDuration.add(duration);
+    } else {
+      sharedOrderNo = true; // two different tokens answered with one order number
+      recordPurchase(outcome, duration);
+    }
+  });
+
+  const clicks = outcomes.slice(0, CLICKS);
+  const first = clicks[0];
+  const replaysAgree = first !== undefined && clicks.every((outcome) => sameAnswer(first, outcome));
+  if (!replaysAgree) {
+    replayMismatch.add(1);
+    const answers = clicks.map((o) => (o.kind === 'accepted' ? o.orderNo : `${o.status} ${o.kind}`));
+    warnSome('replay', `replays of one token answered differently: ${answers.join(', ')}`);
+  }
+  const orders = [...tokenOfOrder.keys()];
+  const withinLimit = orders.length <= PER_USER_LIMIT;
+  if (!withinLimit) limitExceeded.add(1);
+
+  check(outcomes, {
+    'replays of one token get the same answer': () => replaysAgree,
+    [`at most ${PER_USER_LIMIT} order(s) per buyer`]: () => withinLimit,
+    'different tokens never share an order number': () => !sharedOrderNo,
+  });
+
+  // The buyer sees each of its orders (QUEUED until the worker writes it, then PENDING_PAYMENT).
+  for (const orderNo of orders) {
+    const order = api.order(buyer.session.token, orderNo);
+    if (!order.ok) {
+      recordUnexpected('get_order', order);
+      continue;
+    }
+    check(order.value, {
+      'an accepted order is the buyer’s and is QUEUED or PENDING_PAYMENT': (o) =>
+        o.userId === buyer.session.userId && (o.status === 'QUEUED' || o.status === 'PENDING_PAYMENT'),
+    });
+  }
+}
+
+export function teardown(data: SetupData): void {
+  const admin = signInAdmin(config);
+  auditChecks(waitForQuiet(admin, data.saleId), {
+    label: STRATEGY,
+    tags: { strategy: STRATEGY },
+    held: EXPECTED_ACCEPTED,
+  });
+}
+
+export const handleSummary = summaryHandler({
+  name: 'duplicate-clicks',
+  scenarios: [SCENARIO],
+  config,
+  details: (data) => [
+    `Sale: ${STRATEGY}, stock ${STOCK}, per-user limit ${PER_USER_LIMIT}; ${USERS} buyers × ` +
+      `(${CLICKS} clicks of one token + ${EXTRA_TOKENS} other tokens) → expected distinct orders ${EXPECTED_ACCEPTED}`,
+    `Replays answered with the same order: ${count(data, 'purchase_replayed')}; ` +
+      `buyers whose replays disagreed: ${count(data, 'replay_mismatch')}; ` +
+      `buyers above the limit: ${count(data, 'limit_exceeded')}`,
+    `Audit: held ${fmt(stat(data, 'held_units', 'value'))}, oversold ${fmt(stat(data, 'oversold_units', 'value'))}, ` +
+      `duplicate orders ${fmt(stat(data, 'duplicate_orders', 'value'))}, ` +
+      `lost reservations ${fmt(stat(data, 'lost_reservations', 'value'))}, ` +
+      `ok ${stat(data, 'audit_ok', 'value') === 1 ? 'yes' : 'NO'}`,
+  ],
+});

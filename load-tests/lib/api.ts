@@ -1,0 +1,382 @@
+// A small typed client for the HTTP contract of API.md (shared/API.md), for k6.
+//
+// Every call is tagged `endpoint:<name>` and `name:<METHOD route>` (the route with `:id`, so sale ids and
+// order numbers do not explode the number of time series), and each answer is checked against the
+// contract: the status the contract promises *and* the body shape. Anything else comes back as
+// `{ ok: false }` with the status and the API's error code, for the caller to count.
+import http, { type ObjectBatchRequest, type Params, type RefinedResponse } from 'k6/http';
+import type { Strategy } from './config.ts';
+
+export type Endpoint =
+  | 'auth_guest'
+  | 'auth_admin'
+  | 'create_sale'
+  | 'get_sale'
+  | 'token'
+  | 'purchase'
+  | 'get_order'
+  | 'pay'
+  | 'cancel'
+  | 'audit';
+
+const ROUTES: Record<Endpoint, string> = {
+  auth_guest: 'POST /api/auth/guest',
+  auth_admin: 'POST /api/auth/admin',
+  create_sale: 'POST /api/admin/sales',
+  get_sale: 'GET /api/sales/:id',
+  token: 'POST /api/sales/:id/tokens',
+  purchase: 'POST /api/sales/:id/purchase',
+  get_order: 'GET /api/orders/:orderNo',
+  pay: 'POST /api/orders/:orderNo/pay',
+  cancel: 'POST /api/orders/:orderNo/cancel',
+  audit: 'GET /api/admin/sales/:id/audit',
+};
+
+// --- The contract's types (API.md) -------------------------------------------------------------
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+}
+
+export interface Session {
+  token: string;
+  userId: string;
+  name: string;
+}
+
+export type SaleStatus = 'upcoming' | 'live' | 'sold_out' | 'ended';
+
+export interface Sale {
+  id: string;
+  name: string;
+  priceCents: number;
+  stock: number;
+  remaining: number;
+  perUserLimit: number;
+  startsAt: string;
+  endsAt: string;
+  strategy: Strategy;
+  status: SaleStatus;
+}
+
+export interface CreateSaleInput {
+  name: string;
+  priceCents: number;
+  stock: number;
+  perUserLimit?: number;
+  startsAt?: string;
+  endsAt: string;
+  strategy?: Strategy;
+  paymentTimeoutSeconds?: number;
+  description?: string;
+}
+
+export interface SubmitToken {
+  token: string;
+  expiresAt: string;
+}
+
+export const ORDER_STATUSES = ['QUEUED', 'PENDING_PAYMENT', 'PAID', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface Order {
+  orderNo: string;
+  saleId: string;
+  userId: string;
+  quantity: number;
+  amountCents: number;
+  status: OrderStatus;
+  createdAt: string;
+  expiresAt?: string;
+  paidAt?: string;
+}
+
+export interface Audit {
+  saleId: string;
+  stock: number;
+  remaining: number;
+  held: number;
+  ordersByStatus: Record<OrderStatus, number>;
+  oversold: number;
+  duplicateOrders: number;
+  lostReservations: number;
+  ok: boolean;
+}
+
+/** What a successful purchase answers: 202 QUEUED for redis-lua, 201 PENDING_PAYMENT for the others. */
+export interface PurchaseAccepted {
+  orderNo: string;
+  status: 'QUEUED' | 'PENDING_PAYMENT';
+}
+
+export function expectedPurchase(strategy: Strategy): { status: 201 | 202; orderStatus: PurchaseAccepted['status'] } {
+  return strategy === 'redis-lua'
+    ? { status: 202, orderStatus: 'QUEUED' }
+    : { status: 201, orderStatus: 'PENDING_PAYMENT' };
+}
+
+// --- Results -----------------------------------------------------------------------------------
+
+export type Result<T> =
+  | { ok: true; value: T; status: number; res: RefinedResponse<'text'> }
+  | { ok: false; status: number; code: string; message: string; res: RefinedResponse<'text'> };
+
+export type PurchaseOutcome =
+  | { kind: 'accepted'; orderNo: string; status: number }
+  | { kind: 'sold_out'; status: 410 }
+  | { kind: 'limit_reached'; status: 409 }
+  /** 409 SALE_NOT_STARTED: the buyer's clock ran ahead of the API's; the token is still good. */
+  | { kind: 'not_started'; status: 409 }
+  | { kind: 'unexpected'; status: number; code: string; message: string };
+
+// --- Parsing -----------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+function parse(res: RefinedResponse<'text'>): unknown {
+  if (typeof res.body !== 'string' || res.body === '') return undefined;
+  try {
+    return JSON.parse(res.body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function hasStrings(value: Json, ...keys: string[]): boolean {
+  return keys.every((key) => typeof value[key] === 'string' && value[key] !== '');
+}
+
+function hasIntegers(value: Json, ...keys: string[]): boolean {
+  return keys.every((key) => Number.isInteger(value[key]));
+}
+
+function errorOf(body: unknown): ApiErrorBody {
+  if (isObject(body) && isObject(body.error) && typeof body.error.code === 'string') {
+    return { code: body.error.code, message: typeof body.error.message === 'string' ? body.error.message : '' };
+  }
+  return { code: '', message: '' };
+}
+
+const isSession = (b: Json): boolean => hasStrings(b, 'token') && isObject(b.user) && hasStrings(b.user, 'id');
+const isSale = (b: Json): boolean =>
+  hasStrings(b, 'id', 'name', 'startsAt', 'endsAt', 'strategy', 'status') &&
+  hasIntegers(b, 'priceCents', 'stock', 'remaining', 'perUserLimit');
+const isOrder = (b: Json): boolean =>
+  hasStrings(b, 'orderNo', 'saleId', 'userId', 'createdAt') &&
+  hasIntegers(b, 'quantity', 'amountCents') &&
+  (ORDER_STATUSES as readonly unknown[]).includes(b.status);
+const isAudit = (b: Json): boolean =>
+  hasStrings(b, 'saleId') &&
+  hasIntegers(b, 'stock', 'remaining', 'held', 'oversold', 'duplicateOrders', 'lostReservations') &&
+  typeof b.ok === 'boolean' &&
+  isObject(b.ordersByStatus) &&
+  hasIntegers(b.ordersByStatus, ...ORDER_STATUSES);
+
+// --- The client --------------------------------------------------------------------------------
+
+/** Statuses that are answers of the contract, not failures, for k6's `http_req_failed`. */
+const PURCHASE_STATUSES = http.expectedStatuses(201, 202, 409, 410);
+
+export class Api {
+  constructor(
+    readonly baseUrl: string,
+    private readonly timeout = '30s',
+  ) {}
+
+  params(endpoint: Endpoint, token?: string, extra: Params = {}): Params {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...extra.headers };
+    if (token) headers['authorization'] = `Bearer ${token}`;
+    return {
+      timeout: this.timeout,
+      ...extra,
+      headers,
+      tags: { endpoint, name: ROUTES[endpoint], ...extra.tags },
+    };
+  }
+
+  private call<T>(
+    endpoint: Endpoint,
+    method: 'GET' | 'POST',
+    path: string,
+    expected: number,
+    valid: (body: Json) => boolean,
+    options: { token?: string; json?: unknown; tags?: Record<string, string> } = {},
+  ): Result<T> {
+    const body = method === 'POST' ? JSON.stringify(options.json ?? {}) : null;
+    const res = http.request(
+      method,
+      `${this.baseUrl}${path}`,
+      body,
+      this.params(endpoint, options.token, { responseType: 'text', tags: options.tags }),
+    ) as RefinedResponse<'text'>;
+    const parsed = parse(res);
+    if (res.status === expected && isObject(parsed) && valid(parsed)) {
+      return { ok: true, value: parsed as T, status: res.status, res };
+    }
+    const error = errorOf(parsed);
+    const message =
+      error.message ||
+      (res.status === expected ? 'the body does not match the contract' : res.error || `HTTP ${res.status}`);
+    return { ok: false, status: res.status, code: error.code, message, res };
+  }
+
+  /** `POST /api/auth/guest` → 201 `{token, user: {id, name}}`. */
+  guest(name?: string, tags?: Record<string, string>): Result<Session> {
+    const result = this.call<{ token: string; user: { id: string; name?: string } }>(
+      'auth_guest',
+      'POST',
+      '/api/auth/guest',
+      201,
+      isSession,
+      { json: name ? { name } : {}, tags },
+    );
+    if (!result.ok) return result;
+    const { token, user } = result.value;
+    return { ...result, value: { token, userId: user.id, name: user.name ?? '' } };
+  }
+
+  /** `POST /api/auth/admin` → 201 `{token}`. */
+  admin(password: string): Result<string> {
+    const result = this.call<{ token: string }>(
+      'auth_admin',
+      'POST',
+      '/api/auth/admin',
+      201,
+      (b) => hasStrings(b, 'token'),
+      {
+        json: { password },
+      },
+    );
+    return result.ok ? { ...result, value: result.value.token } : result;
+  }
+
+  /** `POST /api/admin/sales` → 201 Sale. */
+  createSale(adminToken: string, input: CreateSaleInput): Result<Sale> {
+    return this.call<Sale>('create_sale', 'POST', '/api/admin/sales', 201, isSale, { token: adminToken, json: input });
+  }
+
+  /** `GET /api/sales/:id` → 200 Sale. */
+  sale(saleId: string): Result<Sale> {
+    return this.call<Sale>('get_sale', 'GET', `/api/sales/${encodeURIComponent(saleId)}`, 200, isSale);
+  }
+
+  /** `POST /api/sales/:id/tokens` → 201 `{token, expiresAt}`. */
+  submitToken(session: Session, saleId: string, tags?: Record<string, string>): Result<SubmitToken> {
+    return this.call<SubmitToken>(
+      'token',
+      'POST',
+      `/api/sales/${encodeURIComponent(saleId)}/tokens`,
+      201,
+      (b) => hasStrings(b, 'token', 'expiresAt'),
+      { token: session.token, tags },
+    );
+  }
+
+  /** The purchase as a request object, for `http.batch` (parallel clicks) or `purchase()`. */
+  purchaseRequest(
+    session: Session,
+    saleId: string,
+    submitToken: string,
+    options: { quantity?: number; tags?: Record<string, string> } = {},
+  ): ObjectBatchRequest {
+    const body: { token: string; quantity?: number } = { token: submitToken };
+    if (options.quantity !== undefined) body.quantity = options.quantity;
+    return {
+      method: 'POST',
+      url: `${this.baseUrl}/api/sales/${encodeURIComponent(saleId)}/purchase`,
+      body: JSON.stringify(body),
+      params: this.params('purchase', session.token, {
+        responseType: 'text',
+        responseCallback: PURCHASE_STATUSES,
+        tags: options.tags,
+      }),
+    };
+  }
+
+  /** `POST /api/sales/:id/purchase`, classified (see `classifyPurchase`). */
+  purchase(
+    session: Session,
+    saleId: string,
+    submitToken: string,
+    strategy: Strategy,
+    options: { quantity?: number; tags?: Record<string, string> } = {},
+  ): { outcome: PurchaseOutcome; res: RefinedResponse<'text'> } {
+    const request = this.purchaseRequest(session, saleId, submitToken, options);
+    const res = http.request(request.method, request.url, request.body, request.params) as RefinedResponse<'text'>;
+    return { outcome: classifyPurchase(res, strategy), res };
+  }
+
+  /** `GET /api/orders/:orderNo` → 200 Order (owner or admin). */
+  order(token: string, orderNo: string, tags?: Record<string, string>): Result<Order> {
+    return this.call<Order>('get_order', 'GET', `/api/orders/${encodeURIComponent(orderNo)}`, 200, isOrder, {
+      token,
+      tags,
+    });
+  }
+
+  /** `POST /api/orders/:orderNo/pay` → 200 Order (PAID). */
+  pay(session: Session, orderNo: string, tags?: Record<string, string>): Result<Order> {
+    return this.call<Order>('pay', 'POST', `/api/orders/${encodeURIComponent(orderNo)}/pay`, 200, isOrder, {
+      token: session.token,
+      tags,
+    });
+  }
+
+  /** `POST /api/orders/:orderNo/cancel` → 200 Order (CANCELLED). */
+  cancel(session: Session, orderNo: string, tags?: Record<string, string>): Result<Order> {
+    return this.call<Order>('cancel', 'POST', `/api/orders/${encodeURIComponent(orderNo)}/cancel`, 200, isOrder, {
+      token: session.token,
+      tags,
+    });
+  }
+
+  /** `GET /api/admin/sales/:id/audit` → 200 Audit. */
+  audit(adminToken: string, saleId: string): Result<Audit> {
+    return this.call<Audit>('audit', 'GET', `/api/admin/sales/${encodeURIComponent(saleId)}/audit`, 200, isAudit, {
+      token: adminToken,
+    });
+  }
+}
+
+/**
+ * A purchase answer against API.md: success is exactly the strategy's status and body (202 QUEUED for
+ * redis-lua, 201 PENDING_PAYMENT for db-optimistic, db-pessimistic and naive-unsafe); the refusals a
+ * flash sale is expected to produce are 410 SOLD_OUT and 409 LIMIT_REACHED; anything else is unexpected.
+ */
+export function classifyPurchase(res: RefinedResponse<'text'>, strategy: Strategy): PurchaseOutcome {
+  const body = parse(res);
+  const success = expectedPurchase(strategy);
+  if (res.status === success.status) {
+    if (isObject(body) && hasStrings(body, 'orderNo') && body.status === success.orderStatus) {
+      return { kind: 'accepted', orderNo: body.orderNo as string, status: res.status };
+    }
+    return {
+      kind: 'unexpected',
+      status: res.status,
+      code: '',
+      message: `body is not {orderNo, status: "${success.orderStatus}"}`,
+    };
+  }
+  const error = errorOf(body);
+  if (res.status === 410 && error.code === 'SOLD_OUT') return { kind: 'sold_out', status: 410 };
+  if (res.status === 409 && error.code === 'LIMIT_REACHED') return { kind: 'limit_reached', status: 409 };
+  if (res.status === 409 && error.code === 'SALE_NOT_STARTED') return { kind: 'not_started', status: 409 };
+  return {
+    kind: 'unexpected',
+    status: res.status,
+    code: error.code,
+    message: error.message || res.error || `HTTP ${res.status}`,
+  };
+}
+
+/** Throws (stopping setup or teardown) unless the call kept the contract. */
+export function must<T>(result: Result<T>, what: string): T {
+  if (result.ok) return result.value;
+  const code = result.code ? ` ${result.code}` : '';
+  throw new Error(`${what} failed: HTTP ${result.status}${code}: ${result.message}`);
+}

@@ -1,0 +1,105 @@
+// Settings from `-e NAME=value` (or the environment with --include-system-env-vars), read once in the
+// init context. A bad value stops the run before any VU starts, naming the variable.
+
+export const STRATEGIES = ['redis-lua', 'db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+/** The one strategy that is expected to oversell: reported, labelled UNSAFE, never a failed threshold. */
+export const UNSAFE_STRATEGY: Strategy = 'naive-unsafe';
+
+/** Upper bounds of the API's sale validation (libs/domain SALE_LIMITS). */
+export const API_LIMITS = { maxStock: 10_000_000, maxPerUserLimit: 20 } as const;
+
+function raw(name: string): string | undefined {
+  const value = __ENV[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+export function envString(name: string, fallback: string): string {
+  return raw(name) ?? fallback;
+}
+
+export function envInt(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+  const value = raw(name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${value}"`);
+  }
+  return parsed;
+}
+
+export function envNumber(name: string, fallback: number, min: number, max: number): number {
+  const value = raw(name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
+    throw new Error(`${name} must be a number between ${min} and ${max}, got "${value}"`);
+  }
+  return parsed;
+}
+
+/** A k6 duration such as `90s`, `5m` or `1h30m`; returned as given (k6 parses it) and in seconds. */
+export function envDuration(name: string, fallback: string): { text: string; seconds: number } {
+  const text = envString(name, fallback);
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!match || text === '') throw new Error(`${name} must be a duration like 90s, 5m or 1h30m, got "${text}"`);
+  const seconds = Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0);
+  if (seconds <= 0) throw new Error(`${name} must be longer than 0s, got "${text}"`);
+  return { text, seconds };
+}
+
+export function envStrategy(name: string, fallback: Strategy): Strategy {
+  const value = envString(name, fallback);
+  if (!isStrategy(value)) throw new Error(`${name} must be one of ${STRATEGIES.join(', ')}, got "${value}"`);
+  return value;
+}
+
+export function envStrategies(name: string, fallback: readonly Strategy[]): Strategy[] {
+  const value = raw(name);
+  if (value === undefined) return [...fallback];
+  const list = value.split(',').map((item) => item.trim());
+  const unknown = list.filter((item) => !isStrategy(item));
+  if (unknown.length > 0 || list.length === 0) {
+    throw new Error(`${name} must be a comma-separated list of ${STRATEGIES.join(', ')}, got "${value}"`);
+  }
+  return STRATEGIES.filter((strategy) => list.includes(strategy));
+}
+
+export function isStrategy(value: string): value is Strategy {
+  return (STRATEGIES as readonly string[]).includes(value);
+}
+
+/** What every scenario shares. */
+export interface CommonConfig {
+  /** Origin of the API, without `/api` and without a trailing slash. */
+  baseUrl: string;
+  adminPassword: string;
+  /** Bound of the p(95) latency thresholds, in ms. */
+  p95Ms: number;
+  /** How long teardown waits, per sale, for the order queue to drain before auditing. */
+  quietTimeoutSeconds: number;
+  /** Where handleSummary writes `<scenario>-summary.json` and `<scenario>-report.txt`. */
+  resultsDir: string;
+  /** Per-request timeout. */
+  httpTimeout: string;
+}
+
+export function commonConfig(): CommonConfig {
+  return {
+    baseUrl: envString('BASE_URL', 'http://localhost:3000').replace(/\/+$/, ''),
+    adminPassword: envString('ADMIN_PASSWORD', 'admin'),
+    p95Ms: envInt('P95_MS', 500),
+    quietTimeoutSeconds: envInt('QUIET_TIMEOUT', 60),
+    // Relative to the directory k6 runs in: the repository root in the README's commands.
+    resultsDir: envString('RESULTS_DIR', 'load-tests/results').replace(/\/+$/, ''),
+    httpTimeout: envString('HTTP_TIMEOUT', '30s'),
+  };
+}
+
+/** A run id that keeps sale names (and guest names) of different runs apart. */
+export function runId(): string {
+  return `${Date.now().toString(36)}${Math.floor(Math.random() * 1296)
+    .toString(36)
+    .padStart(2, '0')}`;
+}

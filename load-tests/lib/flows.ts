@@ -1,0 +1,101 @@
+// Buyer steps shared by the scenarios: sign in and fetch a token, wait for the opening instant, buy
+// once, wait for an order's row.
+import { sleep } from 'k6';
+import type { Api, Order, PurchaseOutcome, Session } from './api.ts';
+import type { Strategy } from './config.ts';
+import { buyersLate, recordPurchase, recordUnexpected } from './metrics.ts';
+
+export interface Buyer {
+  session: Session;
+  /** A submit token for the sale (single use, 120 s by default). */
+  token: string;
+}
+
+/** Guest sign-in + one submit token for `saleId`; null (counted in `request_unexpected`) on failure. */
+export function prepareBuyer(api: Api, saleId: string, name: string, tags: Record<string, string> = {}): Buyer | null {
+  const session = api.guest(name, tags);
+  if (!session.ok) {
+    recordUnexpected('auth_guest', session, tags);
+    return null;
+  }
+  const token = api.submitToken(session.value, saleId, tags);
+  if (!token.ok) {
+    recordUnexpected('token', token, tags);
+    return null;
+  }
+  return { session: session.value, token: token.value.token };
+}
+
+/** Sleeps until `epochMs`; counts the buyer in `buyers_late` if that instant had already passed. */
+export function sleepUntil(epochMs: number, tags: Record<string, string> = {}): void {
+  const wait = epochMs - Date.now();
+  if (wait > 0) sleep(wait / 1000);
+  else buyersLate.add(1, tags);
+}
+
+/**
+ * One purchase attempt, counted under its outcome. A `409 SALE_NOT_STARTED` (this machine's clock a
+ * little ahead of the API's) is retried with the same token, which a refusal leaves valid, every
+ * 50 ms for at most `notStartedRetrySeconds`; after that it counts as unexpected.
+ */
+export function buy(
+  api: Api,
+  buyer: Buyer,
+  saleId: string,
+  strategy: Strategy,
+  tags: Record<string, string> = {},
+  notStartedRetrySeconds = 5,
+): PurchaseOutcome {
+  const giveUpAt = Date.now() + notStartedRetrySeconds * 1000;
+  for (;;) {
+    const { outcome, res } = api.purchase(buyer.session, saleId, buyer.token, strategy, { tags });
+    if (outcome.kind === 'not_started' && Date.now() >= giveUpAt) {
+      const late: PurchaseOutcome = {
+        kind: 'unexpected',
+        status: 409,
+        code: 'SALE_NOT_STARTED',
+        message: `still not started ${notStartedRetrySeconds} s after its start time: are the clocks far apart?`,
+      };
+      recordPurchase(late, res.timings.duration, tags);
+      return late;
+    }
+    recordPurchase(outcome, res.timings.duration, tags);
+    if (outcome.kind !== 'not_started') return outcome;
+    sleep(0.05);
+  }
+}
+
+/**
+ * Polls `GET /api/orders/:orderNo` until the order has left QUEUED (its row is written), at most
+ * `timeoutSeconds`. Returns the order, or null (counted in `request_unexpected`) if it did not.
+ */
+export function waitUntilWritten(
+  api: Api,
+  session: Session,
+  orderNo: string,
+  timeoutSeconds: number,
+  tags: Record<string, string> = {},
+): Order | null {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  for (;;) {
+    const order = api.order(session.token, orderNo, tags);
+    if (!order.ok) {
+      recordUnexpected('get_order', order, tags);
+      return null;
+    }
+    if (order.value.status !== 'QUEUED') return order.value;
+    if (Date.now() >= deadline) {
+      recordUnexpected(
+        'get_order',
+        {
+          status: order.status,
+          code: 'STILL_QUEUED',
+          message: `order ${orderNo} still QUEUED after ${timeoutSeconds} s`,
+        },
+        tags,
+      );
+      return null;
+    }
+    sleep(0.2);
+  }
+}

@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { migrate } from '@flash-sale/db';
+import { waitFor } from './support/fixtures';
+import { freePort } from './support/free-port';
+import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
+import { startStack, type RunningStack } from './support/running-stack';
+import { createTestEnv, type TestEnv } from './support/test-env';
+
+interface Readiness {
+  status: 'ok' | 'error';
+  info: Record<string, { status: string }>;
+  error: Record<string, { status: string; message?: string }>;
+}
+
+function startRedis(port: number): ChildProcess {
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Liveness and readiness while the API's Redis and MySQL go away and come back (private servers only). */
+describe('GET /health and /health/ready (private redis-server and mariadbd)', () => {
+  let redisPort: number;
+  let redis: ChildProcess;
+  let mariadb: PrivateMariaDb;
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+
+  const ready = () => stack.client.call<Readiness>('GET', '/health/ready');
+  const readyWith = (status: number, description: string, check: (body: Readiness) => boolean = () => true) =>
+    waitFor(description, ready, (response) => response.status === status && check(response.body), 20_000);
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redis = startRedis(redisPort);
+    mariadb = await startPrivateMariaDb();
+    const databaseUrl = `${mariadb.serverUrl}/flash_sale_test_ready`;
+    await migrate(databaseUrl);
+    testEnv = await createTestEnv({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, DATABASE_URL: databaseUrl });
+    stack = await startStack(testEnv.config, { worker: false });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    await stopProcess(redis);
+    await mariadb?.destroy();
+    await testEnv?.cleanup();
+  });
+
+  it('is live and ready while everything answers', async () => {
+    const live = await stack.client.call<{ status: string }>('GET', '/health');
+    expect(live).toMatchObject({ status: 200, body: { status: 'ok' } });
+    const response = await readyWith(200, 'ready');
+    expect(response.body.status).toBe('ok');
+    expect(Object.keys(response.body.info).sort()).toEqual(['mysql', 'queue', 'redis']);
+  });
+
+  it('Redis down → 503 with terminus report naming redis and the queue; back → 200', async () => {
+    await stopProcess(redis);
+    const down = await readyWith(503, 'not ready without Redis', (body) => 'redis' in body.error);
+    expect(down.body.status).toBe('error');
+    expect(down.body.error['redis']!.status).toBe('down');
+    expect(down.body.error['queue']!.status).toBe('down');
+    expect(down.body.info['mysql']!.status).toBe('up');
+    // Liveness never depends on a dependency.
+    expect((await stack.client.call('GET', '/health')).status).toBe(200);
+
+    redis = startRedis(redisPort);
+    await readyWith(200, 'ready again with Redis back');
+  });
+
+  it('MySQL down → 503 naming mysql; back → 200', async () => {
+    await mariadb.stop();
+    const down = await readyWith(503, 'not ready without MySQL', (body) => 'mysql' in body.error);
+    expect(down.body.status).toBe('error');
+    expect(down.body.error['mysql']!.status).toBe('down');
+    expect(down.body.info['redis']!.status).toBe('up');
+    expect((await stack.client.call('GET', '/health')).status).toBe(200);
+
+    await mariadb.start();
+    await readyWith(200, 'ready again with MySQL back');
+  });
+});

@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createRedisClient, KeyBuilder } from '@flash-sale/redis';
+import { ApiClient } from './support/api-client';
+import { waitFor } from './support/fixtures';
+import { freePort } from './support/free-port';
+import { createTestEnv, type TestEnv } from './support/test-env';
+
+const API_ENTRY = join(__dirname, '..', 'apps', 'api', 'dist', 'main.js');
+const WORKER_ENTRY = join(__dirname, '..', 'apps', 'worker', 'dist', 'main.js');
+
+interface LogLine {
+  level: string;
+  time: string;
+  service: string;
+  msg: string;
+  reqId?: string;
+  context?: string;
+  req?: { method: string; url: string };
+  res?: { statusCode: number };
+}
+
+/** A built entry point, as production runs it, with every stdout line kept. */
+function run(entry: string, env: Record<string, string>): { child: ChildProcess; lines: string[] } {
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${entry} ${child.pid}] ${chunk.toString()}`));
+  return { child, lines };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** JSON logs with the request id, from the real processes (the in-process test apps are silent). */
+describe('logs of the built API and worker (real processes, Redis, MariaDB)', () => {
+  let testEnv: TestEnv;
+  let api: ReturnType<typeof run>;
+  let worker: ReturnType<typeof run>;
+  let client: ApiClient;
+  let workerMetricsPort: number;
+
+  const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as LogLine);
+
+  beforeAll(async () => {
+    for (const entry of [API_ENTRY, WORKER_ENTRY]) {
+      if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npm test does)`);
+    }
+    testEnv = await createTestEnv();
+    const port = await freePort();
+    workerMetricsPort = await freePort();
+    const env = { ...testEnv.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: '0' };
+    api = run(API_ENTRY, { ...env, PORT: String(port) });
+    worker = run(WORKER_ENTRY, { ...env, WORKER_METRICS_PORT: String(workerMetricsPort) });
+    client = new ApiClient(`http://127.0.0.1:${port}`);
+    await waitFor(
+      'the API',
+      () => client.call('GET', '/health').catch(() => ({ status: 0 })),
+      (response) => response.status === 200,
+      30_000,
+    );
+    await waitFor(
+      'the worker metrics endpoint',
+      () =>
+        fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      (status) => status === 200,
+      30_000,
+    );
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await Promise.all([api && stop(api.child), worker && stop(worker.child)]);
+    await testEnv?.cleanup();
+  });
+
+  it('every line is JSON; each request has a completion line and in-request lines carrying its x-request-id', async () => {
+    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'Logged', priceCents: 100, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const buyer = await client.guest();
+    const token = await client.submitToken(sale.body.id, buyer.token);
+    // Redis forgets the sale: the purchase logs a warning (from inside the request) while it reloads it.
+    const redis = createRedisClient(testEnv.config.redis);
+    await redis.del(...new KeyBuilder(testEnv.config.redis.keyPrefix).sale(sale.body.id).all());
+    redis.disconnect();
+
+    const requestId = `ops-log-test-${Date.now()}`;
+    const purchase = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+      token: buyer.token,
+      json: { token },
+      headers: { 'x-request-id': requestId },
+    });
+    expect(purchase.status).toBe(202);
+    expect(purchase.headers['x-request-id']).toBe(requestId);
+
+    const ofRequest = await waitFor(
+      'the request log lines',
+      async () => parsed(api.lines).filter((line) => line.reqId === requestId),
+      (lines) => lines.some((line) => line.msg === 'request completed'),
+      10_000,
+    );
+    expect(ofRequest.find((line) => line.msg === 'request completed')).toMatchObject({
+      level: 'info',
+      service: 'api',
+      req: { method: 'POST', url: `/api/sales/${sale.body.id}/purchase` },
+      res: { statusCode: 202 },
+    });
+    expect(ofRequest.find((line) => line.context === 'PurchaseService')).toMatchObject({
+      level: 'warn',
+      msg: expect.stringContaining('was not loaded in Redis'),
+    });
+
+    // The dashboard login takes a token in its query string: the log keeps the path, not the token.
+    expect((await client.raw('GET', `/admin/queues/login?token=${admin}`)).status).toBe(303);
+    await waitFor(
+      'the login log line',
+      async () => parsed(api.lines),
+      (lines) => lines.some((line) => line.req?.url === '/admin/queues/login?token=[redacted]'),
+      10_000,
+    );
+
+    const all = parsed(api.lines); // throws if any line is not JSON
+    expect(all.every((line) => typeof line.level === 'string' && !Number.isNaN(Date.parse(line.time)))).toBe(true);
+    // Headers (bearer tokens) never reach the logs; probes do not flood them.
+    expect(api.lines.join('\n')).not.toContain(buyer.token);
+    expect(api.lines.join('\n')).not.toContain(admin);
+    expect(all.some((line) => line.req?.url === '/health')).toBe(false);
+  });
+
+  it('the worker logs JSON too, and its metrics endpoint records the order bought above', async () => {
+    await waitFor(
+      'an order written by the worker',
+      async () => (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text(),
+      (metrics) => /^flash_sale_order_creation_seconds_count [1-9]/m.test(metrics),
+      20_000,
+    );
+    const lines = parsed(worker.lines);
+    expect(lines.find((line) => line.msg.startsWith('Worker consuming'))).toMatchObject({
+      level: 'info',
+      service: 'worker',
+      context: 'Worker',
+    });
+  });
+});

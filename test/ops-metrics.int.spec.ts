@@ -1,0 +1,143 @@
+import { createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { waitFor } from './support/fixtures';
+import { freePort } from './support/free-port';
+import { startStack, type RunningStack } from './support/running-stack';
+import { createTestEnv, type TestEnv } from './support/test-env';
+
+/** The value of one exact series (`name{labels}`) in Prometheus text, or undefined when absent. */
+function sample(metrics: string, series: string): number | undefined {
+  const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'];
+
+describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, BullMQ)', () => {
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+  let workerMetricsPort: number;
+
+  beforeAll(async () => {
+    workerMetricsPort = await freePort();
+    testEnv = await createTestEnv({ WORKER_METRICS_PORT: String(workerMetricsPort) });
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await testEnv.cleanup();
+  });
+
+  it('after one purchase, /metrics exposes every series: outcomes, script latency, queue depth, defaults', async () => {
+    const { client } = stack;
+    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'Metered', priceCents: 100, stock: 5, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const buyer = await client.guest();
+    const token = await client.submitToken(sale.body.id, buyer.token);
+    const purchase = () =>
+      client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+        token: buyer.token,
+        json: { token },
+      });
+    const accepted = await purchase();
+    expect(accepted.status).toBe(202);
+
+    const scrape = await client.raw('GET', '/metrics');
+    expect(scrape.status).toBe(200);
+    expect(scrape.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const metrics = scrape.text;
+    expect(sample(metrics, 'flash_sale_purchases_total{outcome="accepted"}')).toBe(1);
+    expect(sample(metrics, 'flash_sale_reservation_script_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(metrics).toContain('flash_sale_reservation_script_seconds_bucket{le="0.001"}');
+    for (const state of QUEUE_STATES) {
+      expect(sample(metrics, `flash_sale_queue_depth{queue="orders",state="${state}"}`)).toBeGreaterThanOrEqual(0);
+    }
+    expect(metrics).toContain('# TYPE flash_sale_stock_drift gauge');
+    // prom-client's default process and Node.js metrics.
+    expect(sample(metrics, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(metrics).toContain('nodejs_heap_size_used_bytes');
+
+    // A replay of the same token and a refusal are counted under their own outcomes.
+    expect((await purchase()).status).toBe(202);
+    const refused = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+      token: buyer.token,
+      json: { token: 'no-such-submit-token' },
+    });
+    expect(refused.status).toBe(403);
+    const after = (await client.raw('GET', '/metrics')).text;
+    expect(sample(after, 'flash_sale_purchases_total{outcome="accepted"}')).toBe(1);
+    expect(sample(after, 'flash_sale_purchases_total{outcome="replayed"}')).toBe(1);
+    expect(sample(after, 'flash_sale_purchases_total{outcome="TOKEN_INVALID"}')).toBe(1);
+    expect(sample(after, 'flash_sale_reservation_script_seconds_count')).toBe(3);
+  });
+
+  it('the worker serves its own /metrics with the order-creation latency, measured from reservedAt', async () => {
+    const { client } = stack;
+    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'Timed', priceCents: 100, stock: 5, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const buyer = await client.guest();
+    const purchase = await client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+      token: buyer.token,
+      json: { token: await client.submitToken(sale.body.id, buyer.token) },
+    });
+    await waitFor(
+      'the order row',
+      () => client.call<{ status: string }>('GET', `/api/orders/${purchase.body.orderNo}`, { token: buyer.token }),
+      (response) => response.body.status === 'PENDING_PAYMENT',
+      20_000,
+    );
+
+    const worker = new URL(`http://127.0.0.1:${workerMetricsPort}`);
+    const scrape = await fetch(new URL('/metrics', worker));
+    expect(scrape.status).toBe(200);
+    expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const metrics = await scrape.text();
+    expect(sample(metrics, 'flash_sale_order_creation_seconds_count')).toBeGreaterThanOrEqual(1);
+    const sum = sample(metrics, 'flash_sale_order_creation_seconds_sum')!;
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(60);
+    expect(metrics).toContain('process_cpu_user_seconds_total');
+    expect((await fetch(new URL('/other', worker))).status).toBe(404);
+  });
+});
+
+describe('stock drift gauge (API only, so no reconciliation job writes the hash meanwhile)', () => {
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+  let redis: RedisClient;
+  let keys: KeyBuilder;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv();
+    stack = await startStack(testEnv.config, { worker: false });
+    redis = createRedisClient(testEnv.config.redis);
+    keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    redis.disconnect();
+    await testEnv.cleanup();
+  });
+
+  it('has no series while the reconciliation hash is empty, then one per sale with its drift', async () => {
+    const before = (await stack.client.raw('GET', '/metrics')).text;
+    expect(before).not.toMatch(/^flash_sale_stock_drift\{/m);
+
+    await redis.hset(keys.reconciliation, { '41': '0', '42': '-3', '43': 'not-a-number' });
+    const after = (await stack.client.raw('GET', '/metrics')).text;
+    expect(sample(after, 'flash_sale_stock_drift{sale="41"}')).toBe(0);
+    expect(sample(after, 'flash_sale_stock_drift{sale="42"}')).toBe(-3);
+    expect(after).not.toContain('sale="43"');
+
+    // A sale that leaves the hash leaves the scrape too (the gauge is rebuilt on every scrape).
+    await redis.hdel(keys.reconciliation, '42');
+    expect((await stack.client.raw('GET', '/metrics')).text).not.toContain('sale="42"');
+  });
+});
