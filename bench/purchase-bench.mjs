@@ -113,6 +113,16 @@ const TARGETS = {
   liveP99Ms: 25,
   drainOrdersPerSec: 5_000,
 };
+/** Chart colours (bench/results/latest.svg). */
+const COLORS = {
+  ceiling: '#8a8f98',
+  endpoint: '#3b7dd8',
+  strategy: '#2e9d5b',
+  unsafe: '#d64541',
+  drain: '#8e5bd8',
+  reference: '#444',
+  target: '#d68a00',
+};
 
 const log = (message) => console.log(`[bench] ${message}`);
 
@@ -1250,9 +1260,13 @@ function ratio(value, reference) {
   return round(value / reference, 3);
 }
 
-const percent = (fraction) => (fraction === null || fraction === undefined ? 'n/a' : `${Math.round(fraction * 100)} %`);
-const thousands = (value) =>
-  value === null || value === undefined ? 'n/a' : Math.round(value).toLocaleString('en-US');
+function percent(fraction) {
+  return fraction === null || fraction === undefined ? 'n/a' : `${Math.round(fraction * 100)} %`;
+}
+
+function thousands(value) {
+  return value === null || value === undefined ? 'n/a' : Math.round(value).toLocaleString('en-US');
+}
 
 /** The issue's targets, each with what was measured and PASS/MISS. Reported only: the checks set the exit code. */
 function evaluateTargets(r) {
@@ -1316,16 +1330,6 @@ function evaluateTargets(r) {
 // ---------------------------------------------------------------------------------------------
 // Chart: a hand-written SVG (no charting library in node_modules), PNG when a converter is installed
 
-const COLORS = {
-  ceiling: '#8a8f98',
-  endpoint: '#3b7dd8',
-  strategy: '#2e9d5b',
-  unsafe: '#d64541',
-  drain: '#8e5bd8',
-  reference: '#444',
-  target: '#d68a00',
-};
-
 function escapeXml(text) {
   return String(text).replace(
     /[&<>"']/g,
@@ -1347,17 +1351,8 @@ function barPanel({ x, y, width, title, subtitle, rows, references = [], format 
     subtitle ? `<text x="${x}" y="${y + 33}" class="note">${escapeXml(subtitle)}</text>` : '',
   ];
   const plotX = x + labelWidth;
-  rows.forEach((row, i) => {
-    const rowY = top + i * rowHeight;
-    const barWidth = scale(row.value);
-    parts.push(
-      `<text x="${plotX - 8}" y="${rowY + 17}" class="label" text-anchor="end"${row.bold ? ' font-weight="bold"' : ''}>${escapeXml(row.label)}</text>`,
-      `<rect x="${plotX}" y="${rowY + 4}" width="${Math.max(row.value ? 1 : 0, barWidth).toFixed(1)}" height="${rowHeight - 8}" fill="${row.color}"/>`,
-      `<text x="${(plotX + barWidth + 6).toFixed(1)}" y="${rowY + 17}" class="value">${escapeXml(row.value === null || row.value === undefined ? 'n/a' : format(row.value))}${row.note ? ` · ${escapeXml(row.note)}` : ''}</text>`,
-    );
-  });
   const bottom = top + rows.length * rowHeight;
-  parts.push(`<line x1="${plotX}" y1="${top}" x2="${plotX}" y2="${bottom}" stroke="#999"/>`);
+  // Reference lines first, so bars and (haloed) value labels are drawn over them.
   references.forEach((ref, i) => {
     if (ref.value === null || ref.value === undefined) return;
     const refX = (plotX + scale(ref.value)).toFixed(1);
@@ -1366,6 +1361,18 @@ function barPanel({ x, y, width, title, subtitle, rows, references = [], format 
       `<text x="${refX}" y="${bottom + 16 + i * 13}" class="ref" fill="${ref.color}" text-anchor="middle">${escapeXml(ref.label)}</text>`,
     );
   });
+  rows.forEach((row, i) => {
+    const rowY = top + i * rowHeight;
+    const barWidth = scale(row.value);
+    const value = row.value === null || row.value === undefined ? 'n/a' : format(row.value);
+    parts.push(
+      `<text x="${plotX - 8}" y="${rowY + 17}" class="label" text-anchor="end"${row.bold ? ' font-weight="bold"' : ''}>${escapeXml(row.label)}</text>`,
+      `<rect x="${plotX}" y="${rowY + 4}" width="${Math.max(row.value ? 1 : 0, barWidth).toFixed(1)}" height="${rowHeight - 8}" fill="${row.color}"/>`,
+      `<text x="${(plotX + barWidth + 6).toFixed(1)}" y="${rowY + 17}" class="value" stroke="#fff" stroke-width="3" ` +
+        `stroke-linejoin="round" paint-order="stroke">${escapeXml(value)}${row.note ? ` · ${escapeXml(row.note)}` : ''}</text>`,
+    );
+  });
+  parts.push(`<line x1="${plotX}" y1="${top}" x2="${plotX}" y2="${bottom}" stroke="#999"/>`);
   return { svg: parts.join('\n'), height: bottom - y + 18 + references.length * 13 };
 }
 
@@ -1451,7 +1458,7 @@ function renderChart(r) {
     (r.noise.noisy ? ' (noisy run)' : '');
   const svg = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif">`,
-    '<style>.title{font-size:15px;font-weight:bold;fill:#222}.label{font-size:12px;fill:#222}.value{font-size:11px;fill:#333;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}.note{font-size:11px;fill:#666}.ref{font-size:10px}</style>',
+    '<style>.title{font-size:15px;font-weight:bold;fill:#222}.label{font-size:12px;fill:#222}.value{font-size:11px;fill:#333}.note{font-size:11px;fill:#666}.ref{font-size:10px}</style>',
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     `<text x="${margin}" y="28" font-size="13" fill="#444">${escapeXml(header)}</text>`,
     ...panels,
