@@ -1,15 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { Socket } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, type TestEnv } from './support/test-env';
 import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
-
-function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-}
+import { redisAnswers, startPrivateRedis } from './support/private-redis';
 
 /** Redis, which the purchase path needs, goes away and comes back (a private instance, not the shared one). */
 describe('when Redis is down (real private redis-server, real MariaDB)', () => {
@@ -20,10 +14,10 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    redis = startRedis(port);
+    redis = startPrivateRedis(port);
     // Without the fallback (test/redis-fallback.int.spec.ts covers it), Redis down means 503.
     testEnv = await createTestEnv({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_FALLBACK: 'off' });
-    await waitFor('private Redis', () => fetchPing(port), Boolean, 10_000);
+    await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
     stack = await startStack(testEnv.config, { worker: false });
   });
 
@@ -56,8 +50,8 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
     expect(refused.body.error.code).toBe('UNAVAILABLE');
 
     // Back, but empty (no persistence): the sale is reloaded from MySQL on the next purchase.
-    redis = startRedis(port);
-    await waitFor('Redis back', () => fetchPing(port), Boolean, 10_000);
+    redis = startPrivateRedis(port);
+    await waitFor('Redis back', () => redisAnswers(port), Boolean, 10_000);
     const accepted = await waitFor(
       'a purchase to go through',
       async () =>
@@ -73,17 +67,3 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
     expect(after.body.remaining).toBe(2);
   });
 });
-
-async function fetchPing(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1', () => {
-      socket.write('PING\r\n');
-      socket.once('data', (data) => {
-        socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
-      });
-    });
-  });
-}

@@ -1,3 +1,4 @@
+import { issueTestToken } from './support/private-redis';
 import { OrderNumberGenerator } from '@flash-sale/domain';
 import {
   createRedisClient,
@@ -265,7 +266,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     // The test seam: reserve through the real script but never enqueue, as a killed API would.
     const orphans = await Promise.all(
       [1, 2, 3].map(async (i) => {
-        const { token } = await saleRedis.issueToken(saleId, `orphan${i}`, 60);
+        const { token } = await issueTestToken(saleRedis, saleId, `orphan${i}`, 60);
         const result = await scripts.reserve({
           saleId,
           userId: `orphan${i}`,

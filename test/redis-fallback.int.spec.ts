@@ -1,30 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { Socket } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import type { DataSource } from 'typeorm';
 import { countRows, waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
+import { redisAnswers, startPrivateRedis } from './support/private-redis';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
-
-function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-}
-
-function redisAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1', () => {
-      socket.write('PING\r\n');
-      socket.once('data', (data) => {
-        socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
-      });
-    });
-  });
-}
 
 /** A redis-lua sale keeps selling, correctly, through MySQL while Redis is down (REDIS_FALLBACK=on). */
 describe('Redis-down fallback (private redis-server, real MariaDB)', () => {
@@ -36,7 +16,7 @@ describe('Redis-down fallback (private redis-server, real MariaDB)', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    redis = startRedis(port);
+    redis = startPrivateRedis(port);
     await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
     testEnv = await createTestEnv({ REDIS_URL: `redis://127.0.0.1:${port}` });
     db = await openDatabase(testEnv.config);
@@ -91,7 +71,7 @@ describe('Redis-down fallback (private redis-server, real MariaDB)', () => {
     expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
 
     // Redis comes back empty; the sale is reloaded from MySQL, so nothing sold during the outage is sold again.
-    redis = startRedis(port);
+    redis = startPrivateRedis(port);
     await waitFor('Redis back', () => redisAnswers(port), Boolean, 10_000);
     const after = await waitFor(
       'Redis path back',

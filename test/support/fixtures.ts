@@ -1,3 +1,4 @@
+import { issueTestToken } from './private-redis';
 import { OrderNumberGenerator } from '@flash-sale/domain';
 import type { CreateOrderJobData } from '@flash-sale/queue';
 import type { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
@@ -37,7 +38,7 @@ export async function reserveForUsers(
   return Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const userId = `buyer${i}`;
-      const { token } = await saleRedis.issueToken(saleId, userId, 300);
+      const { token } = await issueTestToken(saleRedis, saleId, userId, 300);
       const result = await scripts.reserve({ saleId, userId, token, quantity: 1, orderNo: orderNumbers.next(saleId) });
       if (result.kind !== 'reserved') throw new Error(`fixture reservation refused: ${JSON.stringify(result)}`);
       return {

@@ -1,3 +1,4 @@
+import { issueTestToken } from '../../../test/support/private-redis';
 import { ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
 import type { Cluster } from 'ioredis';
 import { startRedisCluster, type LocalRedisCluster } from '../../../test/support/redis-cluster';
@@ -51,7 +52,7 @@ describe('reservation scripts on a real Redis Cluster', () => {
       saleIds.flatMap((saleId) =>
         Array.from({ length: 200 }, async (_, i) => {
           const userId = `user${i % 150}`;
-          const { token } = await saleRedis.issueToken(saleId, userId, 60);
+          const { token } = await issueTestToken(saleRedis, saleId, userId, 60);
           return {
             saleId,
             result: await scripts.reserve({ saleId, userId, token, quantity: 1, orderNo: orderNumbers.next(saleId) }),

@@ -1,3 +1,4 @@
+import { issueTestToken } from '../../../test/support/private-redis';
 import { ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
 import { createRedisClient, type RedisClient } from './redis-client';
 import { ReservationScripts, type ReserveResult } from './reservation-scripts';
@@ -39,7 +40,7 @@ describe('reservation scripts (real Redis)', () => {
   }
 
   async function buy(saleId: string, userId: string, token?: string, quantity = 1): Promise<ReserveResult> {
-    const submitToken = token ?? (await repo.issueToken(saleId, userId, 60)).token;
+    const submitToken = token ?? (await issueTestToken(repo, saleId, userId, 60)).token;
     return scripts.reserve({ saleId, userId, token: submitToken, quantity, orderNo: orderNumbers.next(saleId) });
   }
 
@@ -48,7 +49,7 @@ describe('reservation scripts (real Redis)', () => {
   describe('return codes', () => {
     it('reserves: takes stock, consumes the token, records the reservation and the buyer', async () => {
       const saleId = await loadSale({ stock: 3 });
-      const { token } = await repo.issueToken(saleId, 'alice', 60);
+      const { token } = await issueTestToken(repo, saleId, 'alice', 60);
       const result = await buy(saleId, 'alice', token);
       expect(result).toMatchObject({ kind: 'reserved', slot: 1, quantity: 1 });
       if (result.kind !== 'reserved') throw new Error('unreachable');
@@ -77,13 +78,13 @@ describe('reservation scripts (real Redis)', () => {
       const otherSale = await loadSale({ stock: 5 });
       expect(await buy(saleId, 'alice', 'never-issued-token')).toEqual(refusal(ErrorCode.TokenInvalid));
 
-      const bobs = await repo.issueToken(saleId, 'bob', 60);
+      const bobs = await issueTestToken(repo, saleId, 'bob', 60);
       expect(await buy(saleId, 'alice', bobs.token)).toEqual(refusal(ErrorCode.TokenInvalid));
 
-      const forOtherSale = await repo.issueToken(otherSale, 'alice', 60);
+      const forOtherSale = await issueTestToken(repo, otherSale, 'alice', 60);
       expect(await buy(saleId, 'alice', forOtherSale.token)).toEqual(refusal(ErrorCode.TokenInvalid));
 
-      const expiring = await repo.issueToken(saleId, 'alice', 60);
+      const expiring = await issueTestToken(repo, saleId, 'alice', 60);
       await redis.pexpire(keys.sale(saleId).token(expiring.token), 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await buy(saleId, 'alice', expiring.token)).toEqual(refusal(ErrorCode.TokenInvalid));
@@ -115,7 +116,7 @@ describe('reservation scripts (real Redis)', () => {
       const saleId = await loadSale({ stock: 5 });
       const first = await buy(saleId, 'alice');
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
-      const { token } = await repo.issueToken(saleId, 'bob', 60);
+      const { token } = await issueTestToken(repo, saleId, 'bob', 60);
       const clash = await scripts.reserve({ saleId, userId: 'bob', token, quantity: 1, orderNo: first.orderNo });
       expect(clash).toEqual({ kind: 'order-number-taken' });
       expect(await repo.remaining(saleId)).toBe(4);
@@ -124,7 +125,7 @@ describe('reservation scripts (real Redis)', () => {
 
     it('replay: the same token by the same buyer returns the same reservation; by another buyer it is invalid', async () => {
       const saleId = await loadSale({ stock: 5, perUserLimit: 3 });
-      const { token } = await repo.issueToken(saleId, 'alice', 60);
+      const { token } = await issueTestToken(repo, saleId, 'alice', 60);
       const first = await buy(saleId, 'alice', token, 2);
       const again = await buy(saleId, 'alice', token, 1);
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
@@ -136,7 +137,7 @@ describe('reservation scripts (real Redis)', () => {
     it('a refused attempt leaves the token usable', async () => {
       const saleId = await loadSale({ stock: 1, perUserLimit: 1 });
       const first = await buy(saleId, 'alice');
-      const { token } = await repo.issueToken(saleId, 'bob', 60);
+      const { token } = await issueTestToken(repo, saleId, 'bob', 60);
       expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
       expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
@@ -193,7 +194,7 @@ describe('reservation scripts (real Redis)', () => {
       const users = Array.from({ length: 1000 }, (_, i) => `user${i}`);
       const tokens = await Promise.all(
         users.flatMap((userId) =>
-          [1, 2, 3, 4, 5].map(async () => ({ userId, ...(await repo.issueToken(saleId, userId, 120)) })),
+          [1, 2, 3, 4, 5].map(async () => ({ userId, ...(await issueTestToken(repo, saleId, userId, 120)) })),
         ),
       );
       // 16 separate connections so calls from different clients really interleave at the server.

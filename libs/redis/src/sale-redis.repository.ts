@@ -1,12 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
-
-export interface IssuedToken {
-  token: string;
-  expiresAt: Date;
-}
 
 /** What the audit reads from Redis about one sale. */
 export interface SaleRedisSnapshot {
@@ -23,13 +17,6 @@ export class SaleRedisRepository {
     private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
   ) {}
-
-  /** A single-use submit token bound to (user, sale), consumed only by a successful reservation. */
-  async issueToken(saleId: string, userId: string, ttlSeconds: number): Promise<IssuedToken> {
-    const token = randomBytes(18).toString('base64url');
-    await this.client.set(this.keys.sale(saleId).token(token), userId, 'EX', ttlSeconds);
-    return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
-  }
 
   /** Stores a token made elsewhere (signed by the API) for the reservation script to check and consume. */
   async storeToken(saleId: string, token: string, userId: string, ttlSeconds: number): Promise<void> {

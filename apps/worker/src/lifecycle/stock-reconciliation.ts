@@ -30,8 +30,7 @@ export class StockReconciliation {
     const drifts = new Map<string, number>();
     for (const { id } of sales) {
       const saleId = String(id);
-      await this.repairReturns(saleId);
-      const drift = await this.measure(saleId);
+      const drift = await this.repairThenMeasure(saleId);
       if (drift !== undefined) drifts.set(saleId, drift);
       if (drift) this.logger.warn(`Sale ${saleId}: Redis and MySQL drift by ${drift} unit(s)`);
     }
@@ -39,24 +38,24 @@ export class StockReconciliation {
     return drifts;
   }
 
-  private async repairReturns(saleId: string): Promise<void> {
+  /** One read of both ledgers; a second only when a repair changed Redis. */
+  private async repairThenMeasure(saleId: string): Promise<number | undefined> {
     const [mysql, redis] = await Promise.all([this.saleBooks.read(saleId), this.saleRedis.snapshot(saleId)]);
+    if (!mysql) return undefined;
     const reserved = new Set(redis.reservations.map((reservation) => reservation.orderNo));
-    for (const row of mysql?.rows ?? []) {
+    let repaired = 0;
+    for (const row of mysql.rows) {
       if (RETURNED_STATUSES.includes(row.status) && reserved.has(row.orderNo) && !redis.returned.has(row.orderNo)) {
-        await this.scripts.release(saleId, row.orderNo);
+        if ((await this.scripts.release(saleId, row.orderNo)) === 'released') repaired += 1;
       }
     }
-  }
-
-  private async measure(saleId: string): Promise<number | undefined> {
-    const [mysql, redis] = await Promise.all([this.saleBooks.read(saleId), this.saleRedis.snapshot(saleId)]);
-    if (!mysql || !redis.loaded) return undefined;
+    const current = repaired > 0 ? await this.saleRedis.snapshot(saleId) : redis;
+    if (!current.loaded) return undefined;
     return compareBooks({
       rows: mysql.rows,
-      reservations: redis.reservations,
-      returnedInRedis: redis.returned,
-      redisRemaining: redis.remaining,
+      reservations: current.reservations,
+      returnedInRedis: current.returned,
+      redisRemaining: current.remaining,
       mysqlAvailable: mysql.available,
     }).drift;
   }

@@ -1,0 +1,41 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Socket } from 'node:net';
+import type { SaleRedisRepository } from '@flash-sale/redis';
+
+/** A throwaway redis-server on `port` (no persistence), for tests that stop Redis under the app. */
+export function startPrivateRedis(port: number): ChildProcess {
+  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+}
+
+/** True when a Redis on 127.0.0.1:`port` answers PING. */
+export function redisAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1', () => {
+      socket.write('PING\r\n');
+      socket.once('data', (data) => {
+        socket.destroy();
+        resolve(data.toString().startsWith('+PONG'));
+      });
+    });
+  });
+}
+
+/**
+ * A submit token stored where the reservation script looks for it. Script-level tests need no signed
+ * token (the API's SubmitTokens signs them; the script only checks the Redis copy).
+ */
+export async function issueTestToken(
+  saleRedis: SaleRedisRepository,
+  saleId: string,
+  userId: string,
+  ttlSeconds: number,
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBytes(18).toString('base64url');
+  await saleRedis.storeToken(saleId, token, userId, ttlSeconds);
+  return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+}
