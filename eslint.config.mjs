@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
+import jsxA11y from 'eslint-plugin-jsx-a11y';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -7,7 +9,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,tsx}'],
     plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -27,8 +29,16 @@ export default tseslint.config(
     },
   },
   {
+    // The storefront: hooks used correctly, and the accessibility rules a shop page must pass.
+    files: ['apps/web/**/*.{ts,tsx}'],
+    ...jsxA11y.flatConfigs.recommended,
+    plugins: { ...jsxA11y.flatConfigs.recommended.plugins, 'react-hooks': reactHooks },
+    rules: { ...jsxA11y.flatConfigs.recommended.rules, ...reactHooks.configs.recommended.rules },
+    languageOptions: { ...jsxA11y.flatConfigs.recommended.languageOptions },
+  },
+  {
     // Tests may use the shared test support in test/support (real-service fixtures), which is not a project.
-    files: ['**/*.spec.ts', 'test/**/*.ts'],
+    files: ['**/*.spec.ts', '**/*.test.{ts,tsx}', 'test/**/*.ts', 'apps/web/src/test/**'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {

@@ -10,6 +10,7 @@ import { installBodyParsers } from './common/request-body';
 import { createValidationPipe } from './common/validation';
 import { installOpsRoutes } from './ops/install-ops';
 import { fastifyLogging } from './ops/logging';
+import { installStorefront } from './web/storefront';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -21,7 +22,7 @@ function requestId(request: { headers: Record<string, string | string[] | undefi
 
 export async function createApiApp(
   config: AppConfig,
-  options: { logger?: false } = {},
+  options: { logger?: false; storefrontDir?: string } = {},
 ): Promise<NestFastifyApplication> {
   // Logs are pino's JSON lines (ops/logging.ts); `logger: false` (the tests) silences them all.
   const quiet = options.logger === false;
@@ -48,6 +49,12 @@ export async function createApiApp(
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ErrorFilter());
   await installOpsRoutes(app);
+  const storefrontDir = config.web.storefrontDir ?? options.storefrontDir;
+  if (storefrontDir && !(await installStorefront(app, storefrontDir)) && !quiet) {
+    app
+      .get(Logger)
+      .warn(`No storefront build in ${storefrontDir} (npm run build -w @flash-sale/web); serving the API only`);
+  }
   app.enableShutdownHooks();
   return app;
 }

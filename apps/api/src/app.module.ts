@@ -1,6 +1,7 @@
 import type { AppConfig } from '@flash-sale/config';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditService } from './audit/audit.service';
+import { SaleDashboardService } from './audit/sale-dashboard.service';
 import { AuthModule } from './auth/auth.module';
 import { InfraModule } from './infra/infra.module';
 import { OpsModule } from './ops/ops.module';
@@ -33,6 +34,7 @@ export class AppModule {
         OrderQueue,
         OrdersService,
         AuditService,
+        SaleDashboardService,
         PaymentsService,
         SimulatedPaymentProvider,
         SubmitTokens,

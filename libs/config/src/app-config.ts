@@ -42,6 +42,13 @@ export interface AppConfig {
     /** How often Redis and MySQL are compared per live sale (the drift metric). */
     reconcileIntervalMs: number;
   };
+  web: {
+    /**
+     * The built storefront (apps/web/dist) the API serves on its own port; unset means the API's
+     * default location beside it. A directory without index.html is skipped with a warning.
+     */
+    storefrontDir: string | undefined;
+  };
   ops: {
     /** Port of the worker's Prometheus endpoint (`GET /metrics`); 0 disables it. */
     workerMetricsPort: number;
@@ -160,6 +167,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
       lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1_000, 600_000),
     },
+    web: { storefrontDir: env['STOREFRONT_DIR'] || undefined },
     ops: {
       workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 9464, 0, 65535),
       logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
 import { AuditService } from '../audit/audit.service';
+import { SaleDashboardService } from '../audit/sale-dashboard.service';
 import { CreateSaleDto } from './sale.dto';
 import { SalesService } from './sales.service';
 
@@ -25,6 +26,7 @@ export class AdminSalesController {
   constructor(
     private readonly sales: SalesService,
     private readonly audit: AuditService,
+    private readonly dashboard: SaleDashboardService,
   ) {}
 
   @Post()
@@ -42,5 +44,11 @@ export class AdminSalesController {
   @Get(':id/audit')
   auditSale(@Param('id') id: string) {
     return this.audit.audit(id);
+  }
+
+  /** The admin console's live view: sale, audit, queue depth and the purchase count, in one sample. */
+  @Get(':id/dashboard')
+  dashboardSample(@Param('id') id: string) {
+    return this.dashboard.sample(id);
   }
 }

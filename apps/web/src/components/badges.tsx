@@ -1,0 +1,42 @@
+import type { OrderStatus, SaleStatus, SaleStrategy } from '@flash-sale/domain';
+
+const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
+  upcoming: 'Coming soon',
+  live: 'Live now',
+  sold_out: 'Sold out',
+  ended: 'Ended',
+};
+
+export function SaleStatusBadge({ status }: { status: SaleStatus }) {
+  return <span className={`badge badge--sale-${status}`}>{SALE_STATUS_LABEL[status]}</span>;
+}
+
+const ORDER_STATUS_LABEL: Record<OrderStatus, string> = {
+  QUEUED: 'Reserved — confirming',
+  PENDING_PAYMENT: 'Awaiting payment',
+  PAID: 'Paid',
+  CANCELLED: 'Cancelled',
+  EXPIRED: 'Expired',
+  FAILED: 'Failed',
+};
+
+export function orderStatusLabel(status: OrderStatus): string {
+  return ORDER_STATUS_LABEL[status];
+}
+
+export function OrderStatusBadge({ status }: { status: OrderStatus }) {
+  return <span className={`badge badge--order-${status.toLowerCase()}`}>{ORDER_STATUS_LABEL[status]}</span>;
+}
+
+/** `naive-unsafe` is a teaching strategy that oversells: it is labelled so wherever it shows. */
+export function StrategyBadge({ strategy }: { strategy: SaleStrategy }) {
+  const unsafe = strategy === 'naive-unsafe';
+  return (
+    <span
+      className={`badge ${unsafe ? 'badge--unsafe' : 'badge--strategy'}`}
+      title={unsafe ? 'Can oversell: demonstration only' : undefined}
+    >
+      {unsafe ? '⚠ naive-unsafe (UNSAFE: oversells)' : strategy}
+    </span>
+  );
+}

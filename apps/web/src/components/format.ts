@@ -1,0 +1,24 @@
+const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+
+/** Money is integer cents in the API. */
+export function formatMoney(cents: number): string {
+  return money.format(cents / 100);
+}
+
+export function formatDateTime(iso: string): string {
+  return dateTime.format(new Date(iso));
+}
+
+/** 3725 s → "1:02:05", 65 s → "1:05"; days are spelled out ("2d 03:00:00"). */
+export function formatDuration(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(totalSeconds));
+  const days = Math.floor(seconds / 86_400);
+  const h = Math.floor((seconds % 86_400) / 3_600);
+  const m = Math.floor((seconds % 3_600) / 60);
+  const s = seconds % 60;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (days > 0) return `${days}d ${pad(h)}:${pad(m)}:${pad(s)}`;
+  if (h > 0) return `${h}:${pad(m)}:${pad(s)}`;
+  return `${m}:${pad(s)}`;
+}

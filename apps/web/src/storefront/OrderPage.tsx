@@ -1,0 +1,3 @@
+export function OrderPage() {
+  return <h1>OrderPage</h1>;
+}

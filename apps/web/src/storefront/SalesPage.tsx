@@ -1,0 +1,3 @@
+export function SalesPage() {
+  return <h1>SalesPage</h1>;
+}
