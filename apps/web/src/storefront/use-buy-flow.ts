@@ -1,0 +1,98 @@
+import { ErrorCode } from '@flash-sale/domain';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, isApiError } from '../api/api-error';
+import { api, queryKeys } from '../api/endpoints';
+import type { GuestSession, PurchaseAccepted } from '../api/types';
+import { sessionStore } from '../session/session-store';
+import { pendingPurchases } from './pending-purchase';
+
+export type BuyState =
+  | { phase: 'idle' }
+  | { phase: 'resuming' }
+  | { phase: 'requesting-token' }
+  | { phase: 'purchasing' }
+  | { phase: 'accepted'; order: PurchaseAccepted }
+  | { phase: 'refused'; error: unknown; outcomeUnknown: boolean };
+
+/**
+ * Whether the API's answer settles the purchase. A 4xx refusal does (sold out, limit reached…: the
+ * token stays usable per API.md, but a fresh one is just as good). No answer, a 5xx or a 429 does
+ * not: the purchase may or may not have happened, so the same token must be used for the retry.
+ */
+function outcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return true;
+  return error.status === 0 || error.status >= 500 || error.code === ErrorCode.RateLimited;
+}
+
+/**
+ * The Buy button's whole job: fetch a submit token, purchase with it, and make double clicks and
+ * impatient reloads harmless.
+ *
+ * - One purchase at a time per page: a ref guards against the second click of a double click, which
+ *   arrives before React has re-rendered the button as disabled.
+ * - The token is saved (pending-purchase.ts) before the purchase is sent, and reused until the API
+ *   answers definitively, so a retry, a second tab or a reload replays the same purchase.
+ * - On mount, a pending purchase left by a reload is finished: the shopper did click Buy, and the
+ *   replay either returns the order that was already made or makes the one that was asked for.
+ */
+export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepted?: (order: PurchaseAccepted) => void) {
+  const userId = guest?.user.id;
+  const jwt = guest?.token;
+  // A purchase a reload interrupted is finished on mount (the effect below): start in that phase.
+  const [state, setState] = useState<BuyState>(() =>
+    userId && pendingPurchases.get(userId, saleId) ? { phase: 'resuming' } : { phase: 'idle' },
+  );
+  const inFlight = useRef(false);
+  // Read at call time, so a caller's inline callback does not make `run` (and the resume effect) new each render.
+  const onAcceptedRef = useRef(onAccepted);
+  useEffect(() => {
+    onAcceptedRef.current = onAccepted;
+  });
+  const queryClient = useQueryClient();
+
+  const run = useCallback(
+    async (quantity: number, resuming: boolean) => {
+      if (!userId || !jwt || inFlight.current) return;
+      inFlight.current = true;
+      try {
+        let pending = pendingPurchases.get(userId, saleId);
+        if (!pending) {
+          if (resuming) return setState({ phase: 'idle' }); // it expired meanwhile: nothing to finish
+          setState({ phase: 'requesting-token' });
+          const submitToken = await api.fetchSubmitToken(saleId, jwt);
+          pending = { token: submitToken.token, expiresAt: submitToken.expiresAt, quantity };
+          pendingPurchases.save(userId, saleId, pending);
+        }
+        if (!resuming) setState({ phase: 'purchasing' });
+        const order = await api.purchase(saleId, pending.token, pending.quantity, jwt);
+        pendingPurchases.clear(userId, saleId);
+        setState({ phase: 'accepted', order });
+        onAcceptedRef.current?.(order);
+      } catch (error) {
+        const unknown = outcomeUnknown(error);
+        if (!unknown) pendingPurchases.clear(userId, saleId);
+        if (isApiError(error, ErrorCode.Unauthenticated)) sessionStore.setGuest(null); // expired sign-in
+        setState({ phase: 'refused', error, outcomeUnknown: unknown });
+      } finally {
+        inFlight.current = false;
+        // Whatever happened, the stock count and the shopper's orders may have moved.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.sale(saleId) });
+        if (userId) void queryClient.invalidateQueries({ queryKey: queryKeys.orders(userId) });
+      }
+    },
+    [saleId, userId, jwt, queryClient],
+  );
+
+  // Once per sale and shopper: finish a purchase a reload interrupted.
+  useEffect(() => {
+    // Resuming sets state only after the replay's network answer (the phase starts as 'resuming'),
+    // so this effect cannot cascade renders; the rule cannot see through `run`'s branches.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    if (userId && pendingPurchases.get(userId, saleId)) void run(1, true);
+  }, [run, saleId, userId]);
+
+  const buy = useCallback((quantity = 1) => run(quantity, false), [run]);
+  const busy = state.phase === 'requesting-token' || state.phase === 'purchasing' || state.phase === 'resuming';
+  return { state, buy, busy, reset: () => setState({ phase: 'idle' }) };
+}
