@@ -10,6 +10,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
+COPY apps/web/package.json apps/web/
 COPY libs/config/package.json libs/config/
 COPY libs/db/package.json libs/db/
 COPY libs/domain/package.json libs/domain/
@@ -21,7 +22,8 @@ RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.base.json ./
 COPY apps apps
 COPY libs libs
-RUN npx tsc -b tsconfig.json && npm prune --omit=dev --no-audit --no-fund
+# The storefront is built too: the API serves apps/web/dist on its own port.
+RUN npx tsc -b tsconfig.json && npm run build -w @flash-sale/web && npm prune --omit=dev --no-audit --no-fund
 
 # Collect exactly what runs: node_modules (its @flash-sale/* entries are relative symlinks to the
 # workspaces), each workspace's package.json and dist, and the Lua scripts Redis loads at boot.

@@ -1,6 +1,7 @@
 /**
- * Two projects: `unit` (pure, fast) and `integration` (`*.int.spec.ts`: real Redis and MariaDB,
- * each file with its own database and key prefix). ts-jest transpiles file by file (type checking
+ * Three projects: `unit` (pure, fast), `integration` (`*.int.spec.ts`: real Redis and MariaDB,
+ * each file with its own database and key prefix) and `e2e` (`test/e2e/*.e2e.spec.ts`: the built
+ * storefront in headless Chromium against the real API, worker, Redis and MariaDB). ts-jest transpiles file by file (type checking
  * is `npm run typecheck`'s job) and keeps decorator metadata, so Nest DI works without a build;
  * libs resolve to their sources.
  */
@@ -11,6 +12,7 @@ const shared = {
   transform: { '^.+\\.ts$': tsJest },
   moduleNameMapper: { '^@flash-sale/(domain|config|redis|db|queue)$': '<rootDir>/libs/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/web/'],
 };
 
 module.exports = {
@@ -25,6 +27,12 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.int.spec.ts', '<rootDir>/test/**/*.int.spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e.spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
     },
   ],

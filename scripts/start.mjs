@@ -3,8 +3,12 @@
  * `npm start`: from a fresh clone to a running app with one command. Needs only Node (it runs before
  * `npm install`, so it uses nothing but built-ins).
  *
- *   1. install dependencies if needed, 2. build, 3. find or start Redis and MySQL (scripts/lib/services.mjs),
- *   4. migrate, 5. start the API and the worker, 6. seed a demo sale, 7. print where everything is.
+ *   1. install dependencies if needed, 2. build (the storefront too), 3. find or start Redis and MySQL
+ *   (scripts/lib/services.mjs), 4. migrate, 5. start the API (which serves the built storefront) and
+ *   the worker, 6. seed a demo sale, 7. print where everything is.
+ *
+ * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
+ * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
  *
  * Ctrl-C / SIGTERM stops everything it started. If the API or the worker dies, the rest is stopped and
  * the exit code is non-zero, so a broken start never looks like a running one.
@@ -21,6 +25,8 @@ import { ServicesUnavailableError, ensureServices, killOnExit, terminate, waitUn
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.PORT || 3000);
+const WEB_PORT = Number(process.env.WEB_PORT || 5173);
+const DEV = process.argv.includes('--dev');
 const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || 'admin'; // the API's development default
 const log = (message) => console.log(`[start] ${message}`);
 
@@ -51,8 +57,9 @@ async function main() {
 
   migrate(env);
   if (stopping) return;
-  startApp('api', 'apps/api/dist/main.js', env);
-  startApp('worker', 'apps/worker/dist/main.js', env);
+  startApp('api', [process.execPath, 'apps/api/dist/main.js'], env);
+  startApp('worker', [process.execPath, 'apps/worker/dist/main.js'], env);
+  if (DEV) startApp('web', [npm(), 'run', '--silent', 'dev', '-w', '@flash-sale/web'], { ...env, WEB_PORT: String(WEB_PORT) });
 
   const apiUrl = `http://127.0.0.1:${PORT}/api`;
   if (!(await waitForApi(apiUrl))) return fail(`the API did not answer on ${apiUrl}/sales within 60s`);
@@ -93,10 +100,16 @@ function installedAt(modules) {
   return Math.max(statSync(modules).mtimeMs, existsSync(hidden) ? statSync(hidden).mtimeMs : 0);
 }
 
-/** `tsc -b` is incremental: a no-change build takes about a second. Run directly, not via npx, to skip npm's startup. */
+/**
+ * `tsc -b` is incremental: a no-change build takes about a second. Run directly, not via npx, to skip
+ * npm's startup. The storefront is built by Vite (about a second) unless Vite's dev server serves it.
+ */
 function build() {
   log('building (tsc -b tsconfig.json)');
   run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json']);
+  if (DEV) return;
+  log('building the storefront (vite build)');
+  run(npm(), ['run', '--silent', 'build', '-w', '@flash-sale/web']);
 }
 
 function npm() {
@@ -125,8 +138,8 @@ function migrate(env) {
  * Starts one app with its output prefixed. It runs in its own process group so the terminal's Ctrl-C
  * reaches only this script, which then stops the apps before the databases they use.
  */
-function startApp(name, script, env) {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+function startApp(name, [command, ...args], env) {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   prefixLines(child.stdout, process.stdout, `[${name}] `);
   prefixLines(child.stderr, process.stderr, `[${name}] `);
@@ -200,8 +213,9 @@ function printSummary() {
     [
       '',
       '  Flash sale is running.',
-      `    API              ${base}/api`,
-      `    Sales            ${base}/api/sales`,
+      `    Storefront       ${DEV ? `http://localhost:${WEB_PORT} (Vite dev server, hot reload)` : base}`,
+      `    Admin console    ${DEV ? `http://localhost:${WEB_PORT}` : base}/admin`,
+      `    API              ${base}/api  (docs: ${base}/docs, queues: ${base}/admin/queues)`,
       `    Admin password   ${password}`,
       `    Redis            ${running.services.redisUrl ?? '(cluster: REDIS_CLUSTER_NODES)'}`,
       `    MySQL            ${running.services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,

@@ -370,13 +370,25 @@ async function waitForReady(instance, answers, timeoutMs, hint = '') {
 // ---------------------------------------------------------------------------------------------
 // Small helpers, also used by scripts/start.mjs
 
-/** SIGTERM, then SIGKILL after `graceMs`. Resolves when the process has exited. */
+/**
+ * SIGTERM, then SIGKILL after `graceMs`. Resolves when the process has exited. Our children run
+ * detached, each the leader of its own process group: the signal goes to the whole group, so a child
+ * that is itself a launcher (`npm run dev` → vite) does not leave its own children behind.
+ */
 export async function terminate(child, exited, graceMs) {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  signalGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    child.kill(signal); // not a group leader (or already gone)
+  }
 }
 
 /**
