@@ -1,8 +1,4 @@
 import type { RouteObject } from 'react-router';
-import { AdminLayout } from './admin/AdminLayout';
-import { AdminSalesPage } from './admin/AdminSalesPage';
-import { CreateSalePage } from './admin/CreateSalePage';
-import { SaleDashboardPage } from './admin/SaleDashboardPage';
 import { Layout } from './components/Layout';
 import { NotFoundPage } from './components/NotFoundPage';
 import { OrderPage } from './storefront/OrderPage';
@@ -11,7 +7,11 @@ import { SalePage } from './storefront/SalePage';
 import { SalesPage } from './storefront/SalesPage';
 import { SignInPage } from './storefront/SignInPage';
 
-/** Every page of the storefront and the admin console; tests mount the same table in a memory router. */
+/**
+ * Every page of the storefront and the admin console; tests mount the same table in a memory router.
+ * The admin console (its form and chart libraries) is loaded only when an /admin page is opened, so a
+ * shopper's first load carries the shop alone.
+ */
 export const routes: RouteObject[] = [
   {
     element: <Layout />,
@@ -23,11 +23,17 @@ export const routes: RouteObject[] = [
       { path: 'sign-in', element: <SignInPage /> },
       {
         path: 'admin',
-        element: <AdminLayout />,
+        lazy: async () => ({ Component: (await import('./admin/AdminLayout')).AdminLayout }),
         children: [
-          { index: true, element: <AdminSalesPage /> },
-          { path: 'sales/new', element: <CreateSalePage /> },
-          { path: 'sales/:saleId', element: <SaleDashboardPage /> },
+          { index: true, lazy: async () => ({ Component: (await import('./admin/AdminSalesPage')).AdminSalesPage }) },
+          {
+            path: 'sales/new',
+            lazy: async () => ({ Component: (await import('./admin/CreateSalePage')).CreateSalePage }),
+          },
+          {
+            path: 'sales/:saleId',
+            lazy: async () => ({ Component: (await import('./admin/SaleDashboardPage')).SaleDashboardPage }),
+          },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

@@ -1,4 +1,123 @@
-/** Placeholder: the admin console is built in this folder. */
+import { useQuery } from '@tanstack/react-query';
+import { useId } from 'react';
+import { Link } from 'react-router';
+import { api, queryKeys } from '../api/endpoints';
+import type { Sale } from '../api/types';
+import { SaleStatusBadge, StrategyBadge } from '../components/badges';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { formatDateTime } from '../components/format';
+import { PreloadNotice } from './PreloadNotice';
+import { usePreloadSale } from './use-preload-sale';
+
+/** Every sale, newest start first, with a way into its dashboard and a Preload button per row. */
 export function AdminSalesPage() {
-  return <h1>AdminSalesPage</h1>;
+  const sales = useQuery({
+    queryKey: queryKeys.sales,
+    queryFn: ({ signal }) => api.listSales(signal),
+    refetchInterval: 5_000,
+  });
+  const preload = usePreloadSale();
+  const sorted = [...(sales.data ?? [])].sort((a, b) => Date.parse(b.startsAt) - Date.parse(a.startsAt));
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Sales</h1>
+          <p>Open a sale for its live dashboard. Preload reloads a sale’s stock into Redis from MySQL.</p>
+        </div>
+        <Link to="/admin/sales/new" className="button">
+          New sale
+        </Link>
+      </div>
+      <PreloadNotice preload={preload} />
+      {sales.isPending && <p aria-live="polite">Loading sales…</p>}
+      {sales.isError && <ErrorNotice error={sales.error} title="Could not load the sales" />}
+      {sales.isSuccess && sorted.length === 0 && (
+        <div className="empty-state card">
+          <h2>No sales yet</h2>
+          <p>Create one, preload it, and open its dashboard to watch it sell.</p>
+          <Link to="/admin/sales/new" className="button">
+            Create a sale
+          </Link>
+        </div>
+      )}
+      {sorted.length > 0 && (
+        <div className="card table-wrap">
+          <table className="table admin-sales-table">
+            <caption className="visually-hidden">All sales</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Strategy</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="number">
+                  Remaining
+                </th>
+                <th scope="col">Starts</th>
+                <th scope="col">Ends</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {sorted.map((sale) => (
+                <SaleRow
+                  key={sale.id}
+                  sale={sale}
+                  preloading={preload.isPending && preload.variables.id === sale.id}
+                  onPreload={() => preload.mutate(sale)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+interface SaleRowProps {
+  sale: Sale;
+  preloading: boolean;
+  onPreload: () => void;
+}
+
+function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
+  const nameId = useId();
+  return (
+    <tr>
+      <th scope="row" id={nameId}>
+        <Link to={`/admin/sales/${encodeURIComponent(sale.id)}`}>{sale.name}</Link>
+      </th>
+      <td>
+        <StrategyBadge strategy={sale.strategy} />
+      </td>
+      <td>
+        <SaleStatusBadge status={sale.status} />
+      </td>
+      <td className="number">
+        {sale.remaining.toLocaleString('en-US')} / {sale.stock.toLocaleString('en-US')}
+      </td>
+      <td>
+        <time dateTime={sale.startsAt}>{formatDateTime(sale.startsAt)}</time>
+      </td>
+      <td>
+        <time dateTime={sale.endsAt}>{formatDateTime(sale.endsAt)}</time>
+      </td>
+      <td>
+        {/* Named "Preload" like every row's; the description says which sale. */}
+        <button
+          type="button"
+          className="button button--secondary button--small"
+          onClick={onPreload}
+          disabled={preloading}
+          aria-describedby={nameId}
+        >
+          {preloading ? 'Preloading…' : 'Preload'}
+        </button>
+      </td>
+    </tr>
+  );
 }

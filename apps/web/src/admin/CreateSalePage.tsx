@@ -1,4 +1,241 @@
-/** Placeholder: the admin console is built in this folder. */
+import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/domain';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useForm, useWatch } from 'react-hook-form';
+import { Link, useNavigate } from 'react-router';
+import { api, queryKeys } from '../api/endpoints';
+import type { CreateSaleInput } from '../api/types';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { asAdmin } from './admin-request';
+import { FormField } from './FormField';
+import { defaultSaleFormValues, SALE_FORM_LIMITS, saleFormSchema, type SaleFormValues } from './sale-form-schema';
+
+/** How each strategy sells (DESIGN.md "Strategies"), as the select's options and the hint beneath it. */
+const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
+  'redis-lua': {
+    label: 'redis-lua (recommended)',
+    description:
+      'Reserves each unit atomically in Redis with a Lua script; orders reach MySQL through a queue. Fastest, never oversells.',
+  },
+  'db-optimistic': {
+    label: 'db-optimistic',
+    description: 'MySQL only: each purchase writes on condition of the row’s version and retries on a conflict.',
+  },
+  'db-pessimistic': {
+    label: 'db-pessimistic',
+    description:
+      'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
+  },
+  'naive-unsafe': {
+    label: 'naive-unsafe (UNSAFE)',
+    description: 'MySQL only: reads the stock and writes it back with no lock or condition.',
+  },
+};
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * `POST /api/admin/sales` as a form. The schema (sale-form-schema.ts) checks the API's limits before
+ * anything is sent; on submit, focus goes to the first field in error (react-hook-form's default).
+ */
 export function CreateSalePage() {
-  return <h1>CreateSalePage</h1>;
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const idPrefix = useId();
+  const fieldId = (name: keyof SaleFormValues) => `${idPrefix}-${name}`;
+  const unsafeWarningId = `${idPrefix}-unsafe-warning`;
+  // Read once: the defaults are relative to when the form opened, not to each render.
+  const [defaultValues] = useState(() => defaultSaleFormValues(new Date()));
+  const {
+    register,
+    handleSubmit,
+    control,
+    formState: { errors },
+  } = useForm<SaleFormValues, unknown, CreateSaleInput>({ resolver: zodResolver(saleFormSchema), defaultValues });
+  const strategy = useWatch({ control, name: 'strategy' });
+  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+  const create = useMutation({
+    mutationFn: (input: CreateSaleInput) => asAdmin((token) => api.createSale(input, token)),
+    onSuccess: (sale) => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sales });
+      void navigate(`/admin/sales/${encodeURIComponent(sale.id)}`);
+    },
+  });
+  const submit = handleSubmit((input) => {
+    if (!create.isPending) create.mutate(input);
+  });
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>New sale</h1>
+          <p>Set up the product, its stock and its window. Preload it from its dashboard before it opens.</p>
+        </div>
+      </div>
+      <form className="form admin-form card panel" noValidate onSubmit={(event) => void submit(event)}>
+        <fieldset className="admin-fieldset">
+          <legend>Product</legend>
+          <FormField id={fieldId('name')} label="Name" error={errors.name?.message}>
+            {(control) => <input className="input" autoComplete="off" {...control} {...register('name')} />}
+          </FormField>
+          <FormField
+            id={fieldId('description')}
+            label="Description"
+            hint="Optional. Shown on the sale’s page."
+            error={errors.description?.message}
+          >
+            {(control) => <textarea className="textarea" rows={3} {...control} {...register('description')} />}
+          </FormField>
+          <FormField
+            id={fieldId('imageUrl')}
+            label="Image URL"
+            hint="Optional. An http:// or https:// address of a picture."
+            error={errors.imageUrl?.message}
+          >
+            {(control) => (
+              <input
+                className="input"
+                type="url"
+                inputMode="url"
+                placeholder="https://…"
+                {...control}
+                {...register('imageUrl')}
+              />
+            )}
+          </FormField>
+        </fieldset>
+
+        <fieldset className="admin-fieldset">
+          <legend>Price and stock</legend>
+          <div className="form-grid admin-form-grid--3">
+            <FormField
+              id={fieldId('price')}
+              label="Price (USD)"
+              hint="Per unit, e.g. 49.99"
+              error={errors.price?.message}
+            >
+              {(control) => (
+                <input className="input" inputMode="decimal" autoComplete="off" {...control} {...register('price')} />
+              )}
+            </FormField>
+            <FormField
+              id={fieldId('stock')}
+              label="Stock"
+              hint={`Units, 1–${count(SALE_LIMITS.maxStock)}`}
+              error={errors.stock?.message}
+            >
+              {(control) => (
+                <input
+                  className="input"
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  max={SALE_LIMITS.maxStock}
+                  step={1}
+                  {...control}
+                  {...register('stock')}
+                />
+              )}
+            </FormField>
+            <FormField
+              id={fieldId('perUserLimit')}
+              label="Per-user limit"
+              hint={`Units per customer, 1–${SALE_LIMITS.maxPerUserLimit}`}
+              error={errors.perUserLimit?.message}
+            >
+              {(control) => (
+                <input
+                  className="input"
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  max={SALE_LIMITS.maxPerUserLimit}
+                  step={1}
+                  {...control}
+                  {...register('perUserLimit')}
+                />
+              )}
+            </FormField>
+          </div>
+        </fieldset>
+
+        <fieldset className="admin-fieldset">
+          <legend>Schedule</legend>
+          <p className="field__hint">Your local time ({timeZone}); the server stores it in UTC.</p>
+          <div className="form-grid">
+            <FormField id={fieldId('startsAt')} label="Starts at" error={errors.startsAt?.message}>
+              {(control) => <input className="input" type="datetime-local" {...control} {...register('startsAt')} />}
+            </FormField>
+            <FormField id={fieldId('endsAt')} label="Ends at" error={errors.endsAt?.message}>
+              {(control) => <input className="input" type="datetime-local" {...control} {...register('endsAt')} />}
+            </FormField>
+          </div>
+        </fieldset>
+
+        <fieldset className="admin-fieldset">
+          <legend>Selling</legend>
+          <FormField
+            id={fieldId('strategy')}
+            label="Strategy"
+            hint={STRATEGIES[strategy].description}
+            error={errors.strategy?.message}
+            describedBy={strategy === 'naive-unsafe' ? unsafeWarningId : undefined}
+          >
+            {(control) => (
+              <select className="select" {...control} {...register('strategy')}>
+                {SALE_STRATEGIES.map((value) => (
+                  <option key={value} value={value}>
+                    {STRATEGIES[value].label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
+          <div aria-live="polite">
+            {strategy === 'naive-unsafe' && (
+              <div id={unsafeWarningId} className="notice notice--warning">
+                <strong className="notice__title">⚠ naive-unsafe oversells</strong>
+                <p>
+                  Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists
+                  only to demonstrate that problem — never use it for a real sale.
+                </p>
+              </div>
+            )}
+          </div>
+          <FormField
+            id={fieldId('paymentTimeoutSeconds')}
+            label="Payment timeout (seconds)"
+            hint={`How long a buyer has to pay before the order expires and its units return to stock, ${SALE_FORM_LIMITS.minPaymentTimeoutSeconds}–${count(SALE_LIMITS.maxPaymentTimeoutSeconds)}.`}
+            error={errors.paymentTimeoutSeconds?.message}
+          >
+            {(control) => (
+              <input
+                className="input"
+                type="number"
+                inputMode="numeric"
+                min={SALE_FORM_LIMITS.minPaymentTimeoutSeconds}
+                max={SALE_LIMITS.maxPaymentTimeoutSeconds}
+                step={1}
+                {...control}
+                {...register('paymentTimeoutSeconds')}
+              />
+            )}
+          </FormField>
+        </fieldset>
+
+        {create.isError && <ErrorNotice error={create.error} title="The sale was not created" />}
+        <div className="button-row">
+          <button type="submit" className="button" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create sale'}
+          </button>
+          <Link to="/admin" className="button button--secondary">
+            Cancel
+          </Link>
+        </div>
+      </form>
+    </>
+  );
 }

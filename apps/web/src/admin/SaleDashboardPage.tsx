@@ -1,4 +1,125 @@
-/** Placeholder: the admin console is built in this folder. */
+import { ErrorCode } from '@flash-sale/domain';
+import { type ReactNode, useId } from 'react';
+import { Link, useParams } from 'react-router';
+import { isApiError } from '../api/api-error';
+import type { SaleDashboard } from '../api/types';
+import { SaleStatusBadge, StrategyBadge } from '../components/badges';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { AuditPanel } from './AuditPanel';
+import { clockTimeElement } from './clock-time';
+import { ApiDocsLink, QueueDashboardLink } from './OpsLinks';
+import { OrdersByStatusTable } from './OrdersByStatusTable';
+import { PreloadNotice } from './PreloadNotice';
+import { PurchaseRateChart } from './PurchaseRateChart';
+import { usePreloadSale } from './use-preload-sale';
+import { useSaleDashboard } from './use-sale-dashboard';
+
+/** One sale, live: stock, purchases, the order queue, purchases per second and the audit's verdict. */
 export function SaleDashboardPage() {
-  return <h1>SaleDashboardPage</h1>;
+  const { saleId = '' } = useParams();
+  const dashboard = useSaleDashboard(saleId);
+  const preload = usePreloadSale();
+  const chartHeadingId = useId();
+
+  if (isApiError(dashboard.error, ErrorCode.SaleNotFound)) {
+    return (
+      <section className="empty-state">
+        <h1>Sale not found</h1>
+        <p>
+          There is no sale with the id <code>{saleId}</code>. Check the link, or pick the sale from the list.
+        </p>
+        <Link to="/admin" className="button">
+          Back to all sales
+        </Link>
+      </section>
+    );
+  }
+  if (dashboard.isPending) return <p aria-live="polite">Loading the dashboard…</p>;
+  if (dashboard.isError && !dashboard.data) {
+    return <ErrorNotice error={dashboard.error} title="Could not load the dashboard" />;
+  }
+
+  const { latest, points, windowStart } = dashboard.data;
+  const { sale, audit } = latest;
+  return (
+    <>
+      <div className="page-header">
+        <div className="dashboard-title">
+          <p className="admin-small">
+            <Link to="/admin">← All sales</Link>
+          </p>
+          <h1>{sale.name}</h1>
+          <div className="button-row dashboard-title__badges">
+            <SaleStatusBadge status={sale.status} />
+            <StrategyBadge strategy={sale.strategy} />
+          </div>
+          <p className="admin-muted admin-small">
+            <span className="live-dot" aria-hidden="true" /> Live, every second · last sample{' '}
+            {clockTimeElement(latest.sampledAt)}
+          </p>
+        </div>
+        <div className="button-row">
+          <button type="button" className="button" onClick={() => preload.mutate(sale)} disabled={preload.isPending}>
+            {preload.isPending ? 'Preloading…' : 'Preload'}
+          </button>
+          <Link to={`/sales/${encodeURIComponent(sale.id)}`} className="button button--secondary">
+            View in storefront
+          </Link>
+          <QueueDashboardLink className="button button--secondary" />
+          <ApiDocsLink className="button button--secondary" />
+        </div>
+      </div>
+
+      <PreloadNotice preload={preload} />
+      {dashboard.isError && (
+        <ErrorNotice error={dashboard.error} title="Live updates are failing: showing the last sample, retrying." />
+      )}
+
+      <DashboardStats dashboard={latest} />
+
+      <div className="dashboard-grid">
+        <section className="card panel" aria-labelledby={chartHeadingId}>
+          <h2 id={chartHeadingId}>Purchases per second</h2>
+          <PurchaseRateChart points={points} windowStart={windowStart} />
+        </section>
+        <div className="dashboard-grid__side">
+          <AuditPanel audit={audit} />
+          <OrdersByStatusTable ordersByStatus={audit.ordersByStatus} />
+        </div>
+      </div>
+    </>
+  );
+}
+
+function DashboardStats({ dashboard }: { dashboard: SaleDashboard }) {
+  const { sale, audit, queue, purchases } = dashboard;
+  const n = (value: number) => value.toLocaleString('en-US');
+  return (
+    <dl className="stat-grid admin-stats">
+      <Stat label="Remaining" value={n(sale.remaining)} detail={`of ${n(sale.stock)}`} />
+      <Stat label="Purchases" value={n(purchases)} detail="orders, any status" />
+      <Stat label="Held" value={n(audit.held)} detail="units pending payment or paid" />
+      <Stat label="Queue waiting" value={n(queue.waiting)} detail={`orders to write · ${n(queue.delayed)} delayed`} />
+      <Stat label="Queue active" value={n(queue.active)} detail="being written now" />
+      <Stat label="Queue failed" value={n(queue.failed)} detail="jobs that gave up" alert={queue.failed > 0} />
+    </dl>
+  );
+}
+
+interface StatProps {
+  label: string;
+  value: string;
+  detail?: ReactNode;
+  /** Draws the eye: a number that should be zero is not. */
+  alert?: boolean;
+}
+
+function Stat({ label, value, detail, alert = false }: StatProps) {
+  return (
+    <div className={`card stat${alert ? ' stat--alert' : ''}`}>
+      <dt className="stat__label">{label}</dt>
+      <dd className="stat__value">{value}</dd>
+      {detail && <dd className="stat__detail">{detail}</dd>}
+    </div>
+  );
 }

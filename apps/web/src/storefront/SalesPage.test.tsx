@@ -27,7 +27,11 @@ describe('the sales list', () => {
   });
 
   it('explains a failure to load instead of showing an empty shop', async () => {
-    server.use(http.get('/api/sales', () => HttpResponse.json({ error: { code: 'UNAVAILABLE', message: 'x' } }, { status: 503 })));
+    server.use(
+      http.get('/api/sales', () =>
+        HttpResponse.json({ error: { code: 'UNAVAILABLE', message: 'x' } }, { status: 503 }),
+      ),
+    );
     renderApp('/');
     expect(await screen.findByRole('alert')).toHaveTextContent('The shop is briefly unavailable.');
   });
@@ -67,7 +71,9 @@ describe('guest sign-in', () => {
 
   it('never follows a `next` that leaves the site', async () => {
     server.use(
-      http.post('/api/auth/guest', () => HttpResponse.json({ token: 'jwt', user: { id: 'u-9', name: 'G' } }, { status: 201 })),
+      http.post('/api/auth/guest', () =>
+        HttpResponse.json({ token: 'jwt', user: { id: 'u-9', name: 'G' } }, { status: 201 }),
+      ),
       http.get('/api/sales', () => HttpResponse.json([])),
     );
     const user = userEvent.setup();

@@ -1,0 +1,86 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { renderApp } from '../test/render';
+import { server } from '../test/server';
+import { errorBody, makeSale } from './test-fixtures';
+
+const sneakers = makeSale();
+const unsafe = makeSale({
+  id: 's-2',
+  name: 'Oversell demo',
+  strategy: 'naive-unsafe',
+  status: 'upcoming',
+  remaining: 10,
+  stock: 10,
+  startsAt: '2030-02-01T10:00:00.000Z',
+  endsAt: '2030-02-01T12:00:00.000Z',
+});
+
+describe('AdminSalesPage', () => {
+  it('lists every sale, newest start first, with its strategy, status and stock', async () => {
+    server.use(http.get('/api/sales', () => HttpResponse.json([sneakers, unsafe])));
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByRole('heading', { name: 'Sales', level: 1 })).toBeInTheDocument();
+    const rows = within(await screen.findByRole('table'))
+      .getAllByRole('row')
+      .slice(1);
+    expect(rows.map((row) => within(row).getByRole('rowheader').textContent)).toEqual([
+      'Oversell demo',
+      'Trail sneakers',
+    ]);
+    expect(within(rows[0] as HTMLElement).getByRole('link', { name: 'Oversell demo' })).toHaveAttribute(
+      'href',
+      '/admin/sales/s-2',
+    );
+    expect(rows[0]).toHaveTextContent('UNSAFE');
+    expect(rows[0]).toHaveTextContent('Coming soon');
+    expect(rows[1]).toHaveTextContent('redis-lua');
+    expect(rows[1]).toHaveTextContent('Live now');
+    expect(rows[1]).toHaveTextContent('37 / 100');
+    expect(within(rows[1] as HTMLElement).getByRole('button', { name: 'Preload' })).toHaveAccessibleDescription(
+      'Trail sneakers',
+    );
+  });
+
+  it("preloads a sale and reports Redis's new stock", async () => {
+    const preloaded: string[] = [];
+    server.use(
+      http.get('/api/sales', () => HttpResponse.json([sneakers])),
+      http.post('/api/admin/sales/:id/preload', ({ params, request }) => {
+        preloaded.push(`${String(params.id)} ${request.headers.get('authorization')}`);
+        return HttpResponse.json({ ...sneakers, remaining: 40 });
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    await user.click(await screen.findByRole('button', { name: 'Preload' }));
+
+    expect(await screen.findByText(/Preloaded “Trail sneakers”: Redis now holds 40 of 100 units/)).toBeVisible();
+    expect(preloaded).toEqual(['s-1 Bearer admin-jwt']);
+  });
+
+  it('says when a preload fails', async () => {
+    server.use(
+      http.get('/api/sales', () => HttpResponse.json([sneakers])),
+      http.post('/api/admin/sales/:id/preload', () => HttpResponse.json(errorBody('UNAVAILABLE'), { status: 503 })),
+    );
+    const user = userEvent.setup();
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    await user.click(await screen.findByRole('button', { name: 'Preload' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not preload “Trail sneakers”');
+  });
+
+  it('invites to create the first sale when there is none', async () => {
+    server.use(http.get('/api/sales', () => HttpResponse.json([])));
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByRole('heading', { name: 'No sales yet' })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Create a sale' })).toHaveAttribute('href', '/admin/sales/new');
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,47 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { api } from '../api/endpoints';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { sessionStore } from '../session/session-store';
+
+/** `POST /api/auth/admin`: the password (ADMIN_PASSWORD on the server) buys an admin token for this tab. */
+export function AdminSignIn() {
+  const [password, setPassword] = useState('');
+  const passwordId = useId();
+  const signIn = useMutation({
+    mutationFn: () => api.signInAdmin(password),
+    onSuccess: ({ token }) => sessionStore.setAdminToken(token),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (password && !signIn.isPending) signIn.mutate();
+  };
+
+  return (
+    <section className="narrow card panel" aria-labelledby={`${passwordId}-title`}>
+      <h1 id={`${passwordId}-title`}>Admin sign-in</h1>
+      <p className="admin-muted">Create and preload sales, and watch them live. The session ends with this tab.</p>
+      <form className="form" onSubmit={submit}>
+        <div className="field">
+          <label htmlFor={passwordId}>Admin password</label>
+          <input
+            id={passwordId}
+            className="input"
+            type="password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            autoComplete="current-password"
+            required
+            // eslint-disable-next-line jsx-a11y/no-autofocus -- the page's only task; focus saves a click
+            autoFocus
+          />
+        </div>
+        {signIn.isError && <ErrorNotice error={signIn.error} />}
+        <button type="submit" className="button" disabled={!password || signIn.isPending}>
+          {signIn.isPending ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,125 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import type { SaleDashboard } from '../api/types';
+import { renderApp } from '../test/render';
+import { server } from '../test/server';
+import { errorBody, makeAudit, makeDashboard, makeSale } from './test-fixtures';
+
+/** The value of a stat tile: <dt>label</dt><dd>value</dd>. */
+function statValue(label: string): string | null | undefined {
+  return screen.getByText(label, { selector: 'dt' }).nextElementSibling?.textContent;
+}
+
+/** Answers each poll with the next of `samples`, repeating the last one. */
+function dashboardEndpoint(...samples: SaleDashboard[]) {
+  let polls = 0;
+  server.use(
+    http.get('/api/admin/sales/s-1/dashboard', () => HttpResponse.json(samples[Math.min(polls++, samples.length - 1)])),
+  );
+}
+
+describe('SaleDashboardPage', () => {
+  it("shows the sale's stock, purchases, queue depth and orders by status", async () => {
+    dashboardEndpoint(makeDashboard({ queue: { waiting: 12, active: 3, delayed: 4, failed: 1 } }));
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByRole('heading', { name: 'Trail sneakers', level: 1 })).toBeInTheDocument();
+    expect(await screen.findByText('Live now')).toBeInTheDocument();
+    expect(screen.getByText('redis-lua')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'View in storefront' })).toHaveAttribute('href', '/sales/s-1');
+    // The console's navigation has them too; the dashboard repeats them beside the sale.
+    const queueLinks = screen.getAllByRole('link', { name: 'Queue dashboard' });
+    expect(queueLinks).toHaveLength(2);
+    for (const link of queueLinks) expect(link).toHaveAttribute('href', '/admin/queues/login?token=admin-jwt');
+    expect(screen.getAllByRole('link', { name: 'API docs' }).length).toBeGreaterThanOrEqual(2);
+
+    expect(statValue('Remaining')).toBe('37');
+    expect(screen.getByText('of 100')).toBeInTheDocument();
+    expect(statValue('Purchases')).toBe('69');
+    expect(statValue('Held')).toBe('55');
+    expect(statValue('Queue waiting')).toBe('12');
+    expect(statValue('Queue active')).toBe('3');
+    expect(statValue('Queue failed')).toBe('1');
+
+    const orders = screen.getByRole('table', { name: 'Orders by status' });
+    const countOf = (status: string) =>
+      within(within(orders).getByRole('row', { name: new RegExp(status) })).getByRole('cell').textContent;
+    expect(countOf('QUEUED')).toBe('8');
+    expect(countOf('PENDING_PAYMENT')).toBe('20');
+    expect(countOf('PAID')).toBe('35');
+    expect(countOf('CANCELLED')).toBe('4');
+    expect(countOf('EXPIRED')).toBe('2');
+    expect(countOf('FAILED')).toBe('0');
+  });
+
+  it('gives the verdict when the books balance', async () => {
+    dashboardEndpoint(makeDashboard());
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByText('Books balance — no oversell')).toBeInTheDocument();
+    expect(screen.queryByText('Books do not balance')).not.toBeInTheDocument();
+    expect(await screen.findByText(/checked at/)).toHaveTextContent(/checked at \d{2}:\d{2}:\d{2}/);
+  });
+
+  it('gives a failing verdict with the counts when the sale oversold', async () => {
+    dashboardEndpoint(
+      makeDashboard({
+        sale: makeSale({ strategy: 'naive-unsafe', remaining: 0, status: 'sold_out' }),
+        audit: makeAudit({ ok: false, oversold: 3, duplicateOrders: 1, lostReservations: 0, held: 103 }),
+      }),
+    );
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByText('Books do not balance')).toBeInTheDocument();
+    expect(screen.queryByText('Books balance — no oversell')).not.toBeInTheDocument();
+    const counts = within(await screen.findByRole('list'))
+      .getAllByRole('listitem')
+      .map((item) => item.textContent);
+    expect(counts).toEqual(['3 units oversold', '1 duplicate order', '0 lost reservations']);
+    expect(screen.getByText(/UNSAFE/)).toBeInTheDocument();
+  });
+
+  it('plots purchases per second from the growth between two samples', async () => {
+    dashboardEndpoint(
+      makeDashboard({ purchases: 100, sampledAt: '2030-01-15T10:05:00.000Z' }),
+      makeDashboard({ purchases: 130, sampledAt: '2030-01-15T10:05:02.000Z' }), // 30 purchases in 2 s
+    );
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByText(/the rate appears with the second sample/)).toBeInTheDocument();
+    const caption = await screen.findByText(/purchases per second/, { selector: 'figcaption' }, { timeout: 4_000 });
+    expect(caption).toHaveTextContent('Now 15 purchases per second; peak 15 per second over the last 2 seconds.');
+    expect(statValue('Purchases')).toBe('130');
+  });
+
+  it('preloads the sale from its dashboard', async () => {
+    dashboardEndpoint(makeDashboard());
+    let preloads = 0;
+    server.use(
+      http.post('/api/admin/sales/s-1/preload', () => {
+        preloads++;
+        return HttpResponse.json(makeSale({ remaining: 37 }));
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    await user.click(await screen.findByRole('button', { name: 'Preload' }));
+
+    expect(await screen.findByText(/Redis now holds 37 of 100 units/)).toBeInTheDocument();
+    expect(preloads).toBe(1);
+  });
+
+  it('says so when there is no such sale', async () => {
+    server.use(
+      http.get('/api/admin/sales/nope/dashboard', () =>
+        HttpResponse.json(errorBody('SALE_NOT_FOUND'), { status: 404 }),
+      ),
+    );
+    renderApp('/admin/sales/nope', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByRole('heading', { name: 'Sale not found' })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Back to all sales' })).toHaveAttribute('href', '/admin');
+  });
+});

@@ -1,0 +1,170 @@
+import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/domain';
+import { z } from 'zod';
+import type { CreateSaleInput } from '../api/types';
+
+/** The API's bounds (apps/api/src/sales/sale.dto.ts) that @flash-sale/domain does not export. */
+export const SALE_FORM_LIMITS = {
+  nameMax: 120,
+  descriptionMax: 2_000,
+  imageUrlMax: 500,
+  maxPriceCents: 100_000_000, // $1,000,000.00
+  minPaymentTimeoutSeconds: 10,
+} as const;
+
+/** What the create-sale form's inputs hold: strings, exactly as the browser hands them over. */
+export interface SaleFormValues {
+  name: string;
+  description: string;
+  imageUrl: string;
+  /** Dollars as typed, e.g. "49.99". */
+  price: string;
+  stock: string;
+  perUserLimit: string;
+  /** `<input type="datetime-local">` values: the admin's local wall-clock time, no zone. */
+  startsAt: string;
+  endsAt: string;
+  strategy: SaleStrategy;
+  paymentTimeoutSeconds: string;
+}
+
+/**
+ * "49.99" → 4999 in integer arithmetic (49.99 * 100 is 4998.999… in floating point). At most two
+ * decimals; no thousands separators, since "1,5" could mean 1.5 as much as 15.
+ */
+export function parsePriceCents(text: string): number | undefined {
+  const match = /^(\d{1,9})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const [, dollars = '0', cents = ''] = match;
+  return Number(dollars) * 100 + Number(cents.padEnd(2, '0'));
+}
+
+/** A datetime-local value ("2030-01-15T10:00", local time) as an ISO instant in UTC. */
+export function localDateTimeToIso(value: string): string | undefined {
+  // Without a zone, ECMAScript reads a date-time string as local time: what the admin saw in the picker.
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** A Date as a datetime-local value in the browser's zone, to the minute. */
+export function toLocalDateTime(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}`
+  );
+}
+
+/** A new sale opens in two minutes (time to preload and open the storefront) and runs for two hours. */
+export function defaultSaleFormValues(now: Date): SaleFormValues {
+  return {
+    name: '',
+    description: '',
+    imageUrl: '',
+    price: '',
+    stock: '100',
+    perUserLimit: '1',
+    startsAt: toLocalDateTime(new Date(now.getTime() + 2 * 60_000)),
+    endsAt: toLocalDateTime(new Date(now.getTime() + 2 * 3_600_000)),
+    strategy: 'redis-lua',
+    paymentTimeoutSeconds: '600',
+  };
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function wholeNumber(missing: string, min: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1, missing)
+    .regex(/^\d+$/, 'Enter a whole number')
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, `At least ${count(min)}`)
+        .max(max, `At most ${count(max)}`),
+    );
+}
+
+function localInstant(missing: string) {
+  return z
+    .string()
+    .min(1, missing)
+    .transform((value, ctx) => {
+      const iso = localDateTimeToIso(value);
+      if (iso === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'Enter a date and time' });
+        return z.NEVER;
+      }
+      return iso;
+    });
+}
+
+/** http(s) with a dotted host, like the API's IsUrl (which wants a top-level domain or an IP address). */
+function isWebAddress(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.includes('.');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The create-sale form: validates what the admin typed with the API's own limits, so mistakes show
+ * beside their field instead of as a 400, and turns it into the `POST /api/admin/sales` body.
+ */
+export const saleFormSchema: z.ZodType<CreateSaleInput, SaleFormValues> = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1, 'Enter a name')
+      .max(SALE_FORM_LIMITS.nameMax, `At most ${SALE_FORM_LIMITS.nameMax} characters`),
+    description: z
+      .string()
+      .trim()
+      .max(SALE_FORM_LIMITS.descriptionMax, `At most ${count(SALE_FORM_LIMITS.descriptionMax)} characters`),
+    imageUrl: z
+      .string()
+      .trim()
+      .max(SALE_FORM_LIMITS.imageUrlMax, `At most ${SALE_FORM_LIMITS.imageUrlMax} characters`)
+      .refine((value) => value === '' || isWebAddress(value), 'Enter a web address starting with http:// or https://'),
+    price: z
+      .string()
+      .trim()
+      .min(1, 'Enter a price')
+      .transform((value, ctx) => {
+        const cents = parsePriceCents(value);
+        if (cents === undefined) {
+          ctx.addIssue({ code: 'custom', message: 'Enter an amount in dollars, like 49.99' });
+          return z.NEVER;
+        }
+        return cents;
+      })
+      .pipe(z.number().max(SALE_FORM_LIMITS.maxPriceCents, 'At most $1,000,000.00')),
+    stock: wholeNumber('Enter how many units are for sale', 1, SALE_LIMITS.maxStock),
+    perUserLimit: wholeNumber('Enter how many units one customer may buy', 1, SALE_LIMITS.maxPerUserLimit),
+    startsAt: localInstant('Choose when the sale starts'),
+    endsAt: localInstant('Choose when the sale ends'),
+    strategy: z.enum(SALE_STRATEGIES, 'Choose a strategy'),
+    paymentTimeoutSeconds: wholeNumber(
+      'Enter the payment timeout',
+      SALE_FORM_LIMITS.minPaymentTimeoutSeconds,
+      SALE_LIMITS.maxPaymentTimeoutSeconds,
+    ),
+  })
+  .refine((sale) => Date.parse(sale.endsAt) > Date.parse(sale.startsAt), {
+    message: 'The sale must end after it starts',
+    path: ['endsAt'],
+    // Compare the two times whenever both parsed, even while other fields still have errors.
+    when: ({ issues }) => !issues.some((issue) => issue.path?.[0] === 'startsAt' || issue.path?.[0] === 'endsAt'),
+  })
+  .transform(({ price, description, imageUrl, ...sale }): CreateSaleInput => ({
+    ...sale,
+    priceCents: price,
+    ...(description ? { description } : {}),
+    ...(imageUrl ? { imageUrl } : {}),
+  }));

@@ -1,0 +1,55 @@
+import { emptyOrdersByStatus } from '@flash-sale/domain';
+import type { Audit, Sale, SaleDashboard } from '../api/types';
+
+/** Test data for the admin console's tests: valid API.md shapes, overridden per test. */
+export function makeSale(overrides: Partial<Sale> = {}): Sale {
+  return {
+    id: 's-1',
+    name: 'Trail sneakers',
+    description: null,
+    imageUrl: null,
+    priceCents: 4_999,
+    stock: 100,
+    remaining: 37,
+    perUserLimit: 1,
+    startsAt: '2030-01-15T10:00:00.000Z',
+    endsAt: '2030-01-15T12:00:00.000Z',
+    strategy: 'redis-lua',
+    paymentTimeoutSeconds: 600,
+    status: 'live',
+    ...overrides,
+  };
+}
+
+export function makeAudit(overrides: Partial<Audit> = {}): Audit {
+  return {
+    saleId: 's-1',
+    stock: 100,
+    remaining: 37,
+    held: 55,
+    ordersByStatus: { ...emptyOrdersByStatus(), QUEUED: 8, PENDING_PAYMENT: 20, PAID: 35, CANCELLED: 4, EXPIRED: 2 },
+    oversold: 0,
+    duplicateOrders: 0,
+    lostReservations: 0,
+    ok: true,
+    drift: 0,
+    checkedAt: '2030-01-15T10:05:00.000Z',
+    ...overrides,
+  };
+}
+
+export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashboard {
+  return {
+    sale: makeSale(),
+    audit: makeAudit(),
+    queue: { waiting: 12, active: 3, delayed: 0, failed: 0 },
+    purchases: 69,
+    sampledAt: '2030-01-15T10:05:00.000Z',
+    ...overrides,
+  };
+}
+
+/** The API's error body (API.md "Conventions"). */
+export function errorBody(code: string, message = code) {
+  return { error: { code, message } };
+}

@@ -1,0 +1,20 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, queryKeys } from '../api/endpoints';
+import type { Sale } from '../api/types';
+import { asAdmin } from './admin-request';
+
+/**
+ * `POST /api/admin/sales/:id/preload`: (re)loads the sale's stock into Redis from MySQL. Idempotent,
+ * so the button can be pressed again safely; afterwards every view of the sale reads fresh numbers.
+ */
+export function usePreloadSale() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (sale: Pick<Sale, 'id' | 'name'>) => asAdmin((token) => api.preloadSale(sale.id, token)),
+    onSuccess: (_preloaded, sale) =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.sales }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.dashboard(sale.id) }),
+      ]),
+  });
+}
