@@ -21,3 +21,11 @@ describe('errorMessage', () => {
     expect(errorMessage(new ApiError(418, 'TEAPOT', 'I am a teapot'))).toBe('I am a teapot');
   });
 });
+
+describe('errorMessage for a validation failure', () => {
+  it("adds the server's account of which field is wrong", () => {
+    expect(errorMessage(new ApiError(400, ErrorCode.ValidationFailed, 'stock must not be greater than 10000000'))).toBe(
+      'Some of the details are not valid. stock must not be greater than 10000000',
+    );
+  });
+});

@@ -29,6 +29,8 @@ export function errorMessage(error: unknown): string {
     if (error.code === ErrorCode.RateLimited && error.retryAfterSeconds) {
       return `${known} Please wait ${error.retryAfterSeconds} s and try again.`;
     }
+    // A validation failure's own text says which field and why; that is worth reading.
+    if (error.code === ErrorCode.ValidationFailed && error.message !== error.code) return `${known} ${error.message}`;
     return known ?? error.message;
   }
   return MESSAGES[ErrorCode.Internal] as string;
