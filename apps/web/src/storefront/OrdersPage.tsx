@@ -51,6 +51,7 @@ function OrderList({ guest }: { guest: GuestSession }) {
         <thead>
           <tr>
             <th scope="col">Order</th>
+            <th scope="col">Status</th>
             <th scope="col">Sale</th>
             <th scope="col">Placed</th>
             <th scope="col" className="number">
@@ -59,7 +60,6 @@ function OrderList({ guest }: { guest: GuestSession }) {
             <th scope="col" className="number">
               Total
             </th>
-            <th scope="col">Status</th>
           </tr>
         </thead>
         <tbody>
@@ -70,13 +70,13 @@ function OrderList({ guest }: { guest: GuestSession }) {
                   {order.orderNo}
                 </Link>
               </td>
+              <td>
+                <OrderStatusBadge status={order.status} />
+              </td>
               <td>{saleName(order.saleId)}</td>
               <td>{formatDateTime(order.createdAt)}</td>
               <td className="number">{order.quantity}</td>
               <td className="number">{formatMoney(order.amountCents)}</td>
-              <td>
-                <OrderStatusBadge status={order.status} />
-              </td>
             </tr>
           ))}
         </tbody>
