@@ -59,7 +59,8 @@ async function main() {
   if (stopping) return;
   startApp('api', [process.execPath, 'apps/api/dist/main.js'], env);
   startApp('worker', [process.execPath, 'apps/worker/dist/main.js'], env);
-  if (DEV) startApp('web', [npm(), 'run', '--silent', 'dev', '-w', '@flash-sale/web'], { ...env, WEB_PORT: String(WEB_PORT) });
+  if (DEV)
+    startApp('web', [npm(), 'run', '--silent', 'dev', '-w', '@flash-sale/web'], { ...env, WEB_PORT: String(WEB_PORT) });
 
   const apiUrl = `http://127.0.0.1:${PORT}/api`;
   if (!(await waitForApi(apiUrl))) return fail(`the API did not answer on ${apiUrl}/sales within 60s`);
