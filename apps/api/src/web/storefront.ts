@@ -6,6 +6,12 @@ import type { FastifyInstance } from 'fastify';
 
 /** Paths that belong to the server, never to the storefront's client-side router. */
 const SERVER_PATHS = /^\/(api|docs|health|metrics|admin\/queues)(\/|$|\?|-json)/;
+/**
+ * A request for a file (a dot in the last segment, or anything under /assets) that the build does not
+ * hold: a page from an older build asking for a script the new build replaced. It must get a 404 — the
+ * page, served as a script, would break the app with no error the browser shows.
+ */
+const FILE_PATH = /^\/(assets\/|([^?]*\/)?[^/?]*\.[^/?]*(\?|$))/;
 
 /**
  * Serves the built storefront (apps/web, a single-page app) from the API's own port, so one URL is
@@ -31,7 +37,7 @@ export async function installStorefront(app: NestFastifyApplication, storefrontD
       },
     });
     scope.get('/*', async (request, reply) => {
-      if (SERVER_PATHS.test(request.url)) return reply.callNotFound();
+      if (SERVER_PATHS.test(request.url) || FILE_PATH.test(request.url)) return reply.callNotFound();
       return reply.header('cache-control', 'no-cache').sendFile('index.html');
     });
   });

@@ -1,0 +1,78 @@
+import { startStack, type RunningStack } from './support/running-stack';
+import { waitFor } from './support/fixtures';
+import { createTestEnv, type TestEnv } from './support/test-env';
+
+interface DashboardBody {
+  sale: { id: string; remaining: number; status: string };
+  audit: { ok: boolean; oversold: number; ordersByStatus: Record<string, number> };
+  queue: { waiting: number; active: number; delayed: number; failed: number };
+  purchases: number;
+  sampledAt: string;
+}
+
+/** `GET /api/admin/sales/:id/dashboard`: the admin console's one sample per second, from the real books. */
+describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+  let admin: string;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv();
+    stack = await startStack(testEnv.config);
+    admin = await stack.client.adminToken('test-admin-password');
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await testEnv.cleanup();
+  });
+
+  it('counts purchases, remaining, orders by status and the queue from what was really bought', async () => {
+    const created = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: {
+        name: 'Dashboard sale',
+        priceCents: 100,
+        stock: 5,
+        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    });
+    const saleId = created.body.id;
+    const buyers = await Promise.all([1, 2, 3].map(() => stack.client.guest()));
+    const answers = await Promise.all(
+      buyers.map(async (buyer) =>
+        stack.client.call('POST', `/api/sales/${saleId}/purchase`, {
+          token: buyer.token,
+          json: { token: await stack.client.submitToken(saleId, buyer.token) },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
+
+    const sample = await waitFor(
+      'the three orders written',
+      async () =>
+        (await stack.client.call<DashboardBody>('GET', `/api/admin/sales/${saleId}/dashboard`, { token: admin })).body,
+      (body) => body.audit.ordersByStatus['PENDING_PAYMENT'] === 3,
+    );
+    expect(sample.sale).toMatchObject({ id: saleId, remaining: 2, status: 'live' });
+    expect(sample.purchases).toBe(3);
+    expect(sample.audit).toMatchObject({ ok: true, oversold: 0 });
+    expect(sample.queue).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    expect(Date.parse(sample.sampledAt)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('is for admins only, and names an unknown sale', async () => {
+    const guest = await stack.client.guest();
+    const asGuest = await stack.client.call<{ error: { code: string } }>('GET', '/api/admin/sales/1/dashboard', {
+      token: guest.token,
+    });
+    expect(asGuest.status).toBe(403);
+    expect((await stack.client.call('GET', '/api/admin/sales/1/dashboard')).status).toBe(401);
+    const unknown = await stack.client.call<{ error: { code: string } }>('GET', '/api/admin/sales/999999/dashboard', {
+      token: admin,
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('SALE_NOT_FOUND');
+  });
+});
