@@ -28,7 +28,7 @@
  *   BENCH_DURATION (10 s) · BENCH_WARMUP (2 s) · BENCH_CONNECTIONS (64) · BENCH_USERS (200000 pairs per
  *   timed scenario) · BENCH_DRAIN_ORDERS (20000) · BENCH_STRATEGY_STOCK (1000) · BENCH_STRATEGY_BUYERS
  *   (3000) · BENCH_STRATEGY_WARMUP (300 requests) · BENCH_CPU_PROF=1 (CPU-profile the API during the
- *   live scenario and print its top frames) · REDIS_URL (redis://127.0.0.1:6379) ·
+ *   live and sold-out scenarios and the worker during the drain, and print their top frames) · REDIS_URL (redis://127.0.0.1:6379) ·
  *   BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306, server only: the database name is ours).
  *
  * Everything runs on one machine, so the load generator, Redis, MariaDB, the API and the worker share
@@ -226,12 +226,13 @@ async function main() {
     WORKER_METRICS_PORT: String(await freePort()),
   };
   const profilePath = path.join(TMP, 'api.cpuprofile');
-  const apiArgs = SETTINGS.cpuProfile ? ['--require', writeProfilerPreload()] : [];
+  const workerProfilePath = path.join(TMP, 'worker.cpuprofile');
+  const profilerArgs = SETTINGS.cpuProfile ? ['--require', writeProfilerPreload()] : [];
   const api = startChild(
     'api',
     'apps/api/dist/main.js',
     { ...childEnv, BENCH_CPU_PROFILE_PATH: profilePath },
-    apiArgs,
+    profilerArgs,
     {
       ipc: SETTINGS.cpuProfile,
     },
@@ -501,9 +502,10 @@ async function main() {
     durationS: SETTINGS.durationS,
   });
   livePairs = undefined;
+  results.profiles = [];
   if (SETTINGS.cpuProfile) {
     await profilerCommand(api, 'cpu-profile:stop', 'cpu-profile:written');
-    results.apiProfile = await readProfile(profilePath);
+    results.profiles.push(await readProfile(profilePath, 'api-live', 'API CPU profile, live scenario'));
   }
   live.queueBacklogAtEnd = await queueCounts();
   log(`queue right after the live run: ${JSON.stringify(live.queueBacklogAtEnd)}`);
@@ -515,6 +517,7 @@ async function main() {
   await http.raw('POST', `/api/sales/${soldOutSale.id}/purchase`, firstBuyer.body[0], firstBuyer.auth[0], 202);
   log(`preparing ${SETTINGS.users} pairs for the sold-out sale`);
   let soldOutPairs = await preparePairs(soldOutSale.id, SETTINGS.users);
+  if (SETTINGS.cpuProfile) await profilerCommand(api, 'cpu-profile:start', 'cpu-profile:started');
   const soldOut = await load({
     key: 'soldOut',
     label: 'sold-out sale (410)',
@@ -524,6 +527,10 @@ async function main() {
     durationS: SETTINGS.durationS,
   });
   soldOutPairs = undefined;
+  if (SETTINGS.cpuProfile) {
+    await profilerCommand(api, 'cpu-profile:stop', 'cpu-profile:written');
+    results.profiles.push(await readProfile(profilePath, 'api-sold-out', 'API CPU profile, sold-out scenario'));
+  }
   results.scenarios.push(soldOut);
   answeredAsExpected('sold-out sale: every answer 410', soldOut);
 
@@ -564,8 +571,16 @@ async function main() {
 
   const commitsBefore = await globalStatus();
   const workerStartedAt = Date.now();
-  worker = startChild('worker', 'apps/worker/dist/main.js', childEnv);
+  worker = startChild(
+    'worker',
+    'apps/worker/dist/main.js',
+    { ...childEnv, BENCH_CPU_PROFILE_PATH: workerProfilePath },
+    profilerArgs,
+    { ipc: SETTINGS.cpuProfile },
+  );
   state.workerPid = worker.pid;
+  // From its boot on (the queue is full already): the profile covers the whole drain.
+  if (SETTINGS.cpuProfile) await profilerCommand(worker, 'cpu-profile:start', 'cpu-profile:started');
   const drainCpuStart = performance.now();
   const cpuBefore = cpu.snapshot({ api: api.pid, worker: worker.pid });
   const drain = await measureDrain(drainSale.id, queued, workerStartedAt);
@@ -573,6 +588,10 @@ async function main() {
   // Per order, from worker start (boot included) to the last row.
   drain.cpuUsPerOrder = cpuPerResponse(drain.cpu, (performance.now() - drainCpuStart) / 1000, drain.rows);
   await waitForEmptyQueue(120_000); // jobs complete just after their commit
+  if (SETTINGS.cpuProfile) {
+    await profilerCommand(worker, 'cpu-profile:stop', 'cpu-profile:written');
+    results.profiles.push(await readProfile(workerProfilePath, 'worker-drain', 'Worker CPU profile, drain'));
+  }
   const commitsAfter = await globalStatus();
   drain.mysqlTransactions = {
     // Server-wide counter deltas: anything else using this MariaDB during the drain is counted too.
@@ -1089,7 +1108,7 @@ function pickAudit(audit) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU profile of the API (BENCH_CPU_PROF=1)
+// CPU profiles of the API and the worker (BENCH_CPU_PROF=1)
 
 /**
  * `--cpu-prof` writes only on a normal exit, and the API re-raises SIGTERM after its shutdown hooks,
@@ -1105,7 +1124,7 @@ function writeProfilerPreload() {
 const fs = require('node:fs');
 const session = new inspector.Session();
 session.connect();
-process.channel?.unref(); // the channel must not keep the API alive
+process.channel?.unref(); // the channel must not keep the process alive
 process.on('message', (message) => {
   if (message === 'cpu-profile:start') {
     session.post('Profiler.enable', () => session.post('Profiler.start', () => process.send('cpu-profile:started')));
@@ -1124,7 +1143,7 @@ process.on('message', (message) => {
 /** Sends a command to the profiler preload and waits for its answer. */
 function profilerCommand(child, command, answer) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${answer} from the API profiler`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no ${answer} from the profiler of pid ${child.pid}`)), 30_000);
     const onMessage = (message) => {
       if (message !== answer) return;
       clearTimeout(timer);
@@ -1136,15 +1155,14 @@ function profilerCommand(child, command, answer) {
   });
 }
 
-async function readProfile(file) {
+async function readProfile(file, name, title) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   if (profile.error) throw new Error(`CPU profile failed: ${profile.error}`);
   // Outside TMP (deleted at the end) and outside bench/results (not something to commit).
-  const kept = path.join(os.tmpdir(), `flash-sale-bench-${RUN_ID}-api-live.cpuprofile`);
+  const kept = path.join(os.tmpdir(), `flash-sale-bench-${RUN_ID}-${name}.cpuprofile`);
   writeFileSync(kept, JSON.stringify(profile));
-  const analysis = analyzeProfile(profile);
-  analysis.file = kept;
-  log(`API CPU profile written to ${analysis.file} (open it in Chrome DevTools)`);
+  const analysis = { name, title, ...analyzeProfile(profile), file: kept };
+  log(`${title}: written to ${analysis.file} (open it in Chrome DevTools)`);
   return analysis;
 }
 
@@ -1599,11 +1617,10 @@ function renderMarkdown(r) {
     '',
     `Checks: ${r.checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'} ${c.name}`).join('; ')}.`,
   ];
-  if (r.apiProfile) {
-    const p = r.apiProfile;
+  for (const p of r.profiles ?? []) {
     lines.push(
       '',
-      `**API CPU profile, live scenario** (${p.busyMs} ms busy, ${p.idleMs} ms idle; ${p.file})`,
+      `**${p.title}** (${p.busyMs} ms busy, ${p.idleMs} ms idle; ${p.file})`,
       '',
       '| top self time | % |',
       '|---|---:|',

@@ -7,6 +7,8 @@ import {
   ReservationScripts,
   SaleRedisRepository,
 } from '@flash-sale/redis';
+import { LEGACY_EXPIRE_ORDER_JOB, QueueName } from '@flash-sale/queue';
+import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { signPaymentBody } from '../apps/api/src/payments/payment-signature';
 import { OrderExpiry } from '../apps/worker/src/lifecycle/order-expiry';
@@ -44,10 +46,12 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
       PAYMENT_CALLBACK_DELAY_MS: '20',
       PAYMENT_CALLBACK_JITTER_MS: '150',
       PAYMENT_CALLBACK_COPIES: '3',
-      // Scheduled jobs are run by hand here, so their timing cannot make a test pass by luck.
+      // Recovery and reconciliation are run by hand here, so their timing cannot make a test pass by
+      // luck. The expiry sweep is the expiry mechanism itself: it runs on its schedule, a fast one.
       RECOVERY_INTERVAL_MS: '3600000',
       RECONCILE_INTERVAL_MS: '3600000',
       RECOVERY_GRACE_MS: '0',
+      EXPIRY_SWEEP_INTERVAL_MS: '250',
     });
     db = await openDatabase(testEnv.config);
     redis = createRedisClient(testEnv.config.redis);
@@ -184,7 +188,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     const orderNo = await buyWritten(saleId, buyer);
     expect(await saleRedis.remaining(saleId)).toBe(1);
     await waitFor(
-      'the expiry job',
+      'the expiry sweep',
       () => statusOf(orderNo),
       (status) => status === 'EXPIRED',
       20_000,
@@ -200,7 +204,8 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     const late = await pay(buyer, orderNo);
     expect(late.status).toBe(409);
     expect((late.body as ErrorBody).error.code).toBe('INVALID_TRANSITION');
-    // Expiring again (a duplicate job) gives nothing back twice.
+    // Expiring again (another sweep, a direct expiry) gives nothing back twice.
+    expect(await stack.worker!.get(OrderExpiry).sweep()).toBe(0);
     expect(await stack.worker!.get(OrderExpiry).expire(orderNo, saleId)).toBe('not-pending');
     expect(await saleRedis.remaining(saleId)).toBe(2);
     expect(await available(saleId)).toBe(2);
@@ -238,6 +243,82 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     expect(await saleRedis.remaining(saleId)).toBe(30 - paid);
     const report = await audit(saleId);
     expect(report.body).toMatchObject({ ok: true, held: paid, drift: 0 });
+  });
+
+  it('the sweep racing payment on 30 overdue orders → exactly one wins each; nothing expires before its deadline', async () => {
+    const saleId = await createSale(31);
+    const buyers = await inBatches(
+      Array.from({ length: 31 }, (_, i) => i),
+      10,
+      () => stack.client.guest(),
+    );
+    const orderNos = await inBatches(buyers, 10, (buyer) => buyWritten(saleId, buyer));
+    const [notDue, ...overdue] = orderNos;
+    const expiry = stack.worker!.get(OrderExpiry);
+    expect(await expiry.sweep()).toBe(0); // 600 s to pay: nothing is due yet
+
+    // 30 deadlines pass at once; payments, a sweep run by hand and the scheduled sweep all race for them.
+    await db.query(`UPDATE orders SET expires_at = ? WHERE order_no IN (${overdue.map(() => '?').join(', ')})`, [
+      new Date(Date.now() - 1_000),
+      ...overdue,
+    ]);
+    const [payments] = await Promise.all([
+      Promise.all(overdue.map((orderNo, i) => pay(buyers[i + 1]!, orderNo))),
+      expiry.sweep(),
+    ]);
+    await waitFor(
+      'every overdue order paid or expired',
+      () =>
+        countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [saleId]),
+      (n) => n === 1,
+    );
+    let paid = 0;
+    for (const [i, orderNo] of overdue.entries()) {
+      const status = await statusOf(orderNo);
+      expect(['PAID', 'EXPIRED']).toContain(status);
+      if (status === 'PAID') paid += 1;
+      expect(payments[i]!.status).toBe(status === 'PAID' ? 200 : 409);
+    }
+    expect(await statusOf(notDue!)).toBe('PENDING_PAYMENT');
+    // Units held: the paid ones and the order not yet due; every expired one came back exactly once.
+    const held = paid + 1;
+    await waitFor(
+      'expired units back in Redis',
+      () => saleRedis.remaining(saleId),
+      (n) => n === 31 - held,
+      5_000,
+    );
+    expect(await available(saleId)).toBe(31 - held);
+    expect(await expiry.sweep()).toBe(0);
+    expect(await saleRedis.remaining(saleId)).toBe(31 - held);
+    expect((await audit(saleId)).body).toMatchObject({ ok: true, held, drift: 0 });
+  });
+
+  it('an expire-order job left in Redis by an earlier version still expires its order', async () => {
+    const saleId = await createSale(2);
+    const buyer = await stack.client.guest();
+    const orderNo = await buyWritten(saleId, buyer);
+    const connection = createRedisClient(testEnv.config.redis, { maxRetriesPerRequest: null });
+    const lifecycle = new Queue(QueueName.OrderLifecycle, { connection, prefix: testEnv.config.queue.prefix });
+    try {
+      const job = await lifecycle.add(LEGACY_EXPIRE_ORDER_JOB, {
+        orderNo,
+        saleId,
+        expiresAt: new Date(Date.now() - 1_000).toISOString(),
+      });
+      await waitFor(
+        'the legacy job',
+        () => job.getState(),
+        (state) => state === 'completed',
+      );
+      expect((await lifecycle.getJob(job.id!))?.returnvalue).toBe('expired');
+    } finally {
+      await lifecycle.close();
+      connection.disconnect();
+    }
+    expect(await statusOf(orderNo)).toBe('EXPIRED');
+    expect(await saleRedis.remaining(saleId)).toBe(2);
+    expect(await available(saleId)).toBe(2);
   });
 
   it('cancel → another user can buy that very unit; the canceller can buy again', async () => {

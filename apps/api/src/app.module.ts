@@ -11,7 +11,6 @@ import { PaymentsController } from './payments/payments.controller';
 import { PaymentsService } from './payments/payments.service';
 import { SimulatedPaymentProvider } from './payments/simulated-payment-provider';
 import { DbPurchase } from './purchase/db-purchase';
-import { OrderExpiryQueue } from './purchase/order-expiry-queue';
 import { OrderQueue } from './purchase/order-queue';
 import { PurchaseController } from './purchase/purchase.controller';
 import { PurchaseService } from './purchase/purchase.service';
@@ -39,7 +38,6 @@ export class AppModule {
         SimulatedPaymentProvider,
         SubmitTokens,
         DbPurchase,
-        OrderExpiryQueue,
       ],
     };
   }

@@ -12,7 +12,6 @@ import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
-import { ExpiryScheduler } from './lifecycle/expiry-scheduler';
 import { LifecycleProcessor } from './lifecycle/lifecycle.processor';
 import { OrderExpiry } from './lifecycle/order-expiry';
 import { ReservationRecovery } from './lifecycle/reservation-recovery';
@@ -90,7 +89,6 @@ export class WorkerModule implements OnApplicationShutdown {
         OrderWriter,
         OrderBatcher,
         CreateOrderProcessor,
-        ExpiryScheduler,
         OrderExpiry,
         ReservationRecovery,
         StockReconciliation,

@@ -33,6 +33,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WORKER_METRICS_PORT: '70000' })).toThrow(/WORKER_METRICS_PORT must be an integer/);
   });
 
+  it('reads the lifecycle intervals, the expiry sweep every second by default', () => {
+    expect(loadConfig({}).lifecycle.expirySweepIntervalMs).toBe(1_000);
+    expect(loadConfig({ EXPIRY_SWEEP_INTERVAL_MS: '250' }).lifecycle.expirySweepIntervalMs).toBe(250);
+    expect(() => loadConfig({ EXPIRY_SWEEP_INTERVAL_MS: '10' })).toThrow(/EXPIRY_SWEEP_INTERVAL_MS must be an integer/);
+  });
+
   it('switches Redis to cluster mode when nodes are listed', () => {
     expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001' }).redis.clusterNodes).toEqual([
       '127.0.0.1:7000',

@@ -41,6 +41,11 @@ export interface AppConfig {
     recoveryGraceMs: number;
     /** How often Redis and MySQL are compared per live sale (the drift metric). */
     reconcileIntervalMs: number;
+    /**
+     * How often the expiry sweep runs: the one mechanism that expires unpaid orders (a BullMQ job
+     * scheduler, so once per cluster). An order expires at most about this long after its deadline.
+     */
+    expirySweepIntervalMs: number;
   };
   web: {
     /**
@@ -177,6 +182,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       recoveryIntervalMs: integer(env, 'RECOVERY_INTERVAL_MS', 30_000, 1_000, 3_600_000),
       recoveryGraceMs: integer(env, 'RECOVERY_GRACE_MS', 15_000, 0, 3_600_000),
       reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000),
+      expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 1_000, 100, 600_000),
     },
   };
 }

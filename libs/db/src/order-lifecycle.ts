@@ -7,6 +7,13 @@ import { SaleStockRepository } from './sale-stock.repository';
 
 export type ReturningStatus = 'CANCELLED' | 'EXPIRED';
 
+/** An order the expiry sweep found overdue, as it read it (the version is the compare-and-set's). */
+export interface OverdueOrder {
+  orderNo: string;
+  version: number;
+  quantity: number;
+}
+
 export type TransitionResult =
   | { changed: true; order: OrderEntity }
   /** The order was not in a state allowing the move (someone else moved it first, or it never could). */
@@ -49,6 +56,43 @@ export class OrderLifecycle {
             changed: true,
             order: { ...order, status: to, version: order.version + 1, userSlot: null },
           } as const;
+        }),
+      { retries: this.optimisticRetries },
+    );
+  }
+
+  /**
+   * PENDING_PAYMENT → EXPIRED for many overdue orders of one sale in one transaction — the expiry
+   * sweep's group commit. Each order still moves by its own compare-and-set on (status, version), so
+   * of this and a payment or cancel racing it exactly one wins; the units of the orders this call won
+   * go back to MySQL stock with one optimistic update of the hot sales row, last, as the order writer
+   * takes them. Orders are locked in order-number order, so two overlapping sweeps never deadlock on
+   * each other. `dueBy` is checked again in the update: an order is never expired before its deadline.
+   * Returns the orders this call moved (their units are the caller's to give back to Redis).
+   */
+  async expireOverdue(saleId: string, orders: readonly OverdueOrder[], dueBy: Date): Promise<OverdueOrder[]> {
+    const sorted = [...orders].sort((a, b) => (a.orderNo < b.orderNo ? -1 : a.orderNo > b.orderNo ? 1 : 0));
+    return withOptimisticRetries(
+      () =>
+        this.dataSource.transaction('READ COMMITTED', async (manager) => {
+          const won: OverdueOrder[] = [];
+          for (const order of sorted) {
+            const result = (await manager.query(
+              `UPDATE orders SET status = 'EXPIRED', version = version + 1, user_slot = NULL
+                WHERE order_no = ? AND sale_id = ? AND status = 'PENDING_PAYMENT' AND version = ? AND expires_at <= ?`,
+              [order.orderNo, saleId, order.version, dueBy],
+            )) as { affectedRows: number };
+            if (result.affectedRows === 1) won.push(order);
+          }
+          const units = won.reduce((sum, order) => sum + order.quantity, 0);
+          if (units > 0) {
+            const sale = await this.saleStock.read(manager, saleId);
+            // A conflict rolls back every move above too; the retry starts from the same versions.
+            if (!sale || !(await this.saleStock.returnUnits(manager, saleId, sale.version, units))) {
+              throw new OptimisticConflict();
+            }
+          }
+          return won;
         }),
       { retries: this.optimisticRetries },
     );

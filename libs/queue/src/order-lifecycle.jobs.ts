@@ -1,36 +1,34 @@
-import type { JobsOptions } from 'bullmq';
-
-export const EXPIRE_ORDER_JOB = 'expire-order';
-
-/** Payload of `expire-order`, a delayed job per order due at its payment deadline. */
-export interface ExpireOrderJobData {
-  orderNo: string;
-  saleId: string;
-  /** ISO-8601 payment deadline; the job does nothing before it. */
-  expiresAt: string;
-}
-
-/** One expiry per order: scheduling it again (a retried create-order job) is a no-op. */
-export function expireOrderJobId(orderNo: string): string {
-  return `expire-${orderNo}`;
-}
-
-export function expireOrderJobOptions(orderNo: string, expiresAt: Date, now = Date.now()): JobsOptions {
-  return {
-    jobId: expireOrderJobId(orderNo),
-    delay: Math.max(0, expiresAt.getTime() - now),
-    attempts: 10,
-    backoff: { type: 'exponential', delay: 500 },
-    removeOnComplete: { count: 1000 },
-    removeOnFail: { count: 10_000 },
-  };
-}
+/**
+ * Jobs of the `order-lifecycle` queue. All of them are scheduled maintenance (BullMQ job schedulers:
+ * stored in Redis, so each run happens once per cluster however many workers there are).
+ */
 
 /**
- * Scheduled maintenance (BullMQ job schedulers: stored in Redis, so each run happens once per
- * cluster however many workers there are).
+ * Expires unpaid orders whose payment deadline has passed: one indexed MySQL query per run finds
+ * them, and each one is moved by compare-and-set. It is the only expiry mechanism, so writing an
+ * order costs no Redis work for its expiry.
  */
+export const EXPIRE_OVERDUE_ORDERS_JOB = 'expire-overdue-orders';
 export const RECOVER_RESERVATIONS_JOB = 'recover-reservations';
 export const RECONCILE_STOCK_JOB = 'reconcile-stock';
 
-export type LifecycleJobName = typeof EXPIRE_ORDER_JOB | typeof RECOVER_RESERVATIONS_JOB | typeof RECONCILE_STOCK_JOB;
+/**
+ * Legacy: earlier versions added one delayed `expire-order` job per order. Nothing adds them any
+ * more; the worker still accepts those left in Redis by an earlier version (it expires the order if
+ * it is due, else leaves it to the sweep), so an upgrade strands none.
+ */
+export const LEGACY_EXPIRE_ORDER_JOB = 'expire-order';
+
+/** Payload of a legacy `expire-order` job. */
+export interface LegacyExpireOrderJobData {
+  orderNo: string;
+  saleId: string;
+  /** ISO-8601 payment deadline. */
+  expiresAt: string;
+}
+
+export type LifecycleJobName =
+  | typeof EXPIRE_OVERDUE_ORDERS_JOB
+  | typeof RECOVER_RESERVATIONS_JOB
+  | typeof RECONCILE_STOCK_JOB
+  | typeof LEGACY_EXPIRE_ORDER_JOB;

@@ -2,6 +2,6 @@
 export enum QueueName {
   /** `create-order`: the hot path, drained with group commit. */
   Orders = 'orders',
-  /** Expiry of unpaid orders and the scheduled maintenance jobs; kept apart so they never wait behind a burst. */
+  /** The scheduled maintenance jobs (expiry sweep, recovery, reconciliation); kept apart so they never wait behind a burst. */
   OrderLifecycle = 'order-lifecycle',
 }

@@ -1,3 +1,4 @@
+import { DomainError } from '@flash-sale/domain';
 import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
@@ -33,6 +34,8 @@ export class MetricsService implements OnModuleInit {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+
+  private readonly purchaseCounters = new Map<string, Counter.Internal>();
 
   private readonly reservationScript = new Histogram({
     name: 'flash_sale_reservation_script_seconds',
@@ -101,16 +104,30 @@ export class MetricsService implements OnModuleInit {
 
   /** Starts timing one reservation script call; call the result when the script has answered. */
   reservationTimer(): () => void {
-    const stop = this.reservationScript.startTimer();
-    return () => void stop();
+    // A plain observe: prom-client's startTimer copies a labels object and hashes it on every call.
+    const start = performance.now();
+    return () => this.reservationScript.observe((performance.now() - start) / 1000);
   }
 
   countPurchase(outcome: PurchaseOutcome): void {
-    this.purchases.inc({ outcome });
+    this.purchaseCounter(outcome).inc();
   }
 
   /** A refused or failed purchase, labelled with the error code its caller receives. */
   countRefusedPurchase(error: unknown): void {
-    this.purchases.inc({ outcome: toErrorResponse(error).body.error.code });
+    this.purchaseCounter(error instanceof DomainError ? error.code : toErrorResponse(error).body.error.code).inc();
+  }
+
+  /**
+   * The counter's child for one outcome, made once: `inc({ outcome })` would hash the label object on
+   * every purchase. Outcomes are a small closed set (two, plus the error codes).
+   */
+  private purchaseCounter(outcome: string): Counter.Internal {
+    let child = this.purchaseCounters.get(outcome);
+    if (!child) {
+      child = this.purchases.labels(outcome);
+      this.purchaseCounters.set(outcome, child);
+    }
+    return child;
   }
 }

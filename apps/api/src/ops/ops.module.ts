@@ -3,7 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { DependencyHealth } from './dependency-health';
 import { HealthController } from './health.controller';
-import { nestLoggingParams } from './logging';
+import { nestLoggingParams, RequestLogContext } from './logging';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
@@ -14,7 +14,7 @@ import { MetricsService } from './metrics.service';
 @Module({
   imports: [LoggerModule.forRootAsync(nestLoggingParams), TerminusModule.forRoot({ errorLogStyle: 'json' })],
   controllers: [HealthController, MetricsController],
-  providers: [MetricsService, DependencyHealth],
+  providers: [MetricsService, DependencyHealth, RequestLogContext],
   exports: [MetricsService],
 })
 export class OpsModule {}

@@ -12,7 +12,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../infra/tokens';
-import { OrderExpiryQueue } from './order-expiry-queue';
 import { SubmitTokens } from './submit-tokens';
 
 /** The MySQL-only ways to sell, for comparison with redis-lua (DESIGN.md "Strategies"). */
@@ -47,7 +46,6 @@ export class DbPurchase {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly saleStock: SaleStockRepository,
     private readonly tokens: SubmitTokens,
-    private readonly expiries: OrderExpiryQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -84,7 +82,8 @@ export class DbPurchase {
       // The buyer's purchase slot was taken by a concurrent purchase of theirs with another token.
       throw new DomainError(ErrorCode.LimitReached, 'You already bought as many as this sale allows per person');
     }
-    await this.expiries.schedule(order);
+    // Its expiry needs nothing here (and so no Redis, which may be down in the fallback): the worker's
+    // sweep expires every PENDING_PAYMENT order past its expires_at, however it was written.
     return { orderNo: order.orderNo!, status: 'PENDING_PAYMENT' };
   }
 

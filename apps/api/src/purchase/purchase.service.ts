@@ -130,10 +130,26 @@ export class PurchaseService {
             await this.sales.preload(sale.id);
             continue;
           }
-          throw new DomainError(result.code, REFUSAL_MESSAGES[result.code] ?? 'Purchase refused');
+          throw refusal(result.code);
       }
     }
     throw new DomainError(ErrorCode.Unavailable, 'Could not reserve right now, please retry');
+  }
+}
+
+/**
+ * The error for a refusal the reservation script answered — sold out, limit reached, bad token: the
+ * everyday answers of a flash sale, not faults. Nothing reads their stack (the error filter logs stacks
+ * of unexpected errors only), and capturing one on every sold-out request is measurable, so it is not
+ * captured. Everything else about the error (class, code, message) is unchanged.
+ */
+function refusal(code: ErrorCode): DomainError {
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new DomainError(code, REFUSAL_MESSAGES[code] ?? 'Purchase refused');
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { AppConfig } from '@flash-sale/config';
 import {
-  EXPIRE_ORDER_JOB,
+  EXPIRE_OVERDUE_ORDERS_JOB,
+  LEGACY_EXPIRE_ORDER_JOB,
   type LifecycleJobName,
   QueueName,
   RECONCILE_STOCK_JOB,
@@ -15,14 +16,15 @@ import { ReservationRecovery } from './reservation-recovery';
 import { StockReconciliation } from './stock-reconciliation';
 
 /**
- * Consumes the `order-lifecycle` queue: order expiry and the two scheduled jobs. The handler table is
- * typed by job name, so a job without a handler (or with two) does not compile.
+ * Consumes the `order-lifecycle` queue: its three scheduled jobs — the expiry sweep, recovery and
+ * reconciliation — plus `expire-order` jobs an earlier version may have left in Redis. The handler
+ * table is typed by job name, so a job without a handler (or with two) does not compile.
  */
 @Injectable()
 export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LifecycleProcessor.name);
   private worker?: Worker;
-  private readonly handlers: Record<LifecycleJobName, (job: Job, token?: string) => Promise<unknown>>;
+  private readonly handlers: Record<LifecycleJobName, (job: Job) => Promise<unknown>>;
 
   constructor(
     expiry: OrderExpiry,
@@ -34,17 +36,25 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
   ) {
     this.handlers = {
-      [EXPIRE_ORDER_JOB]: (job, token) => expiry.run(job, token),
-      [RECOVER_RESERVATIONS_JOB]: async () => ({
-        recovered: await recovery.run(),
-        expiredOverdue: await expiry.expireOverdue(),
+      // A run stops after about one interval, so a wave of expiries never makes runs pile up behind
+      // each other; the next run goes on with what is left.
+      [EXPIRE_OVERDUE_ORDERS_JOB]: async () => ({
+        expired: await expiry.sweep(new Date(), config.expirySweepIntervalMs),
       }),
+      [RECOVER_RESERVATIONS_JOB]: async () => ({ recovered: await recovery.run() }),
       [RECONCILE_STOCK_JOB]: async () => Object.fromEntries(await reconciliation.run()),
+      [LEGACY_EXPIRE_ORDER_JOB]: (job) => expiry.runLegacyJob(job),
     };
   }
 
   async onApplicationBootstrap(): Promise<void> {
     // Job schedulers live in Redis: however many workers start, each run happens once.
+    await this.queue.upsertJobScheduler(
+      EXPIRE_OVERDUE_ORDERS_JOB,
+      { every: this.config.expirySweepIntervalMs },
+      // Runs every interval (a second by default): keep only a short tail of them in Redis.
+      { name: EXPIRE_OVERDUE_ORDERS_JOB, opts: { removeOnComplete: 10, removeOnFail: 100 } },
+    );
     await this.queue.upsertJobScheduler(
       RECOVER_RESERVATIONS_JOB,
       { every: this.config.recoveryIntervalMs },
@@ -55,7 +65,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
       { every: this.config.reconcileIntervalMs },
       { name: RECONCILE_STOCK_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
     );
-    this.worker = new Worker(QueueName.OrderLifecycle, (job, token) => this.process(job, token), {
+    this.worker = new Worker(QueueName.OrderLifecycle, (job) => this.process(job), {
       connection: this.connection,
       prefix: this.prefix,
       concurrency: 16,
@@ -67,10 +77,9 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     await this.worker?.close();
   }
 
-  private process(job: Job, token?: string): Promise<unknown> {
-    const handler = this.handlers[job.name as LifecycleJobName] as
-      ((job: Job, token?: string) => Promise<unknown>) | undefined;
+  private process(job: Job): Promise<unknown> {
+    const handler = this.handlers[job.name as LifecycleJobName] as ((job: Job) => Promise<unknown>) | undefined;
     if (!handler) throw new Error(`No handler for job "${job.name}" on ${QueueName.OrderLifecycle}`);
-    return handler(job, token);
+    return handler(job);
   }
 }
