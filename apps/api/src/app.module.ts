@@ -14,6 +14,8 @@ import { DbPurchase } from './purchase/db-purchase';
 import { OrderQueue } from './purchase/order-queue';
 import { PurchaseController } from './purchase/purchase.controller';
 import { PurchaseService } from './purchase/purchase.service';
+import { SoldOutFastPath } from './purchase/sold-out-fast-path';
+import { SoldOutGate } from './purchase/sold-out-gate';
 import { SubmitTokens } from './purchase/submit-tokens';
 import { SaleCatalog } from './sales/sale-catalog';
 import { AdminSalesController, SalesController } from './sales/sales.controller';
@@ -37,6 +39,8 @@ export class AppModule {
         PaymentsService,
         SimulatedPaymentProvider,
         SubmitTokens,
+        SoldOutGate,
+        SoldOutFastPath,
         DbPurchase,
       ],
     };

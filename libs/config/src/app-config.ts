@@ -22,6 +22,11 @@ export interface AppConfig {
     submitTokenTtlSeconds: number;
     /** When Redis is unreachable, a redis-lua sale keeps selling through MySQL (db-optimistic). */
     redisFallback: boolean;
+    /**
+     * How long an API instance answers SOLD_OUT itself after Redis said so (purchase/sold-out-gate.ts);
+     * a return of units clears it at once. 0 turns the local flag off.
+     */
+    soldOutFlagTtlMs: number;
   };
   worker: {
     concurrency: number;
@@ -163,6 +168,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     purchase: {
       submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600),
       redisFallback: (env['REDIS_FALLBACK'] ?? 'on') !== 'off',
+      soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 1_000, 0, 600_000),
     },
     worker: {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),

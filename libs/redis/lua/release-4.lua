@@ -9,6 +9,9 @@
     KEYS[4] returned      hash    orderNo -> quantity returned
 
     ARGV[1] orderNo
+    ARGV[2] stock-returned channel: the sale id is published there when units come back, so API
+            instances drop their local "sold out" flag for this sale (a channel, not a key)
+    ARGV[3] saleId
 
   Output:
      1  units returned now
@@ -31,6 +34,7 @@ slot = tonumber(slot)
 if redis.call('HSETNX', returnedKey, orderNo, quantity) == 0 then return 0 end
 
 redis.call('INCRBY', stockKey, quantity)
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 redis.call('HINCRBY', buyersKey, userId, -quantity)
 local slotsField = userId .. ':slots'
 local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField) or '0')

@@ -115,7 +115,15 @@ export class ReservationScripts {
   async release(saleId: string, orderNo: string): Promise<ReleaseResult> {
     const sale = this.keys.sale(saleId);
     const reply = Number(
-      await this.scripted.fsRelease(sale.stock, sale.buyers, sale.reservations, sale.returned, orderNo),
+      await this.scripted.fsRelease(
+        sale.stock,
+        sale.buyers,
+        sale.reservations,
+        sale.returned,
+        orderNo,
+        this.keys.stockReturnedChannel,
+        saleId,
+      ),
     );
     if (reply === 1) return 'released';
     if (reply === 0) return 'already-released';

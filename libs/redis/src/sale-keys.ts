@@ -38,9 +38,15 @@ export class SaleKeys {
 export class KeyBuilder {
   /** Hash saleId -> drift (units), written by the reconciliation job, read by /metrics and the audit. */
   readonly reconciliation: string;
+  /**
+   * Pub/sub channel (not a key): the release script publishes a sale's id here whenever units go back
+   * to its stock, so an API instance that remembered the sale as sold out forgets it at once.
+   */
+  readonly stockReturnedChannel: string;
 
   constructor(readonly prefix: string) {
     this.reconciliation = `${prefix}:reconciliation`;
+    this.stockReturnedChannel = `${prefix}:stock-returned`;
   }
 
   sale(saleId: string): SaleKeys {

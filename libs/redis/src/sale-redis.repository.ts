@@ -11,6 +11,13 @@ export interface SaleRedisSnapshot {
   returned: Map<string, number>;
 }
 
+/** A sale's stock and everyone who ever reserved in it, read at one instant (see `soldOutView`). */
+export interface SoldOutView {
+  remaining: number;
+  /** Users with a reservation record in the sale, returned units or not. */
+  reservedBy: Set<string>;
+}
+
 /** Plain Redis reads and writes of a sale (everything that is not one of the Lua scripts). */
 export class SaleRedisRepository {
   constructor(
@@ -45,6 +52,27 @@ export class SaleRedisRepository {
       const value = values[i];
       return value ? [parseReservationRecord(orderNo, value)] : [];
     });
+  }
+
+  /**
+   * Remaining stock and every user who ever reserved in the sale, atomically (one MULTI: all keys share
+   * the sale's hash tag), or `undefined` when the sale is not loaded or has more than `maxReservations`
+   * reservations (reading them all would cost Redis more than the round trips it could save).
+   */
+  async soldOutView(saleId: string, maxReservations: number): Promise<SoldOutView | undefined> {
+    const sale = this.keys.sale(saleId);
+    if ((await this.client.hlen(sale.reservations)) > maxReservations) return undefined;
+    const replies = await this.client.multi().get(sale.stock).hvals(sale.reservations).exec();
+    const [[stockError, stock], [recordsError, records]] = (replies ?? []) as [
+      [Error | null, string | null],
+      [Error | null, string[]],
+    ];
+    if (stockError || recordsError) throw stockError ?? recordsError;
+    if (stock === null) return undefined;
+    return {
+      remaining: Number(stock),
+      reservedBy: new Set(records.map((record) => parseReservationRecord('', record).userId)),
+    };
   }
 
   async snapshot(saleId: string): Promise<SaleRedisSnapshot> {

@@ -11,6 +11,8 @@ import { SaleCatalog } from '../sales/sale-catalog';
 import { SalesService } from '../sales/sales.service';
 import { DbPurchase, type OrderCreated } from './db-purchase';
 import { OrderQueue } from './order-queue';
+import { refusal } from './refusals';
+import { SoldOutGate } from './sold-out-gate';
 import { type IssuedSubmitToken, SubmitTokens } from './submit-tokens';
 
 /** `QUEUED` (202): reserved in Redis, written by the worker. `PENDING_PAYMENT` (201): written in MySQL now. */
@@ -37,6 +39,7 @@ export class PurchaseService {
     private readonly orderQueue: OrderQueue,
     private readonly dbPurchase: DbPurchase,
     private readonly tokens: SubmitTokens,
+    private readonly soldOut: SoldOutGate,
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -73,6 +76,7 @@ export class PurchaseService {
       return this.fallBack(sale, user, token, quantity);
     }
     if (this.reloadAfterFallback.delete(sale.id)) await this.sales.preload(sale.id);
+    if (this.soldOut.refuses(sale, user.id, token, quantity)) throw refusal(ErrorCode.SoldOut);
     try {
       return await this.reserveAndEnqueue(sale, user, token, quantity);
     } catch (error) {
@@ -130,34 +134,10 @@ export class PurchaseService {
             await this.sales.preload(sale.id);
             continue;
           }
+          if (result.code === ErrorCode.SoldOut) this.soldOut.noteSoldOut(sale.id);
           throw refusal(result.code);
       }
     }
     throw new DomainError(ErrorCode.Unavailable, 'Could not reserve right now, please retry');
   }
 }
-
-/**
- * The error for a refusal the reservation script answered — sold out, limit reached, bad token: the
- * everyday answers of a flash sale, not faults. Nothing reads their stack (the error filter logs stacks
- * of unexpected errors only), and capturing one on every sold-out request is measurable, so it is not
- * captured. Everything else about the error (class, code, message) is unchanged.
- */
-function refusal(code: ErrorCode): DomainError {
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return new DomainError(code, REFUSAL_MESSAGES[code] ?? 'Purchase refused');
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-}
-
-const REFUSAL_MESSAGES: Partial<Record<ErrorCode, string>> = {
-  [ErrorCode.SaleNotStarted]: 'This sale has not started yet',
-  [ErrorCode.SaleEnded]: 'This sale has ended',
-  [ErrorCode.TokenInvalid]: 'The submit token is unknown, expired, or not yours for this sale',
-  [ErrorCode.LimitReached]: 'You already bought as many as this sale allows per person',
-  [ErrorCode.SoldOut]: 'Sold out',
-  [ErrorCode.Unavailable]: 'This sale is not loaded; an admin must preload it',
-};

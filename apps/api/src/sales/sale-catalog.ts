@@ -25,14 +25,20 @@ export class SaleCatalog {
   constructor(@InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>) {}
 
   async get(saleId: string): Promise<SaleEntity> {
-    const cached = this.cache.get(saleId);
-    if (cached && cached.until > Date.now()) return cached.sale;
+    const cached = this.peek(saleId);
+    if (cached) return cached;
     let loading = this.loading.get(saleId);
     if (!loading) {
       loading = this.load(saleId).finally(() => this.loading.delete(saleId));
       this.loading.set(saleId, loading);
     }
     return loading;
+  }
+
+  /** The sale if it is in the cache and fresh; never reads MySQL. */
+  peek(saleId: string): SaleEntity | undefined {
+    const cached = this.cache.get(saleId);
+    return cached && cached.until > Date.now() ? cached.sale : undefined;
   }
 
   private async load(saleId: string): Promise<SaleEntity> {

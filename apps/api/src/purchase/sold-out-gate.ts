@@ -1,0 +1,127 @@
+import type { SaleEntity } from '@flash-sale/db';
+import { KeyBuilder, type RedisClient, SaleRedisRepository } from '@flash-sale/redis';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { AppConfig } from '@flash-sale/config';
+import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
+import { SubmitTokens } from './submit-tokens';
+
+/** Near the end of the window Redis's clock decides: SALE_ENDED (410) comes before SOLD_OUT. */
+const END_MARGIN_MS = 2_000;
+/** Beyond this many reservations, reading them all would cost Redis more than it saves. */
+const MAX_RESERVATIONS = 50_000;
+
+interface SoldOutFlag {
+  /** Units Redis had left when the flag was set: a purchase of more than this is refused. */
+  remaining: number;
+  /** Everyone who ever reserved in the sale: their answer may be a replay (202) or LIMIT_REACHED. */
+  reservedBy: Set<string>;
+  until: number;
+}
+
+/**
+ * The short-lived local "sold out" flag DESIGN.md allows: once Redis has answered SOLD_OUT for a sale,
+ * this instance answers the next buyers of that sale itself, without the reservation script's round
+ * trip — but only when the answer is certainly the one Redis would give, checks in API.md's order:
+ *
+ *   - the window: well inside it (the flag is only ever set on a started sale);
+ *   - the token: signed for this sale and user and unexpired (else 403 TOKEN_INVALID comes first);
+ *   - the per-user limit: the buyer never reserved in this sale (else a replay answers 202 with the
+ *     buyer's order, or 409 LIMIT_REACHED comes first), and asks for no more than the limit;
+ *   - the stock: more units asked than Redis had left.
+ *
+ * Units only come back through the release script, which publishes the sale's id on a channel this
+ * instance listens to: the flag is dropped at once, so a returned unit is sold again, and a buyer of it
+ * replaying on this instance gets the replay. Losing the subscription drops every flag; the TTL bounds
+ * what any missed message could cost. Every other request goes to Redis as before.
+ *
+ * Not covered: a submit token issued while Redis was down (the fallback) is unknown to Redis, which
+ * would answer 403 where this answers 410 — a refusal either way.
+ */
+@Injectable()
+export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SoldOutGate.name);
+  private readonly flags = new Map<string, SoldOutFlag>();
+  private readonly reading = new Set<string>();
+  /** Bumped by every stock return and subscription loss: a reading older than that is discarded. */
+  private generation = 0;
+  private subscriber?: RedisClient;
+  /** SOLD_OUT_FLAG_TTL_MS: how long a reading is trusted without a return message; 0 = never. */
+  private readonly flagTtlMs: number;
+
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    private readonly keys: KeyBuilder,
+    private readonly saleRedis: SaleRedisRepository,
+    private readonly tokens: SubmitTokens,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.flagTtlMs = config.purchase.soldOutFlagTtlMs;
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.flagTtlMs === 0) return;
+    const subscriber = this.redis.duplicate();
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, saleId: string) => this.forget(saleId));
+    // While unsubscribed a return could go unnoticed: trust nothing read before.
+    for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, () => this.forgetAll());
+    subscriber.on('error', (error: Error) => this.logger.warn(`Stock-return subscription: ${error.message}`));
+    try {
+      await subscriber.subscribe(this.keys.stockReturnedChannel);
+    } catch (error) {
+      // Redis down at boot: ioredis subscribes once it connects (autoResubscribe); no flag until then.
+      this.logger.warn(`Stock-return subscription pending: ${(error as Error).message}`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.subscriber?.disconnect();
+  }
+
+  /** True when Redis would certainly answer this purchase with 410 SOLD_OUT (see the class comment). */
+  refuses(sale: SaleEntity, userId: string, token: string, quantity: number, now = Date.now()): boolean {
+    const flag = this.flags.get(sale.id);
+    return (
+      flag !== undefined &&
+      this.redis.status === 'ready' && // otherwise the fallback decides (REDIS_FALLBACK)
+      flag.until > now &&
+      sale.endsAt.getTime() - now > END_MARGIN_MS &&
+      quantity > flag.remaining &&
+      quantity <= sale.perUserLimit &&
+      !flag.reservedBy.has(userId) &&
+      this.tokens.verify(token, sale.id, userId, now)
+    );
+  }
+
+  /** Redis just answered SOLD_OUT for this sale: read its stock and buyers once, in the background. */
+  noteSoldOut(saleId: string): void {
+    const flag = this.flags.get(saleId);
+    if ((flag && flag.until > Date.now()) || this.reading.has(saleId) || !this.listening()) return;
+    this.reading.add(saleId);
+    const generation = this.generation;
+    this.saleRedis
+      .soldOutView(saleId, MAX_RESERVATIONS)
+      .then((view) => {
+        if (view && generation === this.generation && this.listening()) {
+          this.flags.set(saleId, { ...view, until: Date.now() + this.flagTtlMs });
+        }
+      })
+      .catch(() => undefined) // no flag: every request keeps asking Redis
+      .finally(() => this.reading.delete(saleId));
+  }
+
+  /** Units came back to the sale (or it was reloaded): ask Redis again. */
+  forget(saleId: string): void {
+    this.generation += 1;
+    this.flags.delete(saleId);
+  }
+
+  private forgetAll(): void {
+    this.generation += 1;
+    this.flags.clear();
+  }
+
+  private listening(): boolean {
+    return this.subscriber?.status === 'ready';
+  }
+}
