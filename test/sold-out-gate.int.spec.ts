@@ -90,7 +90,8 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     await flagSet(saleId, bob, bobToken);
 
     // Slip a unit into Redis behind the gate's back (no release script, so no message): from here on a
-    // 410 for a fresh buyer can only come from the flag — Redis itself would sell.
+    // 410 for a fresh buyer can only come from the flag, answered by the fast path (the only place that
+    // consults it) — Redis itself would sell.
     const stockKey = keys.sale(saleId).stock;
     await redis.incr(stockKey);
     try {

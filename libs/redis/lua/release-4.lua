@@ -34,9 +34,9 @@ slot = tonumber(slot)
 if redis.call('HSETNX', returnedKey, orderNo, quantity) == 0 then return 0 end
 
 redis.call('INCRBY', stockKey, quantity)
-redis.call('PUBLISH', ARGV[2], ARGV[3])
 redis.call('HINCRBY', buyersKey, userId, -quantity)
 local slotsField = userId .. ':slots'
 local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField) or '0')
 redis.call('HSET', buyersKey, slotsField, bit.band(slotMask, bit.bnot(bit.lshift(1, slot - 1))))
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1

@@ -76,7 +76,6 @@ export class PurchaseService {
       return this.fallBack(sale, user, token, quantity);
     }
     if (this.reloadAfterFallback.delete(sale.id)) await this.sales.preload(sale.id);
-    if (this.soldOut.refuses(sale, user.id, token, quantity)) throw refusal(ErrorCode.SoldOut);
     try {
       return await this.reserveAndEnqueue(sale, user, token, quantity);
     } catch (error) {
@@ -134,6 +133,7 @@ export class PurchaseService {
             await this.sales.preload(sale.id);
             continue;
           }
+          // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
           if (result.code === ErrorCode.SoldOut) this.soldOut.noteSoldOut(sale.id);
           throw refusal(result.code);
       }

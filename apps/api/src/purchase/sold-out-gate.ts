@@ -1,7 +1,7 @@
+import type { AppConfig } from '@flash-sale/config';
 import type { SaleEntity } from '@flash-sale/db';
 import { KeyBuilder, type RedisClient, SaleRedisRepository } from '@flash-sale/redis';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { AppConfig } from '@flash-sale/config';
 import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
 import { SubmitTokens } from './submit-tokens';
 
@@ -78,13 +78,22 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     this.subscriber?.disconnect();
   }
 
+  /**
+   * Whether this instance currently holds a sold-out flag for the sale: a map lookup, so callers ask it
+   * before any costlier check (a live sale's purchases must not pay for the rest).
+   */
+  isFlagged(saleId: string, now = Date.now()): boolean {
+    const flag = this.flags.get(saleId);
+    // Redis not ready: the fallback decides (REDIS_FALLBACK), not a reading taken before.
+    return flag !== undefined && flag.until > now && this.redis.status === 'ready';
+  }
+
   /** True when Redis would certainly answer this purchase with 410 SOLD_OUT (see the class comment). */
   refuses(sale: SaleEntity, userId: string, token: string, quantity: number, now = Date.now()): boolean {
     const flag = this.flags.get(sale.id);
     return (
       flag !== undefined &&
-      this.redis.status === 'ready' && // otherwise the fallback decides (REDIS_FALLBACK)
-      flag.until > now &&
+      this.isFlagged(sale.id, now) &&
       sale.endsAt.getTime() - now > END_MARGIN_MS &&
       quantity > flag.remaining &&
       quantity <= sale.perUserLimit &&
@@ -95,8 +104,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
 
   /** Redis just answered SOLD_OUT for this sale: read its stock and buyers once, in the background. */
   noteSoldOut(saleId: string): void {
-    const flag = this.flags.get(saleId);
-    if ((flag && flag.until > Date.now()) || this.reading.has(saleId) || !this.listening()) return;
+    if (this.flagTtlMs === 0 || this.isFlagged(saleId) || this.reading.has(saleId) || !this.listening()) return;
     this.reading.add(saleId);
     const generation = this.generation;
     this.saleRedis
@@ -110,8 +118,8 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
       .finally(() => this.reading.delete(saleId));
   }
 
-  /** Units came back to the sale (or it was reloaded): ask Redis again. */
-  forget(saleId: string): void {
+  /** Units came back to the sale: ask Redis again. */
+  private forget(saleId: string): void {
     this.generation += 1;
     this.flags.delete(saleId);
   }
