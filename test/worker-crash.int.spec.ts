@@ -70,7 +70,7 @@ describe('a worker SIGKILLed while 1,000 reservations drain (real processes, Mar
     const keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
     const scripts = new ReservationScripts(redis, keys);
     const saleRedis = new SaleRedisRepository(redis, keys);
-    const saleId = await createLiveSale(db, scripts, { stock: 1000 });
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
     await queue.addBulk(
       orders.map((order) => ({

@@ -1,6 +1,7 @@
 import { issueTestToken } from './private-redis';
 import { OrderNumberGenerator } from '@flash-sale/domain';
 import type { CreateOrderJobData } from '@flash-sale/queue';
+import { StockLeaseRepository, StockLeases } from '@flash-sale/db';
 import type { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 
@@ -12,8 +13,16 @@ export interface SaleFixture {
   priceCents?: number;
 }
 
-/** A live redis-lua sale written straight to MySQL and loaded into Redis, as the admin API would. */
-export async function createLiveSale(db: DataSource, scripts: ReservationScripts, sale: SaleFixture): Promise<string> {
+/**
+ * A live redis-lua sale written straight to MySQL and loaded into Redis with its whole stock leased,
+ * as the admin API would.
+ */
+export async function createLiveSale(
+  db: DataSource,
+  scripts: ReservationScripts,
+  saleRedis: SaleRedisRepository,
+  sale: SaleFixture,
+): Promise<string> {
   const startsAt = new Date(Date.now() - HOUR);
   const endsAt = new Date(Date.now() + HOUR);
   const perUserLimit = sale.perUserLimit ?? 1;
@@ -23,7 +32,11 @@ export async function createLiveSale(db: DataSource, scripts: ReservationScripts
     ['fixture sale', sale.priceCents ?? 1000, sale.stock, sale.stock, perUserLimit, startsAt, endsAt],
   )) as { insertId: number };
   const saleId = String(result.insertId);
-  await scripts.preload({ saleId, stock: sale.stock, perUserLimit, startsAt, endsAt }, []);
+  const leases = new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, {
+    leaseSize: sale.stock,
+    lowWater: 0,
+  });
+  await leases.ensureLoaded(saleId);
   return saleId;
 }
 
@@ -48,6 +61,8 @@ export async function reserveForUsers(
         quantity: result.quantity,
         slot: result.slot,
         reservedAt: result.reservedAt.toISOString(),
+        epoch: result.epoch,
+        submitToken: token,
       };
     }),
   );

@@ -1,5 +1,13 @@
 import type { AppConfig } from '@flash-sale/config';
-import { dataSourceOptions, ENTITIES, OrderLifecycle, SaleBooksRepository, SaleStockRepository } from '@flash-sale/db';
+import {
+  dataSourceOptions,
+  ENTITIES,
+  OrderLifecycle,
+  SaleBooksRepository,
+  SaleStockRepository,
+  StockLeaseRepository,
+  StockLeases,
+} from '@flash-sale/db';
 import { QueueName } from '@flash-sale/queue';
 import {
   createRedisClient,
@@ -75,6 +83,20 @@ export class WorkerModule implements OnApplicationShutdown {
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
         },
         { provide: SaleStockRepository, useValue: new SaleStockRepository() },
+        {
+          provide: StockLeaseRepository,
+          inject: [getDataSourceToken()],
+          useFactory: (dataSource: DataSource) => new StockLeaseRepository(dataSource),
+        },
+        {
+          provide: StockLeases,
+          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository],
+          useFactory: (repository: StockLeaseRepository, scripts: ReservationScripts, saleRedis: SaleRedisRepository) =>
+            new StockLeases(repository, scripts, saleRedis, {
+              leaseSize: config.leases.size,
+              lowWater: config.leases.lowWater,
+            }),
+        },
         {
           provide: SaleBooksRepository,
           inject: [getDataSourceToken()],

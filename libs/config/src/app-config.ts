@@ -27,6 +27,20 @@ export interface AppConfig {
      * a return of units clears it at once. 0 turns the local flag off.
      */
     soldOutFlagTtlMs: number;
+    /**
+     * `replica`: a 202 is sent only after Redis's WAIT confirms that a replica holds the reservation,
+     * so a failover to that replica cannot lose it (a timeout answers 503; the same token replays).
+     * `off`: the reservation is acknowledged as soon as the primary has it.
+     */
+    durableAck: DurableAck;
+    durableAckTimeoutMs: number;
+  };
+  /** Stock leases from MySQL to Redis (DESIGN.md "Who owns the stock"). */
+  leases: {
+    /** Units one lease hands to Redis; smaller leases keep more stock sellable by the MySQL fallback. */
+    size: number;
+    /** When a purchase leaves Redis with fewer units than this, the next lease is taken in the background. */
+    lowWater: number;
   };
   worker: {
     concurrency: number;
@@ -67,6 +81,9 @@ export interface AppConfig {
     logPretty: boolean;
   };
 }
+
+export const DURABLE_ACKS = ['off', 'replica'] as const;
+export type DurableAck = (typeof DURABLE_ACKS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -169,6 +186,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600),
       redisFallback: (env['REDIS_FALLBACK'] ?? 'on') !== 'off',
       soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 1_000, 0, 600_000),
+      durableAck: oneOf(env, 'DURABLE_ACK', 'off', DURABLE_ACKS),
+      durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
+    },
+    leases: {
+      size: integer(env, 'LEASE_SIZE', 1_000, 1, 1_000_000),
+      lowWater: integer(env, 'LEASE_LOW_WATER', 200, 0, 1_000_000),
     },
     worker: {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),

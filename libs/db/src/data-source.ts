@@ -5,9 +5,15 @@ import { PaymentEntity } from './entities/payment.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { Payments1763800000000 } from './migrations/1763800000000-payments';
 import { OrderSubmitToken1763900000000 } from './migrations/1763900000000-order-submit-token';
+import { StockLeases1764000000000 } from './migrations/1764000000000-stock-leases';
 
 export const ENTITIES = [SaleEntity, OrderEntity, PaymentEntity];
-export const MIGRATIONS = [InitialSchema1763700000000, Payments1763800000000, OrderSubmitToken1763900000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  Payments1763800000000,
+  OrderSubmitToken1763900000000,
+  StockLeases1764000000000,
+];
 
 export interface DatabaseOptions {
   url: string;

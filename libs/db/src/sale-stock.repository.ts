@@ -3,8 +3,21 @@ import type { EntityManager } from 'typeorm';
 export interface SaleStockRow {
   priceCents: number;
   available: number;
+  leased: number;
+  inDoubt: number;
+  /** The Redis incarnation the sale sells on. */
+  redisEpoch: number;
+  /** Incarnations up to this one are settled: their leases were given back to `available`. */
+  settledEpoch: number;
   version: number;
   paymentTimeoutSeconds: number;
+}
+
+/** A change of the sale's stock columns, each a delta; applied under the optimistic lock. */
+export interface StockMove {
+  available: number;
+  leased: number;
+  inDoubt: number;
 }
 
 /**
@@ -16,38 +29,60 @@ export class SaleStockRepository {
   /** A plain read: no lock. The version makes the later update safe. */
   async read(manager: EntityManager, saleId: string): Promise<SaleStockRow | undefined> {
     const [row] = (await manager.query(
-      'SELECT price_cents, available, version, payment_timeout_seconds FROM sales WHERE id = ?',
+      `SELECT price_cents, available, leased, in_doubt, redis_epoch, settled_epoch, version, payment_timeout_seconds
+         FROM sales WHERE id = ?`,
       [saleId],
-    )) as { price_cents: number; available: number; version: number; payment_timeout_seconds: number }[];
+    )) as Record<string, number>[];
     return row
       ? {
-          priceCents: Number(row.price_cents),
-          available: Number(row.available),
-          version: Number(row.version),
-          paymentTimeoutSeconds: Number(row.payment_timeout_seconds),
+          priceCents: Number(row['price_cents']),
+          available: Number(row['available']),
+          leased: Number(row['leased']),
+          inDoubt: Number(row['in_doubt']),
+          redisEpoch: Number(row['redis_epoch']),
+          settledEpoch: Number(row['settled_epoch']),
+          version: Number(row['version']),
+          paymentTimeoutSeconds: Number(row['payment_timeout_seconds']),
         }
       : undefined;
   }
 
   /**
-   * Takes `units` if the row is still at `expectedVersion` and has them. False means someone else
-   * changed the row since `read` (an optimistic-lock conflict): the caller rolls back and retries.
+   * Takes `units` from `available` if the row is still at `expectedVersion` and has them (MySQL
+   * selling itself: the db-* strategies, the Redis-down fallback). False means someone else changed
+   * the row since `read` (an optimistic-lock conflict): the caller rolls back and retries.
    */
   async takeUnits(manager: EntityManager, saleId: string, expectedVersion: number, units: number): Promise<boolean> {
+    return this.move(manager, saleId, expectedVersion, { available: -units, leased: 0, inDoubt: 0 });
+  }
+
+  /**
+   * Applies `move` if the row is still at `expectedVersion`. The caller computed it from the row it
+   * read at that version, so no column can go below zero.
+   */
+  async move(manager: EntityManager, saleId: string, expectedVersion: number, move: StockMove): Promise<boolean> {
     const result = (await manager.query(
-      `UPDATE sales SET available = available - ?, version = version + 1
-        WHERE id = ? AND version = ? AND available >= ?`,
-      [units, saleId, expectedVersion, units],
+      `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, version = version + 1
+        WHERE id = ? AND version = ?`,
+      [move.available, move.leased, move.inDoubt, saleId, expectedVersion],
     )) as { affectedRows: number };
     return result.affectedRows === 1;
   }
 
-  /** Gives `units` back (a cancelled or expired order), under the same optimistic lock. */
+  /**
+   * Gives back the units of cancelled or expired orders, under the same optimistic lock, but never
+   * more than the sale can hold: `available + leased` stays within the stock. Only a sale that
+   * oversold (`naive-unsafe`, on purpose) has orders whose units never existed; their surplus is
+   * dropped instead of blocking every later return.
+   */
   async returnUnits(manager: EntityManager, saleId: string, expectedVersion: number, units: number): Promise<boolean> {
     const result = (await manager.query(
-      `UPDATE sales SET available = available + ?, version = version + 1
-        WHERE id = ? AND version = ? AND available + ? <= stock`,
-      [units, saleId, expectedVersion, units],
+      `UPDATE sales
+          SET available = available + LEAST(?, GREATEST(0, CAST(stock AS SIGNED) - CAST(available AS SIGNED)
+                                                          - CAST(leased AS SIGNED))),
+              version = version + 1
+        WHERE id = ? AND version = ?`,
+      [units, saleId, expectedVersion],
     )) as { affectedRows: number };
     return result.affectedRows === 1;
   }

@@ -9,16 +9,16 @@ export function emptyOrdersByStatus(): OrdersByStatus {
 /** What the audit reads from MySQL and Redis, independently of anything the purchase path counts. */
 export interface AuditFacts {
   stock: number;
-  /** Units Redis can still sell (for MySQL-only strategies: MySQL `available`). */
-  remaining: number;
   /** Units held by PENDING_PAYMENT + PAID order rows. */
   held: number;
-  /** Units reserved in Redis whose order row is not written yet but whose job is still queued. */
-  queuedUnits: number;
-  /** MySQL's own books: `sales.available`. */
+  /** MySQL's own books: `sales.available` (neither leased nor held). */
   mysqlAvailable: number;
-  /** Units of returned orders that MySQL has taken back but Redis has not yet (transient). */
-  unitsBeingReturned: number;
+  /** MySQL's own books: `sales.leased` (handed to Redis, not yet an order), in doubt included. */
+  mysqlLeased: number;
+  /** The part of `mysqlLeased` granted to lost Redis incarnations, waiting for reconciliation. */
+  inDoubt: number;
+  /** Redis's side of the live leases against MySQL's (see compareBooks); 0 when they agree. */
+  drift: number;
   /** Units a single user holds above the per-user limit, summed over users. */
   unitsAboveUserLimit: number;
   /** Order rows that share a reservation or have none (redis-lua sales). */
@@ -31,18 +31,23 @@ export interface AuditVerdict {
   oversold: number;
   duplicateOrders: number;
   lostReservations: number;
-  /** Redis remaining + queued + held + being returned == stock. */
+  /** Redis's balance + unwritten reservations (+ grants in flight) == its live leases. */
   redisBooksBalance: boolean;
-  /** MySQL available + held == stock. */
+  /** MySQL available + leased + held == stock. */
   mysqlBooksBalance: boolean;
   ok: boolean;
 }
 
+/**
+ * The invariants of DESIGN.md "What must never happen". Units in doubt (a Redis incarnation lost its
+ * state and reconciliation has not settled it yet) are not a fault, but the books are not closed
+ * either: the verdict is ok only once they are settled.
+ */
 export function auditVerdict(facts: AuditFacts): AuditVerdict {
   const oversold = Math.max(0, facts.held - facts.stock);
   const duplicateOrders = facts.unitsAboveUserLimit + facts.ordersWithoutOwnReservation;
-  const redisBooksBalance = facts.remaining + facts.queuedUnits + facts.held + facts.unitsBeingReturned === facts.stock;
-  const mysqlBooksBalance = facts.mysqlAvailable + facts.held === facts.stock;
+  const redisBooksBalance = facts.drift === 0;
+  const mysqlBooksBalance = facts.mysqlAvailable + facts.mysqlLeased + facts.held === facts.stock;
   return {
     oversold,
     duplicateOrders,
@@ -50,6 +55,11 @@ export function auditVerdict(facts: AuditFacts): AuditVerdict {
     redisBooksBalance,
     mysqlBooksBalance,
     ok:
-      oversold === 0 && duplicateOrders === 0 && facts.lostReservations === 0 && redisBooksBalance && mysqlBooksBalance,
+      oversold === 0 &&
+      duplicateOrders === 0 &&
+      facts.lostReservations === 0 &&
+      facts.inDoubt === 0 &&
+      redisBooksBalance &&
+      mysqlBooksBalance,
   };
 }

@@ -1,67 +1,72 @@
-import { HOLDING_STATUSES, type OrderStatus, RETURNED_STATUSES } from './order';
+import { HOLDING_STATUSES, type OrderStatus } from './order';
 
 /** An order row as the books need it. */
 export interface BookedOrder {
   orderNo: string;
   status: OrderStatus;
   quantity: number;
+  /** The Redis incarnation whose lease it came from; null when MySQL sold it itself. */
+  leaseEpoch: number | null;
 }
 
 /** A Redis reservation as the books need it. */
 export interface BookedReservation {
   orderNo: string;
   quantity: number;
+  /** The incarnation it was reserved in; 0 for an order MySQL sold that a reload copied in. */
+  epoch: number;
 }
 
 export interface SaleBooksInput {
   rows: readonly BookedOrder[];
   reservations: readonly BookedReservation[];
-  /** Order numbers whose units the release script has given back to Redis. */
+  /** Order numbers whose buyer hold the release script has freed (their rows are written). */
   returnedInRedis: ReadonlySet<string> | ReadonlyMap<string, unknown>;
-  redisRemaining: number;
-  mysqlAvailable: number;
+  /** Redis's sellable balance. */
+  redisBalance: number;
+  /** The incarnation Redis sells on (MySQL's `redis_epoch`). */
+  currentEpoch: number;
+  /** Units leased to the current incarnation and not yet an order: MySQL `leased − in_doubt`. */
+  liveLeased: number;
+  /** Units of leases MySQL made for the current incarnation that Redis has not confirmed yet. */
+  pendingLeaseUnits: number;
 }
 
 export interface SaleBooks {
   held: number;
   /** Reservations with no order row yet (queued, or lost: telling which needs the queue). */
   unwritten: BookedReservation[];
-  /** Units of unwritten reservations that still hold stock in Redis. */
+  /** Units of unwritten reservations of the current incarnation. */
   unwrittenUnits: number;
-  /** Units MySQL took back (cancelled, expired, failed) that Redis has not been given yet. */
-  unitsBeingReturned: number;
-  /** Rows with no reservation of their own (for a Redis-backed sale, a duplicate or a phantom). */
+  /** Rows of the current incarnation with no reservation of their own: a duplicate or a phantom. */
   ordersWithoutOwnReservation: number;
   /**
-   * Redis remaining − (MySQL available − unwritten units − units being returned): 0 when Redis and
-   * MySQL agree; positive when Redis would sell units MySQL no longer has (MySQL then refuses them);
-   * negative when units are stuck that neither side will sell.
+   * Redis's side of the live leases − MySQL's: (balance + unwritten units + pending grants) −
+   * (leased − in doubt). 0 when they agree; positive when Redis could sell units it was never leased
+   * (phantom stock); negative when leased units are stranded that Redis will not sell.
    */
   drift: number;
 }
 
-/** Reads the two ledgers — MySQL rows and Redis reservations — against each other. Pure. */
+/** Reads the two ledgers — MySQL rows and leases, Redis reservations and balance — against each other. Pure. */
 export function compareBooks(input: SaleBooksInput): SaleBooks {
   const rowNumbers = new Set(input.rows.map((row) => row.orderNo));
   const reservationNumbers = new Set(input.reservations.map((reservation) => reservation.orderNo));
   let held = 0;
-  let unitsBeingReturned = 0;
-  for (const row of input.rows) {
-    if (HOLDING_STATUSES.includes(row.status)) held += row.quantity;
-    if (RETURNED_STATUSES.includes(row.status) && !input.returnedInRedis.has(row.orderNo)) {
-      unitsBeingReturned += row.quantity;
-    }
-  }
+  for (const row of input.rows) if (HOLDING_STATUSES.includes(row.status)) held += row.quantity;
   const unwritten = input.reservations.filter((reservation) => !rowNumbers.has(reservation.orderNo));
   const unwrittenUnits = unwritten
-    .filter((reservation) => !input.returnedInRedis.has(reservation.orderNo))
+    .filter(
+      (reservation) => reservation.epoch === input.currentEpoch && !input.returnedInRedis.has(reservation.orderNo),
+    )
     .reduce((units, reservation) => units + reservation.quantity, 0);
   return {
     held,
     unwritten,
     unwrittenUnits,
-    unitsBeingReturned,
-    ordersWithoutOwnReservation: input.rows.filter((row) => !reservationNumbers.has(row.orderNo)).length,
-    drift: input.redisRemaining - (input.mysqlAvailable - unwrittenUnits - unitsBeingReturned),
+    ordersWithoutOwnReservation: input.rows.filter(
+      (row) => row.leaseEpoch === input.currentEpoch && !reservationNumbers.has(row.orderNo),
+    ).length,
+    drift: input.redisBalance + unwrittenUnits + input.pendingLeaseUnits - input.liveLeased,
   };
 }

@@ -72,11 +72,11 @@ describe('order numbers', () => {
 describe('audit verdict', () => {
   const balanced: AuditFacts = {
     stock: 10,
-    remaining: 3,
     held: 5,
-    queuedUnits: 2,
-    mysqlAvailable: 5,
-    unitsBeingReturned: 0,
+    mysqlAvailable: 3,
+    mysqlLeased: 2,
+    inDoubt: 0,
+    drift: 0,
     unitsAboveUserLimit: 0,
     ordersWithoutOwnReservation: 0,
     lostReservations: 0,
@@ -93,52 +93,64 @@ describe('audit verdict', () => {
   });
 
   it.each<[string, Partial<AuditFacts>, Partial<ReturnType<typeof auditVerdict>>]>([
-    ['oversold', { held: 12, remaining: 0, queuedUnits: 0, mysqlAvailable: 0 }, { oversold: 2 }],
+    ['oversold', { held: 12, mysqlAvailable: 0, mysqlLeased: 0 }, { oversold: 2 }],
     ['a user above the limit', { unitsAboveUserLimit: 1 }, { duplicateOrders: 1 }],
     ['an order without its own reservation', { ordersWithoutOwnReservation: 1 }, { duplicateOrders: 1 }],
     ['a lost reservation', { lostReservations: 1 }, { lostReservations: 1 }],
-    ['Redis books off by one', { remaining: 4 }, { redisBooksBalance: false }],
+    ['Redis books off by one', { drift: 1 }, { redisBooksBalance: false }],
     ['MySQL books off by one', { mysqlAvailable: 4 }, { mysqlBooksBalance: false }],
+    ['leases still in doubt', { inDoubt: 2 }, { redisBooksBalance: true, mysqlBooksBalance: true }],
   ])('fails on %s', (_name, change, expected) => {
     expect(auditVerdict({ ...balanced, ...change })).toMatchObject({ ...expected, ok: false });
   });
 });
 
 describe('compareBooks', () => {
+  // Stock 10, incarnation 2: 3 units held (a, b), c cancelled (back in `available`), d reserved and
+  // not written yet, 5 units left in Redis's balance; MySQL leased 6 (d's unit + the balance).
   const input = {
     rows: [
-      { orderNo: 'a', status: 'PAID' as const, quantity: 2 },
-      { orderNo: 'b', status: 'PENDING_PAYMENT' as const, quantity: 1 },
-      { orderNo: 'c', status: 'CANCELLED' as const, quantity: 1 },
+      { orderNo: 'a', status: 'PAID' as const, quantity: 2, leaseEpoch: 2 },
+      { orderNo: 'b', status: 'PENDING_PAYMENT' as const, quantity: 1, leaseEpoch: 2 },
+      { orderNo: 'c', status: 'CANCELLED' as const, quantity: 1, leaseEpoch: 2 },
     ],
     reservations: [
-      { orderNo: 'a', quantity: 2 },
-      { orderNo: 'b', quantity: 1 },
-      { orderNo: 'c', quantity: 1 },
-      { orderNo: 'd', quantity: 1 }, // not written yet
+      { orderNo: 'a', quantity: 2, epoch: 2 },
+      { orderNo: 'b', quantity: 1, epoch: 2 },
+      { orderNo: 'c', quantity: 1, epoch: 2 },
+      { orderNo: 'd', quantity: 1, epoch: 2 },
     ],
     returnedInRedis: new Set(['c']),
-    // stock 10: held 3, d reserved in Redis, c given back to both sides.
-    redisRemaining: 6,
-    mysqlAvailable: 7,
+    redisBalance: 5,
+    currentEpoch: 2,
+    liveLeased: 6,
+    pendingLeaseUnits: 0,
   };
 
   it('agrees (drift 0) when Redis and MySQL tell the same story', () => {
-    expect(compareBooks(input)).toMatchObject({ held: 3, unwrittenUnits: 1, unitsBeingReturned: 0, drift: 0 });
+    expect(compareBooks(input)).toMatchObject({ held: 3, unwrittenUnits: 1, ordersWithoutOwnReservation: 0, drift: 0 });
   });
 
-  it('counts a unit MySQL took back but Redis has not been given yet, without calling it drift', () => {
-    const books = compareBooks({ ...input, returnedInRedis: new Set<string>(), redisRemaining: 5 });
-    expect(books).toMatchObject({ unitsBeingReturned: 1, drift: 0 });
+  it('counts a lease MySQL made that Redis has not confirmed yet, without calling it drift', () => {
+    expect(compareBooks({ ...input, liveLeased: 10, pendingLeaseUnits: 4 }).drift).toBe(0);
   });
 
-  it('reports drift when Redis would sell more (or less) than MySQL has', () => {
-    expect(compareBooks({ ...input, redisRemaining: 8 }).drift).toBe(2);
-    expect(compareBooks({ ...input, redisRemaining: 5 }).drift).toBe(-1);
+  it('reports phantom stock (positive) and stranded units (negative)', () => {
+    expect(compareBooks({ ...input, redisBalance: 7 }).drift).toBe(2);
+    expect(compareBooks({ ...input, redisBalance: 4 }).drift).toBe(-1);
   });
 
-  it('finds rows without a reservation of their own', () => {
-    const rows = [...input.rows, { orderNo: 'x', status: 'PAID' as const, quantity: 1 }];
+  it('leaves reservations of earlier incarnations out of the live leases', () => {
+    const reservations = [...input.reservations, { orderNo: 'old', quantity: 3, epoch: 1 }];
+    expect(compareBooks({ ...input, reservations })).toMatchObject({ unwrittenUnits: 1, drift: 0 });
+  });
+
+  it('finds rows of the current incarnation without a reservation of their own', () => {
+    const rows = [
+      ...input.rows,
+      { orderNo: 'x', status: 'PAID' as const, quantity: 1, leaseEpoch: 2 },
+      { orderNo: 'sold-by-mysql', status: 'PAID' as const, quantity: 1, leaseEpoch: null },
+    ];
     expect(compareBooks({ ...input, rows }).ordersWithoutOwnReservation).toBe(1);
   });
 });

@@ -33,3 +33,19 @@ export class DomainError extends Error {
     this.name = 'DomainError';
   }
 }
+
+/**
+ * A refusal that means "nothing happened, try again in a moment" (429, and a 503 when the answer
+ * cannot be given safely right now): the response carries `retry-after`, and the same submit token
+ * may be sent again.
+ */
+export class RetryLaterError extends DomainError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(code, message);
+    this.name = 'RetryLaterError';
+  }
+}

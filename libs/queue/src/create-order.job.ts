@@ -12,6 +12,13 @@ export interface CreateOrderJobData {
   slot: number;
   /** ISO-8601, the moment Redis reserved the units. */
   reservedAt: string;
+  /**
+   * The Redis incarnation whose lease the units came from (DESIGN.md "Who owns the stock"); absent in
+   * jobs of earlier versions, whose units were never leased.
+   */
+  epoch?: number;
+  /** The submit token that bought it, so the Redis-down fallback can recognise a replay of it. */
+  submitToken?: string;
 }
 
 /**

@@ -3,15 +3,20 @@
   Checks, in the order API.md answers them: the sale is live, the token is this buyer's (or already
   bought this very reservation: idempotent replay), the buyer is under the per-user limit, stock is
   sufficient. Then consumes the token, takes the units, marks the buyer and writes the reservation.
+  The balance holds only units that leases granted to the sale's current incarnation (grant-lease-3),
+  so Redis never sells a unit MySQL did not hand it.
 
   Input:
-    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock (written by preload)
-    KEYS[2] stock         string  units Redis can still sell
+    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock, epoch (written by load-7);
+                                  reservedUnits: units reserved in this incarnation, which lets
+                                  reconciliation notice a stale copy of the sale's state
+    KEYS[2] stock         string  units Redis can still sell (the leased balance)
     KEYS[3] buyers        hash    <userId> -> units held
                                   <userId>:slots  -> bitmask of purchase slots in use (bit k = slot k+1)
                                   <userId>:orders -> space-separated order numbers, oldest first
     KEYS[4] token         string  the submit token; value = the userId it was issued to; has a TTL
-    KEYS[5] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs"
+    KEYS[5] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs|epoch"
+                                  (epoch empty for an order MySQL sold itself)
     KEYS[6] replays       hash    token -> orderNo, so a replayed token finds its reservation
 
     ARGV[1] userId    (no '|' or ' ', checked by the caller)
@@ -20,9 +25,10 @@
     ARGV[4] orderNo   (fresh, made by the caller)
 
   Output:
-    { 1, orderNo, slot, reservedAtMs, quantity }  reserved now
-    { 2, orderNo, slot, reservedAtMs, quantity }  this buyer already reserved with this token: the same
-                                                  reservation (its quantity, whatever was asked now)
+    { 1, orderNo, slot, reservedAtMs, quantity, epoch, balance }  reserved now; balance = units left
+    { 2, orderNo, slot, reservedAtMs, quantity, epoch, balance }  this buyer already reserved with this
+                        token: the same reservation (its quantity, whatever was asked now); epoch 0
+                        when MySQL sold it (the Redis-down fallback)
     -1  sale not loaded into Redis
     -2  sale not started
     -3  sale ended
@@ -45,8 +51,8 @@ local token = ARGV[2]
 local quantity = tonumber(ARGV[3])
 local orderNo = ARGV[4]
 
-local meta = redis.call('HMGET', metaKey, 'startsAtMs', 'endsAtMs', 'perUserLimit')
-if not meta[1] then return -1 end
+local meta = redis.call('HMGET', metaKey, 'startsAtMs', 'endsAtMs', 'perUserLimit', 'epoch')
+if not meta[1] or not meta[4] then return -1 end
 
 local time = redis.call('TIME')
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -56,9 +62,11 @@ if nowMs >= tonumber(meta[2]) then return -3 end
 local replayedOrderNo = redis.call('HGET', replaysKey, token)
 if replayedOrderNo then
   local record = redis.call('HGET', reservationsKey, replayedOrderNo)
-  local owner, reservedQuantity, slot, reservedAtMs = string.match(record, '^([^|]*)|(%d+)|(%d+)|(%d+)$')
+  local owner, reservedQuantity, slot, reservedAtMs, epoch =
+    string.match(record, '^([^|]*)|(%d+)|(%d+)|(%d+)|(%d*)$')
   if owner ~= userId then return -4 end
-  return { 2, replayedOrderNo, tonumber(slot), tonumber(reservedAtMs), tonumber(reservedQuantity) }
+  return { 2, replayedOrderNo, tonumber(slot), tonumber(reservedAtMs), tonumber(reservedQuantity),
+    tonumber(epoch) or 0, tonumber(redis.call('GET', stockKey) or '0') }
 end
 
 if redis.call('GET', tokenKey) ~= userId then return -4 end
@@ -81,11 +89,12 @@ while bit.band(slotMask, bit.lshift(1, slot - 1)) ~= 0 do slot = slot + 1 end
 local ordersField = userId .. ':orders'
 local orders = redis.call('HGET', buyersKey, ordersField)
 
-redis.call('DECRBY', stockKey, quantity)
+local balance = redis.call('DECRBY', stockKey, quantity)
+redis.call('HINCRBY', metaKey, 'reservedUnits', quantity)
 redis.call('HINCRBY', buyersKey, userId, quantity)
 redis.call('HSET', buyersKey, slotsField, bit.bor(slotMask, bit.lshift(1, slot - 1)),
   ordersField, orders and (orders .. ' ' .. orderNo) or orderNo)
 redis.call('DEL', tokenKey)
-redis.call('HSET', reservationsKey, orderNo, userId .. '|' .. quantity .. '|' .. slot .. '|' .. nowMs)
+redis.call('HSET', reservationsKey, orderNo, userId .. '|' .. quantity .. '|' .. slot .. '|' .. nowMs .. '|' .. meta[4])
 redis.call('HSET', replaysKey, token, orderNo)
-return { 1, orderNo, slot, nowMs, quantity }
+return { 1, orderNo, slot, nowMs, quantity, tonumber(meta[4]), balance }

@@ -43,10 +43,20 @@ describe('reservation scripts on a real Redis Cluster', () => {
     const now = Date.now();
     for (const saleId of saleIds) {
       await saleRedis.reset(saleId);
-      await scripts.preload(
-        { saleId, stock: 50, perUserLimit: 1, startsAt: new Date(now - 60_000), endsAt: new Date(now + 3_600_000) },
+      await scripts.load(
+        {
+          saleId,
+          stock: 50,
+          perUserLimit: 1,
+          startsAt: new Date(now - 60_000),
+          endsAt: new Date(now + 3_600_000),
+          epoch: 1,
+        },
         [],
       );
+      // Two leases, as refills would grant them.
+      await scripts.grantLease(saleId, 1, 'lease-1', 30);
+      await scripts.grantLease(saleId, 1, 'lease-2', 20);
     }
     const attempts = await Promise.all(
       saleIds.flatMap((saleId) =>
@@ -75,6 +85,6 @@ describe('reservation scripts on a real Redis Cluster', () => {
     const [first] = attempts.filter((attempt) => attempt.result.kind === 'reserved');
     if (first?.result.kind !== 'reserved') throw new Error('expected a reservation');
     expect(await scripts.release(first.saleId, first.result.orderNo)).toBe('released');
-    expect(await saleRedis.remaining(first.saleId)).toBe(1);
+    expect(await scripts.grantLease(first.saleId, 1, 'lease-3', 1)).toEqual({ kind: 'granted', balance: 1 });
   });
 });

@@ -24,18 +24,26 @@ describe('reservation scripts (real Redis)', () => {
   });
   afterAll(() => cleanup());
 
+  function saleInput(
+    saleId: string,
+    options: { stock: number; perUserLimit?: number; startsInMs?: number; endsInMs?: number },
+    epoch = 1,
+  ) {
+    return {
+      saleId,
+      stock: options.stock,
+      perUserLimit: options.perUserLimit ?? 1,
+      startsAt: new Date(Date.now() + (options.startsInMs ?? -HOUR)),
+      endsAt: new Date(Date.now() + (options.endsInMs ?? HOUR)),
+      epoch,
+    };
+  }
+
+  /** Loads a sale as incarnation 1 and grants it one lease of its whole stock. */
   async function loadSale(options: { stock: number; perUserLimit?: number; startsInMs?: number; endsInMs?: number }) {
     const saleId = String(nextSaleId++);
-    await scripts.preload(
-      {
-        saleId,
-        stock: options.stock,
-        perUserLimit: options.perUserLimit ?? 1,
-        startsAt: new Date(Date.now() + (options.startsInMs ?? -HOUR)),
-        endsAt: new Date(Date.now() + (options.endsInMs ?? HOUR)),
-      },
-      [],
-    );
+    await scripts.load(saleInput(saleId, options), []);
+    await scripts.grantLease(saleId, 1, 'lease-1', options.stock);
     return saleId;
   }
 
@@ -142,48 +150,76 @@ describe('reservation scripts (real Redis)', () => {
       expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
       await scripts.release(saleId, first.orderNo);
+      // Released units go back to MySQL, which leases them again.
+      await scripts.grantLease(saleId, 1, 'lease-2', 1);
       expect(await buy(saleId, 'bob', token)).toMatchObject({ kind: 'reserved' });
     });
   });
 
   describe('release', () => {
-    it('returns the units and the buyer’s slot exactly once', async () => {
+    it('frees the buyer’s units and slot exactly once, and leaves the units to MySQL', async () => {
       const saleId = await loadSale({ stock: 1, perUserLimit: 1 });
       const reserved = await buy(saleId, 'alice');
       if (reserved.kind !== 'reserved') throw new Error('expected a reservation');
       const results = await Promise.all([1, 2, 3, 4].map(() => scripts.release(saleId, reserved.orderNo)));
       expect(results.sort()).toEqual(['already-released', 'already-released', 'already-released', 'released']);
-      expect(await repo.remaining(saleId)).toBe(1);
+      expect(await repo.remaining(saleId)).toBe(0);
       expect(await scripts.release(saleId, 'S1-NOSUCHORDER')).toBe('unknown-reservation');
-      // The slot is free again: alice can buy again, and gets slot 1 back.
+      expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.SoldOut));
+      // Once MySQL leases the unit again, alice may buy it, and gets slot 1 back.
+      await scripts.grantLease(saleId, 1, 'lease-2', 1);
       expect(await buy(saleId, 'alice')).toMatchObject({ kind: 'reserved', slot: 1 });
     });
   });
 
-  describe('preload', () => {
-    it('counts Redis reservations and MySQL orders once each, and keeps per-user limits', async () => {
+  describe('leases and incarnations', () => {
+    it('sells only granted units; a lease id is granted once; a grant to another incarnation is refused', async () => {
+      const saleId = String(nextSaleId++);
+      expect(await scripts.grantLease(saleId, 1, 'lease-1', 5)).toEqual({ kind: 'wrong-epoch' }); // not loaded
+      expect(await scripts.load(saleInput(saleId, { stock: 10 }), [])).toEqual({ kind: 'opened', balance: 0 });
+      expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.SoldOut));
+      expect(await scripts.grantLease(saleId, 1, 'lease-1', 2)).toEqual({ kind: 'granted', balance: 2 });
+      expect(await scripts.grantLease(saleId, 1, 'lease-1', 2)).toEqual({ kind: 'already-granted', balance: 2 });
+      expect(await scripts.grantLease(saleId, 2, 'lease-2', 2)).toEqual({ kind: 'wrong-epoch' });
+      expect(await buy(saleId, 'alice')).toMatchObject({ kind: 'reserved', epoch: 1, balance: 1 });
+      expect(await buy(saleId, 'bob')).toMatchObject({ kind: 'reserved', epoch: 1, balance: 0 });
+      expect(await buy(saleId, 'carol')).toEqual(refusal(ErrorCode.SoldOut));
+    });
+
+    it('a refresh keeps the balance and adds what MySQL sold, with its token; a new incarnation starts empty', async () => {
       const saleId = await loadSale({ stock: 10, perUserLimit: 1 });
       const alice = await buy(saleId, 'alice');
       if (alice.kind !== 'reserved') throw new Error('expected a reservation');
-      const sale = {
-        saleId,
-        stock: 10,
-        perUserLimit: 1,
-        startsAt: new Date(Date.now() - HOUR),
-        endsAt: new Date(Date.now() + HOUR),
+      const soldByMySql = {
+        orderNo: orderNumbers.next(saleId),
+        userId: 'carol',
+        quantity: 1,
+        slot: 1,
+        reservedAt: new Date(),
+        submitToken: 'carols-fallback-token',
       };
-      const mysqlOrders = [
-        { orderNo: alice.orderNo, userId: 'alice', quantity: 1, slot: 1, reservedAt: alice.reservedAt },
-        { orderNo: orderNumbers.next(saleId), userId: 'carol', quantity: 1, slot: 1, reservedAt: new Date() },
-      ];
-      expect(await scripts.preload(sale, mysqlOrders)).toEqual({ sellable: 8, unitsTaken: 2 });
-      expect(await scripts.preload(sale, mysqlOrders)).toEqual({ sellable: 8, unitsTaken: 2 }); // idempotent
-
-      // Redis loses the buyers hash and stock: a reload rebuilds both from the union.
-      await redis.del(keys.sale(saleId).buyers, keys.sale(saleId).stock);
-      expect(await scripts.preload(sale, mysqlOrders)).toEqual({ sellable: 8, unitsTaken: 2 });
+      expect(await scripts.load(saleInput(saleId, { stock: 10 }), [soldByMySql])).toEqual({
+        kind: 'refreshed',
+        balance: 9,
+      });
       expect(await buy(saleId, 'carol')).toEqual(refusal(ErrorCode.LimitReached));
+      // The fallback's token replays its order on Redis too, marked as MySQL's (epoch 0).
+      expect(await buy(saleId, 'carol', 'carols-fallback-token')).toMatchObject({
+        kind: 'replayed',
+        orderNo: soldByMySql.orderNo,
+        epoch: 0,
+      });
+
+      // Incarnation 2 (Redis lost data): nothing sellable until a lease of epoch 2; limits survive.
+      expect(await scripts.load(saleInput(saleId, { stock: 10 }, 2), [])).toEqual({ kind: 'opened', balance: 0 });
+      expect((await repo.snapshot(saleId)).grants.size).toBe(0);
+      expect(await scripts.grantLease(saleId, 1, 'lease-1', 10)).toEqual({ kind: 'wrong-epoch' });
+      await scripts.grantLease(saleId, 2, 'lease-9', 3);
       expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
+      expect(await buy(saleId, 'dave')).toMatchObject({ kind: 'reserved', epoch: 2 });
+      // A late load of an older incarnation changes nothing.
+      expect(await scripts.load(saleInput(saleId, { stock: 10 }, 1), [])).toEqual({ kind: 'superseded' });
+      expect(await repo.snapshot(saleId)).toMatchObject({ epoch: 2, remaining: 2, reservedUnits: 1 });
     });
   });
 

@@ -9,8 +9,9 @@ const LUA_DIR = join(__dirname, '..', 'lua');
 
 const SCRIPTS = {
   fsReserve: { file: 'reserve-6.lua', numberOfKeys: 6 },
-  fsRelease: { file: 'release-4.lua', numberOfKeys: 4 },
-  fsPreload: { file: 'preload-5.lua', numberOfKeys: 5 },
+  fsRelease: { file: 'release-3.lua', numberOfKeys: 3 },
+  fsLoad: { file: 'load-7.lua', numberOfKeys: 7 },
+  fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -38,28 +39,46 @@ export interface ReserveInput {
 }
 
 export type ReserveResult =
-  | { kind: 'reserved' | 'replayed'; orderNo: string; slot: number; quantity: number; reservedAt: Date }
+  | {
+      kind: 'reserved' | 'replayed';
+      orderNo: string;
+      slot: number;
+      quantity: number;
+      reservedAt: Date;
+      /** The incarnation whose lease the units came from; 0 for an order MySQL sold itself (replays only). */
+      epoch: number;
+      /** Units Redis can still sell after this call. */
+      balance: number;
+    }
   | { kind: 'refused'; code: ErrorCode; saleNotLoaded: boolean }
   | { kind: 'order-number-taken' };
 
 export type ReleaseResult = 'released' | 'already-released' | 'unknown-reservation';
 
-export interface PreloadSale {
+export interface LoadSale {
   saleId: string;
   startsAt: Date;
   endsAt: Date;
   perUserLimit: number;
   stock: number;
+  /** The incarnation to load as (MySQL's `sales.redis_epoch`). */
+  epoch: number;
 }
 
-/** An order MySQL holds units for; preload makes sure Redis counts it. */
+/** An order MySQL holds units for; a load makes sure Redis counts it against its buyer. */
 export interface HoldingOrder {
   orderNo: string;
   userId: string;
   quantity: number;
   slot: number;
   reservedAt: Date;
+  /** The submit token that made it, when MySQL knows it: a replay of it then finds the order in Redis. */
+  submitToken: string | null;
 }
+
+export type LoadResult = { kind: 'opened' | 'refreshed'; balance: number } | { kind: 'superseded' };
+
+export type GrantResult = { kind: 'granted' | 'already-granted'; balance: number } | { kind: 'wrong-epoch' };
 
 /**
  * The only caller of the sale Lua scripts. Registers them with `defineCommand` (EVALSHA with a
@@ -96,13 +115,23 @@ export class ReservationScripts {
       input.orderNo,
     );
     if (Array.isArray(reply)) {
-      const [status, orderNo, slot, reservedAtMs, quantity] = reply as [number, string, number, number, number];
+      const [status, orderNo, slot, reservedAtMs, quantity, epoch, balance] = reply as [
+        number,
+        string,
+        number,
+        number,
+        number,
+        number,
+        number,
+      ];
       return {
         kind: status === 1 ? 'reserved' : 'replayed',
         orderNo,
         slot,
         quantity,
         reservedAt: new Date(reservedAtMs),
+        epoch,
+        balance,
       };
     }
     const code = Number(reply);
@@ -112,28 +141,17 @@ export class ReservationScripts {
     return { kind: 'refused', code: errorCode, saleNotLoaded: code === SALE_NOT_LOADED };
   }
 
+  /** Frees the buyer's units and slot of a FAILED, cancelled or expired order, exactly once. */
   async release(saleId: string, orderNo: string): Promise<ReleaseResult> {
     const sale = this.keys.sale(saleId);
-    const reply = Number(
-      await this.scripted.fsRelease(
-        sale.stock,
-        sale.buyers,
-        sale.reservations,
-        sale.returned,
-        orderNo,
-        this.keys.stockReturnedChannel,
-        saleId,
-      ),
-    );
+    const reply = Number(await this.scripted.fsRelease(sale.buyers, sale.reservations, sale.returned, orderNo));
     if (reply === 1) return 'released';
     if (reply === 0) return 'already-released';
     return 'unknown-reservation';
   }
 
-  async preload(
-    input: PreloadSale,
-    holdingOrders: readonly HoldingOrder[],
-  ): Promise<{ sellable: number; unitsTaken: number }> {
+  /** Loads the sale as incarnation `input.epoch`, or refreshes it (see load-7.lua). */
+  async load(input: LoadSale, holdingOrders: readonly HoldingOrder[]): Promise<LoadResult> {
     const sale = this.keys.sale(input.saleId);
     const orderArgs = holdingOrders.flatMap((order) => [
       order.orderNo,
@@ -141,19 +159,43 @@ export class ReservationScripts {
       order.quantity,
       order.slot,
       order.reservedAt.getTime(),
+      order.submitToken ?? '',
     ]);
-    const [sellable, unitsTaken] = (await this.scripted.fsPreload(
+    const reply = await this.scripted.fsLoad(
       sale.meta,
       sale.stock,
       sale.buyers,
       sale.reservations,
       sale.returned,
+      sale.replays,
+      sale.grants,
       input.startsAt.getTime(),
       input.endsAt.getTime(),
       input.perUserLimit,
       input.stock,
+      input.epoch,
       ...orderArgs,
-    )) as [number, number];
-    return { sellable, unitsTaken };
+    );
+    if (!Array.isArray(reply)) return { kind: 'superseded' };
+    const [opened, balance] = reply as [number, number];
+    return { kind: opened === 1 ? 'opened' : 'refreshed', balance };
+  }
+
+  /** Adds a lease's units to the balance of incarnation `epoch`, once per lease id. */
+  async grantLease(saleId: string, epoch: number, leaseId: string, units: number): Promise<GrantResult> {
+    const sale = this.keys.sale(saleId);
+    const reply = await this.scripted.fsGrantLease(
+      sale.meta,
+      sale.stock,
+      sale.grants,
+      epoch,
+      leaseId,
+      units,
+      this.keys.stockReturnedChannel,
+      saleId,
+    );
+    if (!Array.isArray(reply)) return { kind: 'wrong-epoch' };
+    const [granted, balance] = reply as [number, number];
+    return { kind: granted === 1 ? 'granted' : 'already-granted', balance };
   }
 }

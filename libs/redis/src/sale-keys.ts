@@ -10,6 +10,7 @@ export class SaleKeys {
   readonly reservations: string;
   readonly replays: string;
   readonly returned: string;
+  readonly grants: string;
   private readonly base: string;
 
   constructor(
@@ -23,6 +24,7 @@ export class SaleKeys {
     this.reservations = `${this.base}:reservations`;
     this.replays = `${this.base}:replays`;
     this.returned = `${this.base}:returned`;
+    this.grants = `${this.base}:grants`;
   }
 
   token(token: string): string {
@@ -31,7 +33,7 @@ export class SaleKeys {
 
   /** Keys that make up the sale's state (token keys expire on their own). */
   all(): string[] {
-    return [this.meta, this.stock, this.buyers, this.reservations, this.replays, this.returned];
+    return [this.meta, this.stock, this.buyers, this.reservations, this.replays, this.returned, this.grants];
   }
 }
 
@@ -39,8 +41,8 @@ export class KeyBuilder {
   /** Hash saleId -> drift (units), written by the reconciliation job, read by /metrics and the audit. */
   readonly reconciliation: string;
   /**
-   * Pub/sub channel (not a key): the release script publishes a sale's id here whenever units go back
-   * to its stock, so an API instance that remembered the sale as sold out forgets it at once.
+   * Pub/sub channel (not a key): the grant script publishes a sale's id here whenever a lease adds
+   * units to its balance, so an API instance that remembered the sale as sold out forgets it at once.
    */
   readonly stockReturnedChannel: string;
 

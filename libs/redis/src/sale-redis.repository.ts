@@ -7,8 +7,14 @@ export interface SaleRedisSnapshot {
   loaded: boolean;
   remaining: number;
   reservations: ReservationRecord[];
-  /** orderNo -> units given back to Redis by the release script. */
+  /** orderNo -> units of orders whose buyer hold the release script freed (failed, cancelled, expired). */
   returned: Map<string, number>;
+  /** The incarnation Redis sells on (0: none). */
+  epoch: number;
+  /** Units reserved in this incarnation (reconciliation compares it with the orders MySQL wrote from it). */
+  reservedUnits: number;
+  /** leaseId -> units of every lease granted to this incarnation. */
+  grants: Map<string, number>;
 }
 
 /** A sale's stock and everyone who ever reserved in it, read at one instant (see `soldOutView`). */
@@ -30,9 +36,31 @@ export class SaleRedisRepository {
     await this.client.set(this.keys.sale(saleId).token(token), userId, 'EX', ttlSeconds);
   }
 
+  /** Like `storeToken`, unless Redis already knows the token or it bought something (a replay exists). */
+  async storeTokenIfAbsent(saleId: string, token: string, userId: string, ttlSeconds: number): Promise<void> {
+    const sale = this.keys.sale(saleId);
+    if (await this.client.hexists(sale.replays, token)) return;
+    await this.client.set(sale.token(token), userId, 'EX', ttlSeconds, 'NX');
+  }
+
+  /**
+   * Durable acknowledgement: waits until `replicas` replicas have every write this connection made so
+   * far (the reservation just made included), or `timeoutMs`. Returns how many confirmed. Standalone
+   * Redis with replicas only.
+   */
+  async waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
+    return Number(await this.client.call('WAIT', replicas, timeoutMs));
+  }
+
   /** Units Redis can still sell, or `undefined` when the sale is not loaded. */
   async remaining(saleId: string): Promise<number | undefined> {
     const value = await this.client.get(this.keys.sale(saleId).stock);
+    return value === null ? undefined : Number(value);
+  }
+
+  /** The incarnation Redis sells the sale on, or `undefined` when Redis has no state for it. */
+  async epoch(saleId: string): Promise<number | undefined> {
+    const value = await this.client.hget(this.keys.sale(saleId).meta, 'epoch');
     return value === null ? undefined : Number(value);
   }
 
@@ -77,13 +105,30 @@ export class SaleRedisRepository {
 
   async snapshot(saleId: string): Promise<SaleRedisSnapshot> {
     const sale = this.keys.sale(saleId);
-    const [stock, reservations, returned] = await Promise.all([
-      this.client.get(sale.stock),
-      this.client.hgetall(sale.reservations),
-      this.client.hgetall(sale.returned),
-    ]);
+    // One MULTI (all keys share the sale's hash tag): the ledgers are read at one instant.
+    const replies = (await this.client
+      .multi()
+      .get(sale.stock)
+      .hgetall(sale.reservations)
+      .hgetall(sale.returned)
+      .hmget(sale.meta, 'epoch', 'reservedUnits')
+      .hgetall(sale.grants)
+      .exec()) as [Error | null, unknown][] | null;
+    if (!replies) throw new Error('Redis aborted the snapshot transaction');
+    const failed = replies.find(([error]) => error);
+    if (failed) throw failed[0];
+    const [stock, reservations, returned, meta, grants] = replies.map(([, value]) => value) as [
+      string | null,
+      Record<string, string>,
+      Record<string, string>,
+      (string | null)[],
+      Record<string, string>,
+    ];
     return {
-      loaded: stock !== null,
+      loaded: stock !== null && meta[0] !== null,
+      epoch: Number(meta[0] ?? 0),
+      reservedUnits: Number(meta[1] ?? 0),
+      grants: new Map(Object.entries(grants).map(([leaseId, units]) => [leaseId, Number(units)])),
       remaining: Number(stock ?? 0),
       reservations: Object.entries(reservations).map(([orderNo, value]) => parseReservationRecord(orderNo, value)),
       returned: new Map(Object.entries(returned).map(([orderNo, units]) => [orderNo, Number(units)])),

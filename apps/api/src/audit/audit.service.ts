@@ -1,4 +1,4 @@
-import { SaleBooksRepository } from '@flash-sale/db';
+import { type LeaseLedger, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
 import { auditVerdict, compareBooks, emptyOrdersByStatus, type OrdersByStatus } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
@@ -11,6 +11,7 @@ const PENDING_JOB_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized
 export interface AuditView {
   saleId: string;
   stock: number;
+  /** Units still sellable: Redis's leased balance + what MySQL has not leased. */
   remaining: number;
   held: number;
   ordersByStatus: OrdersByStatus;
@@ -18,16 +19,19 @@ export interface AuditView {
   duplicateOrders: number;
   lostReservations: number;
   ok: boolean;
-  /** Redis vs MySQL, now (see compareBooks); 0 when they agree. */
+  /** Redis vs MySQL over the live leases, now (see compareBooks); 0 when they agree. */
   drift: number;
   /** What the reconciliation job last published for this sale, if it has run. */
   lastReconciliation: { drift: number } | null;
+  /** The lease ledger (DESIGN.md "Who owns the stock"): units granted, converted to orders, in doubt, returned. */
+  leases: LeaseLedger & { epoch: number };
   books: {
-    redisRemaining: number;
+    redisBalance: number;
     queuedUnits: number;
     held: number;
-    unitsBeingReturned: number;
     mysqlAvailable: number;
+    mysqlLeased: number;
+    inDoubt: number;
     unitsAboveUserLimit: number;
     ordersWithoutOwnReservation: number;
     redisBooksBalance: boolean;
@@ -47,30 +51,28 @@ export class AuditService {
     private readonly catalog: SaleCatalog,
     private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly leaseRepository: StockLeaseRepository,
     private readonly orderQueue: OrderQueue,
   ) {}
 
   async audit(saleId: string): Promise<AuditView> {
     const sale = await this.catalog.get(saleId);
     const redisBacked = sale.strategy === 'redis-lua';
-    const [mysql, redisSnapshot, lastDrift] = await Promise.all([
-      this.saleBooks.read(sale.id),
-      redisBacked ? this.saleRedis.snapshot(sale.id) : undefined,
-      redisBacked ? this.saleRedis.lastReconciledDrift(sale.id) : undefined,
-    ]);
+    // MySQL first, Redis after: a reservation precedes its row, so Redis read later knows every
+    // reservation MySQL has a row for.
+    const [mysql, ledger] = await Promise.all([this.saleBooks.read(sale.id), this.leaseRepository.ledger(sale.id)]);
     if (!mysql) throw new Error(`Sale ${sale.id} vanished from MySQL`);
-    // A MySQL-only sale has a single ledger: MySQL stands in for Redis, every return already applied.
-    const redis = redisSnapshot ?? {
-      remaining: mysql.available,
-      reservations: [],
-      returned: new Map(mysql.rows.map((row) => [row.orderNo, row.quantity])),
-    };
+    const [redis, lastDrift] = redisBacked
+      ? await Promise.all([this.saleRedis.snapshot(sale.id), this.saleRedis.lastReconciledDrift(sale.id)])
+      : [undefined, undefined];
     const books = compareBooks({
       rows: mysql.rows,
-      reservations: redis.reservations,
-      returnedInRedis: redis.returned,
-      redisRemaining: redis.remaining,
-      mysqlAvailable: mysql.available,
+      reservations: redis?.reservations ?? [],
+      returnedInRedis: redis?.returned ?? new Map(),
+      redisBalance: redis?.remaining ?? 0,
+      currentEpoch: mysql.redisEpoch,
+      liveLeased: mysql.leased - mysql.inDoubt,
+      pendingLeaseUnits: ledger.pending,
     });
 
     const ordersByStatus = emptyOrdersByStatus();
@@ -84,27 +86,29 @@ export class AuditService {
     books.unwritten.forEach((reservation, i) => {
       if (PENDING_JOB_STATES.has(jobStates[i] ?? 'unknown')) {
         ordersByStatus.QUEUED += 1;
-        if (!redis.returned.has(reservation.orderNo)) queuedUnits += reservation.quantity;
+        queuedUnits += reservation.quantity;
       } else {
         lostReservations += 1;
       }
     });
 
+    const ordersWithoutOwnReservation = redisBacked ? books.ordersWithoutOwnReservation : 0;
     const verdict = auditVerdict({
       stock: mysql.stock,
-      remaining: redis.remaining,
       held: books.held,
-      queuedUnits,
       mysqlAvailable: mysql.available,
-      unitsBeingReturned: books.unitsBeingReturned,
+      mysqlLeased: mysql.leased,
+      inDoubt: mysql.inDoubt,
+      drift: books.drift,
       unitsAboveUserLimit: mysql.unitsAboveUserLimit,
-      ordersWithoutOwnReservation: redisBacked ? books.ordersWithoutOwnReservation : 0,
+      ordersWithoutOwnReservation,
       lostReservations,
     });
+    const redisBalance = redis?.remaining ?? 0;
     return {
       saleId: sale.id,
       stock: mysql.stock,
-      remaining: redis.remaining,
+      remaining: redisBalance + mysql.available,
       held: books.held,
       ordersByStatus,
       oversold: verdict.oversold,
@@ -113,14 +117,16 @@ export class AuditService {
       ok: verdict.ok,
       drift: books.drift,
       lastReconciliation: lastDrift === undefined ? null : { drift: lastDrift },
+      leases: { ...ledger, epoch: mysql.redisEpoch },
       books: {
-        redisRemaining: redis.remaining,
+        redisBalance,
         queuedUnits,
         held: books.held,
-        unitsBeingReturned: books.unitsBeingReturned,
         mysqlAvailable: mysql.available,
+        mysqlLeased: mysql.leased,
+        inDoubt: mysql.inDoubt,
         unitsAboveUserLimit: mysql.unitsAboveUserLimit,
-        ordersWithoutOwnReservation: redisBacked ? books.ordersWithoutOwnReservation : 0,
+        ordersWithoutOwnReservation,
         redisBooksBalance: verdict.redisBooksBalance,
         mysqlBooksBalance: verdict.mysqlBooksBalance,
       },

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode } from '@flash-sale/domain';
+import { DomainError, ErrorCode, RetryLaterError } from '@flash-sale/domain';
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ERROR_STATUS } from './error-status';
 
@@ -48,11 +48,18 @@ export function isDependencyDown(error: unknown): boolean {
  * Turns anything thrown into the contract's `{error: {code, message}}` and its status. Unknown
  * errors become a bare 500 INTERNAL: never a stack trace on the wire.
  */
-export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
+export function toErrorResponse(error: unknown): {
+  status: number;
+  body: ErrorBody;
+  unexpected: boolean;
+  /** Seconds for the `retry-after` header. */
+  retryAfter?: number;
+} {
   if (error instanceof DomainError) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     if (error.details !== undefined) body.error.details = error.details;
-    return { status: ERROR_STATUS[error.code], body, unexpected: false };
+    const retryAfter = error instanceof RetryLaterError ? error.retryAfterSeconds : undefined;
+    return { status: ERROR_STATUS[error.code], body, unexpected: false, retryAfter };
   }
   if (error instanceof HttpException) {
     const status = error.getStatus();

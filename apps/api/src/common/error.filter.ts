@@ -11,13 +11,14 @@ export class ErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const { status, body, unexpected } = toErrorResponse(error);
+    const { status, body, unexpected, retryAfter } = toErrorResponse(error);
     if (unexpected) {
       this.logger.error(
         `${request.method} ${request.url} [${request.id}] failed`,
         error instanceof Error ? error.stack : error,
       );
     }
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     void reply.status(status).send(body);
   }
 }

@@ -1,5 +1,13 @@
 import { type AppConfig, loadConfig } from '@flash-sale/config';
-import { dataSourceOptions, ENTITIES, OrderLifecycle, SaleBooksRepository, SaleStockRepository } from '@flash-sale/db';
+import {
+  dataSourceOptions,
+  ENTITIES,
+  OrderLifecycle,
+  SaleBooksRepository,
+  SaleStockRepository,
+  StockLeaseRepository,
+  StockLeases,
+} from '@flash-sale/db';
 import { DataSource } from 'typeorm';
 import { QueueName } from '@flash-sale/queue';
 import {
@@ -51,6 +59,20 @@ export class InfraModule implements OnApplicationShutdown {
         },
         { provide: SaleStockRepository, useValue: new SaleStockRepository() },
         {
+          provide: StockLeaseRepository,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => new StockLeaseRepository(dataSource),
+        },
+        {
+          provide: StockLeases,
+          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository],
+          useFactory: (repository: StockLeaseRepository, scripts: ReservationScripts, saleRedis: SaleRedisRepository) =>
+            new StockLeases(repository, scripts, saleRedis, {
+              leaseSize: config.leases.size,
+              lowWater: config.leases.lowWater,
+            }),
+        },
+        {
           provide: OrderLifecycle,
           inject: [DataSource, SaleStockRepository],
           useFactory: (dataSource: DataSource, stock: SaleStockRepository) =>
@@ -76,6 +98,8 @@ export class InfraModule implements OnApplicationShutdown {
         SaleBooksRepository,
         OrderLifecycle,
         SaleStockRepository,
+        StockLeaseRepository,
+        StockLeases,
         TypeOrmModule,
         BullModule,
       ],

@@ -1,4 +1,4 @@
-import { OrderEntity, OrderLifecycle, SaleEntity } from '@flash-sale/db';
+import { OrderEntity, OrderLifecycle, SaleEntity, StockLeases } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
 import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
@@ -21,6 +21,7 @@ export class OrdersService {
     private readonly saleRedis: SaleRedisRepository,
     private readonly lifecycle: OrderLifecycle,
     private readonly scripts: ReservationScripts,
+    private readonly leases: StockLeases,
   ) {}
 
   /**
@@ -35,15 +36,18 @@ export class OrdersService {
   }
 
   /**
-   * PENDING_PAYMENT → CANCELLED by its owner: the unit goes back to MySQL (same transaction) and then
-   * to Redis, and the buyer's slot is freed, so anyone — the canceller included — can buy it again.
+   * PENDING_PAYMENT → CANCELLED by its owner: the unit goes back to MySQL (same transaction), the
+   * buyer's slot is freed and a lease hands the unit to Redis, so anyone — the canceller included —
+   * can buy it again.
    */
   async cancel(caller: AuthUser, orderNo: string): Promise<OrderView> {
     const order = await this.ownWrittenOrder(caller, orderNo);
     const result = await this.lifecycle.returnUnits(orderNo, 'CANCELLED');
     const now = result.order ?? order;
-    // Also when this call lost to another: the release script gives a unit back only once.
+    // Also when this call lost to another: the release script frees the buyer's hold only once.
     if (RETURNED_STATUSES.includes(now.status)) await this.scripts.release(now.saleId, orderNo);
+    // The unit is back in MySQL's `available`: lease it to Redis again so the next buyer can have it.
+    if (result.changed) await this.leases.topUp(now.saleId);
     if (!result.changed && now.status !== 'CANCELLED') {
       throw new DomainError(ErrorCode.InvalidTransition, `Order ${orderNo} is ${now.status} and cannot be cancelled`);
     }

@@ -167,7 +167,8 @@ export class DbPurchase {
     };
   }
 
-  private async orderOfToken(token: string, userId: string): Promise<OrderCreated | undefined> {
+  /** The order a submit token made, if MySQL has it (written by any path); another user's → 403. */
+  async orderOfToken(token: string, userId: string): Promise<OrderCreated | undefined> {
     const order = await this.dataSource.getRepository(OrderEntity).findOne({
       select: { orderNo: true, userId: true },
       where: { submitToken: token },

@@ -1,14 +1,13 @@
 import type { AppConfig } from '@flash-sale/config';
-import { DomainError, ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
-import type { SaleEntity } from '@flash-sale/db';
-import { type RedisClient, ReservationScripts } from '@flash-sale/redis';
+import { DomainError, ErrorCode, OrderNumberGenerator, RetryLaterError } from '@flash-sale/domain';
+import { type SaleEntity, StockLeases } from '@flash-sale/db';
+import { type RedisClient, ReservationScripts, type ReserveResult, SaleRedisRepository } from '@flash-sale/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthUser } from '../auth/auth-user';
 import { isDependencyDown } from '../common/error-body';
 import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
 import { MetricsService } from '../ops/metrics.service';
 import { SaleCatalog } from '../sales/sale-catalog';
-import { SalesService } from '../sales/sales.service';
 import { DbPurchase, type OrderCreated } from './db-purchase';
 import { OrderQueue } from './order-queue';
 import { refusal } from './refusals';
@@ -18,8 +17,14 @@ import { type IssuedSubmitToken, SubmitTokens } from './submit-tokens';
 /** `QUEUED` (202): reserved in Redis, written by the worker. `PENDING_PAYMENT` (201): written in MySQL now. */
 export type PurchaseAccepted = { orderNo: string; status: 'QUEUED' } | OrderCreated;
 
-/** A fresh order number collides (~2^-80) or a Redis reload races us: a couple of tries is plenty. */
-const MAX_RESERVE_ATTEMPTS = 3;
+/**
+ * A fresh order number collides (~2^-80), a Redis reload races us, or leases refilled the balance a
+ * moment after it ran dry: a few tries are plenty.
+ */
+const MAX_RESERVE_ATTEMPTS = 4;
+
+/** What a buyer is told when the answer cannot be given safely now but can be in a moment. */
+const RETRY_SECONDS = 1;
 
 /**
  * The purchase path of DESIGN.md steps 2–4 — submit token, one reservation script, enqueue — and the
@@ -29,12 +34,13 @@ const MAX_RESERVE_ATTEMPTS = 3;
 export class PurchaseService {
   private readonly logger = new Logger(PurchaseService.name);
   private readonly orderNumbers = new OrderNumberGenerator();
-  /** Sales this instance sold through the fallback: reload them into Redis before Redis sells again. */
+  /** Sales this instance sold through the fallback: refresh them in Redis before Redis sells again. */
   private readonly reloadAfterFallback = new Set<string>();
 
   constructor(
     private readonly catalog: SaleCatalog,
-    private readonly sales: SalesService,
+    private readonly leases: StockLeases,
+    private readonly saleRedis: SaleRedisRepository,
     private readonly scripts: ReservationScripts,
     private readonly orderQueue: OrderQueue,
     private readonly dbPurchase: DbPurchase,
@@ -67,15 +73,16 @@ export class PurchaseService {
   }
 
   /**
-   * The redis-lua path, or — when Redis is unreachable and REDIS_FALLBACK is on — db-optimistic, so
-   * the sale keeps selling correctly, only slower. Once Redis answers again the sale is reloaded from
-   * MySQL before Redis sells anything, so no unit sold during the outage is sold twice.
+   * The redis-lua path, or — when Redis is unreachable and REDIS_FALLBACK is on — db-optimistic on the
+   * units MySQL has not leased, so the sale keeps selling correctly, only slower. Once Redis answers
+   * again the sale is refreshed in Redis (with what the fallback sold and its tokens) before Redis
+   * sells anything, so no unit and no token is used twice.
    */
   private async purchaseThroughRedis(sale: SaleEntity, user: AuthUser, token: string, quantity: number) {
     if (this.config.purchase.redisFallback && this.redis.status !== 'ready') {
       return this.fallBack(sale, user, token, quantity);
     }
-    if (this.reloadAfterFallback.delete(sale.id)) await this.sales.preload(sale.id);
+    if (this.reloadAfterFallback.delete(sale.id)) await this.leases.ensureLoaded(sale.id);
     try {
       return await this.reserveAndEnqueue(sale, user, token, quantity);
     } catch (error) {
@@ -84,7 +91,22 @@ export class PurchaseService {
     }
   }
 
+  /**
+   * MySQL sells only units it never leased, and only with a token Redis cannot have consumed: one
+   * issued while Redis was down, or one MySQL already made an order with (a replay). Any other token
+   * may have bought a unit in Redis a moment before it went down; the buyer is asked to retry once
+   * Redis is back, when the same token gets its true answer.
+   */
   private async fallBack(sale: SaleEntity, user: AuthUser, token: string, quantity: number): Promise<OrderCreated> {
+    const replayed = await this.dbPurchase.orderOfToken(token, user.id);
+    if (replayed) return replayed;
+    if (!this.tokens.verify(token, sale.id, user.id) || !this.tokens.issuedWithoutRedis(token)) {
+      throw new RetryLaterError(
+        ErrorCode.Unavailable,
+        'Purchases are paused for a moment; retry with the same token',
+        RETRY_SECONDS,
+      );
+    }
     this.reloadAfterFallback.add(sale.id);
     const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, 'db-optimistic');
     this.metrics.countPurchase('accepted');
@@ -97,6 +119,7 @@ export class PurchaseService {
     token: string,
     quantity: number,
   ): Promise<PurchaseAccepted> {
+    let adoptedToken = false;
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
       const reservationTimer = this.metrics.reservationTimer();
       const result = await this.scripts.reserve({
@@ -110,34 +133,89 @@ export class PurchaseService {
       switch (result.kind) {
         case 'reserved':
         case 'replayed':
-          // A replay enqueues again on purpose: if the first enqueue was lost (it failed with a 503, or
-          // the API died after the script), the buyer's retry with the same token repairs it; if not,
-          // the job id makes the add a no-op.
-          await this.orderQueue.enqueueCreateOrder({
-            orderNo: result.orderNo,
-            saleId: sale.id,
-            userId: user.id,
-            quantity: result.quantity,
-            slot: result.slot,
-            reservedAt: result.reservedAt.toISOString(),
-          });
-          this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
-          return { orderNo: result.orderNo, status: 'QUEUED' };
+          return this.accepted(sale, user, token, result);
         case 'order-number-taken':
           continue;
         case 'refused':
-          if (result.saleNotLoaded && attempt < MAX_RESERVE_ATTEMPTS) {
-            // Redis lost the sale (restart without persistence, flush): reload it from MySQL, which
-            // never resells a held unit, and try again.
-            this.logger.warn(`Sale ${sale.id} was not loaded in Redis; preloading it from MySQL`);
-            await this.sales.preload(sale.id);
+          if (attempt === MAX_RESERVE_ATTEMPTS) throw refusal(result.code);
+          if (result.saleNotLoaded) {
+            // Redis lost the sale (restart without its data, a flush): a new incarnation of it, which
+            // sells only fresh leases — never units that Redis may have promised before.
+            this.logger.warn(`Sale ${sale.id} was not loaded in Redis; loading it from MySQL`);
+            await this.leases.ensureLoaded(sale.id);
             continue;
           }
-          // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
-          if (result.code === ErrorCode.SoldOut) this.soldOut.noteSoldOut(sale.id);
+          if (result.code === ErrorCode.SoldOut) {
+            // Redis's balance is only what it was leased: a buyer is told SOLD_OUT only once MySQL
+            // has nothing left to lease either.
+            if ((await this.leases.topUp(sale.id)) > 0) continue;
+            // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
+            this.soldOut.noteSoldOut(sale.id);
+          }
+          if (result.code === ErrorCode.TokenInvalid && !adoptedToken && this.tokens.issuedWithoutRedis(token)) {
+            // Issued while Redis was down: MySQL may have sold with it, else Redis must learn it.
+            if (!this.tokens.verify(token, sale.id, user.id)) throw refusal(result.code);
+            const replayed = await this.dbPurchase.orderOfToken(token, user.id);
+            if (replayed) return replayed;
+            await this.tokens.adoptIntoRedis(token, sale.id, user.id);
+            adoptedToken = true;
+            continue;
+          }
           throw refusal(result.code);
       }
     }
     throw new DomainError(ErrorCode.Unavailable, 'Could not reserve right now, please retry');
+  }
+
+  private async accepted(
+    sale: SaleEntity,
+    user: AuthUser,
+    token: string,
+    result: Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>,
+  ): Promise<PurchaseAccepted> {
+    if (result.epoch === 0) {
+      // A replay of an order MySQL sold itself (the fallback): it is written already.
+      this.metrics.countPurchase('replayed');
+      return { orderNo: result.orderNo, status: 'PENDING_PAYMENT' };
+    }
+    // A replay enqueues again on purpose: if the first enqueue was lost (it failed with a 503, or the
+    // API died after the script), the buyer's retry with the same token repairs it; if not, the job id
+    // makes the add a no-op.
+    await this.orderQueue.enqueueCreateOrder({
+      orderNo: result.orderNo,
+      saleId: sale.id,
+      userId: user.id,
+      quantity: result.quantity,
+      slot: result.slot,
+      reservedAt: result.reservedAt.toISOString(),
+      epoch: result.epoch,
+      submitToken: token,
+    });
+    if (result.balance < this.leases.policy.lowWater) {
+      // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
+      this.leases.topUp(sale.id).catch((error: unknown) => {
+        this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${error instanceof Error ? error.message : error}`);
+      });
+    }
+    await this.acknowledgeDurably();
+    this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
+    return { orderNo: result.orderNo, status: 'QUEUED' };
+  }
+
+  /**
+   * With DURABLE_ACK=replica, a 202 waits until a replica holds the reservation (WAIT covers every
+   * write this connection made, the script's included), so failing over to it cannot lose the order.
+   * A timeout is a 503 with retry-after: the reservation exists, and the same token replays it.
+   */
+  private async acknowledgeDurably(): Promise<void> {
+    if (this.config.purchase.durableAck !== 'replica') return;
+    const confirmed = await this.saleRedis.waitForReplicas(1, this.config.purchase.durableAckTimeoutMs);
+    if (confirmed < 1) {
+      throw new RetryLaterError(
+        ErrorCode.Unavailable,
+        'Your purchase is not confirmed yet; retry with the same token',
+        RETRY_SECONDS,
+      );
+    }
   }
 }

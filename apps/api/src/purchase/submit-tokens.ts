@@ -14,6 +14,11 @@ interface TokenClaims {
   /** user id */ u: string;
   /** expiry, epoch ms */ e: number;
   /** nonce: every token is distinct */ n: string;
+  /**
+   * 1 when issued while Redis was unreachable: Redis never had it, so it cannot have been consumed
+   * there, and the Redis-down fallback may sell with it.
+   */
+  f?: 1;
 }
 
 /**
@@ -37,7 +42,10 @@ export class SubmitTokens {
     this.key = createHash('sha256').update(`submit-token:${config.auth.jwtSecret}`).digest();
   }
 
-  /** `storeInRedis`: the sale sells through Redis. If Redis is down the signed token still works for the fallback. */
+  /**
+   * `storeInRedis`: the sale sells through Redis. If Redis cannot be reached the token is marked as
+   * issued without Redis, which makes it usable by the fallback (and, once Redis is back, on Redis).
+   */
   async issue(saleId: string, userId: string, storeInRedis: boolean): Promise<IssuedSubmitToken> {
     const ttlSeconds = this.config.purchase.submitTokenTtlSeconds;
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
@@ -47,19 +55,31 @@ export class SubmitTokens {
       e: expiresAt.getTime(),
       n: randomBytes(9).toString('base64url'),
     };
-    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    const token = `${payload}.${this.sign(payload)}`;
-    if (storeInRedis) {
-      try {
-        await this.saleRedis.storeToken(saleId, token, userId, ttlSeconds);
-      } catch (error) {
-        if (!this.config.purchase.redisFallback) throw error;
-        this.logger.warn(
-          `Redis unavailable while issuing a token for sale ${saleId}; it will be usable by the fallback`,
-        );
-      }
+    if (!storeInRedis) return { token: this.signed(claims), expiresAt };
+    const token = this.signed(claims);
+    try {
+      await this.saleRedis.storeToken(saleId, token, userId, ttlSeconds);
+      return { token, expiresAt };
+    } catch (error) {
+      if (!this.config.purchase.redisFallback) throw error;
+      this.logger.warn(`Redis unavailable while issuing a token for sale ${saleId}; it will be usable by the fallback`);
+      return { token: this.signed({ ...claims, f: 1 }), expiresAt };
     }
-    return { token, expiresAt };
+  }
+
+  /**
+   * Puts a token issued while Redis was down into Redis, so the reservation script can check and
+   * consume it like any other; a token already there (or consumed: its replay is recorded) is left alone.
+   */
+  async adoptIntoRedis(token: string, saleId: string, userId: string): Promise<void> {
+    const claims = this.claims(token);
+    const ttlMs = (claims?.e ?? 0) - Date.now();
+    if (ttlMs > 0) await this.saleRedis.storeTokenIfAbsent(saleId, token, userId, Math.ceil(ttlMs / 1000));
+  }
+
+  /** True for a valid token that was issued while Redis was unreachable (see TokenClaims.f). */
+  issuedWithoutRedis(token: string): boolean {
+    return this.claims(token)?.f === 1;
   }
 
   /** True when the token was issued by us, for this sale and user, and has not expired. */
@@ -69,12 +89,22 @@ export class SubmitTokens {
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+    const claims = this.claims(token);
+    return claims !== undefined && claims.s === saleId && claims.u === userId && claims.e > now;
+  }
+
+  /** The claims of a token; call only after `verify` said it is ours. */
+  private claims(token: string): TokenClaims | undefined {
     try {
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as TokenClaims;
-      return claims.s === saleId && claims.u === userId && claims.e > now;
+      return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as TokenClaims;
     } catch {
-      return false;
+      return undefined;
     }
+  }
+
+  private signed(claims: TokenClaims): string {
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return `${payload}.${this.sign(payload)}`;
   }
 
   private sign(payload: string): string {

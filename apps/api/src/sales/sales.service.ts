@@ -1,9 +1,9 @@
-import { OrderEntity, SaleEntity } from '@flash-sale/db';
-import { DomainError, ErrorCode, HOLDING_STATUSES, saleStatus } from '@flash-sale/domain';
-import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { SaleEntity, StockLeases } from '@flash-sale/db';
+import { DomainError, ErrorCode, saleStatus } from '@flash-sale/domain';
+import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import type { CreateSaleDto, SaleView } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
 
@@ -11,9 +11,8 @@ import { SaleCatalog } from './sale-catalog';
 export class SalesService {
   constructor(
     @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
-    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
     private readonly catalog: SaleCatalog,
-    private readonly scripts: ReservationScripts,
+    private readonly leases: StockLeases,
     private readonly saleRedis: SaleRedisRepository,
   ) {}
 
@@ -42,34 +41,24 @@ export class SalesService {
     if (sale.strategy !== 'redis-lua') return this.view(sale, sale.available); // MySQL-only: nothing to load
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale.id);
-    const { sellable } = await this.scripts.preload(this.preloadInput(sale), []);
-    return this.view(sale, sellable);
+    await this.leases.ensureLoaded(sale.id);
+    return this.get(sale.id);
   }
 
-  /** Idempotent: Redis sells `stock − units taken`, the union of its reservations and MySQL's holding orders. */
+  /**
+   * Idempotent: makes Redis sell on MySQL's current incarnation of the sale (a new one if Redis lost
+   * it), with what MySQL sold meanwhile, then leases it stock if it runs low.
+   */
   async preload(saleId: string): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
-    if (sale.strategy !== 'redis-lua') return this.get(saleId); // MySQL-only sales have nothing in Redis
-    const holding = await this.orders.find({
-      select: { orderNo: true, userId: true, quantity: true, userSlot: true, reservedAt: true },
-      where: { saleId, status: In([...HOLDING_STATUSES]) },
-    });
-    const { sellable } = await this.scripts.preload(
-      this.preloadInput(sale),
-      holding.map((order) => ({
-        orderNo: order.orderNo,
-        userId: order.userId,
-        quantity: order.quantity,
-        slot: order.userSlot ?? 1,
-        reservedAt: order.reservedAt,
-      })),
-    );
-    return this.view(sale, sellable);
+    if (sale.strategy === 'redis-lua') await this.leases.ensureLoaded(saleId);
+    return this.get(saleId);
   }
 
   async list(): Promise<SaleView[]> {
     const sales = await this.sales.find({ order: { startsAt: 'DESC', id: 'DESC' }, take: 200 });
-    const remaining = await Promise.all(sales.map((sale) => this.remaining(sale)));
+    // These rows were just read: their `available` is fresh.
+    const remaining = await Promise.all(sales.map((sale) => this.remaining(sale, sale.available)));
     return sales.map((sale, i) => this.view(sale, remaining[i] ?? 0));
   }
 
@@ -79,26 +68,16 @@ export class SalesService {
   }
 
   /**
-   * Live remaining units: Redis for a Redis-backed sale; MySQL for a MySQL-only one, and for a
-   * Redis-backed one that Redis has not loaded or cannot be reached (the fallback sells from MySQL).
+   * Live remaining units: what MySQL has not leased (`available`), plus, for a Redis-backed sale, the
+   * balance Redis can still sell of its leases (nothing when Redis cannot be reached).
    */
-  private async remaining(sale: SaleEntity): Promise<number> {
-    if (sale.strategy === 'redis-lua') {
-      const fromRedis = await this.saleRedis.remaining(sale.id).catch(() => undefined);
-      if (fromRedis !== undefined) return fromRedis;
-    }
-    const fresh = await this.sales.findOneBy({ id: sale.id });
-    return fresh?.available ?? 0;
-  }
-
-  private preloadInput(sale: SaleEntity) {
-    return {
-      saleId: sale.id,
-      startsAt: sale.startsAt,
-      endsAt: sale.endsAt,
-      perUserLimit: sale.perUserLimit,
-      stock: sale.stock,
-    };
+  private async remaining(sale: SaleEntity, freshAvailable?: number): Promise<number> {
+    const [available, fromRedis] = await Promise.all([
+      freshAvailable ??
+        this.sales.findOne({ select: { available: true }, where: { id: sale.id } }).then((row) => row?.available ?? 0),
+      sale.strategy === 'redis-lua' ? this.saleRedis.remaining(sale.id).catch(() => undefined) : undefined,
+    ]);
+    return available + (fromRedis ?? 0);
   }
 
   private view(sale: SaleEntity, remaining: number): SaleView {

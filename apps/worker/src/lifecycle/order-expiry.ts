@@ -1,4 +1,4 @@
-import { OrderLifecycle, type OverdueOrder } from '@flash-sale/db';
+import { OrderLifecycle, type OverdueOrder, StockLeases } from '@flash-sale/db';
 import { RETURNED_STATUSES } from '@flash-sale/domain';
 import type { LegacyExpireOrderJobData } from '@flash-sale/queue';
 import { ReservationScripts } from '@flash-sale/redis';
@@ -9,28 +9,30 @@ import type { DataSource } from 'typeorm';
 
 export type ExpiryOutcome = 'expired' | 'not-pending' | 'not-due';
 
-/** Overdue orders read per query (the oldest deadlines first) and moved per transaction. */
+/** Overdue orders read per query and sale (the oldest deadlines first) and moved per transaction. */
 const SWEEP_PAGE = 500;
 const SWEEP_BATCH = 100;
+/** A sale whose expiry batch could not be applied is left alone this long, never retried in a tight loop. */
+const DEFERRED_SALE_BACKOFF_MS = 5_000;
 
 /**
  * PENDING_PAYMENT → EXPIRED once the payment deadline has passed.
  *
  * The periodic sweep (`expire-overdue-orders`, a BullMQ job scheduler every EXPIRY_SWEEP_INTERVAL_MS,
- * stored in Redis, so one run per interval per cluster) is THE expiry mechanism. It replaced one
- * delayed `expire-order` job per order, which cost an extra Redis script for every order written (the
- * benchmark's drain fell from 5,900–7,200 to 3,700–4,400 orders/s). Writing an order now costs nothing
- * for its expiry; a run costs one query on the `(status, expires_at)` index per 500 overdue orders
- * (one when none is due) and one transaction per sale and batch of 100. An order therefore expires up
+ * stored in Redis, so one run per interval per cluster) is THE expiry mechanism: writing an order
+ * costs nothing for its expiry. A run costs one query on the `(status, expires_at)` index (the only
+ * one when none is due), then, per sale with overdue orders, one query per 500 of them and one
+ * transaction per batch of 100. An order therefore expires up
  * to one interval after its deadline, never before it. Every order, however it was written (worker,
  * db-* strategies, the Redis-down fallback), is found the same way, so none can miss its expiry.
  *
  * The guarantees are those of the compare-and-set (OrderLifecycle): of the sweep and a payment or a
  * cancel arriving at the same moment exactly one moves the order; the winner returns the unit to
- * MySQL in the same transaction and then to Redis (the release script gives it back exactly once),
- * which also frees the buyer's slot. Overlapping sweeps (a slow run, two workers) are harmless: the
- * loser's compare-and-set matches nothing. If the process dies between the MySQL commit and the Redis
- * release, the reconciliation job finds the EXPIRED order whose unit Redis never got and releases it.
+ * MySQL's `available` in the same transaction (never more than the sale can hold: an oversold
+ * naive-unsafe sale's surplus never existed), frees the buyer's slot in Redis (the release script,
+ * exactly once) and leases the units to Redis again. Overlapping sweeps (a slow run, two workers) are
+ * harmless: the loser's compare-and-set matches nothing. If the process dies between the MySQL commit
+ * and the Redis release, the reconciliation job finds the EXPIRED order whose buyer Redis still counts.
  */
 @Injectable()
 export class OrderExpiry {
@@ -40,7 +42,11 @@ export class OrderExpiry {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly lifecycle: OrderLifecycle,
     private readonly scripts: ReservationScripts,
+    private readonly leases: StockLeases,
   ) {}
+
+  /** saleId -> epoch ms before which the sweep leaves the sale alone (its last batch was deferred). */
+  private readonly deferredUntil = new Map<string, number>();
 
   /**
    * Expires every PENDING_PAYMENT order whose deadline is at or before `now`, oldest first, one
@@ -49,40 +55,67 @@ export class OrderExpiry {
    */
   async sweep(now = new Date(), budgetMs = Number.POSITIVE_INFINITY): Promise<number> {
     const stopAt = Date.now() + budgetMs;
+    // Sale by sale, so one sale's trouble (or its sheer number of overdue orders) never keeps another
+    // sale's orders from expiring on time.
+    const sales = (await this.dataSource.query(
+      `SELECT DISTINCT sale_id FROM orders WHERE status = 'PENDING_PAYMENT' AND expires_at <= ?`,
+      [now],
+    )) as { sale_id: string }[];
+    let expired = 0;
+    for (const { sale_id } of sales) {
+      const saleId = String(sale_id);
+      if ((this.deferredUntil.get(saleId) ?? 0) > Date.now()) continue;
+      this.deferredUntil.delete(saleId);
+      const moved = await this.sweepSale(saleId, now, stopAt);
+      expired += moved;
+      // The units are back in MySQL's `available`: lease them to Redis again for the next buyers.
+      if (moved > 0) await this.topUp(saleId);
+      if (Date.now() >= stopAt) break;
+    }
+    return expired;
+  }
+
+  private async sweepSale(saleId: string, now: Date, stopAt: number): Promise<number> {
     let expired = 0;
     for (;;) {
       const overdue = (await this.dataSource.query(
-        `SELECT order_no, sale_id, version, quantity FROM orders
-          WHERE status = 'PENDING_PAYMENT' AND expires_at <= ? ORDER BY expires_at LIMIT ${SWEEP_PAGE}`,
-        [now],
-      )) as { order_no: string; sale_id: string; version: number; quantity: number }[];
-      const bySale = new Map<string, OverdueOrder[]>();
-      for (const row of overdue) {
-        const saleId = String(row.sale_id);
-        const orders = bySale.get(saleId) ?? [];
-        orders.push({ orderNo: row.order_no, version: Number(row.version), quantity: Number(row.quantity) });
-        bySale.set(saleId, orders);
-      }
+        `SELECT order_no, version, quantity FROM orders
+          WHERE sale_id = ? AND status = 'PENDING_PAYMENT' AND expires_at <= ? ORDER BY expires_at LIMIT ${SWEEP_PAGE}`,
+        [saleId, now],
+      )) as { order_no: string; version: number; quantity: number }[];
+      const orders = overdue.map((row) => ({
+        orderNo: row.order_no,
+        version: Number(row.version),
+        quantity: Number(row.quantity),
+      }));
       let movedThisPage = 0;
-      for (const [saleId, orders] of bySale) {
-        for (let i = 0; i < orders.length; i += SWEEP_BATCH) {
-          let won: OverdueOrder[];
-          try {
-            won = await this.lifecycle.expireOverdue(saleId, orders.slice(i, i + SWEEP_BATCH), now);
-          } catch (error) {
-            // Rolled back as a whole (e.g. optimistic-lock retries ran out on a busy sale): these
-            // orders are still PENDING_PAYMENT and the next run takes them; other sales go on.
-            this.logger.warn(`Sale ${saleId}: expiry batch deferred to the next sweep: ${errorText(error)}`);
-            continue;
-          }
-          movedThisPage += won.length;
-          await this.releaseInRedis(saleId, won);
+      for (let i = 0; i < orders.length; i += SWEEP_BATCH) {
+        let won: OverdueOrder[];
+        try {
+          won = await this.lifecycle.expireOverdue(saleId, orders.slice(i, i + SWEEP_BATCH), now);
+        } catch (error) {
+          // Rolled back as a whole (e.g. optimistic-lock retries ran out on a busy sale): these orders
+          // are still PENDING_PAYMENT; the sale gets a pause before the next try, other sales go on.
+          this.deferredUntil.set(saleId, Date.now() + DEFERRED_SALE_BACKOFF_MS);
+          this.logger.warn(`Sale ${saleId}: expiry batch deferred: ${errorText(error)}`);
+          return expired + movedThisPage;
         }
+        movedThisPage += won.length;
+        await this.releaseInRedis(saleId, won);
       }
       expired += movedThisPage;
       // A short page means nothing more is due; a page that moved nothing means others (payments,
       // an overlapping sweep) own what is left, and looping would only read the same rows again.
       if (overdue.length < SWEEP_PAGE || movedThisPage === 0 || Date.now() >= stopAt) return expired;
+    }
+  }
+
+  private async topUp(saleId: string): Promise<void> {
+    try {
+      await this.leases.topUp(saleId);
+    } catch (error) {
+      // The units wait in `available`: the next purchase that finds Redis dry leases them.
+      this.logger.warn(`Sale ${saleId}: lease top-up after expiry failed: ${errorText(error)}`);
     }
   }
 
@@ -95,6 +128,7 @@ export class OrderExpiry {
     // Release even when another process made the move: if it died before releasing, this repairs it
     // (the script gives the unit back only once).
     if (result.order && RETURNED_STATUSES.includes(result.order.status)) await this.scripts.release(saleId, orderNo);
+    if (result.changed) await this.topUp(saleId);
     return result.changed ? 'expired' : 'not-pending';
   }
 
@@ -107,7 +141,7 @@ export class OrderExpiry {
     return this.expire(job.data.orderNo, job.data.saleId);
   }
 
-  /** The units of orders the sweep expired go back to Redis; a failure here is repaired by reconciliation. */
+  /** The buyers of orders the sweep expired are freed in Redis; a failure here is repaired by reconciliation. */
   private async releaseInRedis(saleId: string, orders: readonly OverdueOrder[]): Promise<void> {
     const results = await Promise.allSettled(orders.map((order) => this.scripts.release(saleId, order.orderNo)));
     const failed = results.filter((result) => result.status === 'rejected').length;

@@ -41,8 +41,10 @@ export class ReservationRecovery {
   private async recoverSale(saleId: string): Promise<number> {
     const { reservations, returned } = await this.saleRedis.snapshot(saleId);
     const cutoff = Date.now() - this.config.recoveryGraceMs;
+    // Epoch 0: an order MySQL sold itself, copied into Redis by a reload; its row exists already.
     const candidates = reservations.filter(
-      (reservation) => reservation.reservedAt.getTime() <= cutoff && !returned.has(reservation.orderNo),
+      (reservation) =>
+        reservation.epoch > 0 && reservation.reservedAt.getTime() <= cutoff && !returned.has(reservation.orderNo),
     );
     let recovered = 0;
     for (let i = 0; i < candidates.length; i += LOOKUP_CHUNK) {
@@ -69,6 +71,7 @@ export class ReservationRecovery {
               quantity: reservation.quantity,
               slot: reservation.slot,
               reservedAt: reservation.reservedAt.toISOString(),
+              epoch: reservation.epoch,
             },
             { ...createOrderJobOptions(this.workerConfig.jobAttempts), jobId },
           );

@@ -1,15 +1,31 @@
-import { SaleBooksRepository } from '@flash-sale/db';
+import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository, StockLeases } from '@flash-sale/db';
 import { compareBooks, RETURNED_STATUSES } from '@flash-sale/domain';
-import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { ReservationScripts, SaleRedisRepository, type SaleRedisSnapshot } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 
+interface Ledgers {
+  mysql: MySqlSaleBooks | undefined;
+  redis: SaleRedisSnapshot;
+  /** Leases MySQL had marked granted to the current incarnation (read before Redis). */
+  grantedLeaseIds: string[];
+}
+
+/** Sales that ended longer ago than this are left alone. */
+const RECENT_MS = 3_600_000;
+
 /**
- * Compares Redis and MySQL for every live sale and publishes the drift (0 when they agree) for
- * /metrics and the audit. First it repairs the one gap it can close safely: orders MySQL already took
- * back (cancelled, expired, failed) whose unit Redis never got — a process that died between its
- * commit and the release script. The script makes that repair exactly-once.
+ * Keeps Redis honest against MySQL for every recent Redis-backed sale, and publishes the drift (0 when
+ * they agree) for /metrics and the audit. It repairs what it can prove, in this order:
+ * 1. Redis lost the sale's incarnation — no state, or a stale copy (a lease MySQL saw granted is
+ *    missing, or MySQL wrote more units from the incarnation than Redis remembers reserving): the
+ *    next incarnation starts, and the old leases are in doubt; Redis never sells on them again.
+ * 2. In-doubt leases whose surviving hand-offs are all written go back to `available` (settled).
+ * 3. Leases MySQL made whose Redis grant never happened (a process died in between) are granted.
+ * 4. Orders MySQL sold itself (the Redis-down fallback) that Redis does not know are loaded into it.
+ * 5. Returned orders whose buyer Redis still counts are released.
+ * Every repair is idempotent, so two workers running it at once do no harm.
  */
 @Injectable()
 export class StockReconciliation {
@@ -20,17 +36,19 @@ export class StockReconciliation {
     private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly scripts: ReservationScripts,
+    private readonly leaseRepository: StockLeaseRepository,
+    private readonly leases: StockLeases,
   ) {}
 
   /** Returns the drift per sale it published. */
   async run(): Promise<Map<string, number>> {
     const sales = (await this.dataSource.query(`SELECT id FROM sales WHERE strategy = 'redis-lua' AND ends_at > ?`, [
-      new Date(Date.now() - 3_600_000),
+      new Date(Date.now() - RECENT_MS),
     ])) as { id: string }[];
     const drifts = new Map<string, number>();
     for (const { id } of sales) {
       const saleId = String(id);
-      const drift = await this.repairThenMeasure(saleId);
+      const drift = await this.reconcile(saleId);
       if (drift !== undefined) drifts.set(saleId, drift);
       if (drift) this.logger.warn(`Sale ${saleId}: Redis and MySQL drift by ${drift} unit(s)`);
     }
@@ -38,25 +56,89 @@ export class StockReconciliation {
     return drifts;
   }
 
-  /** One read of both ledgers; a second only when a repair changed Redis. */
-  private async repairThenMeasure(saleId: string): Promise<number | undefined> {
-    const [mysql, redis] = await Promise.all([this.saleBooks.read(saleId), this.saleRedis.snapshot(saleId)]);
-    if (!mysql) return undefined;
+  /** Repairs one sale (see the class comment) and returns its drift afterwards. */
+  async reconcile(saleId: string): Promise<number | undefined> {
+    const first = await this.read(saleId);
+    let { mysql, redis } = first;
+    if (!mysql || mysql.redisEpoch === 0) return undefined;
+
+    if (this.lostIncarnation({ ...first, mysql })) {
+      this.logger.warn(`Sale ${saleId}: Redis lost incarnation ${mysql.redisEpoch}; its leases are in doubt`);
+      await this.leases.restartIncarnation(saleId, mysql.redisEpoch);
+      ({ mysql, redis } = await this.read(saleId));
+      if (!mysql) return undefined;
+    }
+
+    let changed = false;
+    if (mysql.inDoubt > 0 && !this.hasUnwrittenHandOffs(mysql, redis)) {
+      const returned = await this.leaseRepository.settle(saleId);
+      if (returned > 0) this.logger.warn(`Sale ${saleId}: ${returned} in-doubt unit(s) returned to available`);
+      changed = true;
+    }
+    if ((await this.leases.regrantPending(saleId, mysql.redisEpoch)) > 0) changed = true;
     const reserved = new Set(redis.reservations.map((reservation) => reservation.orderNo));
-    let repaired = 0;
+    if (
+      mysql.rows.some(
+        (row) => row.leaseEpoch === null && !RETURNED_STATUSES.includes(row.status) && !reserved.has(row.orderNo),
+      )
+    ) {
+      await this.leases.ensureLoaded(saleId);
+      changed = true;
+    }
     for (const row of mysql.rows) {
       if (RETURNED_STATUSES.includes(row.status) && reserved.has(row.orderNo) && !redis.returned.has(row.orderNo)) {
-        if ((await this.scripts.release(saleId, row.orderNo)) === 'released') repaired += 1;
+        if ((await this.scripts.release(saleId, row.orderNo)) === 'released') changed = true;
       }
     }
-    const current = repaired > 0 ? await this.saleRedis.snapshot(saleId) : redis;
-    if (!current.loaded) return undefined;
+    if (changed) {
+      // Units may be back in `available`: lease them to Redis for the next buyers.
+      await this.leases.topUp(saleId);
+      ({ mysql, redis } = await this.read(saleId));
+      if (!mysql) return undefined;
+    }
+    if (!redis.loaded) return undefined;
+    const ledger = await this.leaseRepository.ledger(saleId);
     return compareBooks({
       rows: mysql.rows,
-      reservations: current.reservations,
-      returnedInRedis: current.returned,
-      redisRemaining: current.remaining,
-      mysqlAvailable: mysql.available,
+      reservations: redis.reservations,
+      returnedInRedis: redis.returned,
+      redisBalance: redis.remaining,
+      currentEpoch: mysql.redisEpoch,
+      liveLeased: mysql.leased - mysql.inDoubt,
+      pendingLeaseUnits: ledger.pending,
     }).drift;
+  }
+
+  /**
+   * MySQL first, then Redis: a reservation happens before its row is written and a grant before its
+   * lease is marked granted, so whatever MySQL shows, a Redis that kept its data shows too.
+   */
+  private async read(saleId: string): Promise<Ledgers> {
+    const mysql = await this.saleBooks.read(saleId);
+    const granted = mysql ? await this.leaseRepository.leasesOf(saleId, mysql.redisEpoch, 'GRANTED') : [];
+    const redis = await this.saleRedis.snapshot(saleId);
+    return { mysql, redis, grantedLeaseIds: granted.map((lease) => lease.leaseId) };
+  }
+
+  private lostIncarnation({ mysql, redis, grantedLeaseIds }: Ledgers & { mysql: MySqlSaleBooks }): boolean {
+    if (!redis.loaded || redis.epoch < mysql.redisEpoch) return true;
+    if (redis.epoch > mysql.redisEpoch) return false; // an instance moved on since our MySQL read
+    if (grantedLeaseIds.some((leaseId) => !redis.grants.has(leaseId))) return true;
+    const writtenFromEpoch = mysql.rows
+      .filter((row) => row.leaseEpoch === mysql.redisEpoch)
+      .reduce((units, row) => units + row.quantity, 0);
+    return writtenFromEpoch > redis.reservedUnits;
+  }
+
+  /** Reservations of earlier incarnations that Redis still has and MySQL has not written yet. */
+  private hasUnwrittenHandOffs(mysql: MySqlSaleBooks, redis: SaleRedisSnapshot): boolean {
+    const written = new Set(mysql.rows.map((row) => row.orderNo));
+    return redis.reservations.some(
+      (reservation) =>
+        reservation.epoch > 0 &&
+        reservation.epoch < mysql.redisEpoch &&
+        !written.has(reservation.orderNo) &&
+        !redis.returned.has(reservation.orderNo),
+    );
   }
 }

@@ -53,11 +53,13 @@ describe('order writer and create-order worker (real MariaDB, Redis, BullMQ)', (
   });
 
   const available = async (saleId: string) => countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId]);
+  /** Units leased to Redis and not yet an order: a written order takes its units from here. */
+  const leased = async (saleId: string) => countRows(db, 'SELECT leased AS n FROM sales WHERE id = ?', [saleId]);
   const ordersOf = async (saleId: string, status = 'PENDING_PAYMENT') =>
     countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = ?', [saleId, status]);
 
   it('one job processed twice through BullMQ → one order', async () => {
-    const saleId = await createLiveSale(db, scripts, { stock: 5 });
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 5 });
     const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
     const options = { ...createOrderJobOptions(3), jobId: order!.orderNo };
 
@@ -79,11 +81,12 @@ describe('order writer and create-order worker (real MariaDB, Redis, BullMQ)', (
     const secondResult = (await queue.getJob(second.id!))?.returnvalue as { outcome: string };
     expect(secondResult.outcome).toBe('already-exists');
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
-    expect(await available(saleId)).toBe(4);
+    expect(await leased(saleId)).toBe(4);
+    expect(await available(saleId)).toBe(0);
   });
 
   it('two workers racing on the same orders → each order once, each unit taken once', async () => {
-    const saleId = await createLiveSale(db, scripts, { stock: 200 });
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 200 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 150);
     // Both workers are handed every order at the same time, as BullMQ would if a job were delivered twice.
     const outcomes = await Promise.all(
@@ -95,19 +98,19 @@ describe('order writer and create-order worker (real MariaDB, Redis, BullMQ)', (
     expect(await countRows(db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
       150,
     );
-    expect(await available(saleId)).toBe(50);
+    expect(await leased(saleId)).toBe(50);
   });
 
   it('a provoked optimistic-lock conflict is retried and succeeds', async () => {
-    const saleId = await createLiveSale(db, scripts, { stock: 3 });
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3 });
     const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
     const stock = workerA.get(SaleStockRepository);
     const writer = workerA.get(OrderWriter);
-    const realTakeUnits = stock.takeUnits.bind(stock);
+    const realMove = stock.move.bind(stock);
     // Between this transaction's read and its update, another writer changes the sale row.
-    const spy = jest.spyOn(stock, 'takeUnits').mockImplementationOnce(async (...args) => {
+    const spy = jest.spyOn(stock, 'move').mockImplementationOnce(async (...args) => {
       await db.query('UPDATE sales SET version = version + 1 WHERE id = ?', [saleId]);
-      return realTakeUnits(...args);
+      return realMove(...args);
     });
     const conflictsBefore = writer.stats.optimisticConflicts;
     try {
@@ -119,42 +122,44 @@ describe('order writer and create-order worker (real MariaDB, Redis, BullMQ)', (
     }
     expect(writer.stats.optimisticConflicts).toBe(conflictsBefore + 1);
     expect(await ordersOf(saleId)).toBe(1);
-    expect(await available(saleId)).toBe(2);
+    expect(await leased(saleId)).toBe(2);
   });
 
-  it('MySQL refusing stock → the surplus orders are FAILED and their units return to Redis', async () => {
-    const saleId = await createLiveSale(db, scripts, { stock: 4 });
+  it('units MySQL never leased → the surplus orders are FAILED, their buyers freed in Redis, nothing oversold', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 4 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 4);
     expect(await saleRedis.remaining(saleId)).toBe(0);
-    // MySQL, the last line of defence, knows only 1 unit (as if Redis had been loaded wrongly).
-    await db.query('UPDATE sales SET available = 1 WHERE id = ?', [saleId]);
+    // MySQL, the last line of defence, leased only 1 unit (as if Redis had sold phantom stock).
+    await db.query('UPDATE sales SET leased = 1, available = 3 WHERE id = ?', [saleId]);
 
     const outcomes = await workerA.get(OrderWriter).writeBatch(saleId, orders);
     expect(outcomes).toEqual(['created', 'rejected', 'rejected', 'rejected']);
     expect(await ordersOf(saleId)).toBe(1);
     expect(await ordersOf(saleId, 'FAILED')).toBe(3);
-    expect(await available(saleId)).toBe(0);
-    expect(await saleRedis.remaining(saleId)).toBe(3);
-    // Re-running the same orders changes nothing: release happens exactly once.
+    expect(await leased(saleId)).toBe(0);
+    expect(await available(saleId)).toBe(3);
+    expect((await saleRedis.snapshot(saleId)).returned.size).toBe(3);
+    // Re-running the same orders changes nothing: each release happens exactly once.
     await workerB.get(OrderWriter).writeBatch(saleId, orders);
-    expect(await saleRedis.remaining(saleId)).toBe(3);
+    expect((await saleRedis.snapshot(saleId)).returned.size).toBe(3);
+    expect(await available(saleId)).toBe(3);
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(4);
   });
 
   it('group commit: 400 concurrent orders share a handful of transactions', async () => {
-    const saleId = await createLiveSale(db, scripts, { stock: 400 });
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 400 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 400);
     const writer = workerA.get(OrderWriter);
     const transactionsBefore = writer.stats.transactions;
     const outcomes = await Promise.all(orders.map((order) => workerA.get(OrderBatcher).submit(order)));
     expect(outcomes.every((outcome) => outcome === 'created')).toBe(true);
     expect(await ordersOf(saleId)).toBe(400);
-    expect(await available(saleId)).toBe(0);
+    expect(await leased(saleId)).toBe(0);
     expect(writer.stats.transactions - transactionsBefore).toBeLessThan(20);
   });
 
-  it('after the last attempt the order is FAILED and its unit returned, never dropped', async () => {
-    const saleId = await createLiveSale(db, scripts, { stock: 2 });
+  it('after the last attempt the order is FAILED and its unit returned to MySQL, never dropped', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 2 });
     const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
     expect(await saleRedis.remaining(saleId)).toBe(1);
     // A transient failure on every attempt (MySQL unreachable, say), in both workers.
@@ -178,7 +183,10 @@ describe('order writer and create-order worker (real MariaDB, Redis, BullMQ)', (
       spies.forEach((spy) => spy.mockRestore());
     }
     expect(await ordersOf(saleId, 'FAILED')).toBe(1);
-    expect(await available(saleId)).toBe(2);
-    expect(await saleRedis.remaining(saleId)).toBe(2);
+    // The FAILED order's unit leaves the lease for `available`, from where a new lease can sell it.
+    expect(await available(saleId)).toBe(1);
+    expect(await leased(saleId)).toBe(1);
+    expect(await saleRedis.remaining(saleId)).toBe(1);
+    expect((await saleRedis.snapshot(saleId)).returned.has(order!.orderNo)).toBe(true);
   });
 });

@@ -3,7 +3,9 @@ import {
   isDuplicateKeyError,
   OptimisticConflict,
   OrderEntity,
+  type SaleStockRow,
   SaleStockRepository,
+  type StockMove,
   withOptimisticRetries,
 } from '@flash-sale/db';
 import { RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
@@ -28,11 +30,48 @@ interface Decision {
 }
 
 /**
- * Writes orders to MySQL (DESIGN.md step 5), many per transaction. In one transaction it inserts
+ * Where an order's units are in the sale's row (DESIGN.md "Who owns the stock"): in `leased` for the
+ * current incarnation, in its `in_doubt` part for an earlier one not settled yet, and back in
+ * `available` for a settled incarnation (or a job of a version without leases).
+ */
+type UnitSource = 'lease' | 'in-doubt' | 'available';
+
+function unitSource(order: CreateOrderJobData, sale: SaleStockRow): UnitSource {
+  if (!order.epoch || order.epoch <= sale.settledEpoch) return 'available';
+  return order.epoch < sale.redisEpoch ? 'in-doubt' : 'lease';
+}
+
+/** Units of each source the row can still give, and the move that taking them makes. */
+class StockTake {
+  private readonly left: Record<UnitSource, number>;
+  readonly move: StockMove = { available: 0, leased: 0, inDoubt: 0 };
+
+  constructor(sale: SaleStockRow) {
+    this.left = { lease: sale.leased - sale.inDoubt, 'in-doubt': sale.inDoubt, available: sale.available };
+  }
+
+  /** Takes the units for an order if its source has them. */
+  take(source: UnitSource, units: number): boolean {
+    if (this.left[source] < units) return false;
+    this.left[source] -= units;
+    if (source === 'available') this.move.available -= units;
+    else this.move.leased -= units;
+    if (source === 'in-doubt') this.move.inDoubt -= units;
+    return true;
+  }
+
+  get changed(): boolean {
+    return this.move.available !== 0 || this.move.leased !== 0 || this.move.inDoubt !== 0;
+  }
+}
+
+/**
+ * Writes orders to MySQL (DESIGN.md step 4), many per transaction. In one transaction it inserts
  * the rows, then takes their units off the sale's hot row with the optimistic lock, last, so the
- * row lock lives only until commit. A duplicate order number means the order already exists:
- * success. When MySQL has fewer units than Redis sold, the surplus orders are written FAILED and
- * their units are handed back to Redis by the release script.
+ * row lock lives only until commit: from `leased` (the units Redis was leased and sold), or from
+ * wherever the order's incarnation left them (see UnitSource). A duplicate order number means the
+ * order already exists: success. An order whose units MySQL cannot find is written FAILED and the
+ * release script frees its buyer's hold in Redis.
  */
 @Injectable()
 export class OrderWriter {
@@ -73,14 +112,27 @@ export class OrderWriter {
   }
 
   /**
-   * The last attempt of a job failed: the order is written FAILED and its units go back to Redis,
-   * so a reservation is never silently dropped.
+   * The last attempt of a job failed, or MySQL refused the order (its buyer's slot is taken): the
+   * order is written FAILED, its leased units go back to `available` in the same transaction (from
+   * where a lease hands them to Redis again), and the buyer's hold in Redis is freed — so a
+   * reservation is never silently dropped and its units never stranded.
    */
   async failAndRelease(order: CreateOrderJobData, reason: string): Promise<WriteOutcome> {
     let outcome: WriteOutcome = 'rejected';
-    const sale = await this.saleStock.read(this.dataSource.manager, order.saleId);
     try {
-      await insertOrders(this.dataSource.manager, [this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
+      await this.withOptimisticRetries(() =>
+        this.dataSource.transaction('READ COMMITTED', async (manager) => {
+          const sale = await this.saleStock.read(manager, order.saleId);
+          await insertOrders(manager, [this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
+          const source = sale && unitSource(order, sale);
+          if (!sale || source === 'available') return;
+          const take = new StockTake(sale);
+          // Units that are not in the lease (a sale in trouble) cannot be given back: nothing moves.
+          if (!take.take(source!, order.quantity)) return;
+          const back = { ...take.move, available: take.move.available + order.quantity };
+          if (!(await this.saleStock.move(manager, order.saleId, sale.version, back))) throw new OptimisticConflict();
+        }),
+      );
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       outcome = 'already-exists';
@@ -103,7 +155,7 @@ export class OrderWriter {
       const decisions: Decision[] = [];
       const seen = new Set<string>();
       const rows: OrderRow[] = [];
-      let unitsToTake = 0;
+      const take = new StockTake(sale);
       for (const order of orders) {
         const found = existing.get(order.orderNo);
         if (found !== undefined || seen.has(order.orderNo)) {
@@ -113,8 +165,7 @@ export class OrderWriter {
           continue;
         }
         seen.add(order.orderNo);
-        if (unitsToTake + order.quantity <= sale.available) {
-          unitsToTake += order.quantity;
+        if (take.take(unitSource(order, sale), order.quantity)) {
           rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, expiresAt));
           decisions.push({ order, outcome: 'created' });
         } else {
@@ -123,7 +174,7 @@ export class OrderWriter {
         }
       }
       if (rows.length > 0) await insertOrders(manager, rows);
-      if (unitsToTake > 0 && !(await this.saleStock.takeUnits(manager, saleId, sale.version, unitsToTake))) {
+      if (take.changed && !(await this.saleStock.move(manager, saleId, sale.version, take.move))) {
         throw new OptimisticConflict();
       }
       this.stats.ordersCreated += decisions.filter((decision) => decision.outcome === 'created').length;
@@ -155,7 +206,7 @@ export class OrderWriter {
       if (outcome !== 'rejected') continue;
       const result = await this.scripts.release(order.saleId, order.orderNo);
       if (result === 'released')
-        this.logger.warn(`Order ${order.orderNo} refused by MySQL stock; unit returned to Redis`);
+        this.logger.warn(`Order ${order.orderNo} refused: its units are not in MySQL's lease; buyer's hold freed`);
     }
   }
 
@@ -179,6 +230,8 @@ export class OrderWriter {
       failureReason,
       reservedAt: new Date(order.reservedAt),
       expiresAt: holding ? expiresAt : null,
+      leaseEpoch: order.epoch ?? null,
+      submitToken: order.submitToken ?? null,
     };
   }
 }
@@ -196,6 +249,8 @@ type OrderRow = Pick<
   | 'failureReason'
   | 'reservedAt'
   | 'expiresAt'
+  | 'leaseEpoch'
+  | 'submitToken'
 >;
 
 /**
@@ -217,11 +272,14 @@ function insertOrders(manager: EntityManager, rows: readonly OrderRow[]): Promis
       row.failureReason,
       row.reservedAt,
       row.expiresAt,
+      row.leaseEpoch,
+      row.submitToken,
     );
   }
   return manager.query(
     `INSERT INTO orders (order_no, sale_id, user_id, user_slot, quantity, amount_cents, status, failure_reason,
-       reserved_at, expires_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+       reserved_at, expires_at, lease_epoch, submit_token)
+     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
     params,
   );
 }

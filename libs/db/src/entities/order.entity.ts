@@ -44,6 +44,10 @@ export class OrderEntity {
   @Column({ name: 'submit_token', type: 'varchar', length: 255, nullable: true })
   submitToken!: string | null;
 
+  /** The Redis incarnation whose lease this order's units came from; NULL when MySQL sold them itself. */
+  @Column({ name: 'lease_epoch', type: 'int', unsigned: true, nullable: true })
+  leaseEpoch!: number | null;
+
   /** When the reservation was made in Redis (the buyer's moment), not when the row was written. */
   @Column({ name: 'reserved_at', type: 'datetime', precision: 3 })
   reservedAt!: Date;

@@ -22,9 +22,25 @@ export class SaleEntity {
   @Column({ type: 'int', unsigned: true })
   stock!: number;
 
-  /** MySQL's own count of units not held by an order: the last line of defence against oversell. */
+  /** Units neither leased to Redis nor held by an order: MySQL may sell or lease them. */
   @Column({ type: 'int', unsigned: true })
   available!: number;
+
+  /** Units leased to Redis that are not an order yet (`available + leased + held == stock`). */
+  @Column({ type: 'int', unsigned: true, default: 0 })
+  leased!: number;
+
+  /** The part of `leased` granted to a Redis incarnation that lost its state; never sold on again. */
+  @Column({ name: 'in_doubt', type: 'int', unsigned: true, default: 0 })
+  inDoubt!: number;
+
+  /** The Redis incarnation the sale sells on (0: never loaded into Redis). */
+  @Column({ name: 'redis_epoch', type: 'int', unsigned: true, default: 0 })
+  redisEpoch!: number;
+
+  /** Incarnations up to this one are settled: their unconverted units are back in `available`. */
+  @Column({ name: 'settled_epoch', type: 'int', unsigned: true, default: 0 })
+  settledEpoch!: number;
 
   /** Optimistic-lock version: every change of `available` is conditional on it and bumps it. */
   @Column({ type: 'int', unsigned: true, default: 0 })

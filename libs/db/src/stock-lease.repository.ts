@@ -1,0 +1,246 @@
+import { HOLDING_STATUSES } from '@flash-sale/domain';
+import type { DataSource } from 'typeorm';
+
+/** A sale's row as the lease bookkeeping needs it. */
+export interface SaleLeaseRow {
+  stock: number;
+  available: number;
+  leased: number;
+  inDoubt: number;
+  redisEpoch: number;
+  settledEpoch: number;
+  startsAt: Date;
+  endsAt: Date;
+  perUserLimit: number;
+  strategy: string;
+}
+
+export interface Lease {
+  leaseId: string;
+  epoch: number;
+  units: number;
+}
+
+/** The lease ledger of one sale, for the audit and /metrics. */
+export interface LeaseLedger {
+  /** Units ever leased to Redis (every incarnation). */
+  granted: number;
+  /** Units of in-doubt leases given back to `available` by settlements. */
+  returned: number;
+  /** Units leased and not yet an order (`sales.leased`). */
+  outstanding: number;
+  /** The part of `outstanding` that belongs to lost incarnations. */
+  inDoubt: number;
+  /** Leased units handed to orders: granted − returned − outstanding. */
+  converted: number;
+  /** Units of leases MySQL made that Redis has not confirmed yet (a grant in flight, or one to retry). */
+  pending: number;
+}
+
+/** An order MySQL holds units for, as a Redis load needs it. */
+export interface HoldingOrderRow {
+  orderNo: string;
+  userId: string;
+  quantity: number;
+  slot: number;
+  reservedAt: Date;
+  submitToken: string | null;
+}
+
+type LeaseState = 'PENDING' | 'GRANTED' | 'IN_DOUBT' | 'SETTLED' | 'RETURNED';
+
+/**
+ * MySQL's side of stock leases (DESIGN.md "Who owns the stock"): `available + leased + held == stock`
+ * in the sale's row, and the `stock_leases` ledger. Every change here is one short transaction with
+ * relative, guarded updates, so it never races the worker's optimistic writes into a wrong count:
+ * a concurrent writer's version check simply fails and retries.
+ */
+export class StockLeaseRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async saleRow(saleId: string): Promise<SaleLeaseRow | undefined> {
+    const [row] = (await this.dataSource.query(
+      `SELECT stock, available, leased, in_doubt, redis_epoch, settled_epoch, starts_at, ends_at, per_user_limit,
+              strategy
+         FROM sales WHERE id = ?`,
+      [saleId],
+    )) as Record<string, unknown>[];
+    if (!row) return undefined;
+    return {
+      stock: Number(row['stock']),
+      available: Number(row['available']),
+      leased: Number(row['leased']),
+      inDoubt: Number(row['in_doubt']),
+      redisEpoch: Number(row['redis_epoch']),
+      settledEpoch: Number(row['settled_epoch']),
+      startsAt: new Date(row['starts_at'] as Date),
+      endsAt: new Date(row['ends_at'] as Date),
+      perUserLimit: Number(row['per_user_limit']),
+      strategy: String(row['strategy']),
+    };
+  }
+
+  /**
+   * Moves up to `maxUnits` from `available` to `leased` for incarnation `epoch`, with the lease's ledger
+   * row, in one transaction. Returns undefined when nothing is available or the sale moved to another
+   * incarnation meanwhile (the caller reads the row again).
+   */
+  async lease(saleId: string, epoch: number, maxUnits: number): Promise<Lease | undefined> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      const [row] = (await manager.query('SELECT available FROM sales WHERE id = ? AND redis_epoch = ? FOR UPDATE', [
+        saleId,
+        epoch,
+      ])) as { available: number }[];
+      const units = Math.min(maxUnits, Number(row?.available ?? 0));
+      if (units <= 0) return undefined;
+      await manager.query(
+        `UPDATE sales SET available = available - ?, leased = leased + ?, version = version + 1 WHERE id = ?`,
+        [units, units, saleId],
+      );
+      const inserted = (await manager.query(
+        `INSERT INTO stock_leases (sale_id, epoch, units, state) VALUES (?, ?, ?, 'PENDING')`,
+        [saleId, epoch, units],
+      )) as { insertId: number | string };
+      return { leaseId: String(inserted.insertId), epoch, units };
+    });
+  }
+
+  /** Redis confirmed the grant. Only a PENDING lease moves: one put in doubt meanwhile stays in doubt. */
+  async markGranted(leaseId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE stock_leases SET state = 'GRANTED' WHERE id = ? AND state = 'PENDING'`, [
+      leaseId,
+    ]);
+  }
+
+  /** Leases of `epoch` in one state (reconciliation retries PENDING grants and checks GRANTED ones). */
+  async leasesOf(saleId: string, epoch: number, state: LeaseState): Promise<Lease[]> {
+    const rows = (await this.dataSource.query(
+      'SELECT id, units FROM stock_leases WHERE sale_id = ? AND epoch = ? AND state = ?',
+      [saleId, epoch, state],
+    )) as { id: string | number; units: number }[];
+    return rows.map((row) => ({ leaseId: String(row.id), epoch, units: Number(row.units) }));
+  }
+
+  /**
+   * Starts a new incarnation because Redis lost the state of incarnation `lostEpoch` (or never had
+   * one: `lostEpoch` 0). Everything leased so far is in doubt: never sold again, returned by
+   * `settle` once its surviving hand-offs are written. Conditional on the epoch the caller saw, so of
+   * several instances noticing the same loss one opens the next incarnation. Returns the epoch the
+   * sale is on afterwards.
+   */
+  async openEpoch(saleId: string, lostEpoch: number): Promise<number> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      const result = (await manager.query(
+        `UPDATE sales SET redis_epoch = redis_epoch + 1, in_doubt = leased, version = version + 1
+          WHERE id = ? AND redis_epoch = ?`,
+        [saleId, lostEpoch],
+      )) as { affectedRows: number };
+      if (result.affectedRows === 1) {
+        await manager.query(
+          `UPDATE stock_leases SET state = 'IN_DOUBT' WHERE sale_id = ? AND epoch <= ? AND state IN ('PENDING', 'GRANTED')`,
+          [saleId, lostEpoch],
+        );
+      }
+      const [row] = (await manager.query('SELECT redis_epoch FROM sales WHERE id = ?', [saleId])) as {
+        redis_epoch: number;
+      }[];
+      return Number(row?.redis_epoch ?? 0);
+    });
+  }
+
+  /**
+   * Gives the in-doubt units back to `available` — the caller has checked that every surviving
+   * hand-off of the lost incarnations is written — and marks those incarnations settled, so a
+   * straggling order of theirs takes its units from `available` instead. Returns the units returned.
+   */
+  async settle(saleId: string): Promise<number> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      const [row] = (await manager.query(
+        'SELECT in_doubt, redis_epoch, settled_epoch FROM sales WHERE id = ? FOR UPDATE',
+        [saleId],
+      )) as { in_doubt: number; redis_epoch: number; settled_epoch: number }[];
+      if (!row) return 0;
+      const units = Number(row.in_doubt);
+      const settledEpoch = Number(row.redis_epoch) - 1;
+      if (units === 0 && Number(row.settled_epoch) >= settledEpoch) return 0;
+      await manager.query(
+        `UPDATE sales SET available = available + ?, leased = leased - ?, in_doubt = 0, settled_epoch = ?,
+                version = version + 1
+          WHERE id = ?`,
+        [units, units, settledEpoch, saleId],
+      );
+      await manager.query(`UPDATE stock_leases SET state = 'SETTLED' WHERE sale_id = ? AND state = 'IN_DOUBT'`, [
+        saleId,
+      ]);
+      if (units > 0) {
+        await manager.query(`INSERT INTO stock_leases (sale_id, epoch, units, state) VALUES (?, ?, ?, 'RETURNED')`, [
+          saleId,
+          settledEpoch,
+          units,
+        ]);
+      }
+      return units;
+    });
+  }
+
+  /** Units of the orders (any status) written from incarnation `epoch`'s leases. */
+  async unitsWrittenFrom(saleId: string, epoch: number): Promise<number> {
+    const [row] = (await this.dataSource.query(
+      'SELECT COALESCE(SUM(quantity), 0) AS units FROM orders WHERE sale_id = ? AND lease_epoch = ?',
+      [saleId, epoch],
+    )) as { units: string | number }[];
+    return Number(row?.units ?? 0);
+  }
+
+  /**
+   * Orders holding units, as a Redis load needs them: every one when a new incarnation is loaded, or
+   * only those MySQL sold itself (which Redis never saw) for a refresh.
+   */
+  async holdingOrders(saleId: string, onlySoldByMySql: boolean): Promise<HoldingOrderRow[]> {
+    const holding = HOLDING_STATUSES.map(() => '?').join(', ');
+    const rows = (await this.dataSource.query(
+      `SELECT order_no, user_id, quantity, user_slot, reserved_at, submit_token FROM orders
+        WHERE sale_id = ? AND status IN (${holding})${onlySoldByMySql ? ' AND lease_epoch IS NULL' : ''}`,
+      [saleId, ...HOLDING_STATUSES],
+    )) as {
+      order_no: string;
+      user_id: string;
+      quantity: number;
+      user_slot: number | null;
+      reserved_at: Date;
+      submit_token: string | null;
+    }[];
+    return rows.map((row) => ({
+      orderNo: row.order_no,
+      userId: row.user_id,
+      quantity: Number(row.quantity),
+      slot: Number(row.user_slot ?? 1),
+      reservedAt: new Date(row.reserved_at),
+      submitToken: row.submit_token,
+    }));
+  }
+
+  async ledger(saleId: string): Promise<LeaseLedger> {
+    const [[sums], [sale]] = (await Promise.all([
+      this.dataSource.query(
+        `SELECT COALESCE(SUM(CASE WHEN state <> 'RETURNED' THEN units END), 0) AS granted,
+                COALESCE(SUM(CASE WHEN state = 'RETURNED' THEN units END), 0) AS returned,
+                COALESCE(SUM(CASE WHEN state = 'PENDING' THEN units END), 0) AS pending
+           FROM stock_leases WHERE sale_id = ?`,
+        [saleId],
+      ),
+      this.dataSource.query('SELECT leased, in_doubt FROM sales WHERE id = ?', [saleId]),
+    ])) as [Record<string, string | number>[], Record<string, string | number>[]];
+    const granted = Number(sums?.['granted'] ?? 0);
+    const returned = Number(sums?.['returned'] ?? 0);
+    const outstanding = Number(sale?.['leased'] ?? 0);
+    return {
+      granted,
+      returned,
+      outstanding,
+      inDoubt: Number(sale?.['in_doubt'] ?? 0),
+      converted: granted - returned - outstanding,
+      pending: Number(sums?.['pending'] ?? 0),
+    };
+  }
+}

@@ -1,0 +1,148 @@
+import { type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
+import { type SaleLeaseRow, StockLeaseRepository } from './stock-lease.repository';
+
+export interface LeasePolicy {
+  /** Units one lease hands to Redis (at most what MySQL has available). */
+  leaseSize: number;
+  /** A purchase that leaves Redis with fewer units than this asks for the next lease in the background. */
+  lowWater: number;
+}
+
+export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed';
+
+/**
+ * The stock lease protocol (DESIGN.md "Who owns the stock"), used by the API and the worker:
+ * a lease is a MySQL transaction (`available` → `leased`, a ledger row with its own id) followed by an
+ * idempotent Redis grant of that id to the sale's current incarnation. Redis can only sell what was
+ * granted; if it loses a sale's state, a new incarnation starts with nothing and the old leases are
+ * in doubt until reconciliation settles them.
+ *
+ * Top-ups are coalesced per sale in this process: a burst that crosses the low-water mark asks MySQL
+ * once or twice, not once per buyer, and every caller gets the answer of a run that started after it
+ * asked, so units returned a moment ago are never missed by a buyer about to be told SOLD_OUT.
+ */
+export class StockLeases {
+  private readonly topUps = new Map<string, Coalesced<number>>();
+  private readonly loads = new Map<string, Promise<LoadOutcome>>();
+
+  constructor(
+    private readonly repository: StockLeaseRepository,
+    private readonly scripts: ReservationScripts,
+    private readonly saleRedis: SaleRedisRepository,
+    readonly policy: LeasePolicy,
+  ) {}
+
+  /**
+   * Leases up to one lease's worth of `available` units to Redis now, unless the sale is over or not
+   * Redis-backed. Returns the units Redis received (0: MySQL has none left to lease, or Redis is on
+   * another incarnation and must be loaded first).
+   */
+  topUp(saleId: string): Promise<number> {
+    return coalesce(this.topUps, saleId, () => this.leaseOnce(saleId));
+  }
+
+  /**
+   * Makes Redis sell the sale on MySQL's current incarnation: a refresh when Redis has it (adding
+   * what MySQL sold itself meanwhile, with its tokens), a new incarnation when Redis lost it or never
+   * had it. Then tops up. Safe to call any time, from any instance.
+   */
+  ensureLoaded(saleId: string): Promise<LoadOutcome> {
+    return singleFlight(this.loads, saleId, async () => {
+      const sale = await this.repository.saleRow(saleId);
+      if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
+      const redisEpoch = await this.saleRedis.epoch(saleId);
+      const outcome =
+        redisEpoch !== undefined && redisEpoch === sale.redisEpoch
+          ? await this.load(saleId, sale, sale.redisEpoch, true)
+          : await this.restartIncarnation(saleId, sale.redisEpoch);
+      await this.topUp(saleId);
+      return outcome;
+    });
+  }
+
+  /**
+   * Redis lost (or never had) incarnation `lostEpoch` of the sale, or holds a stale copy of it: open
+   * the next incarnation in MySQL (the old leases become in doubt) and load it into Redis.
+   */
+  async restartIncarnation(saleId: string, lostEpoch: number): Promise<LoadOutcome> {
+    const epoch = await this.repository.openEpoch(saleId, lostEpoch);
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale) return 'not-redis-backed';
+    return this.load(saleId, sale, epoch, false);
+  }
+
+  /** Grants again the leases MySQL made for the current incarnation that Redis never confirmed. */
+  async regrantPending(saleId: string, epoch: number): Promise<number> {
+    let granted = 0;
+    for (const lease of await this.repository.leasesOf(saleId, epoch, 'PENDING')) {
+      if (await this.grant(saleId, lease.leaseId, epoch, lease.units)) granted += lease.units;
+    }
+    return granted;
+  }
+
+  private async load(saleId: string, sale: SaleLeaseRow, epoch: number, refresh: boolean): Promise<LoadOutcome> {
+    const holding = await this.repository.holdingOrders(saleId, refresh);
+    const result = await this.scripts.load(
+      {
+        saleId,
+        startsAt: sale.startsAt,
+        endsAt: sale.endsAt,
+        perUserLimit: sale.perUserLimit,
+        stock: sale.stock,
+        epoch,
+      },
+      holding,
+    );
+    return result.kind === 'opened' ? 'opened' : 'refreshed';
+  }
+
+  private async leaseOnce(saleId: string): Promise<number> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 0;
+    if (sale.available === 0 || sale.endsAt.getTime() <= Date.now()) return 0;
+    const lease = await this.repository.lease(saleId, sale.redisEpoch, this.policy.leaseSize);
+    if (!lease) return 0;
+    return (await this.grant(saleId, lease.leaseId, lease.epoch, lease.units)) ? lease.units : 0;
+  }
+
+  /** The Redis half of a lease. A refused grant (Redis on another incarnation) stays PENDING, in MySQL. */
+  private async grant(saleId: string, leaseId: string, epoch: number, units: number): Promise<boolean> {
+    const result = await this.scripts.grantLease(saleId, epoch, leaseId, units);
+    if (result.kind === 'wrong-epoch') return false;
+    await this.repository.markGranted(leaseId);
+    return true;
+  }
+}
+
+function singleFlight<T>(inFlight: Map<string, Promise<T>>, key: string, run: () => Promise<T>): Promise<T> {
+  const running = inFlight.get(key);
+  if (running) return running;
+  const started = run().finally(() => inFlight.delete(key));
+  inFlight.set(key, started);
+  return started;
+}
+
+interface Coalesced<T> {
+  running: Promise<T>;
+  next?: Promise<T>;
+}
+
+/** Runs `run` at most once at a time per key; calls made during a run share one follow-up run. */
+function coalesce<T>(state: Map<string, Coalesced<T>>, key: string, run: () => Promise<T>): Promise<T> {
+  const entry = state.get(key);
+  if (entry?.next) return entry.next;
+  const ignore = (): void => undefined;
+  const mine: Promise<T> = (entry ? entry.running.then(ignore, ignore) : Promise.resolve())
+    .then(() => {
+      const now = state.get(key);
+      if (now?.next === mine) state.set(key, { running: mine });
+      return run();
+    })
+    .finally(() => {
+      const now = state.get(key);
+      if (now?.running === mine && !now.next) state.delete(key);
+    });
+  if (entry) entry.next = mine;
+  else state.set(key, { running: mine });
+  return mine;
+}

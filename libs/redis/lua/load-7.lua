@@ -1,0 +1,90 @@
+--[[
+  Loads a sale into Redis as incarnation `epoch`, or refreshes the incarnation Redis already has
+  (DESIGN.md "Who owns the stock"). Safe to run mid-sale and safe to repeat.
+
+  - Same epoch: a refresh. The balance and the grants stay as they are; MySQL's holding orders that
+    Redis does not know (sold by the Redis-down fallback, say) are written in as reservations, with
+    their submit tokens, so a replayed token finds its order on Redis too.
+  - No state, or an older epoch (Redis lost data, or a stale copy was found): a new incarnation. The
+    balance starts at 0 and the grants list is emptied: units granted to the old incarnation are in
+    doubt and never sold again here; only leases granted to this epoch can be sold.
+  - A newer epoch: Redis already moved on; nothing changes.
+  Either way the buyers hash (units, slots, order lists) is rebuilt from the reservations Redis has
+  and MySQL's holding orders, so per-user limits survive a reload.
+
+  Input:
+    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock, epoch, reservedUnits
+    KEYS[2] stock         string  units Redis can still sell (the balance)
+    KEYS[3] buyers        hash
+    KEYS[4] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs|epoch"
+    KEYS[5] returned      hash    orderNo -> quantity returned
+    KEYS[6] replays       hash    token -> orderNo
+    KEYS[7] grants        hash    leaseId -> units
+
+    ARGV[1] startsAtMs
+    ARGV[2] endsAtMs
+    ARGV[3] perUserLimit
+    ARGV[4] stock (the sale's total)
+    ARGV[5] epoch
+    ARGV[6..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
+              submitToken ('' when none); those MySQL sold itself have no epoch in their record
+
+  Output:
+    { 1, balance }  a new incarnation was opened
+    { 0, balance }  the incarnation was refreshed
+    -1              Redis is on a newer incarnation (nothing changed)
+]]
+local metaKey = KEYS[1]
+local stockKey = KEYS[2]
+local buyersKey = KEYS[3]
+local reservationsKey = KEYS[4]
+local returnedKey = KEYS[5]
+local replaysKey = KEYS[6]
+local grantsKey = KEYS[7]
+
+local epoch = tonumber(ARGV[5])
+local currentEpoch = tonumber(redis.call('HGET', metaKey, 'epoch') or '0')
+if currentEpoch > epoch then return -1 end
+
+local opened = 0
+if currentEpoch < epoch then
+  opened = 1
+  redis.call('DEL', grantsKey)
+  redis.call('SET', stockKey, 0)
+  redis.call('HSET', metaKey, 'epoch', epoch, 'reservedUnits', 0)
+end
+redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUserLimit', ARGV[3], 'stock', ARGV[4])
+
+for i = 6, #ARGV, 6 do
+  local orderNo = ARGV[i]
+  if redis.call('HEXISTS', reservationsKey, orderNo) == 0 then
+    redis.call('HSET', reservationsKey, orderNo,
+      ARGV[i + 1] .. '|' .. ARGV[i + 2] .. '|' .. ARGV[i + 3] .. '|' .. ARGV[i + 4] .. '|')
+  end
+  if ARGV[i + 5] ~= '' then redis.call('HSETNX', replaysKey, ARGV[i + 5], orderNo) end
+end
+
+local returned = {}
+local returnedFlat = redis.call('HGETALL', returnedKey)
+for i = 1, #returnedFlat, 2 do returned[returnedFlat[i]] = true end
+
+local units, slots, orders = {}, {}, {}
+local reservations = redis.call('HGETALL', reservationsKey)
+for i = 1, #reservations, 2 do
+  local orderNo = reservations[i]
+  local userId, quantity, slot = string.match(reservations[i + 1], '^([^|]*)|(%d+)|(%d+)|')
+  orders[userId] = orders[userId] and (orders[userId] .. ' ' .. orderNo) or orderNo
+  if not returned[orderNo] then
+    quantity = tonumber(quantity)
+    units[userId] = (units[userId] or 0) + quantity
+    slots[userId] = bit.bor(slots[userId] or 0, bit.lshift(1, tonumber(slot) - 1))
+  end
+end
+
+redis.call('DEL', buyersKey)
+for userId, orderList in pairs(orders) do
+  redis.call('HSET', buyersKey, userId, units[userId] or 0, userId .. ':slots', slots[userId] or 0,
+    userId .. ':orders', orderList)
+end
+
+return { opened, tonumber(redis.call('GET', stockKey) or '0') }
