@@ -58,7 +58,8 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     testEnv = await createTestEnv();
     const port = await freePort();
     workerMetricsPort = await freePort();
-    const env = { ...testEnv.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: '0' };
+    // Leases of one unit: when Redis forgets the sale below, MySQL still has units for a new incarnation.
+    const env = { ...testEnv.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: '0', LEASE_SIZE: '1' };
     api = run(API_ENTRY, { ...env, PORT: String(port) });
     worker = run(WORKER_ENTRY, { ...env, WORKER_METRICS_PORT: String(workerMetricsPort) });
     client = new ApiClient(`http://127.0.0.1:${port}`);

@@ -110,7 +110,9 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     stack.client.call<OrderBody | ErrorBody>('POST', `/api/orders/${orderNo}/cancel`, { token: guest.token });
   const statusOf = async (orderNo: string) =>
     ((await db.query('SELECT status FROM orders WHERE order_no = ?', [orderNo])) as { status: string }[])[0]?.status;
-  const available = (saleId: string) => countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId]);
+  /** Units MySQL has not handed to an order: unleased (`available`) plus leased to Redis and unsold. */
+  const available = (saleId: string) =>
+    countRows(db, 'SELECT available + leased AS n FROM sales WHERE id = ?', [saleId]);
   const audit = (saleId: string) =>
     stack.client.call<Record<string, unknown>>('GET', `/api/admin/sales/${saleId}/audit`, { token: admin });
 

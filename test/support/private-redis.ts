@@ -3,11 +3,20 @@ import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import type { SaleRedisRepository } from '@flash-sale/redis';
 
-/** A throwaway redis-server on `port` (no persistence), for tests that stop Redis under the app. */
-export function startPrivateRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+export interface PrivateRedisOptions {
+  /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */
+  aofDir?: string;
+  /** Start as a replica of the Redis on 127.0.0.1:`replicaOf`. */
+  replicaOf?: number;
+}
+
+/** A throwaway redis-server on `port` (no persistence unless asked), for tests that stop Redis under the app. */
+export function startPrivateRedis(port: number, options: PrivateRedisOptions = {}): ChildProcess {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', ''];
+  if (options.aofDir) args.push('--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.aofDir);
+  else args.push('--appendonly', 'no');
+  if (options.replicaOf) args.push('--replicaof', '127.0.0.1', String(options.replicaOf));
+  return spawn('redis-server', args, { stdio: 'ignore' });
 }
 
 /** True when a Redis on 127.0.0.1:`port` answers PING. */

@@ -183,6 +183,16 @@ export class StockLeaseRepository {
     });
   }
 
+  /** How long ago (ms, by MySQL's clock) the newest in-doubt lease was put in doubt; undefined when none is. */
+  async inDoubtForMs(saleId: string): Promise<number | undefined> {
+    const [row] = (await this.dataSource.query(
+      `SELECT TIMESTAMPDIFF(MICROSECOND, MAX(updated_at), CURRENT_TIMESTAMP(3)) DIV 1000 AS ms
+         FROM stock_leases WHERE sale_id = ? AND state = 'IN_DOUBT'`,
+      [saleId],
+    )) as { ms: string | number | null }[];
+    return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
+  }
+
   /** Units of the orders (any status) written from incarnation `epoch`'s leases. */
   async unitsWrittenFrom(saleId: string, epoch: number): Promise<number> {
     const [row] = (await this.dataSource.query(

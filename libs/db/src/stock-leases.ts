@@ -71,6 +71,16 @@ export class StockLeases {
     return this.load(saleId, sale, epoch, false);
   }
 
+  /**
+   * Units MySQL has handed to Redis and not yet seen become orders (`leased`), and the part of them in
+   * doubt. When MySQL has nothing left to sell or lease, these tell a buyer whether the sale is really
+   * sold out or its last units are elsewhere (in an unreachable Redis, or awaiting settlement).
+   */
+  async unitsOutsideMySql(saleId: string): Promise<{ leased: number; inDoubt: number }> {
+    const sale = await this.repository.saleRow(saleId);
+    return { leased: sale?.leased ?? 0, inDoubt: sale?.inDoubt ?? 0 };
+  }
+
   /** Grants again the leases MySQL made for the current incarnation that Redis never confirmed. */
   async regrantPending(saleId: string, epoch: number): Promise<number> {
     let granted = 0;

@@ -108,9 +108,22 @@ export class PurchaseService {
       );
     }
     this.reloadAfterFallback.add(sale.id);
-    const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, 'db-optimistic');
-    this.metrics.countPurchase('accepted');
-    return created;
+    try {
+      const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, 'db-optimistic');
+      this.metrics.countPurchase('accepted');
+      return created;
+    } catch (error) {
+      // MySQL's own units are gone, but Redis may still hold leased ones: not sold out, not yet.
+      const soldOut = error instanceof DomainError && error.code === ErrorCode.SoldOut;
+      if (soldOut && (await this.leases.unitsOutsideMySql(sale.id)).leased > 0) {
+        throw new RetryLaterError(
+          ErrorCode.Unavailable,
+          'The last units are with a service that is down; retry with the same token',
+          RETRY_SECONDS,
+        );
+      }
+      throw error;
+    }
   }
 
   private async reserveAndEnqueue(
@@ -149,6 +162,13 @@ export class PurchaseService {
             // Redis's balance is only what it was leased: a buyer is told SOLD_OUT only once MySQL
             // has nothing left to lease either.
             if ((await this.leases.topUp(sale.id)) > 0) continue;
+            if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
+              throw new RetryLaterError(
+                ErrorCode.Unavailable,
+                'The last units are being recounted after an outage; retry with the same token',
+                RETRY_SECONDS,
+              );
+            }
             // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
             this.soldOut.noteSoldOut(sale.id);
           }

@@ -48,7 +48,24 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // Job schedulers live in Redis: however many workers start, each run happens once.
+    await this.registerSchedulers();
+    // A Redis that comes back without its data has forgotten the schedulers too (and with them the
+    // reconciliation that repairs such a loss): register them again on every reconnect. Idempotent.
+    this.connection.on('ready', () => {
+      this.registerSchedulers().catch((error: unknown) =>
+        this.logger.warn(`Could not register job schedulers: ${error instanceof Error ? error.message : error}`),
+      );
+    });
+    this.worker = new Worker(QueueName.OrderLifecycle, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: this.prefix,
+      concurrency: 16,
+    });
+    this.worker.on('error', (error) => this.logger.error(`Lifecycle worker error: ${error.message}`));
+  }
+
+  /** Job schedulers live in Redis: however many workers start, each run happens once. */
+  private async registerSchedulers(): Promise<void> {
     await this.queue.upsertJobScheduler(
       EXPIRE_OVERDUE_ORDERS_JOB,
       { every: this.config.expirySweepIntervalMs },
@@ -65,12 +82,6 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
       { every: this.config.reconcileIntervalMs },
       { name: RECONCILE_STOCK_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
     );
-    this.worker = new Worker(QueueName.OrderLifecycle, (job) => this.process(job), {
-      connection: this.connection,
-      prefix: this.prefix,
-      concurrency: 16,
-    });
-    this.worker.on('error', (error) => this.logger.error(`Lifecycle worker error: ${error.message}`));
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,9 +1,11 @@
 import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository, StockLeases } from '@flash-sale/db';
 import { compareBooks, RETURNED_STATUSES } from '@flash-sale/domain';
 import { ReservationScripts, SaleRedisRepository, type SaleRedisSnapshot } from '@flash-sale/redis';
-import { Injectable, Logger } from '@nestjs/common';
+import type { AppConfig } from '@flash-sale/config';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { LIFECYCLE_CONFIG } from '../worker.tokens';
 
 interface Ledgers {
   mysql: MySqlSaleBooks | undefined;
@@ -38,6 +40,7 @@ export class StockReconciliation {
     private readonly scripts: ReservationScripts,
     private readonly leaseRepository: StockLeaseRepository,
     private readonly leases: StockLeases,
+    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
   ) {}
 
   /** Returns the drift per sale it published. */
@@ -70,7 +73,7 @@ export class StockReconciliation {
     }
 
     let changed = false;
-    if (mysql.inDoubt > 0 && !this.hasUnwrittenHandOffs(mysql, redis)) {
+    if (mysql.inDoubt > 0 && !this.hasUnwrittenHandOffs(mysql, redis) && (await this.settlingGraceOver(saleId))) {
       const returned = await this.leaseRepository.settle(saleId);
       if (returned > 0) this.logger.warn(`Sale ${saleId}: ${returned} in-doubt unit(s) returned to available`);
       changed = true;
@@ -128,6 +131,15 @@ export class StockReconciliation {
       .filter((row) => row.leaseEpoch === mysql.redisEpoch)
       .reduce((units, row) => units + row.quantity, 0);
     return writtenFromEpoch > redis.reservedUnits;
+  }
+
+  /**
+   * A hand-off a worker took before Redis lost it is still written for a few seconds after; settling
+   * waits that long, so such an order finds its units still leased rather than re-leased to others.
+   */
+  private async settlingGraceOver(saleId: string): Promise<boolean> {
+    const inDoubtForMs = await this.leaseRepository.inDoubtForMs(saleId);
+    return inDoubtForMs === undefined || inDoubtForMs >= this.config.recoveryGraceMs;
   }
 
   /** Reservations of earlier incarnations that Redis still has and MySQL has not written yet. */
