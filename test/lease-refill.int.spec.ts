@@ -1,0 +1,80 @@
+import type { DataSource } from 'typeorm';
+import { inBatches } from './support/api-client';
+import { waitFor } from './support/fixtures';
+import { startStack, type RunningStack } from './support/running-stack';
+import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+
+/**
+ * Stock segments (seed 004) with leases: Redis is refilled from MySQL before it runs dry, and a buyer
+ * is told SOLD_OUT only once MySQL has nothing left to lease.
+ */
+describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => {
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv({ LEASE_SIZE: '50', LEASE_LOW_WATER: '10' });
+    db = await openDatabase(testEnv.config);
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await db.destroy();
+    await testEnv.cleanup();
+  });
+
+  it('5,000 buyers, stock 2,000, leases of 50: exactly 2,000 sold, no SOLD_OUT while MySQL had units', async () => {
+    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'Segments', priceCents: 100, stock: 2000, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const saleId = sale.body.id;
+    // Tokens first, so the purchases themselves arrive as one burst.
+    const buyers = await inBatches(
+      Array.from({ length: 5000 }, (_, i) => i),
+      64,
+      async () => {
+        const guest = await stack.client.guest();
+        return { guest, token: await stack.client.submitToken(saleId, guest.token) };
+      },
+    );
+    const answers = await inBatches(buyers, 64, async ({ guest, token }) => {
+      const response = await stack.client.call<{ error?: { code: string } }>('POST', `/api/sales/${saleId}/purchase`, {
+        token: guest.token,
+        json: { token },
+      });
+      return { status: response.status, code: response.body.error?.code, at: Date.now() };
+    });
+
+    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(2000);
+    const refused = answers.filter((answer) => answer.status !== 202);
+    expect(refused.every((answer) => answer.status === 410 && answer.code === 'SOLD_OUT')).toBe(true);
+    // Each refusal is checked against MySQL: MySQL's last units went to Redis with the last lease, so
+    // no SOLD_OUT may have been answered before that lease was committed.
+    const [lastLease] = (await db.query(
+      `SELECT UNIX_TIMESTAMP(MAX(created_at)) * 1000 AS at, COUNT(*) AS leases FROM stock_leases WHERE sale_id = ?`,
+      [saleId],
+    )) as { at: string; leases: string }[];
+    expect(Number(lastLease!.leases)).toBeGreaterThanOrEqual(40);
+    const earlyRefusals = refused.filter((answer) => answer.at < Number(lastLease!.at));
+    expect(earlyRefusals).toEqual([]);
+
+    const audit = await waitFor(
+      'the orders written',
+      async () =>
+        (
+          await stack.client.call<{ ok: boolean; held: number; oversold: number; leases: Record<string, number> }>(
+            'GET',
+            `/api/admin/sales/${saleId}/audit`,
+            { token: admin },
+          )
+        ).body,
+      (report) => report.held === 2000,
+      30_000,
+    );
+    expect(audit).toMatchObject({ ok: true, oversold: 0, leases: { granted: 2000, converted: 2000, inDoubt: 0 } });
+  });
+});
