@@ -13,6 +13,7 @@ import { SimulatedPaymentProvider } from './payments/simulated-payment-provider'
 import { DbPurchase } from './purchase/db-purchase';
 import { OrderQueue } from './purchase/order-queue';
 import { PurchaseController } from './purchase/purchase.controller';
+import { IncarnationGuard } from './purchase/incarnation-guard';
 import { PurchaseService } from './purchase/purchase.service';
 import { SoldOutFastPath } from './purchase/sold-out-fast-path';
 import { SoldOutGate } from './purchase/sold-out-gate';
@@ -40,6 +41,7 @@ export class AppModule {
         SimulatedPaymentProvider,
         SubmitTokens,
         SoldOutGate,
+        IncarnationGuard,
         SoldOutFastPath,
         DbPurchase,
       ],

@@ -81,6 +81,33 @@ export class StockLeases {
     return { leased: sale?.leased ?? 0, inDoubt: sale?.inDoubt ?? 0 };
   }
 
+  /**
+   * Checks that Redis holds the real current incarnation of the sale, not a stale copy (a restart from
+   * an old AOF, a failover to a replica that lagged): every lease MySQL saw granted must be in Redis,
+   * and Redis must remember reserving at least the units MySQL wrote from it. MySQL is read first: a
+   * grant precedes its mark in MySQL and a reservation precedes its row, so a Redis that kept its data
+   * always passes. A copy that fails starts the next incarnation. Returns whether it did.
+   */
+  async verifyIncarnation(saleId: string): Promise<'current' | 'restarted' | 'not-redis-backed'> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 'not-redis-backed';
+    const [granted, written] = await Promise.all([
+      this.repository.leasesOf(saleId, sale.redisEpoch, 'GRANTED'),
+      this.repository.unitsWrittenFrom(saleId, sale.redisEpoch),
+    ]);
+    const redis = await this.saleRedis.incarnation(saleId);
+    if (redis && redis.epoch > sale.redisEpoch) return 'current'; // another instance moved on meanwhile
+    const lost =
+      !redis ||
+      redis.epoch < sale.redisEpoch ||
+      granted.some((lease) => !redis.grants.has(lease.leaseId)) ||
+      written > redis.reservedUnits;
+    if (!lost) return 'current';
+    await this.restartIncarnation(saleId, sale.redisEpoch);
+    await this.topUp(saleId);
+    return 'restarted';
+  }
+
   /** Grants again the leases MySQL made for the current incarnation that Redis never confirmed. */
   async regrantPending(saleId: string, epoch: number): Promise<number> {
     let granted = 0;

@@ -58,6 +58,24 @@ export class SaleRedisRepository {
     return value === null ? undefined : Number(value);
   }
 
+  /**
+   * What identifies the incarnation Redis holds of a sale: its epoch, the units reserved in it and the
+   * leases granted to it — enough to tell a stale copy from the real thing (see StockLeases). One MULTI.
+   */
+  async incarnation(
+    saleId: string,
+  ): Promise<{ epoch: number; reservedUnits: number; grants: Set<string> } | undefined> {
+    const sale = this.keys.sale(saleId);
+    const replies = (await this.client.multi().hmget(sale.meta, 'epoch', 'reservedUnits').hkeys(sale.grants).exec()) as
+      [Error | null, unknown][] | null;
+    if (!replies) throw new Error('Redis aborted the incarnation read');
+    const failed = replies.find(([error]) => error);
+    if (failed) throw failed[0];
+    const [meta, grants] = replies.map(([, value]) => value) as [(string | null)[], string[]];
+    if (meta[0] === null) return undefined;
+    return { epoch: Number(meta[0]), reservedUnits: Number(meta[1] ?? 0), grants: new Set(grants) };
+  }
+
   /** The incarnation Redis sells the sale on, or `undefined` when Redis has no state for it. */
   async epoch(saleId: string): Promise<number | undefined> {
     const value = await this.client.hget(this.keys.sale(saleId).meta, 'epoch');

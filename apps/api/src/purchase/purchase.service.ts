@@ -9,6 +9,7 @@ import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
 import { MetricsService } from '../ops/metrics.service';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { DbPurchase, type OrderCreated } from './db-purchase';
+import { IncarnationGuard } from './incarnation-guard';
 import { OrderQueue } from './order-queue';
 import { refusal } from './refusals';
 import { SoldOutGate } from './sold-out-gate';
@@ -46,6 +47,7 @@ export class PurchaseService {
     private readonly dbPurchase: DbPurchase,
     private readonly tokens: SubmitTokens,
     private readonly soldOut: SoldOutGate,
+    private readonly incarnations: IncarnationGuard,
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -83,6 +85,7 @@ export class PurchaseService {
       return this.fallBack(sale, user, token, quantity);
     }
     if (this.reloadAfterFallback.delete(sale.id)) await this.leases.ensureLoaded(sale.id);
+    if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
     try {
       return await this.reserveAndEnqueue(sale, user, token, quantity);
     } catch (error) {
@@ -133,6 +136,7 @@ export class PurchaseService {
     quantity: number,
   ): Promise<PurchaseAccepted> {
     let adoptedToken = false;
+    let mysqlWasEmpty = false;
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
       const reservationTimer = this.metrics.reservationTimer();
       const result = await this.scripts.reserve({
@@ -150,7 +154,11 @@ export class PurchaseService {
         case 'order-number-taken':
           continue;
         case 'refused':
-          if (attempt === MAX_RESERVE_ATTEMPTS) throw refusal(result.code);
+          if (attempt === MAX_RESERVE_ATTEMPTS) {
+            // Units kept arriving and going to others: not known to be sold out, so not SOLD_OUT.
+            if (result.code === ErrorCode.SoldOut && !mysqlWasEmpty) break;
+            throw refusal(result.code);
+          }
           if (result.saleNotLoaded) {
             // Redis lost the sale (restart without its data, a flush): a new incarnation of it, which
             // sells only fresh leases — never units that Redis may have promised before.
@@ -160,8 +168,12 @@ export class PurchaseService {
           }
           if (result.code === ErrorCode.SoldOut) {
             // Redis's balance is only what it was leased: a buyer is told SOLD_OUT only once MySQL
-            // has nothing left to lease either.
-            if ((await this.leases.topUp(sale.id)) > 0) continue;
+            // had nothing left to lease after this refusal and Redis still refused after that (a lease
+            // another caller was granting meanwhile counts too).
+            if (!mysqlWasEmpty) {
+              mysqlWasEmpty = (await this.leases.topUp(sale.id)) === 0;
+              continue;
+            }
             if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
               throw new RetryLaterError(
                 ErrorCode.Unavailable,
@@ -171,6 +183,7 @@ export class PurchaseService {
             }
             // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
             this.soldOut.noteSoldOut(sale.id);
+            throw refusal(result.code);
           }
           if (result.code === ErrorCode.TokenInvalid && !adoptedToken && this.tokens.issuedWithoutRedis(token)) {
             // Issued while Redis was down: MySQL may have sold with it, else Redis must learn it.
@@ -184,7 +197,11 @@ export class PurchaseService {
           throw refusal(result.code);
       }
     }
-    throw new DomainError(ErrorCode.Unavailable, 'Could not reserve right now, please retry');
+    throw new RetryLaterError(
+      ErrorCode.Unavailable,
+      'Could not reserve right now; retry with the same token',
+      RETRY_SECONDS,
+    );
   }
 
   private async accepted(

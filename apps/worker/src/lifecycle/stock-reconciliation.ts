@@ -10,8 +10,6 @@ import { LIFECYCLE_CONFIG } from '../worker.tokens';
 interface Ledgers {
   mysql: MySqlSaleBooks | undefined;
   redis: SaleRedisSnapshot;
-  /** Leases MySQL had marked granted to the current incarnation (read before Redis). */
-  grantedLeaseIds: string[];
 }
 
 /** Sales that ended longer ago than this are left alone. */
@@ -61,16 +59,13 @@ export class StockReconciliation {
 
   /** Repairs one sale (see the class comment) and returns its drift afterwards. */
   async reconcile(saleId: string): Promise<number | undefined> {
-    const first = await this.read(saleId);
-    let { mysql, redis } = first;
-    if (!mysql || mysql.redisEpoch === 0) return undefined;
-
-    if (this.lostIncarnation({ ...first, mysql })) {
-      this.logger.warn(`Sale ${saleId}: Redis lost incarnation ${mysql.redisEpoch}; its leases are in doubt`);
-      await this.leases.restartIncarnation(saleId, mysql.redisEpoch);
-      ({ mysql, redis } = await this.read(saleId));
-      if (!mysql) return undefined;
+    if ((await this.leases.verifyIncarnation(saleId)) === 'restarted') {
+      this.logger.warn(
+        `Sale ${saleId}: Redis lost its incarnation (no state, or a stale copy); its leases are in doubt`,
+      );
     }
+    let { mysql, redis } = await this.read(saleId);
+    if (!mysql || mysql.redisEpoch === 0) return undefined;
 
     let changed = false;
     if (mysql.inDoubt > 0 && !this.hasUnwrittenHandOffs(mysql, redis) && (await this.settlingGraceOver(saleId))) {
@@ -112,25 +107,10 @@ export class StockReconciliation {
     }).drift;
   }
 
-  /**
-   * MySQL first, then Redis: a reservation happens before its row is written and a grant before its
-   * lease is marked granted, so whatever MySQL shows, a Redis that kept its data shows too.
-   */
+  /** MySQL first, then Redis: a reservation happens before its row, so Redis read later shows it too. */
   private async read(saleId: string): Promise<Ledgers> {
     const mysql = await this.saleBooks.read(saleId);
-    const granted = mysql ? await this.leaseRepository.leasesOf(saleId, mysql.redisEpoch, 'GRANTED') : [];
-    const redis = await this.saleRedis.snapshot(saleId);
-    return { mysql, redis, grantedLeaseIds: granted.map((lease) => lease.leaseId) };
-  }
-
-  private lostIncarnation({ mysql, redis, grantedLeaseIds }: Ledgers & { mysql: MySqlSaleBooks }): boolean {
-    if (!redis.loaded || redis.epoch < mysql.redisEpoch) return true;
-    if (redis.epoch > mysql.redisEpoch) return false; // an instance moved on since our MySQL read
-    if (grantedLeaseIds.some((leaseId) => !redis.grants.has(leaseId))) return true;
-    const writtenFromEpoch = mysql.rows
-      .filter((row) => row.leaseEpoch === mysql.redisEpoch)
-      .reduce((units, row) => units + row.quantity, 0);
-    return writtenFromEpoch > redis.reservedUnits;
+    return { mysql, redis: await this.saleRedis.snapshot(saleId) };
   }
 
   /**

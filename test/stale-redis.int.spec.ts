@@ -1,0 +1,130 @@
+import type { ChildProcess } from 'node:child_process';
+import { createRedisClient, KeyBuilder } from '@flash-sale/redis';
+import type { DataSource } from 'typeorm';
+import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
+import { waitFor } from './support/fixtures';
+import { freePort } from './support/free-port';
+import { redisAnswers, startPrivateRedis } from './support/private-redis';
+import { startStack, type RunningStack } from './support/running-stack';
+import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+
+/**
+ * Redis comes back with a stale copy of a sale (an old AOF, a replica that lagged): its balance
+ * counts units MySQL has since seen sold. It must never sell them (no phantom stock): the sale's
+ * incarnation is checked before selling again, the copy is found stale, and the next incarnation
+ * sells only fresh leases; reconciliation then settles the old one by itself.
+ */
+describe('Redis restored from a stale copy (private redis-server, real MariaDB)', () => {
+  let port: number;
+  let redis: ChildProcess;
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = startPrivateRedis(port);
+    await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
+    testEnv = await createTestEnv({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      LEASE_SIZE: '30',
+      LEASE_LOW_WATER: '5',
+      RECOVERY_GRACE_MS: '500',
+      // Reconciliation runs when the test says so: the purchase path alone must refuse the stale copy.
+      RECONCILE_INTERVAL_MS: '3600000',
+    });
+    db = await openDatabase(testEnv.config);
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await Promise.race([stack.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    redis.kill('SIGKILL');
+    await db.destroy();
+    await testEnv.cleanup();
+  });
+
+  it('sells no unit twice after a stale restore, and closes the books without an admin', async () => {
+    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'Stale', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const saleId = sale.body.id;
+    const buyers: { userId: string; orderNo: string }[] = [];
+    const refusals: number[] = [];
+    const burst = async (count: number) => {
+      await Promise.all(
+        Array.from({ length: count }, async () => {
+          const guest = await stack.client.guest();
+          const token = await stack.client.submitToken(saleId, guest.token);
+          const response = await stack.client.call<{ orderNo?: string }>('POST', `/api/sales/${saleId}/purchase`, {
+            token: guest.token,
+            json: { token },
+          });
+          if (response.status === 202) buyers.push({ userId: guest.userId, orderNo: response.body.orderNo! });
+          else refusals.push(response.status);
+        }),
+      );
+    };
+    const written = async () =>
+      Number((await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n);
+
+    await burst(20);
+    await waitFor('20 written', written, (n) => n === 20);
+    // The copy Redis will come back with: every key of the sale as it is now.
+    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix).sale(saleId).all();
+    const client = createRedisClient(testEnv.config.redis);
+    const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
+    client.disconnect();
+    await burst(20);
+    await waitFor('40 written', written, (n) => n === 40);
+
+    redis.kill('SIGKILL');
+    await new Promise((resolve) => redis.once('exit', resolve));
+    redis = startPrivateRedis(port);
+    await waitFor('Redis back', () => redisAnswers(port), Boolean, 10_000);
+    const restorer = createRedisClient(testEnv.config.redis);
+    for (const { key, dump } of copy) if (dump) await restorer.restore(key, 0, dump, 'REPLACE');
+    restorer.disconnect();
+
+    // 80 buyers for the 60 units left. The stale copy's balance still counts 20 units sold since.
+    await burst(80);
+    expect(buyers.length).toBeLessThanOrEqual(100);
+    await waitFor('every 202 written', written, (n) => n === buyers.length);
+    const failed = await db.query(`SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'FAILED'`, [saleId]);
+    expect(Number(failed[0].n)).toBe(0);
+    const [row] = (await db.query('SELECT redis_epoch, in_doubt FROM sales WHERE id = ?', [saleId])) as {
+      redis_epoch: number;
+      in_doubt: number;
+    }[];
+    expect(Number(row!.redis_epoch)).toBe(2);
+
+    // Reconciliation (normally every RECONCILE_INTERVAL_MS) settles the lost incarnation; the rest sells.
+    const reconciliation = stack.worker!.get(StockReconciliation);
+    await waitFor(
+      'the in-doubt units settled',
+      async () => {
+        await reconciliation.reconcile(saleId);
+        return Number((await db.query('SELECT in_doubt AS n FROM sales WHERE id = ?', [saleId]))[0].n);
+      },
+      (inDoubt) => inDoubt === 0,
+      10_000,
+    );
+    await burst(100 - buyers.length + 10);
+    expect(buyers).toHaveLength(100);
+    await waitFor('all 100 written', written, (n) => n === 100);
+    const rows = (await db.query(
+      `SELECT order_no, user_id FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`,
+      [saleId],
+    )) as { order_no: string; user_id: string }[];
+    const owner = new Map(rows.map((r) => [r.order_no, r.user_id]));
+    expect(buyers.filter((buyer) => owner.get(buyer.orderNo) !== buyer.userId)).toEqual([]);
+    const audit = await stack.client.call<{ ok: boolean; oversold: number; drift: number }>(
+      'GET',
+      `/api/admin/sales/${saleId}/audit`,
+      { token: admin },
+    );
+    expect(audit.body).toMatchObject({ ok: true, oversold: 0, drift: 0 });
+  });
+});
