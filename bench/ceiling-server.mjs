@@ -6,7 +6,7 @@
  * `createRedisClient` with the API's options. No JWT, no validation, no queue, no logging: what is left
  * is HTTP + JSON + one EVALSHA, i.e. the most a single Node process can get out of this Redis script on
  * this machine. `bench/purchase-bench.mjs` starts it as a child process (so its CPU is accounted like
- * the API's), preloads the sale with `ReservationScripts.preload` and drives it with the same
+ * the API's), has the sale loaded by the bench (`ReservationScripts.load` and one lease of its whole stock) and drives it with the same
  * autocannon settings and the same kind of (user, submit token) pairs as the real endpoint.
  *
  *   POST /purchase   body {"token", "userId"?}; user from the `x-user-id` header, else the body

@@ -9,7 +9,7 @@
  *   2. creates the sales through the admin API;
  *   3. (a) ceiling: `bench/ceiling-server.mjs` (bare Fastify + ioredis running the same reserve-6.lua
  *      through the app's ReservationScripts, no JWT / validation / queue), as a child process, on a sale
- *      preloaded with ReservationScripts.preload: warm-up, then BENCH_DURATION s of the same load;
+ *      loaded with ReservationScripts.load and one lease of its whole stock: warm-up, then BENCH_DURATION s of the same load;
  *   4. (b) live sale: warm-up (own users, not recorded), then BENCH_DURATION s of purchases, each request
  *      a different (guest JWT, submit token) pair prepared beforehand, so the API does the full
  *      reservation + enqueue work every time and the load generator does no crypto while measuring;
@@ -443,16 +443,20 @@ async function main() {
     state.ceilingPid = ceiling.pid;
     await waitForHttp(`${ceilingUrl}/health`, ceiling);
     const now = Date.now();
-    const preloaded = await new ReservationScripts(state.redis, keys).preload(
+    // The ceiling's sale exists only in Redis: one incarnation, granted its whole stock in one lease.
+    const ceilingScripts = new ReservationScripts(state.redis, keys);
+    await ceilingScripts.load(
       {
         saleId: CEILING_SALE_ID,
         startsAt: new Date(now - 60_000),
         endsAt: new Date(now + 3_600_000),
         perUserLimit: 1,
         stock: SETTINGS.liveStock,
+        epoch: 1,
       },
       [],
     );
+    const preloaded = await ceilingScripts.grantLease(CEILING_SALE_ID, 1, 'ceiling', SETTINGS.liveStock);
     log(
       `ceiling server on ${ceilingUrl} (pid ${ceiling.pid}); sale ${CEILING_SALE_ID} preloaded ${JSON.stringify(preloaded)}`,
     );
