@@ -56,6 +56,12 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
       expect(sample(metrics, `flash_sale_queue_depth{queue="orders",state="${state}"}`)).toBeGreaterThanOrEqual(0);
     }
     expect(metrics).toContain('# TYPE flash_sale_stock_drift gauge');
+    // The sale's stock was leased to Redis at creation; nothing is an order yet (the worker is racing us).
+    const lease = (state: string) => sample(metrics, `flash_sale_lease_units{sale="${sale.body.id}",state="${state}"}`);
+    expect(lease('granted')).toBe(5);
+    expect(lease('in_doubt')).toBe(0);
+    expect(lease('returned')).toBe(0);
+    expect(lease('converted') + lease('outstanding')).toBe(5);
     // prom-client's default process and Node.js metrics.
     expect(sample(metrics, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(metrics).toContain('nodejs_heap_size_used_bytes');

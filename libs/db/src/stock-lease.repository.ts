@@ -230,6 +230,21 @@ export class StockLeaseRepository {
     }));
   }
 
+  /** The ledgers of every Redis-backed sale that ended after `since` (for /metrics), by sale id. */
+  async recentLedgers(since: Date): Promise<Map<string, LeaseLedger>> {
+    const rows = (await this.dataSource.query(
+      `SELECT s.id, s.leased, s.in_doubt,
+              COALESCE(SUM(CASE WHEN l.state <> 'RETURNED' THEN l.units END), 0) AS granted,
+              COALESCE(SUM(CASE WHEN l.state = 'RETURNED' THEN l.units END), 0) AS returned,
+              COALESCE(SUM(CASE WHEN l.state = 'PENDING' THEN l.units END), 0) AS pending
+         FROM sales s LEFT JOIN stock_leases l ON l.sale_id = s.id
+        WHERE s.strategy = 'redis-lua' AND s.ends_at > ?
+        GROUP BY s.id, s.leased, s.in_doubt`,
+      [since],
+    )) as Record<string, string | number>[];
+    return new Map(rows.map((row) => [String(row['id']), ledgerOf(row)]));
+  }
+
   async ledger(saleId: string): Promise<LeaseLedger> {
     const [[sums], [sale]] = (await Promise.all([
       this.dataSource.query(
@@ -241,16 +256,21 @@ export class StockLeaseRepository {
       ),
       this.dataSource.query('SELECT leased, in_doubt FROM sales WHERE id = ?', [saleId]),
     ])) as [Record<string, string | number>[], Record<string, string | number>[]];
-    const granted = Number(sums?.['granted'] ?? 0);
-    const returned = Number(sums?.['returned'] ?? 0);
-    const outstanding = Number(sale?.['leased'] ?? 0);
-    return {
-      granted,
-      returned,
-      outstanding,
-      inDoubt: Number(sale?.['in_doubt'] ?? 0),
-      converted: granted - returned - outstanding,
-      pending: Number(sums?.['pending'] ?? 0),
-    };
+    return ledgerOf({ ...sums, ...sale });
   }
+}
+
+/** A ledger from one row of lease sums (`granted`, `returned`, `pending`) and the sale's `leased`, `in_doubt`. */
+function ledgerOf(row: Record<string, string | number | undefined>): LeaseLedger {
+  const granted = Number(row['granted'] ?? 0);
+  const returned = Number(row['returned'] ?? 0);
+  const outstanding = Number(row['leased'] ?? 0);
+  return {
+    granted,
+    returned,
+    outstanding,
+    inDoubt: Number(row['in_doubt'] ?? 0),
+    converted: granted - returned - outstanding,
+    pending: Number(row['pending'] ?? 0),
+  };
 }

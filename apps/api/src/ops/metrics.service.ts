@@ -1,3 +1,4 @@
+import { StockLeaseRepository } from '@flash-sale/db';
 import { DomainError } from '@flash-sale/domain';
 import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
@@ -14,6 +15,9 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 /** A scrape must answer even while Redis is down: it then lacks the series Redis feeds. */
 const SCRAPE_DEADLINE_MS = 1_000;
+/** Sales that ended longer ago than this drop out of the per-sale lease series. */
+const LEASE_SERIES_WINDOW_MS = 3_600_000;
+const LEASE_STATES = ['granted', 'converted', 'in_doubt', 'returned', 'outstanding'] as const;
 
 export type PurchaseOutcome = 'accepted' | 'replayed';
 
@@ -48,6 +52,7 @@ export class MetricsService implements OnModuleInit {
     @Inject(REDIS_CLIENT) redis: RedisClient,
     keys: KeyBuilder,
     private readonly moduleRef: ModuleRef,
+    leaseRepository: StockLeaseRepository,
   ) {
     collectDefaultMetrics({ register: this.registry });
 
@@ -85,6 +90,28 @@ export class MetricsService implements OnModuleInit {
           }
         } catch (error) {
           this.logger.warn(`Stock drift unavailable: ${errorMessage(error)}`);
+        }
+      },
+    });
+
+    const leaseUnits: Gauge<'sale' | 'state'> = new Gauge({
+      name: 'flash_sale_lease_units',
+      help:
+        'Stock leased from MySQL to Redis per sale (recent Redis-backed sales): granted, converted to orders, ' +
+        'in doubt (a lost Redis incarnation, awaiting settlement), returned by settlements, outstanding (sales.leased)',
+      labelNames: ['sale', 'state'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        leaseUnits.reset();
+        try {
+          const since = new Date(Date.now() - LEASE_SERIES_WINDOW_MS);
+          const ledgers = await withDeadline(leaseRepository.recentLedgers(since), SCRAPE_DEADLINE_MS, 'MySQL');
+          for (const [sale, ledger] of ledgers) {
+            const values = { ...ledger, in_doubt: ledger.inDoubt };
+            for (const state of LEASE_STATES) leaseUnits.set({ sale, state }, values[state]);
+          }
+        } catch (error) {
+          this.logger.warn(`Lease units unavailable: ${errorMessage(error)}`);
         }
       },
     });
