@@ -47,6 +47,14 @@ export function AuditPanel({ audit }: { audit: Audit }) {
         {audit.held.toLocaleString('en-US')}
         {audit.checkedAt && <> · checked at {clockTimeElement(audit.checkedAt)}</>}
       </p>
+      {audit.leases && audit.leases.granted > 0 && (
+        <p className="admin-muted admin-small">
+          Leased to Redis {audit.leases.granted.toLocaleString('en-US')} · converted to orders{' '}
+          {audit.leases.converted.toLocaleString('en-US')} · in doubt {audit.leases.inDoubt.toLocaleString('en-US')} ·
+          returned {audit.leases.returned.toLocaleString('en-US')} · Redis incarnation {audit.leases.epoch}
+          {audit.leases.inDoubt > 0 && ' — Redis lost its state; reconciliation returns these units once settled'}
+        </p>
+      )}
     </section>
   );
 }

@@ -58,6 +58,19 @@ export interface Audit {
   ok: boolean;
   drift?: number;
   checkedAt?: string;
+  /** Stock leased from MySQL to Redis (DESIGN.md "Who owns the stock"); absent for MySQL-only sales' older APIs. */
+  leases?: LeaseLedger;
+}
+
+export interface LeaseLedger {
+  /** The Redis incarnation the sale sells on. */
+  epoch: number;
+  granted: number;
+  converted: number;
+  inDoubt: number;
+  returned: number;
+  outstanding: number;
+  pending: number;
 }
 
 export interface SaleDashboard {
