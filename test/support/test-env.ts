@@ -33,6 +33,9 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     ADMIN_PASSWORD: 'test-admin-password',
     // Many workers share a test process: none listens on the default metrics port unless a test asks.
     WORKER_METRICS_PORT: '0',
+    // Tests sign in hundreds of guests from 127.0.0.1; the per-user and per-sale limits stay as shipped.
+    // test/rate-limits.int.spec.ts sets 'standard' to measure the per-IP limits themselves.
+    RATE_LIMIT_PROFILE: 'load-test',
     ...overrides,
   };
   const config = loadConfig(env);

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { retryAfterOf } from '../protection/retry-later.error';
 import { toErrorResponse } from './error-body';
 
 /** The API's single exception filter: every error leaves through `toErrorResponse`. */
@@ -18,6 +19,8 @@ export class ErrorFilter implements ExceptionFilter {
         error instanceof Error ? error.stack : error,
       );
     }
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     void reply.status(status).send(body);
   }
 }
