@@ -33,9 +33,12 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     ADMIN_PASSWORD: 'test-admin-password',
     // Many workers share a test process: none listens on the default metrics port unless a test asks.
     WORKER_METRICS_PORT: '0',
-    // Tests sign in hundreds of guests from 127.0.0.1; the per-user and per-sale limits stay as shipped.
-    // test/rate-limits.int.spec.ts sets 'standard' to measure the per-IP limits themselves.
+    // Tests sign in hundreds of guests from 127.0.0.1 and walk one user through dozens of refusals in a
+    // few seconds: limits that stay out of their way. test/rate-limits.int.spec.ts and
+    // test/attack-input.int.spec.ts set the shipped limits to measure them.
     RATE_LIMIT_PROFILE: 'load-test',
+    RATE_LIMIT_PURCHASES_POINTS: '100000',
+    RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
     ...overrides,
   };
   const config = loadConfig(env);
