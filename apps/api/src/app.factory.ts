@@ -10,7 +10,7 @@ import { installBodyParsers } from './common/request-body';
 import { createValidationPipe } from './common/validation';
 import { installOpsRoutes } from './ops/install-ops';
 import { fastifyLogging } from './ops/logging';
-import { clientErrorHandler, installSecurityHeaders } from './protection/safe-defaults';
+import { clientErrorHandler, frameworkErrors, installSecurityHeaders } from './protection/safe-defaults';
 import { installStorefront } from './web/storefront';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -31,6 +31,7 @@ export async function createApiApp(
     bodyLimit: 64 * 1024,
     genReqId: requestId,
     clientErrorHandler,
+    frameworkErrors,
     // Keep-alive connections from load generators and browsers live longer than Node's default.
     keepAliveTimeout: 65_000,
     ...fastifyLogging(config.ops, quiet),

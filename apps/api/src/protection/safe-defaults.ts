@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import { ErrorCode } from '@flash-sale/domain';
 import helmet from '@fastify/helmet';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toErrorResponse } from '../common/error-body';
 
 /**
  * Security headers on every response (@fastify/helmet). The content security policy is helmet's
@@ -24,8 +26,7 @@ export async function installSecurityHeaders(app: NestFastifyApplication): Promi
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const message =
     status === 431
       ? 'The request line or headers are too large'
@@ -41,4 +42,13 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     );
   }
   socket.destroy(error);
+}
+
+/**
+ * Errors Fastify's router answers itself (a path parameter over `maxParamLength`: 414; a malformed URL
+ * component: 400), before any hook: the contract's body and the request id, like every other answer.
+ */
+export function frameworkErrors(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = toErrorResponse(error);
+  void reply.header('x-request-id', request.id).status(status).send(body);
 }

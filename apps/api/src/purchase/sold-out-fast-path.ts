@@ -62,7 +62,8 @@ export class SoldOutFastPath implements OnModuleInit {
     let userId: string;
     try {
       // Usually verified already by the admission hook (protection/purchase-admission.ts).
-      userId = (request as { user?: AuthUser }).user?.id ?? this.auth.userOf(authorization.slice('Bearer '.length).trim()).id;
+      userId =
+        (request as { user?: AuthUser }).user?.id ?? this.auth.userOf(authorization.slice('Bearer '.length).trim()).id;
     } catch {
       return false; // the guard answers 401
     }
