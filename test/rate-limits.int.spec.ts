@@ -1,3 +1,4 @@
+import { createRedisClient } from '@flash-sale/redis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../apps/api/src/app.factory';
 import { ApiClient, type ApiResponse } from './support/api-client';
@@ -137,6 +138,11 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
     expect(new Set(attackerResponses.filter((r) => r.status === 202).map((r) => r.body.orderNo)).size).toBe(1);
     expectRateLimited(attackerResponses);
     expect(tally(honestResponses)).toEqual({ 202: 20 });
+    // The refused flood did not spend the sale's budget: it counted only the admitted purchases.
+    const redis = createRedisClient(testEnv.config.redis);
+    const saleCounter = await redis.get(`${testEnv.config.redis.keyPrefix}:{sale:${saleId}}:rl:purchase-sale`);
+    redis.disconnect();
+    expect(Number(saleCounter)).toBe(PURCHASE_LIMIT + 20);
   });
 
   it('admin password guessing from one IP is capped and locks out that IP only', async () => {

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { OpsModule } from '../ops/ops.module';
 import { LoadShedder } from './load-shedder';
 import { PurchaseAdmission } from './purchase-admission';
+import { PurchaseRateLimit } from './purchase-rate-limit';
 import { RateLimitInterceptor } from './rate-limit.interceptor';
 import { RateLimits } from './rate-limits';
 
@@ -12,7 +13,7 @@ import { RateLimits } from './rate-limits';
 @Global()
 @Module({
   imports: [OpsModule],
-  providers: [RateLimits, LoadShedder, PurchaseAdmission, RateLimitInterceptor],
+  providers: [RateLimits, PurchaseRateLimit, LoadShedder, PurchaseAdmission, RateLimitInterceptor],
   exports: [RateLimits, RateLimitInterceptor],
 })
 export class ProtectionModule {}

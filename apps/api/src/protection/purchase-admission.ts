@@ -6,7 +6,7 @@ import { AuthGuard } from '../auth/auth.guard';
 import { toErrorResponse } from '../common/error-body';
 import { MetricsService } from '../ops/metrics.service';
 import { LoadShedder } from './load-shedder';
-import { RateLimits } from './rate-limits';
+import { PurchaseRateLimit } from './purchase-rate-limit';
 import { retryAfterOf } from './retry-later.error';
 
 /** The purchase route as Fastify knows it: global prefix `api` + PurchaseController's path. */
@@ -22,15 +22,14 @@ const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
  * valid token goes on untouched and the guard answers 401; a verified caller is left on the request
  * (`request.user`) so that the guard and the fast path do not verify the token again.
  *
- * The two limits are two single-key commands sent together: one round trip, and each key is its own
- * cluster slot. A shed purchase costs no Redis command at all.
+ * Both limits cost one Redis command (purchase-rate-limit.ts); a shed purchase costs none at all.
  */
 @Injectable()
 export class PurchaseAdmission implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthGuard,
-    private readonly limits: RateLimits,
+    private readonly limits: PurchaseRateLimit,
     private readonly shedder: LoadShedder,
     private readonly metrics: MetricsService,
   ) {}
@@ -58,10 +57,8 @@ export class PurchaseAdmission implements OnModuleInit {
     const user = this.verifiedUser(request);
     if (!user) return; // the guard answers 401
     const { id: saleId } = request.params as { id?: string };
-    await Promise.all([
-      this.limits.consume('purchase-user', user.id),
-      saleId && SALE_ID_PATTERN.test(saleId) ? this.limits.consume('purchase-sale', saleId) : undefined,
-    ]);
+    // A malformed sale id is a 404 later; it gets no counter (and an attacker no key of their choosing).
+    if (saleId && SALE_ID_PATTERN.test(saleId)) await this.limits.consume(saleId, user.id);
   }
 
   private verifiedUser(request: FastifyRequest): AuthUser | undefined {

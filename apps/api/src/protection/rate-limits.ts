@@ -7,7 +7,8 @@ import { rateLimited } from './retry-later.error';
 
 /**
  * The named limits. Each is keyed by one subject: `ip` limits are lifted for RATE_LIMIT_TRUSTED_IPS
- * (a load generator's address), `user` and `sale` limits never are.
+ * (a load generator's address), `user` limits never are. (The purchase route's per-user and per-sale
+ * limits are purchase-rate-limit.ts: one Redis round trip for both.)
  */
 export const LIMIT_PROFILES = {
   'guest-sign-in': { subject: 'ip' },
@@ -15,8 +16,6 @@ export const LIMIT_PROFILES = {
   /** Wrong admin passwords from one IP: when spent, that IP — and only that IP — is locked out. */
   'admin-failures': { subject: 'ip' },
   'submit-token': { subject: 'user' },
-  'purchase-user': { subject: 'user' },
-  'purchase-sale': { subject: 'sale' },
 } as const;
 
 export type LimitProfile = keyof typeof LIMIT_PROFILES;
@@ -36,10 +35,6 @@ function limitOf(profile: LimitProfile, config: AppConfig): RateLimit & { blockS
       };
     case 'submit-token':
       return limits.submitTokensPerUser;
-    case 'purchase-user':
-      return limits.purchasesPerUser;
-    case 'purchase-sale':
-      return limits.purchasesPerSale;
   }
 }
 
