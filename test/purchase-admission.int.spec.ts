@@ -126,3 +126,33 @@ describe('per-sale limit: one sale takes at most its purchase rate, across all b
     expect((await purchase(stack, calm, elsewhere!)).status).toBe(202);
   });
 });
+
+describe('order of answers: 429 comes before the sold-out fast path’s 410 (API.md: 401, then 429)', () => {
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv({ RATE_LIMIT_PURCHASES_POINTS: '3', RATE_LIMIT_PURCHASES_SECONDS: '60' });
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await testEnv.cleanup();
+  });
+
+  it('a buyer over the limit on a sold-out sale gets 429, not 410; without a token, 401', async () => {
+    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const saleId = await createSale(stack, admin, 1);
+    const [first, second] = await buyers(stack, saleId, 2);
+    expect((await purchase(stack, saleId, first!)).status).toBe(202);
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) statuses.push((await purchase(stack, saleId, second!)).status);
+    // Three attempts within the limit are sold out (the later ones answered by the fast path), then 429.
+    expect(statuses).toEqual([410, 410, 410, 429, 429]);
+    const anonymous = await stack.client.call<ErrorBody>('POST', `/api/sales/${saleId}/purchase`, {
+      json: { token: second!.submitToken },
+    });
+    expect(anonymous.status).toBe(401);
+  });
+});
