@@ -156,3 +156,49 @@ describe('order of answers: 429 comes before the sold-out fast path’s 410 (API
     expect(anonymous.status).toBe(401);
   });
 });
+
+describe('load shedding: event-loop delay over its bound answers purchases 503 at once', () => {
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    // The API runs in this process: blocking this event loop is blocking the API's.
+    testEnv = await createTestEnv({ SHED_MAX_EVENT_LOOP_DELAY_MS: '150', SHED_RETRY_AFTER_SECONDS: '2' });
+    stack = await startStack(testEnv.config, { worker: false });
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await testEnv.cleanup();
+  });
+
+  it('a blocked event loop sheds the next purchase (retry-after, counted by reason), then admits again', async () => {
+    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const saleId = await createSale(stack, admin, 10);
+    const [buyer] = await buyers(stack, saleId, 1);
+    const shed = await waitFor(
+      'a purchase shed after a stall',
+      async () => {
+        const stalledUntil = Date.now() + 400;
+        while (Date.now() < stalledUntil) {
+          // a 400 ms stall, as a CPU-bound burst would cause
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20)); // the sampler's overdue turn runs first
+        return purchase(stack, saleId, buyer!);
+      },
+      (response) => response.status === 503,
+      10_000,
+    );
+    expect(shed.body.error?.code).toBe('UNAVAILABLE');
+    expect(shed.headers['retry-after']).toBe('2');
+    const metrics = await stack.client.raw('GET', '/metrics');
+    expect(metrics.text).toMatch(/flash_sale_purchases_shed_total\{reason="event-loop"\} [1-9]/);
+    const admitted = await waitFor(
+      'the purchase admitted once the loop is calm',
+      () => purchase(stack, saleId, buyer!),
+      (response) => response.status === 202,
+      10_000,
+    );
+    expect(admitted.body.orderNo).toBeTruthy();
+  });
+});
