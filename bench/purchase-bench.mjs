@@ -224,6 +224,11 @@ async function main() {
     SUBMIT_TOKEN_TTL_SECONDS: String(TOKEN_TTL_S),
     // Its own metrics port: another worker on this machine may hold the default (9464).
     WORKER_METRICS_PORT: String(await freePort()),
+    // Rate limits (docs/protection.md): every request is a distinct buyer, so the per-user limits never
+    // bind; the per-sale limit is raised far above any rate this machine reaches. Both are still
+    // consumed on every purchase — the bench measures the limiter's round trip, it only never refuses.
+    RATE_LIMIT_PROFILE: 'load-test',
+    RATE_LIMIT_SALE_PURCHASES_POINTS: '10000000',
   };
   const profilePath = path.join(TMP, 'api.cpuprofile');
   const workerProfilePath = path.join(TMP, 'worker.cpuprofile');

@@ -10,8 +10,8 @@
  * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
  * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
  *
- * Ctrl-C / SIGTERM stops everything it started. If the API or the worker dies, the rest is stopped and
- * the exit code is non-zero, so a broken start never looks like a running one.
+ * Ctrl-C / SIGTERM stops everything it started. If the API or the worker dies, it is restarted with a
+ * growing backoff (logged); a private Redis or MySQL that dies still stops everything, non-zero.
  *
  * Environment: PORT (3000), ADMIN_PASSWORD, REDIS_URL, DATABASE_URL, and FLASH_SALE_PRIVATE_SERVICES=1
  * to ignore existing servers and run private ones under .data/.
@@ -135,20 +135,42 @@ function migrate(env) {
   run(process.execPath, ['libs/db/dist/migrate.js'], env);
 }
 
+/** Restart backoff of a crashed app: 0.5 s, doubling to at most 10 s; reset after 30 s of uptime. */
+const RESTART_BACKOFF_MS = { first: 500, max: 10_000, stableAfter: 30_000 };
+
 /**
- * Starts one app with its output prefixed. It runs in its own process group so the terminal's Ctrl-C
+ * Starts one app with its output prefixed, and supervises it: if it exits while we are not stopping
+ * (a crash, an OOM kill, a `kill -9`), it is started again after a backoff that grows while it keeps
+ * crashing, and each restart is logged. It runs in its own process group so the terminal's Ctrl-C
  * reaches only this script, which then stops the apps before the databases they use.
  */
 function startApp(name, [command, ...args], env) {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  prefixLines(child.stdout, process.stdout, `[${name}] `);
-  prefixLines(child.stderr, process.stderr, `[${name}] `);
-  exited.then(({ code, signal }) => {
-    if (!stopping) fail(`${name} exited unexpectedly (${code ?? signal})`);
-  });
-  killOnExit.add(child);
-  running.apps.push({ name, child, exited });
+  const app = { name, child: null, exited: Promise.resolve(), restarts: 0 };
+  running.apps.push(app);
+  let backoffMs = RESTART_BACKOFF_MS.first;
+  const launch = () => {
+    if (stopping) return;
+    const startedAt = Date.now();
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    prefixLines(child.stdout, process.stdout, `[${name}] `);
+    prefixLines(child.stderr, process.stderr, `[${name}] `);
+    killOnExit.add(child);
+    app.child = child;
+    app.exited = exited;
+    exited.then(({ code, signal }) => {
+      killOnExit.delete(child);
+      if (stopping) return;
+      if (Date.now() - startedAt >= RESTART_BACKOFF_MS.stableAfter) backoffMs = RESTART_BACKOFF_MS.first;
+      app.restarts++;
+      console.error(
+        `[start] ${name} exited unexpectedly (${code ?? signal}); restarting in ${backoffMs} ms (restart #${app.restarts})`,
+      );
+      setTimeout(launch, backoffMs);
+      backoffMs = Math.min(backoffMs * 2, RESTART_BACKOFF_MS.max);
+    });
+  };
+  launch();
 }
 
 function prefixLines(input, output, prefix) {
@@ -245,7 +267,8 @@ function fail(reason) {
 /** Apps first (they drain jobs and close connections), then the private servers they were using. */
 function stopAll() {
   stopping ??= (async () => {
-    await Promise.all(running.apps.map(({ child, exited }) => terminate(child, exited, 10_000)));
+    // Read each app's current child: a supervised app may have been restarted since it was started.
+    await Promise.all(running.apps.map((app) => app.child && terminate(app.child, app.exited, 10_000)));
     await running.services?.stop();
     log('stopped');
   })();

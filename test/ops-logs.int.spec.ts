@@ -126,8 +126,10 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
       msg: expect.stringContaining('was not loaded in Redis'),
     });
 
-    // The dashboard login takes a token in its query string: the log keeps the path, not the token.
-    expect((await client.raw('GET', `/admin/queues/login?token=${admin}`)).status).toBe(303);
+    // The dashboard login takes the token in a header, which is never logged; a token someone still
+    // puts in a query string (the login once took it there) is redacted: the log keeps the path only.
+    expect((await client.raw('POST', '/admin/queues/login', { token: admin })).status).toBe(204);
+    expect((await client.raw('GET', `/admin/queues/login?token=${admin}`)).status).toBe(404);
     await waitFor(
       'the login log line',
       async () => parsed(api.lines),

@@ -61,7 +61,7 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
     expect(lease('granted')).toBe(5);
     expect(lease('in_doubt')).toBe(0);
     expect(lease('returned')).toBe(0);
-    expect(lease('converted') + lease('outstanding')).toBe(5);
+    expect((lease('converted') ?? 0) + (lease('outstanding') ?? 0)).toBe(5);
     // prom-client's default process and Node.js metrics.
     expect(sample(metrics, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(metrics).toContain('nodejs_heap_size_used_bytes');

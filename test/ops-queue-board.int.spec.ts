@@ -50,10 +50,9 @@ describe('queue dashboard at /admin/queues, admins only (real app, real BullMQ q
     expect(body.queues.every((queue) => queue.readOnlyMode)).toBe(true);
   });
 
-  it('login?token=<admin> sets an HttpOnly cookie and redirects to the board, which the cookie then opens', async () => {
-    const login = await stack.client.raw('GET', `${BOARD}/login?token=${encodeURIComponent(admin)}`);
-    expect(login.status).toBe(303);
-    expect(login.headers['location']).toBe(BOARD);
+  it('POST login with an admin bearer token sets an HttpOnly cookie, which then opens the board', async () => {
+    const login = await stack.client.raw('POST', `${BOARD}/login`, { token: admin });
+    expect(login.status).toBe(204);
     const setCookie = String(login.headers['set-cookie']);
     expect(setCookie).toMatch(/^fs_admin=[^;]+;/);
     expect(setCookie).toContain('HttpOnly');
@@ -67,14 +66,18 @@ describe('queue dashboard at /admin/queues, admins only (real app, real BullMQ q
   });
 
   it('login refuses a guest token (403) or none (401) and sets no cookie; a guest cookie is refused too', async () => {
-    const asGuest = await stack.client.raw('GET', `${BOARD}/login?token=${encodeURIComponent(guest)}`);
+    const asGuest = await stack.client.raw('POST', `${BOARD}/login`, { token: guest });
     expect(asGuest.status).toBe(403);
     expect(errorOf(asGuest.text).code).toBe('FORBIDDEN');
     expect(asGuest.headers['set-cookie']).toBeUndefined();
 
-    const none = await stack.client.raw('GET', `${BOARD}/login`);
+    const none = await stack.client.raw('POST', `${BOARD}/login`);
     expect(none.status).toBe(401);
     expect(errorOf(none.text).code).toBe('UNAUTHENTICATED');
+    // The token in the URL, as the board's login once took it, opens nothing any more.
+    const inUrl = await stack.client.raw('GET', `${BOARD}/login?token=${encodeURIComponent(admin)}`);
+    expect(inUrl.status).toBe(404);
+    expect(inUrl.headers['set-cookie']).toBeUndefined();
 
     expect((await stack.client.raw('GET', BOARD, { headers: { cookie: `fs_admin=${guest}` } })).status).toBe(403);
     expect((await stack.client.raw('GET', BOARD, { headers: { cookie: 'fs_admin=garbage' } })).status).toBe(401);

@@ -10,11 +10,13 @@ export interface ApiResponse<T = unknown> {
 export class ApiClient {
   private readonly agent: Agent;
 
+  /** `localAddress` (e.g. 127.0.0.2) makes the API see another client IP: loopback answers all of 127/8. */
   constructor(
     readonly baseUrl: string,
     connections = 128,
+    localAddress?: string,
   ) {
-    this.agent = new Agent({ connections, pipelining: 1 });
+    this.agent = new Agent({ connections, pipelining: 1, ...(localAddress ? { localAddress } : {}) });
   }
 
   async call<T = unknown>(

@@ -33,6 +33,15 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     ADMIN_PASSWORD: 'test-admin-password',
     // Many workers share a test process: none listens on the default metrics port unless a test asks.
     WORKER_METRICS_PORT: '0',
+    // Tests sign in hundreds of guests from 127.0.0.1 and walk one user through dozens of refusals in a
+    // few seconds: limits that stay out of their way. test/rate-limits.int.spec.ts and
+    // test/purchase-admission.int.spec.ts set the limits they measure.
+    RATE_LIMIT_PROFILE: 'load-test',
+    RATE_LIMIT_PURCHASES_POINTS: '100000',
+    RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
+    // The API, the worker and the load share one event loop in a test: its delay measures the test, not
+    // the API, so it sheds nothing unless a test asks (test/purchase-admission.int.spec.ts).
+    SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...overrides,
   };
   const config = loadConfig(env);

@@ -10,6 +10,7 @@ import { installBodyParsers } from './common/request-body';
 import { createValidationPipe } from './common/validation';
 import { installOpsRoutes } from './ops/install-ops';
 import { fastifyLogging } from './ops/logging';
+import { clientErrorHandler, frameworkErrors, installSecurityHeaders } from './protection/safe-defaults';
 import { installStorefront } from './web/storefront';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -29,6 +30,8 @@ export async function createApiApp(
   const adapter = new FastifyAdapter({
     bodyLimit: 64 * 1024,
     genReqId: requestId,
+    clientErrorHandler,
+    frameworkErrors,
     // Keep-alive connections from load generators and browsers live longer than Node's default.
     keepAliveTimeout: 65_000,
     ...fastifyLogging(config.ops, quiet),
@@ -41,7 +44,8 @@ export async function createApiApp(
   });
   if (!quiet) app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-  installBodyParsers(fastify);
+  installBodyParsers(fastify, config.protection.maxBodyDepth);
+  await installSecurityHeaders(app);
   // A callback hook, not an async one: no promise and microtask per request for a one-line job.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

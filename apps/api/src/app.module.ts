@@ -7,6 +7,7 @@ import { InfraModule } from './infra/infra.module';
 import { OpsModule } from './ops/ops.module';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
+import { ProtectionModule } from './protection/protection.module';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsService } from './payments/payments.service';
 import { SimulatedPaymentProvider } from './payments/simulated-payment-provider';
@@ -27,7 +28,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfraModule.forRoot(config), AuthModule, OpsModule],
+      imports: [InfraModule.forRoot(config), AuthModule, OpsModule, ProtectionModule],
       controllers: [SalesController, AdminSalesController, PurchaseController, OrdersController, PaymentsController],
       providers: [
         SaleCatalog,

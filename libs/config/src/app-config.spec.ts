@@ -45,4 +45,37 @@ describe('loadConfig', () => {
       '127.0.0.1:7001',
     ]);
   });
+
+  it('listens on loopback unless HOST says otherwise', () => {
+    expect(loadConfig({}).http.host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).http.host).toBe('0.0.0.0');
+  });
+
+  it('takes REDIS_FALLBACK as on or off only: anything else stops the process', () => {
+    expect(loadConfig({}).purchase.redisFallback).toBe(true);
+    expect(loadConfig({ REDIS_FALLBACK: 'on' }).purchase.redisFallback).toBe(true);
+    expect(loadConfig({ REDIS_FALLBACK: 'off' }).purchase.redisFallback).toBe(false);
+    for (const value of ['0', 'false', 'no', 'OFF']) {
+      expect(() => loadConfig({ REDIS_FALLBACK: value })).toThrow(/REDIS_FALLBACK must be one of on, off/);
+    }
+  });
+
+  it('reads the rate-limit profile, trusted IPs and limits; load-test lifts only the per-IP sign-in limits', () => {
+    const standard = loadConfig({}).protection;
+    expect(standard.rateLimitProfile).toBe('standard');
+    expect(standard.limits.guestSignInPerIp).toEqual({ points: 20, durationSeconds: 60 });
+    expect(standard.limits.purchasesPerUser).toEqual({ points: 10, durationSeconds: 10 });
+    const loadTest = loadConfig({ RATE_LIMIT_PROFILE: 'load-test' }).protection;
+    expect(loadTest.limits.guestSignInPerIp.points).toBeGreaterThan(100_000);
+    expect(loadTest.limits.purchasesPerUser).toEqual(standard.limits.purchasesPerUser);
+    expect(loadTest.limits.submitTokensPerUser).toEqual(standard.limits.submitTokensPerUser);
+    expect(
+      loadConfig({ RATE_LIMIT_PURCHASES_POINTS: '3', RATE_LIMIT_PURCHASES_SECONDS: '5' }).protection.limits
+        .purchasesPerUser,
+    ).toEqual({ points: 3, durationSeconds: 5 });
+    expect(loadConfig({ RATE_LIMIT_TRUSTED_IPS: '10.0.0.5, ::1' }).protection.trustedIps).toEqual(['10.0.0.5', '::1']);
+    expect(() => loadConfig({ RATE_LIMIT_PROFILE: 'off' })).toThrow(/RATE_LIMIT_PROFILE must be one of/);
+    expect(() => loadConfig({ RATE_LIMIT_TRUSTED_IPS: '*' })).toThrow(/RATE_LIMIT_TRUSTED_IPS entry/);
+    expect(() => loadConfig({ RATE_LIMIT_PURCHASES_POINTS: '0' })).toThrow(/RATE_LIMIT_PURCHASES_POINTS/);
+  });
 });

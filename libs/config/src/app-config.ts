@@ -80,6 +80,41 @@ export interface AppConfig {
     /** Human-readable log lines (pino-pretty) instead of JSON, for a terminal. */
     logPretty: boolean;
   };
+  /** Protection at the door (apps/api/src/protection, docs/protection.md). */
+  protection: ProtectionConfig;
+}
+
+/** A limit: at most `points` requests per `durationSeconds` window for one key (IP, user or sale). */
+export interface RateLimit {
+  points: number;
+  durationSeconds: number;
+}
+
+export const RATE_LIMIT_PROFILES = ['standard', 'load-test'] as const;
+export type RateLimitProfile = (typeof RATE_LIMIT_PROFILES)[number];
+
+export interface ProtectionConfig {
+  /**
+   * `standard` (default) or `load-test`: the latter raises the per-IP sign-in limits for k6 and the
+   * bench, which mint thousands of guests from one address. Per-user and per-sale limits stay.
+   */
+  rateLimitProfile: RateLimitProfile;
+  /** Addresses (exact IPs) whose per-IP limits are lifted: a load generator's. Per-user limits still apply. */
+  trustedIps: string[];
+  limits: {
+    guestSignInPerIp: RateLimit;
+    adminSignInPerIp: RateLimit;
+    /** Consecutive wrong admin passwords from one IP before that IP (only) is locked out. */
+    adminFailuresBeforeLockout: number;
+    adminLockoutSeconds: number;
+    submitTokensPerUser: RateLimit;
+    purchasesPerUser: RateLimit;
+    purchasesPerSale: RateLimit;
+  };
+  /** Load shedding: purchases are answered 503 at once while either bound is passed (0 = no bound). */
+  shedding: { maxBacklog: number; maxEventLoopDelayMs: number; retryAfterSeconds: number };
+  /** Deepest JSON nesting a body may have (deeper: 400). */
+  maxBodyDepth: number;
 }
 
 export const DURABLE_ACKS = ['off', 'replica'] as const;
@@ -160,7 +195,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const adminPassword = secret(env, 'ADMIN_PASSWORD', production);
   return {
     production,
-    http: { port: integer(env, 'PORT', 3000, 0, 65535), host: env['HOST'] || '0.0.0.0' },
+    // Loopback unless told otherwise: a development stack with public default secrets must not be reachable.
+    http: { port: integer(env, 'PORT', 3000, 0, 65535), host: env['HOST'] || '127.0.0.1' },
     database: { url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']) },
     redis: {
       url: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
@@ -184,7 +220,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     purchase: {
       submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600),
-      redisFallback: (env['REDIS_FALLBACK'] ?? 'on') !== 'off',
+      redisFallback: oneOf(env, 'REDIS_FALLBACK', 'on', ['on', 'off'] as const) === 'on',
       soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 1_000, 0, 600_000),
       durableAck: oneOf(env, 'DURABLE_ACK', 'off', DURABLE_ACKS),
       durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
@@ -207,11 +243,51 @@ export function loadConfig(env: Env = process.env): AppConfig {
       logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
       logPretty: flag(env, 'LOG_PRETTY'),
     },
+    protection: protectionConfig(env),
     lifecycle: {
       recoveryIntervalMs: integer(env, 'RECOVERY_INTERVAL_MS', 30_000, 1_000, 3_600_000),
       recoveryGraceMs: integer(env, 'RECOVERY_GRACE_MS', 15_000, 0, 3_600_000),
       reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000),
       expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 1_000, 100, 600_000),
     },
+  };
+}
+
+function rateLimit(env: Env, name: string, points: number, durationSeconds: number): RateLimit {
+  return {
+    points: integer(env, `${name}_POINTS`, points, 1, 10_000_000),
+    durationSeconds: integer(env, `${name}_SECONDS`, durationSeconds, 1, 86_400),
+  };
+}
+
+function protectionConfig(env: Env): ProtectionConfig {
+  const profile = oneOf(env, 'RATE_LIMIT_PROFILE', 'standard', RATE_LIMIT_PROFILES);
+  // load-test: k6 and the bench sign thousands of guests in from one address; nothing else changes.
+  const signInPoints = profile === 'load-test' ? 1_000_000 : 20;
+  const trustedIps = (env['RATE_LIMIT_TRUSTED_IPS'] ?? '')
+    .split(',')
+    .map((ip) => ip.trim())
+    .filter(Boolean);
+  for (const ip of trustedIps) {
+    if (!/^[0-9a-fA-F.:]+$/.test(ip)) throw new ConfigError(`RATE_LIMIT_TRUSTED_IPS entry must be an IP, got "${ip}"`);
+  }
+  return {
+    rateLimitProfile: profile,
+    trustedIps,
+    limits: {
+      guestSignInPerIp: rateLimit(env, 'RATE_LIMIT_GUEST_SIGN_IN', signInPoints, 60),
+      adminSignInPerIp: rateLimit(env, 'RATE_LIMIT_ADMIN_SIGN_IN', profile === 'load-test' ? 1_000 : 10, 60),
+      adminFailuresBeforeLockout: integer(env, 'ADMIN_FAILURES_BEFORE_LOCKOUT', 5, 1, 1_000),
+      adminLockoutSeconds: integer(env, 'ADMIN_LOCKOUT_SECONDS', 900, 1, 86_400),
+      submitTokensPerUser: rateLimit(env, 'RATE_LIMIT_SUBMIT_TOKENS', 10, 10),
+      purchasesPerUser: rateLimit(env, 'RATE_LIMIT_PURCHASES', 10, 10),
+      purchasesPerSale: rateLimit(env, 'RATE_LIMIT_SALE_PURCHASES', 20_000, 1),
+    },
+    shedding: {
+      maxBacklog: integer(env, 'SHED_MAX_BACKLOG', 100_000, 0, 100_000_000),
+      maxEventLoopDelayMs: integer(env, 'SHED_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 60_000),
+      retryAfterSeconds: integer(env, 'SHED_RETRY_AFTER_SECONDS', 1, 1, 3_600),
+    },
+    maxBodyDepth: integer(env, 'MAX_BODY_DEPTH', 16, 2, 256),
   };
 }

@@ -35,9 +35,9 @@ export class DomainError extends Error {
 }
 
 /**
- * A refusal that means "nothing happened, try again in a moment" (429, and a 503 when the answer
- * cannot be given safely right now): the response carries `retry-after`, and the same submit token
- * may be sent again.
+ * A refusal that means "nothing happened, send the same request again later": `429 RATE_LIMITED`, a
+ * load-shedding `503`, or a `503` when the answer cannot be given safely right now (an outage). The
+ * response carries `retry-after`, and the same submit token may be sent again.
  */
 export class RetryLaterError extends DomainError {
   constructor(

@@ -45,7 +45,8 @@ export class AuthGuard implements CanActivate {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     // The same secret the JwtModule signs with (auth.module.ts).
-    this.verifyToken = createVerifier({ key: config.auth.jwtSecret, algorithms: ['HS256'] });
+    // `exp` is required: a token without one would be valid forever.
+    this.verifyToken = createVerifier({ key: config.auth.jwtSecret, algorithms: ['HS256'], requiredClaims: ['exp'] });
   }
 
   canActivate(context: ExecutionContext): boolean {
@@ -54,7 +55,8 @@ export class AuthGuard implements CanActivate {
     if (!header?.startsWith('Bearer ')) {
       throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first: send Authorization: Bearer <token>');
     }
-    const user = this.userOf(header.slice('Bearer '.length).trim());
+    // Already verified by the purchase route's admission hook (protection/purchase-admission.ts).
+    const user = request.user ?? this.userOf(header.slice('Bearer '.length).trim());
     request.user = user;
 
     const required =

@@ -41,6 +41,20 @@ export class MetricsService implements OnModuleInit {
 
   private readonly purchaseCounters = new Map<string, Counter.Internal>();
 
+  private readonly shedPurchases = new Counter({
+    name: 'flash_sale_purchases_shed_total',
+    help: 'Purchases answered 503 at once by load shedding, by reason (backlog, event-loop)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly paymentCallbacks = new Counter({
+    name: 'flash_sale_payment_callbacks_total',
+    help: 'Callbacks the simulated payment provider delivered, by HTTP status and outcome (applied, duplicate, …)',
+    labelNames: ['status', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   private readonly reservationScript = new Histogram({
     name: 'flash_sale_reservation_script_seconds',
     help: 'Latency of the reservation Lua script (one Redis round trip)',
@@ -143,6 +157,15 @@ export class MetricsService implements OnModuleInit {
   /** A refused or failed purchase, labelled with the error code its caller receives. */
   countRefusedPurchase(error: unknown): void {
     this.purchaseCounter(error instanceof DomainError ? error.code : toErrorResponse(error).body.error.code).inc();
+  }
+
+  countPaymentCallback(status: number, outcome: string): void {
+    this.paymentCallbacks.labels(String(status), outcome).inc();
+  }
+
+  /** A purchase refused by load shedding (protection/load-shedder.ts); also counted as UNAVAILABLE. */
+  countShedPurchase(reason: string): void {
+    this.shedPurchases.labels(reason).inc();
   }
 
   /**

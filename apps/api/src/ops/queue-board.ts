@@ -17,8 +17,8 @@ const QUEUE_BOARD_COOKIE = 'fs_admin';
 
 /**
  * Bull Board at /admin/queues, for admins only: `Authorization: Bearer <admin token>`, or the
- * `fs_admin` cookie that `GET /admin/queues/login?token=<admin token>` sets before redirecting to the
- * board (a browser cannot add a header to a page it navigates to). Tokens are checked by the API's own
+ * `fs_admin` cookie that `POST /admin/queues/login` (with that header) sets, so that the console can
+ * then open the board in a tab (a browser cannot add a header to a page it navigates to). Tokens are checked by the API's own
  * AuthGuard; refusals have the API's error body. Read-only: emptying or removing jobs by hand could drop
  * the only job of a reservation, which is exactly what the audit reports as lost.
  */
@@ -38,7 +38,7 @@ export async function installQueueBoard(app: NestFastifyApplication): Promise<vo
     if (!token) {
       throw new DomainError(
         ErrorCode.Unauthenticated,
-        `Sign in as an admin: send Authorization: Bearer <token>, or open ${QUEUE_BOARD_PATH}/login?token=<token>`,
+        `Sign in as an admin: send Authorization: Bearer <token> (POST ${QUEUE_BOARD_PATH}/login sets a cookie)`,
       );
     }
     const user = await guard.verify(token);
@@ -54,30 +54,30 @@ export async function installQueueBoard(app: NestFastifyApplication): Promise<vo
   await app.register(async (board: FastifyInstance) => {
     await board.register(fastifyCookie);
 
-    board.get(
-      `${QUEUE_BOARD_PATH}/login`,
-      async (request: FastifyRequest<{ Querystring: { token?: unknown } }>, reply) => {
-        let token: string;
-        try {
-          token = await requireAdmin(typeof request.query.token === 'string' ? request.query.token : undefined);
-        } catch (error) {
-          return refuse(reply, error);
-        }
-        const expiresAt = jwt.decode<{ exp?: number } | null>(token)?.exp;
-        void reply
-          // The token is in this URL: keep it out of caches and of the next page's Referer.
-          .header('cache-control', 'no-store')
-          .header('referrer-policy', 'no-referrer')
-          .setCookie(QUEUE_BOARD_COOKIE, token, {
-            path: QUEUE_BOARD_PATH,
-            httpOnly: true,
-            sameSite: 'lax',
-            secure: request.protocol === 'https',
-            ...(expiresAt ? { maxAge: Math.max(0, expiresAt - Math.floor(Date.now() / 1000)) } : {}),
-          });
-        return reply.redirect(QUEUE_BOARD_PATH, 303);
-      },
-    );
+    // The token travels in the Authorization header, never in a URL (which lands in browser history,
+    // proxy and access logs and Referer headers). A cross-site page cannot send that header without
+    // the API's consent (CORS), so this cannot be forged into a login by another site.
+    board.post(`${QUEUE_BOARD_PATH}/login`, async (request: FastifyRequest, reply) => {
+      const header = request.headers.authorization;
+      let token: string;
+      try {
+        token = await requireAdmin(header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined);
+      } catch (error) {
+        return refuse(reply, error);
+      }
+      const expiresAt = jwt.decode<{ exp?: number } | null>(token)?.exp;
+      return reply
+        .header('cache-control', 'no-store')
+        .setCookie(QUEUE_BOARD_COOKIE, token, {
+          path: QUEUE_BOARD_PATH,
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: request.protocol === 'https',
+          ...(expiresAt ? { maxAge: Math.max(0, expiresAt - Math.floor(Date.now() / 1000)) } : {}),
+        })
+        .status(204)
+        .send();
+    });
 
     await board.register(async (guarded: FastifyInstance) => {
       guarded.addHook('onRequest', async (request, reply) => {

@@ -31,7 +31,9 @@ export class OrdersService {
   async ownWrittenOrder(caller: AuthUser, orderNo: string): Promise<OrderEntity> {
     const row = saleIdOfOrderNumber(orderNo) ? await this.orders.findOneBy({ orderNo }) : null;
     if (row && row.userId === caller.id) return row;
-    const view = await this.get(caller, orderNo); // 404 unless it is the caller's QUEUED reservation
+    // Only the owner changes an order: an admin may read anyone's, but paying or cancelling it is a 404.
+    if (row) throw new DomainError(ErrorCode.OrderNotFound, `No order ${orderNo}`);
+    const view = await this.get({ ...caller, role: 'guest' }, orderNo); // 404 unless the caller's QUEUED one
     throw new DomainError(ErrorCode.InvalidTransition, `Order ${orderNo} is ${view.status}; try again in a moment`);
   }
 

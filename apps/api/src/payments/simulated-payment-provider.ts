@@ -3,6 +3,7 @@ import type { AppConfig } from '@flash-sale/config';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { APP_CONFIG } from '../infra/tokens';
+import { MetricsService } from '../ops/metrics.service';
 import { PAYMENT_SIGNATURE_HEADER, signPaymentBody } from './payment-signature';
 import type { PaymentCallbackDto } from './payment.dto';
 
@@ -20,11 +21,18 @@ export class SimulatedPaymentProvider implements OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly httpHost: HttpAdapterHost,
+    private readonly metrics: MetricsService,
   ) {}
 
   charge(payment: { outTradeNo: string; amountCents: number }): { transactionId: string } {
     const transactionId = `txn_${createHash('sha256').update(`sim:${payment.outTradeNo}`).digest('hex').slice(0, 32)}`;
-    const callback: PaymentCallbackDto = { ...payment, transactionId, status: 'SUCCESS' };
+    // Exactly the DTO's fields: the caller's payment entity has more, which the callback route refuses.
+    const callback: PaymentCallbackDto = {
+      outTradeNo: payment.outTradeNo,
+      transactionId,
+      amountCents: payment.amountCents,
+      status: 'SUCCESS',
+    };
     const { callbackCopies, callbackDelayMs, callbackJitterMs } = this.config.payment;
     for (let copy = 0; copy < callbackCopies; copy++) {
       const timer = setTimeout(
@@ -55,6 +63,8 @@ export class SimulatedPaymentProvider implements OnApplicationShutdown {
         },
         body,
       });
+      const answer = (await response.json().catch(() => ({}))) as { outcome?: unknown; error?: { code?: unknown } };
+      this.metrics.countPaymentCallback(response.status, String(answer.outcome ?? answer.error?.code ?? 'unknown'));
       if (!response.ok) this.logger.warn(`Callback for ${callback.outTradeNo} answered ${response.status}`);
     } catch (error) {
       this.logger.warn(`Callback for ${callback.outTradeNo} failed: ${error instanceof Error ? error.message : error}`);

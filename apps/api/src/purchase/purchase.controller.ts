@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestj
 import type { FastifyReply } from 'fastify';
 import type { AuthUser } from '../auth/auth-user';
 import { Authenticated, CurrentUser } from '../auth/auth.guard';
+import { RateLimit } from '../protection/rate-limit.interceptor';
 import { PurchaseDto } from './purchase.dto';
 import { PurchaseService } from './purchase.service';
 
@@ -11,6 +12,7 @@ export class PurchaseController {
   constructor(private readonly purchases: PurchaseService) {}
 
   @Post('tokens')
+  @RateLimit('submit-token')
   @HttpCode(HttpStatus.CREATED)
   async issueToken(@CurrentUser() user: AuthUser, @Param('id') saleId: string) {
     const { token, expiresAt } = await this.purchases.issueToken(user, saleId);

@@ -2,6 +2,7 @@ import { ErrorCode } from '@flash-sale/domain';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthUser } from '../auth/auth-user';
 import { AuthGuard } from '../auth/auth.guard';
 import { toErrorResponse } from '../common/error-body';
 import { MetricsService } from '../ops/metrics.service';
@@ -60,7 +61,9 @@ export class SoldOutFastPath implements OnModuleInit {
     if (!sale || sale.strategy !== 'redis-lua' || !purchase) return false;
     let userId: string;
     try {
-      userId = this.auth.userOf(authorization.slice('Bearer '.length).trim()).id;
+      // Usually verified already by the admission hook (protection/purchase-admission.ts).
+      userId =
+        (request as { user?: AuthUser }).user?.id ?? this.auth.userOf(authorization.slice('Bearer '.length).trim()).id;
     } catch {
       return false; // the guard answers 401
     }

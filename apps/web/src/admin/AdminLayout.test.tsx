@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { sessionStore } from '../session/session-store';
@@ -47,8 +47,15 @@ describe('AdminLayout', () => {
     expect(sessionStore.getSnapshot().adminToken).toBeNull();
   });
 
-  it('links to the console pages, the queue dashboard (through its login, in a new tab) and the API docs', async () => {
-    server.use(listSales());
+  it('links to the console pages, the queue dashboard (logged in by header, in a new tab) and the API docs', async () => {
+    const boardLogins: (string | null)[] = [];
+    server.use(
+      listSales(),
+      http.post('/admin/queues/login', ({ request }) => {
+        boardLogins.push(request.headers.get('authorization'));
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
     renderApp('/admin', { adminToken: 'admin jwt' });
 
     const nav = await screen.findByRole('navigation', { name: 'Admin' });
@@ -56,7 +63,9 @@ describe('AdminLayout', () => {
     expect(within(nav).getByRole('link', { name: 'Sales' })).toHaveAttribute('aria-current', 'page');
     expect(within(nav).getByRole('link', { name: 'New sale' })).toHaveAttribute('href', '/admin/sales/new');
     const queues = within(nav).getByRole('link', { name: 'Queue dashboard' });
-    expect(queues).toHaveAttribute('href', '/admin/queues/login?token=admin%20jwt');
+    // No token in the URL: the board's cookie was set by a POST carrying it in a header.
+    expect(queues).toHaveAttribute('href', '/admin/queues');
+    await waitFor(() => expect(boardLogins).toContain('Bearer admin jwt'));
     expect(queues).toHaveAttribute('target', '_blank');
     expect(queues).toHaveAttribute('rel', 'noopener noreferrer');
     expect(queues).toHaveAccessibleDescription('Opens in a new tab');

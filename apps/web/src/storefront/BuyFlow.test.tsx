@@ -73,19 +73,40 @@ describe('the buy flow on a sale page', () => {
     expect(buyButton()).toBeEnabled(); // the shopper may try again
   });
 
-  it('says how long to wait when rate limited', async () => {
-    fakeShop({
+  it('waits out a 429 and retries with the same token, then says how long to wait if it persists', async () => {
+    const shop = fakeShop({
       purchaseAnswers: [
-        () => HttpResponse.json(errorBody(ErrorCode.RateLimited), { status: 429, headers: { 'retry-after': '2' } }),
+        () => HttpResponse.json(errorBody(ErrorCode.RateLimited), { status: 429, headers: { 'retry-after': '1' } }),
       ],
     });
     const user = userEvent.setup();
     renderApp('/sales/7');
     await user.click(await screen.findByRole('button', { name: 'Buy now' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(
-      'Too many requests right now. Please wait 2 s and try again.',
+    expect(await screen.findByRole('button', { name: /trying again in 1 s/ })).toBeDisabled();
+    expect(await screen.findByRole('alert', {}, { timeout: 5_000 })).toHaveTextContent(
+      'Too many requests right now. Please wait 1 s and try again.',
     );
-  });
+    // The first attempt and two automatic retries, all with the one token.
+    expect(shop.calls.purchases.map((call) => call.token)).toEqual(['submit-1', 'submit-1', 'submit-1']);
+    expect(shop.calls.tokens).toBe(1);
+  }, 15_000);
+
+  it('a load-shedding 503 with retry-after is retried with the same token and the purchase goes through', async () => {
+    const shop = fakeShop({
+      purchaseAnswers: [
+        () => HttpResponse.json(errorBody(ErrorCode.Unavailable), { status: 503, headers: { 'retry-after': '1' } }),
+        () => undefined, // then the fake shop's own answer: accepted as QUEUED
+      ],
+    });
+    const user = userEvent.setup();
+    renderApp('/sales/7');
+    await user.click(await screen.findByRole('button', { name: 'Buy now' }));
+    expect(await screen.findByRole('button', { name: /trying again in 1 s/ })).toBeDisabled();
+    // Accepted on the retry: the page follows that order (this fake shop has no row for it).
+    expect(await screen.findByRole('heading', { name: 'Your order' }, { timeout: 5_000 })).toBeInTheDocument();
+    expect(shop.calls.purchases.map((call) => call.token)).toEqual(['submit-1', 'submit-1']);
+    expect(shop.calls.tokens).toBe(1);
+  }, 15_000);
 
   it('retries with the same submit token when the outcome was unknown (503), so a retry cannot buy twice', async () => {
     const shop = fakeShop({

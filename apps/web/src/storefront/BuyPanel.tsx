@@ -112,7 +112,13 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
         aria-describedby={`${quantityId}-buy-hint`}
       >
         {flow.busy && <span className="spinner" aria-hidden="true" />}
-        {flow.state.phase === 'resuming' ? 'Finishing your purchase…' : flow.busy ? 'Reserving…' : 'Buy now'}
+        {flow.state.phase === 'resuming'
+          ? 'Finishing your purchase…'
+          : flow.state.phase === 'waiting'
+            ? `Busy — trying again in ${flow.state.seconds} s…`
+            : flow.busy
+              ? 'Reserving…'
+              : 'Buy now'}
       </button>
       <p id={`${quantityId}-buy-hint`} className="field__hint">
         Limit {sale.perUserLimit} per customer. You pay after your unit is reserved.

@@ -12,6 +12,8 @@ export type BuyState =
   | { phase: 'resuming' }
   | { phase: 'requesting-token' }
   | { phase: 'purchasing' }
+  /** The API said "nothing happened, come back in `seconds`" (429 or a load-shedding 503): waiting to. */
+  | { phase: 'waiting'; seconds: number }
   | { phase: 'accepted'; order: PurchaseAccepted }
   | { phase: 'refused'; error: unknown; outcomeUnknown: boolean };
 
@@ -25,6 +27,31 @@ function outcomeUnknown(error: unknown): boolean {
   return error.status === 0 || error.status >= 500 || error.code === ErrorCode.RateLimited;
 }
 
+/** Automatic retries after a `retry-after` answer, and the longest wait worth doing unasked. */
+const AUTOMATIC_RETRIES = 2;
+const LONGEST_AUTOMATIC_WAIT_SECONDS = 10;
+
+/**
+ * Runs `attempt`; when the API answers with `retry-after` (429 RATE_LIMITED, or 503 when it sheds
+ * load) — which means nothing happened — waits that long and sends the very same request again, a few
+ * times, before giving the refusal to the shopper. For a purchase the request carries the same submit
+ * token, so a retry can never buy twice.
+ */
+async function retryingAfterWaits<T>(attempt: () => Promise<T>, onWait: (seconds: number) => void): Promise<T> {
+  for (let retries = 0; ; retries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const seconds = error instanceof ApiError ? error.retryAfterSeconds : undefined;
+      if (seconds === undefined || seconds > LONGEST_AUTOMATIC_WAIT_SECONDS || retries >= AUTOMATIC_RETRIES) {
+        throw error;
+      }
+      onWait(seconds);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    }
+  }
+}
+
 /**
  * The Buy button's whole job: fetch a submit token, purchase with it, and make double clicks and
  * impatient reloads harmless.
@@ -33,6 +60,7 @@ function outcomeUnknown(error: unknown): boolean {
  *   arrives before React has re-rendered the button as disabled.
  * - The token is saved (pending-purchase.ts) before the purchase is sent, and reused until the API
  *   answers definitively, so a retry, a second tab or a reload replays the same purchase.
+ * - A `429`/`503` with `retry-after` is waited out and retried with the same token, twice at most.
  * - On mount, a pending purchase left by a reload is finished: the shopper did click Buy, and the
  *   replay either returns the order that was already made or makes the one that was asked for.
  */
@@ -60,12 +88,19 @@ export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepte
         if (!pending) {
           if (resuming) return setState({ phase: 'idle' }); // it expired meanwhile: nothing to finish
           setState({ phase: 'requesting-token' });
-          const submitToken = await api.fetchSubmitToken(saleId, jwt);
+          const submitToken = await retryingAfterWaits(
+            () => api.fetchSubmitToken(saleId, jwt),
+            (seconds) => setState({ phase: 'waiting', seconds }),
+          );
           pending = { token: submitToken.token, expiresAt: submitToken.expiresAt, quantity };
           pendingPurchases.save(userId, saleId, pending);
         }
         if (!resuming) setState({ phase: 'purchasing' });
-        const order = await api.purchase(saleId, pending.token, pending.quantity, jwt);
+        const { token, quantity: pendingQuantity } = pending;
+        const order = await retryingAfterWaits(
+          () => api.purchase(saleId, token, pendingQuantity, jwt),
+          (seconds) => setState({ phase: 'waiting', seconds }),
+        );
         pendingPurchases.clear(userId, saleId);
         setState({ phase: 'accepted', order });
         onAcceptedRef.current?.(order);
@@ -93,6 +128,10 @@ export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepte
   }, [run, saleId, userId]);
 
   const buy = useCallback((quantity = 1) => run(quantity, false), [run]);
-  const busy = state.phase === 'requesting-token' || state.phase === 'purchasing' || state.phase === 'resuming';
+  const busy =
+    state.phase === 'requesting-token' ||
+    state.phase === 'purchasing' ||
+    state.phase === 'resuming' ||
+    state.phase === 'waiting';
   return { state, buy, busy, reset: () => setState({ phase: 'idle' }) };
 }

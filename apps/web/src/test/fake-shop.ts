@@ -35,7 +35,8 @@ export function errorBody(code: string, message = code) {
 export function fakeShop(
   options: {
     sale?: Sale;
-    purchaseAnswers?: ((token: string) => Response | Promise<Response>)[];
+    /** An answer of `undefined` falls through to the default (accepted, or the earlier order's replay). */
+    purchaseAnswers?: ((token: string) => Response | undefined | Promise<Response | undefined>)[];
   } = {},
 ) {
   const sale = options.sale ?? aSale();
@@ -74,7 +75,8 @@ export function fakeShop(
       calls.purchases.push(body);
       const answers = options.purchaseAnswers ?? [];
       const answer = answers[Math.min(calls.purchases.length - 1, answers.length - 1)];
-      if (answer) return answer(body.token);
+      const scripted = answer ? await answer(body.token) : undefined;
+      if (scripted) return scripted;
       // A replay of a token that already succeeded answers the same order (API.md).
       const earlier = orderNoByToken.get(body.token);
       return earlier ? HttpResponse.json({ orderNo: earlier, status: 'QUEUED' }, { status: 202 }) : accept(body.token);
