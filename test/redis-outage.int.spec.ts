@@ -165,6 +165,9 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     const replayDuringOutage = await purchase(saleId, first!.buyer.token, first!.token);
     expect(replayDuringOutage.status).toBe(503);
     expect(replayDuringOutage.headers['retry-after']).toBe('1');
+    // A token that was never ours is still a 403, outage or not.
+    const forged = await purchase(saleId, first!.buyer.token, `${first!.token.split('.')[0]}.forged-signature`);
+    expect(`${forged.status} ${forged.body.error?.code}`).toBe('403 TOKEN_INVALID');
 
     await startRedis({ aof: true });
     lateWorker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });

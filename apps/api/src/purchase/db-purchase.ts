@@ -56,12 +56,7 @@ export class DbPurchase {
     quantity: number,
     strategy: DbStrategy,
   ): Promise<OrderCreated> {
-    const now = new Date();
-    if (now < sale.startsAt) throw new DomainError(ErrorCode.SaleNotStarted, 'This sale has not started yet');
-    if (now >= sale.endsAt) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
-    if (!this.tokens.verify(token, sale.id, userId)) {
-      throw new DomainError(ErrorCode.TokenInvalid, 'The submit token is unknown, expired, or not yours for this sale');
-    }
+    this.checkWindowAndToken(sale, userId, token);
     const replayed = await this.orderOfToken(token, userId);
     if (replayed) return replayed;
 
@@ -165,6 +160,16 @@ export class DbPurchase {
       reservedAt: now,
       expiresAt: new Date(now.getTime() + sale.paymentTimeoutSeconds * 1000),
     };
+  }
+
+  /** The sale window, then the signed submit token (API.md's order: 409/410 before 403). */
+  checkWindowAndToken(sale: SaleEntity, userId: string, token: string): void {
+    const now = new Date();
+    if (now < sale.startsAt) throw new DomainError(ErrorCode.SaleNotStarted, 'This sale has not started yet');
+    if (now >= sale.endsAt) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
+    if (!this.tokens.verify(token, sale.id, userId)) {
+      throw new DomainError(ErrorCode.TokenInvalid, 'The submit token is unknown, expired, or not yours for this sale');
+    }
   }
 
   /** The order a submit token made, if MySQL has it (written by any path); another user's → 403. */
