@@ -5,9 +5,19 @@ import { PaymentEntity } from './entities/payment.entity';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema';
 import { Payments1763800000000 } from './migrations/1763800000000-payments';
 import { OrderSubmitToken1763900000000 } from './migrations/1763900000000-order-submit-token';
+import { Accounts1764110000000 } from './migrations/1764110000000-accounts';
+import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
+import { UserEntity } from './entities/user.entity';
+import { DemoRunEntity } from './entities/demo-run.entity';
 
-export const ENTITIES = [SaleEntity, OrderEntity, PaymentEntity];
-export const MIGRATIONS = [InitialSchema1763700000000, Payments1763800000000, OrderSubmitToken1763900000000];
+export const ENTITIES = [SaleEntity, OrderEntity, PaymentEntity, UserEntity, DemoRunEntity];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  Payments1763800000000,
+  OrderSubmitToken1763900000000,
+  Accounts1764110000000,
+  DemoRuns1764110000001,
+];
 
 export interface DatabaseOptions {
   url: string;

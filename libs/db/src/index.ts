@@ -7,3 +7,5 @@ export * from './optimistic-retry';
 export * from './entities/payment.entity';
 export * from './order-lifecycle';
 export * from './sale-books.repository';
+export * from './entities/user.entity';
+export * from './entities/demo-run.entity';
