@@ -1,21 +1,18 @@
 import { ErrorCode, type SaleStatus } from '@flash-sale/domain';
-import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { isApiError } from '../api/api-error';
-import { api, queryKeys } from '../api/endpoints';
-import type { GuestSession, Order, Sale } from '../api/types';
+import type { GuestSession, Sale } from '../api/types';
 import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatMoney } from '../components/format';
 import { StockMeter } from '../components/StockMeter';
 import { OrderTracker } from './OrderTracker';
 import { useBuyFlow } from './use-buy-flow';
+import { useMyOrdersInSale } from './use-held-units';
 
 /** At most this many units in the quantity picker, whatever the per-user limit. */
 const MAX_PICKER_QUANTITY = 10;
-/** Orders that hold units: they count against the per-user limit. */
-const HOLDING: readonly Order['status'][] = ['QUEUED', 'PENDING_PAYMENT', 'PAID'];
 
 interface BuyPanelProps {
   sale: Sale;
@@ -86,17 +83,10 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
   const [quantity, setQuantity] = useState(1);
   const quantityId = useId();
   const flow = useBuyFlow(sale.id, guest);
-  const myOrders = useQuery({
-    queryKey: queryKeys.orders(guest.user.id),
-    queryFn: ({ signal }) => api.listOrders(guest.token, signal),
-  });
-  const mineHere = myOrders.data?.filter((order) => order.saleId === sale.id) ?? [];
+  const { mine: mineHere, held } = useMyOrdersInSale(sale.id, guest);
   // The order to follow: the one just bought, else this shopper's latest in this sale (after a reload).
   const latestHere = mineHere[0];
   const followed = flow.state.phase === 'accepted' ? flow.state.order.orderNo : latestHere?.orderNo;
-  const held = mineHere
-    .filter((order) => HOLDING.includes(order.status))
-    .reduce((sum, order) => sum + order.quantity, 0);
   const left = Math.max(0, sale.perUserLimit - held);
   const atLimit = left === 0;
   const maxQuantity = Math.min(left, MAX_PICKER_QUANTITY);

@@ -13,6 +13,7 @@ import { useSession } from '../session/use-session';
 import { BuyPanel } from './BuyPanel';
 import { effectiveStatus } from './effective-status';
 import { SaleImage } from './SaleImage';
+import { useMyOrdersInSale } from './use-held-units';
 
 /** No answer at all (offline, server down) rather than a refusal: worth retrying, and said so. */
 function unreachable(error: unknown): boolean {
@@ -37,6 +38,8 @@ export function SalePage() {
   });
 
   const status = sale.data ? effectiveStatus(sale.data, now) : undefined;
+  // A shopper who holds units of a sold-out sale got what they came for: not "Sold out" above their order.
+  const { held } = useMyOrdersInSale(saleId, guest);
   // The countdown just reached zero: ask the server, which decides when the sale opens.
   const { refetch } = sale;
   useEffect(() => {
@@ -66,7 +69,11 @@ export function SalePage() {
     <div className="sale-layout">
       <header className="sale-title">
         <div className="button-row">
-          <SaleStatusBadge status={status ?? data.status} />
+          {held > 0 && (status ?? data.status) === 'sold_out' ? (
+            <span className="badge badge--ok">You got one</span>
+          ) : (
+            <SaleStatusBadge status={status ?? data.status} />
+          )}
           {/* How a sale sells is the shop's business, except for the one that can oversell: that one is labelled. */}
           {data.strategy === 'naive-unsafe' && <StrategyBadge strategy={data.strategy} />}
         </div>
