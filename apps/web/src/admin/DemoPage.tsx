@@ -51,7 +51,8 @@ export function DemoPage() {
     refetchInterval: (query) => (query.state.data?.status === 'running' || !query.state.data ? POLL_MS : false),
   });
   const runs = useQuery({
-    queryKey: queryKeys.demoRuns,
+    // Keyed by the shown run's status too: the list is read again when that run finishes.
+    queryKey: [...queryKeys.demoRuns, run.data?.status ?? 'none'],
     queryFn: ({ signal }) => asAdmin((token) => api.demoRuns(token, signal)),
     refetchInterval: run.data?.status === 'running' ? 2_000 : false,
   });
@@ -158,7 +159,6 @@ function DemoRunView({ run }: { run: DemoRun }) {
           <thead>
             <tr>
               <th scope="col">Strategy</th>
-              <th scope="col">Progress</th>
               <th scope="col" className="number">
                 Accepted
               </th>
@@ -175,10 +175,7 @@ function DemoRunView({ run }: { run: DemoRun }) {
                 Req/s
               </th>
               <th scope="col" className="number">
-                p50
-              </th>
-              <th scope="col" className="number">
-                p95
+                p50 / p95
               </th>
               <th scope="col">Audit</th>
             </tr>
@@ -188,12 +185,14 @@ function DemoRunView({ run }: { run: DemoRun }) {
               <tr key={result.strategy} data-strategy={result.strategy}>
                 <th scope="row" data-label="Strategy">
                   <StrategyBadge strategy={result.strategy} />
+                  {result.phase !== 'done' && (
+                    <span className="demo-table__phase">
+                      {PHASE_LABEL[result.phase]}
+                      {result.phase === 'buying' && ` (${result.sent}/${run.buyers})`}
+                      {result.error && `: ${result.error}`}
+                    </span>
+                  )}
                 </th>
-                <td data-label="Progress">
-                  {PHASE_LABEL[result.phase]}
-                  {result.phase === 'buying' && ` (${result.sent}/${run.buyers})`}
-                  {result.error && `: ${result.error}`}
-                </td>
                 <td data-label="Accepted" className="number">
                   {n(result.accepted)}
                 </td>
@@ -209,11 +208,8 @@ function DemoRunView({ run }: { run: DemoRun }) {
                 <td data-label="Req/s" className="number">
                   {n(result.requestsPerSecond)}
                 </td>
-                <td data-label="p50" className="number">
-                  {n(result.p50Ms, ' ms')}
-                </td>
-                <td data-label="p95" className="number">
-                  {n(result.p95Ms, ' ms')}
+                <td data-label="p50 / p95" className="number demo-table__latency">
+                  {n(result.p50Ms && Math.round(result.p50Ms))} / {n(result.p95Ms && Math.round(result.p95Ms), ' ms')}
                 </td>
                 <td data-label="Audit">
                   {result.audit ? (

@@ -1,6 +1,7 @@
 /**
  * The shop cannot be reached (offline, or the server is down): say so, say that it keeps trying, and
- * offer to try now — instead of a "Loading…" that never ends.
+ * offer to try now — instead of a "Loading…" that never ends. The button stays usable while a retry
+ * waits out its back-off: pressing it asks again at once.
  */
 export function OfflineNotice({ what, onRetry, retrying }: { what: string; onRetry: () => void; retrying: boolean }) {
   return (
@@ -10,9 +11,12 @@ export function OfflineNotice({ what, onRetry, retrying }: { what: string; onRet
         {what} could not be loaded — you may be offline, or the shop is restarting. We keep trying; nothing you did is
         lost.
       </span>
-      <button type="button" className="button button--secondary button--small" onClick={onRetry} disabled={retrying}>
-        {retrying ? 'Trying…' : 'Try again now'}
-      </button>
+      <span className="button-row">
+        <button type="button" className="button button--secondary button--small" onClick={onRetry}>
+          Try again now
+        </button>
+        {retrying && <span aria-hidden="true">Trying…</span>}
+      </span>
     </div>
   );
 }

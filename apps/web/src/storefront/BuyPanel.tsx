@@ -96,8 +96,16 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
   // (paid, units returned, sold out for everyone…) it no longer describes the page and is not shown.
   const context = `${status}|${sale.remaining > 0}|${held}|${latestHere?.status ?? ''}`;
   const refusal = flow.state.phase === 'refused' ? flow.state : undefined;
+  // Once the page has moved on from a refusal it stays dismissed, even if the page comes back to what
+  // it showed then (the stock returned: "sold out" is no longer the news). State adjusted during
+  // render, React's pattern for information from earlier renders.
+  const [dismissed, setDismissed] = useState<unknown>(null);
+  if (refusal && !refusal.outcomeUnknown && refusal.context !== context && dismissed !== refusal) {
+    setDismissed(refusal);
+  }
   const showRefusal =
     refusal &&
+    refusal !== dismissed &&
     (refusal.outcomeUnknown || refusal.context === context) &&
     // The sold-out box already says it: not twice.
     !(status === 'sold_out' && isApiError(refusal.error, ErrorCode.SoldOut));
