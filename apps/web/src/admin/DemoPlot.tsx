@@ -16,7 +16,7 @@ export default function DemoPlot({ results, stock }: { results: readonly DemoStr
     <ResponsiveContainer width="100%" height="100%">
       <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
         <CartesianGrid vertical={false} />
-        <XAxis dataKey="strategy" />
+        <XAxis dataKey="strategy" interval={0} tick={{ fontSize: 11 }} />
         <YAxis width={48} allowDecimals={false} />
         <Tooltip />
         <Legend />
