@@ -216,8 +216,11 @@ function DemoRunView({ run }: { run: DemoRun }) {
                     result.audit.ok ? (
                       <span className="badge badge--ok">ok</span>
                     ) : (
-                      <span className="badge badge--unsafe">
-                        not ok: {result.audit.held} held of {result.audit.stock}
+                      <span
+                        className="badge badge--unsafe"
+                        title={`${result.audit.held} units held of ${result.audit.stock}`}
+                      >
+                        not ok
                       </span>
                     )
                   ) : (
