@@ -22,6 +22,8 @@ import {
   recordPurchase,
   recordUnexpected,
   warnSome,
+  completeSetup,
+  SETUP_THRESHOLD,
 } from './lib/metrics.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 
@@ -61,6 +63,7 @@ export const options: Options = {
   teardownTimeout: `${config.quietTimeoutSeconds + 60}s`,
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
   thresholds: {
+    ...SETUP_THRESHOLD,
     purchase_unexpected: ['count==0'],
     request_unexpected: ['count==0'],
     replay_mismatch: ['count==0'],
@@ -100,7 +103,7 @@ export function setup(): SetupData {
     `Creating the ${STRATEGY} sale`,
   );
   console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}) opens at ${sale.startsAt}`);
-  return { saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id };
+  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id });
 }
 
 /** The same answer: same outcome, and the same order number when accepted. */

@@ -15,6 +15,7 @@ import { Api, must } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { API_LIMITS, commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
+import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
 import { fmt, stat, summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
@@ -40,6 +41,7 @@ export const options: Options = {
   teardownTimeout: `${config.quietTimeoutSeconds + 60}s`,
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
   thresholds: {
+    ...SETUP_THRESHOLD,
     purchase_unexpected: ['count==0'],
     request_unexpected: ['count==0'],
     purchase_accepted: [`count==${EXPECTED_ACCEPTED}`],
@@ -77,7 +79,7 @@ export function setup(): SetupData {
     `Creating the ${STRATEGY} sale`,
   );
   console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}) opens at ${sale.startsAt} for ${USERS} buyers`);
-  return { saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id };
+  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id });
 }
 
 export default function (data: SetupData): void {

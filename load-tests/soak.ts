@@ -14,7 +14,7 @@ import { Api, must } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { API_LIMITS, commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, waitUntilWritten } from './lib/flows.ts';
-import { recordUnexpected } from './lib/metrics.ts';
+import { recordUnexpected, completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
@@ -51,6 +51,7 @@ export const options: Options = {
   teardownTimeout: `${SALES * config.quietTimeoutSeconds + 60}s`,
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
   thresholds: {
+    ...SETUP_THRESHOLD,
     purchase_unexpected: ['count==0'],
     request_unexpected: ['count==0'],
     [`http_req_duration{scenario:${SCENARIO}}`]: [`p(95)<${config.p95Ms}`],
@@ -91,7 +92,7 @@ export function setup(): SetupData {
     saleIds.push(sale.id);
   }
   console.log(`sales ${saleIds.join(', ')} (${STRATEGY}, stock ${STOCK} each): ${RATE} buyers/s for ${DURATION.text}`);
-  return { saleIds, runId: id };
+  return completeSetup({ saleIds, runId: id });
 }
 
 export default function (data: SetupData): void {

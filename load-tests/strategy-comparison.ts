@@ -29,6 +29,7 @@ import {
   type Strategy,
 } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
+import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
 import { count, fmt, fmtMs, stat, summaryHandler, table } from './lib/summary.ts';
 
 const config = commonConfig();
@@ -55,7 +56,7 @@ function scenarios(): Record<string, Scenario> {
 }
 
 function thresholds(): Record<string, Threshold[]> {
-  const all: Record<string, Threshold[]> = {};
+  const all: Record<string, Threshold[]> = { ...SETUP_THRESHOLD };
   for (const s of SELECTED) {
     const safe = s !== UNSAFE_STRATEGY;
     // Every strategy keeps the contract and the latency bound.
@@ -119,7 +120,7 @@ export function setup(): SetupData {
     sales[strategy] = created.value.id;
     console.log(`${strategy}: sale ${created.value.id}, stock ${STOCK}, opens at ${created.value.startsAt}`);
   }
-  return { sales, startsAtMs: startsAt.getTime(), runId: id };
+  return completeSetup({ sales, startsAtMs: startsAt.getTime(), runId: id });
 }
 
 export default function (data: SetupData): void {

@@ -7,6 +7,7 @@ const steps = [
   ['build + typecheck', 'npx', ['tsc', '-b', 'tsconfig.json']],
   ['typecheck tests', 'npx', ['tsc', '-p', 'tsconfig.spec.json']],
   ['typecheck load tests', 'npx', ['tsc', '-p', 'load-tests/tsconfig.json']],
+  ['load tests: no network imports', 'node', ['scripts/check-load-test-imports.mjs']],
   ['typecheck storefront', 'npx', ['tsc', '-p', 'apps/web/tsconfig.json']],
   ['lint', 'npm', ['run', '--silent', 'lint']],
   ['format', 'npx', ['prettier', '--check', '.']],

@@ -23,5 +23,8 @@ export default defineConfig({
     setupFiles: ['src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     css: false,
+    // The first test of a file loads the lazy admin routes; on a busy, shared CI machine that alone can
+    // pass the default 5 s. A test that really hangs still fails.
+    testTimeout: 15_000,
   },
 });

@@ -18,6 +18,13 @@ export const purchaseDuration = new Trend('purchase_duration', true);
 
 /** Any other call (sign-in, token, order, pay, cancel) that broke its contract: kept at 0 too. */
 export const requestUnexpected = new Counter('request_unexpected');
+/**
+ * One sample when setup() returned (see completeSetup). A setup that threw never adds it: the
+ * `count>=1` threshold (SETUP_THRESHOLD) and the report's verdict then fail the run, instead of a
+ * run with no sale to buy from passing every other threshold vacuously.
+ */
+export const setupCompleted = new Counter('setup_completed');
+
 /** Buyers whose preparation (sign-in + token) was not done when the sale opened: the burst got thinner. */
 export const buyersLate = new Counter('buyers_late');
 
@@ -75,4 +82,13 @@ export function recordUnexpected(
 ): void {
   requestUnexpected.add(1, { ...tags, endpoint, status: String(result.status) });
   warnSome(endpoint, `HTTP ${result.status} ${result.code}: ${result.message}`);
+}
+
+/** The threshold every scenario carries: a run whose setup failed is a failed run. */
+export const SETUP_THRESHOLD = { setup_completed: ['count>=1'] };
+
+/** Wraps what setup() returns: records that setup got that far. */
+export function completeSetup<T>(data: T): T {
+  setupCompleted.add(1);
+  return data;
 }

@@ -20,7 +20,7 @@ export class ApiClient {
   }
 
   async call<T = unknown>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PATCH',
     path: string,
     options: { token?: string; json?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
   ): Promise<ApiResponse<T>> {

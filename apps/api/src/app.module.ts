@@ -3,8 +3,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditService } from './audit/audit.service';
 import { SaleDashboardService } from './audit/sale-dashboard.service';
 import { AuthModule } from './auth/auth.module';
+import { DemoRunsController } from './demo/demo-runs.controller';
+import { DemoRunsService } from './demo/demo-runs.service';
 import { InfraModule } from './infra/infra.module';
 import { OpsModule } from './ops/ops.module';
+import { AdminOrdersController } from './orders/admin-orders.controller';
+import { AdminOrdersService } from './orders/admin-orders.service';
 import { OrdersController } from './orders/orders.controller';
 import { OrdersService } from './orders/orders.service';
 import { ProtectionModule } from './protection/protection.module';
@@ -29,7 +33,15 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [InfraModule.forRoot(config), AuthModule, OpsModule, ProtectionModule],
-      controllers: [SalesController, AdminSalesController, PurchaseController, OrdersController, PaymentsController],
+      controllers: [
+        SalesController,
+        AdminSalesController,
+        PurchaseController,
+        OrdersController,
+        PaymentsController,
+        AdminOrdersController,
+        DemoRunsController,
+      ],
       providers: [
         SaleCatalog,
         SalesService,
@@ -45,6 +57,8 @@ export class AppModule {
         IncarnationGuard,
         SoldOutFastPath,
         DbPurchase,
+        AdminOrdersService,
+        DemoRunsService,
       ],
     };
   }

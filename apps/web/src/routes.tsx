@@ -34,6 +34,15 @@ export const routes: RouteObject[] = [
             path: 'sales/:saleId',
             lazy: async () => ({ Component: (await import('./admin/SaleDashboardPage')).SaleDashboardPage }),
           },
+          {
+            path: 'sales/:saleId/orders',
+            lazy: async () => ({ Component: (await import('./admin/SaleOrdersPage')).SaleOrdersPage }),
+          },
+          {
+            path: 'sales/:saleId/edit',
+            lazy: async () => ({ Component: (await import('./admin/EditSalePage')).EditSalePage }),
+          },
+          { path: 'demo', lazy: async () => ({ Component: (await import('./admin/DemoPage')).DemoPage }) },
         ],
       },
       { path: '*', element: <NotFoundPage /> },

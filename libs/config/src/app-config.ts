@@ -103,6 +103,8 @@ export interface ProtectionConfig {
   trustedIps: string[];
   limits: {
     guestSignInPerIp: RateLimit;
+    /** Registration and name + password sign-in, per IP (password guessing). */
+    accountSignInPerIp: RateLimit;
     adminSignInPerIp: RateLimit;
     /** Consecutive wrong admin passwords from one IP before that IP (only) is locked out. */
     adminFailuresBeforeLockout: number;
@@ -276,6 +278,7 @@ function protectionConfig(env: Env): ProtectionConfig {
     trustedIps,
     limits: {
       guestSignInPerIp: rateLimit(env, 'RATE_LIMIT_GUEST_SIGN_IN', signInPoints, 60),
+      accountSignInPerIp: rateLimit(env, 'RATE_LIMIT_ACCOUNT_SIGN_IN', profile === 'load-test' ? 1_000 : 10, 60),
       adminSignInPerIp: rateLimit(env, 'RATE_LIMIT_ADMIN_SIGN_IN', profile === 'load-test' ? 1_000 : 10, 60),
       adminFailuresBeforeLockout: integer(env, 'ADMIN_FAILURES_BEFORE_LOCKOUT', 5, 1, 1_000),
       adminLockoutSeconds: integer(env, 'ADMIN_LOCKOUT_SECONDS', 900, 1, 86_400),

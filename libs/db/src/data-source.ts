@@ -6,13 +6,19 @@ import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-s
 import { Payments1763800000000 } from './migrations/1763800000000-payments';
 import { OrderSubmitToken1763900000000 } from './migrations/1763900000000-order-submit-token';
 import { StockLeases1764000000000 } from './migrations/1764000000000-stock-leases';
+import { Accounts1764110000000 } from './migrations/1764110000000-accounts';
+import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
+import { UserEntity } from './entities/user.entity';
+import { DemoRunEntity } from './entities/demo-run.entity';
 
-export const ENTITIES = [SaleEntity, OrderEntity, PaymentEntity];
+export const ENTITIES = [SaleEntity, OrderEntity, PaymentEntity, UserEntity, DemoRunEntity];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   Payments1763800000000,
   OrderSubmitToken1763900000000,
   StockLeases1764000000000,
+  Accounts1764110000000,
+  DemoRuns1764110000001,
 ];
 
 export interface DatabaseOptions {

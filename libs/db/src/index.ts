@@ -9,3 +9,5 @@ export * from './order-lifecycle';
 export * from './sale-books.repository';
 export * from './stock-lease.repository';
 export * from './stock-leases';
+export * from './entities/user.entity';
+export * from './entities/demo-run.entity';

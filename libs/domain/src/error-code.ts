@@ -6,6 +6,7 @@ export enum ErrorCode {
   ValidationFailed = 'VALIDATION_FAILED',
   Unauthenticated = 'UNAUTHENTICATED',
   InvalidCredentials = 'INVALID_CREDENTIALS',
+  NameTaken = 'NAME_TAKEN',
   InvalidSignature = 'INVALID_SIGNATURE',
   Forbidden = 'FORBIDDEN',
   NotFound = 'NOT_FOUND',

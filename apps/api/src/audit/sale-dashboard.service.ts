@@ -2,6 +2,8 @@ import { QueueName } from '@flash-sale/queue';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import type { SaleView } from '../sales/sale.dto';
 import { SalesService } from '../sales/sales.service';
 import { AuditService, type AuditView } from './audit.service';
@@ -22,7 +24,14 @@ export interface SaleDashboardView {
   /** Successful purchases so far, whatever became of their orders (every order, QUEUED included). */
   purchases: number;
   sampledAt: string;
+  /**
+   * Orders written per second over the last HISTORY_SECONDS (by the buyer's moment, oldest first,
+   * seconds without orders left out), so a console opened or reloaded mid-sale draws the chart so far.
+   */
+  history: { at: string; purchases: number }[];
 }
+
+const HISTORY_SECONDS = 120;
 
 /**
  * What a presenter watches during a sale, in one request: the sale, its audit and the order queue.
@@ -35,13 +44,15 @@ export class SaleDashboardService {
     private readonly sales: SalesService,
     private readonly audit: AuditService,
     @InjectQueue(QueueName.Orders) private readonly orders: Queue,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async sample(saleId: string): Promise<SaleDashboardView> {
     const sale = await this.sales.get(saleId); // 404 SALE_NOT_FOUND before anything else is read
-    const [audit, counts] = await Promise.all([
+    const [audit, counts, history] = await Promise.all([
       this.audit.audit(sale.id),
       this.orders.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'),
+      this.history(sale.id),
     ]);
     const purchases = Object.values(audit.ordersByStatus).reduce((sum, count) => sum + count, 0);
     return {
@@ -55,6 +66,19 @@ export class SaleDashboardService {
       },
       purchases,
       sampledAt: new Date().toISOString(),
+      history,
     };
+  }
+
+  private async history(saleId: string): Promise<SaleDashboardView['history']> {
+    const rows = (await this.dataSource.query(
+      `SELECT FLOOR(UNIX_TIMESTAMP(reserved_at)) AS second, COUNT(*) AS purchases FROM orders
+        WHERE sale_id = ? AND reserved_at >= ? GROUP BY second ORDER BY second`,
+      [saleId, new Date(Date.now() - HISTORY_SECONDS * 1000)],
+    )) as { second: string | number; purchases: string | number }[];
+    return rows.map((row) => ({
+      at: new Date(Number(row.second) * 1000).toISOString(),
+      purchases: Number(row.purchases),
+    }));
   }
 }

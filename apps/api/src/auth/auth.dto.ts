@@ -17,3 +17,31 @@ export class AdminSignInDto {
   @MaxLength(256)
   password!: string;
 }
+
+export class RegisterDto {
+  @ApiProperty({ description: 'The name to sign in with; unique (case-insensitive)', maxLength: 64, example: 'ada' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  name!: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @IsString()
+  @MinLength(8)
+  @MaxLength(128)
+  password!: string;
+}
+
+export class LoginDto {
+  @ApiProperty({ maxLength: 64, example: 'ada' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  name!: string;
+
+  // No minimum here: a wrong password of any length is just a wrong password (401, not 400).
+  @ApiProperty({ maxLength: 128, example: 'correct horse battery' })
+  @IsString()
+  @MaxLength(128)
+  password!: string;
+}

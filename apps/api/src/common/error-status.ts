@@ -6,6 +6,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   [ErrorCode.ValidationFailed]: HttpStatus.BAD_REQUEST,
   [ErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
   [ErrorCode.InvalidCredentials]: HttpStatus.UNAUTHORIZED,
+  [ErrorCode.NameTaken]: HttpStatus.CONFLICT,
   [ErrorCode.InvalidSignature]: HttpStatus.UNAUTHORIZED,
   [ErrorCode.Forbidden]: HttpStatus.FORBIDDEN,
   [ErrorCode.NotFound]: HttpStatus.NOT_FOUND,

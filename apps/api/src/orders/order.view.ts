@@ -13,6 +13,8 @@ export interface OrderView {
   createdAt: string;
   expiresAt?: string;
   paidAt?: string;
+  /** The payment's out-trade number (single-order reads only, once the owner started paying). */
+  paymentReference?: string;
 }
 
 export function orderViewOfRow(order: OrderEntity): OrderView {

@@ -1,4 +1,4 @@
-import { OrderEntity, OrderLifecycle, SaleEntity, StockLeases } from '@flash-sale/db';
+import { OrderEntity, OrderLifecycle, PaymentEntity, SaleEntity, StockLeases } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
 import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
@@ -17,6 +17,7 @@ export class OrdersService {
   constructor(
     @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
     @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
+    @InjectRepository(PaymentEntity) private readonly payments: Repository<PaymentEntity>,
     private readonly catalog: SaleCatalog,
     private readonly saleRedis: SaleRedisRepository,
     private readonly lifecycle: OrderLifecycle,
@@ -64,7 +65,10 @@ export class OrdersService {
     const row = await this.orders.findOneBy({ orderNo });
     if (row) {
       if (row.userId !== caller.id && caller.role !== 'admin') throw notFound;
-      return orderViewOfRow(row);
+      const view = orderViewOfRow(row);
+      // The reference a shopper quotes to support: the payment's own number, once a payment exists.
+      const payment = await this.payments.findOne({ select: { outTradeNo: true }, where: { orderNo } });
+      return payment ? { ...view, paymentReference: payment.outTradeNo } : view;
     }
     const reservation = await this.saleRedis.reservation(saleId, orderNo);
     if (!reservation || (reservation.userId !== caller.id && caller.role !== 'admin')) throw notFound;

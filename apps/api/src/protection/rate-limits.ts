@@ -12,6 +12,8 @@ import { rateLimited } from './retry-later.error';
  */
 export const LIMIT_PROFILES = {
   'guest-sign-in': { subject: 'ip' },
+  /** Registration and name + password sign-in: password guessing. */
+  'account-sign-in': { subject: 'ip' },
   'admin-sign-in': { subject: 'ip' },
   /** Wrong admin passwords from one IP: when spent, that IP — and only that IP — is locked out. */
   'admin-failures': { subject: 'ip' },
@@ -25,6 +27,8 @@ function limitOf(profile: LimitProfile, config: AppConfig): RateLimit & { blockS
   switch (profile) {
     case 'guest-sign-in':
       return limits.guestSignInPerIp;
+    case 'account-sign-in':
+      return limits.accountSignInPerIp;
     case 'admin-sign-in':
       return limits.adminSignInPerIp;
     case 'admin-failures':

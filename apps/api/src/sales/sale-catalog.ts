@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 
-/** How long a sale's definition is reused from memory. Definitions never change after creation. */
+/** How long a sale's definition is reused from memory. Only an admin's edit changes one (forget()). */
 const TTL_MS = 2_000;
 const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
@@ -33,6 +33,14 @@ export class SaleCatalog {
       this.loading.set(saleId, loading);
     }
     return loading;
+  }
+
+  /**
+   * Drops this instance's copy after an admin edited the sale (name, window). Other API instances
+   * keep theirs for at most TTL_MS; the window they check meanwhile is the one Redis also holds.
+   */
+  forget(saleId: string): void {
+    this.cache.delete(saleId);
   }
 
   /** The sale if it is in the cache and fresh; never reads MySQL. */

@@ -1,6 +1,6 @@
 import { IsOptionalField } from '../common/validation';
 import { SALE_LIMITS, SALE_STRATEGIES, type SaleStatus, type SaleStrategy } from '@flash-sale/domain';
-import { IsIn, IsInt, IsISO8601, IsString, IsUrl, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsString, IsUrl, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class CreateSaleDto {
@@ -79,6 +79,38 @@ export class CreateSaleDto {
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
   @MaxLength(500)
   imageUrl?: string;
+}
+
+/**
+ * `PATCH /api/admin/sales/:id`: what may change once a sale exists. Stock is not among them: the units
+ * are accounted for by the stock ledger (MySQL and Redis), and changing them is a ledger operation.
+ * Ending a sale early is setting `endsAt` to now: the usual window checks then refuse purchases.
+ */
+export class UpdateSaleDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
+  @IsOptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(120)
+  name?: string;
+
+  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @IsOptionalField()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+
+  @ApiPropertyOptional({ description: 'http(s) URL of a picture; "" removes it', maxLength: 500 })
+  @IsOptionalField()
+  @ValidateIf((_object, value) => value !== '')
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
+  @MaxLength(500)
+  imageUrl?: string;
+
+  @ApiPropertyOptional({ description: 'ISO-8601; now (or earlier) ends the sale at once', format: 'date-time' })
+  @IsOptionalField()
+  @IsISO8601({ strict: true })
+  endsAt?: string;
 }
 
 /** `Sale` of API.md. */

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
 import { AuditService } from '../audit/audit.service';
 import { SaleDashboardService } from '../audit/sale-dashboard.service';
-import { CreateSaleDto } from './sale.dto';
+import { CreateSaleDto, UpdateSaleDto } from './sale.dto';
 import { SalesService } from './sales.service';
 
 @Controller('sales')
@@ -33,6 +33,11 @@ export class AdminSalesController {
   @HttpCode(HttpStatus.CREATED)
   create(@Body() body: CreateSaleDto) {
     return this.sales.create(body);
+  }
+
+  @Patch(':id')
+  update(@Param('id') id: string, @Body() body: UpdateSaleDto) {
+    return this.sales.update(id, body);
   }
 
   @Post(':id/preload')

@@ -4,7 +4,7 @@ import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import type { CreateSaleDto, SaleView } from './sale.dto';
+import type { CreateSaleDto, SaleView, UpdateSaleDto } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
 
 @Injectable()
@@ -42,6 +42,34 @@ export class SalesService {
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale.id);
     await this.leases.ensureLoaded(sale.id);
+    return this.get(sale.id);
+  }
+
+  /**
+   * An admin's edit. A new `endsAt` in the past ends the sale now (clamped to now, and never before it
+   * started); Redis gets the new window through the preload, which checks it on every purchase.
+   */
+  async update(saleId: string, input: UpdateSaleDto): Promise<SaleView> {
+    const sale = await this.catalog.get(saleId);
+    const changes: Partial<SaleEntity> = {};
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description || null;
+    if (input.imageUrl !== undefined) changes.imageUrl = input.imageUrl || null;
+    if (input.endsAt !== undefined) {
+      const now = new Date();
+      const requested = new Date(input.endsAt);
+      const endsAt = requested < now ? now : requested;
+      if (endsAt <= sale.startsAt) {
+        throw new DomainError(ErrorCode.ValidationFailed, 'endsAt must be after startsAt');
+      }
+      changes.endsAt = endsAt;
+    }
+    if (Object.keys(changes).length > 0) {
+      // Column-wise update: the stock columns are never written here, whatever the worker does meanwhile.
+      await this.sales.update({ id: sale.id }, changes);
+      this.catalog.forget(sale.id);
+    }
+    if (changes.endsAt && sale.strategy === 'redis-lua') return this.preload(sale.id);
     return this.get(sale.id);
   }
 

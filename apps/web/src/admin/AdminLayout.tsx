@@ -30,6 +30,7 @@ export function AdminLayout() {
             Sales
           </NavLink>
           <NavLink to="/admin/sales/new">New sale</NavLink>
+          <NavLink to="/admin/demo">Oversell demo</NavLink>
           <QueueDashboardLink />
           <ApiDocsLink />
         </nav>

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { isApiError } from '../api/api-error';
 import type { SaleDashboard } from '../api/types';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
+import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { AuditPanel } from './AuditPanel';
 import { clockTimeElement } from './clock-time';
@@ -53,6 +54,16 @@ export function SaleDashboardPage() {
             <SaleStatusBadge status={sale.status} />
             <StrategyBadge strategy={sale.strategy} />
           </div>
+          {sale.status === 'upcoming' && (
+            <p className="dashboard-countdown">
+              <Countdown to={sale.startsAt} label="Opens in" done="Opening…" />
+            </p>
+          )}
+          {(sale.status === 'live' || sale.status === 'sold_out') && (
+            <p className="admin-small">
+              <Countdown to={sale.endsAt} label="Ends in" />
+            </p>
+          )}
           <p className="admin-muted admin-small">
             <span className="live-dot" aria-hidden="true" /> Live, every second · last sample{' '}
             {clockTimeElement(latest.sampledAt)}
@@ -62,6 +73,12 @@ export function SaleDashboardPage() {
           <button type="button" className="button" onClick={() => preload.mutate(sale)} disabled={preload.isPending}>
             {preload.isPending ? 'Preloading…' : 'Preload'}
           </button>
+          <Link to={`/admin/sales/${encodeURIComponent(sale.id)}/orders`} className="button button--secondary">
+            Orders
+          </Link>
+          <Link to={`/admin/sales/${encodeURIComponent(sale.id)}/edit`} className="button button--secondary">
+            Edit
+          </Link>
           <Link to={`/sales/${encodeURIComponent(sale.id)}`} className="button button--secondary">
             View in storefront
           </Link>

@@ -11,6 +11,21 @@ describe('addSample', () => {
     expect(history.latest.purchases).toBe(5);
   });
 
+  it("starts a reloaded page from the server's per-second history", () => {
+    const first = makeDashboard({
+      sampledAt: at(10),
+      purchases: 7,
+      history: [
+        { at: at(7), purchases: 4 },
+        { at: at(9), purchases: 3 },
+      ],
+    });
+    const history = addSample(undefined, first);
+    expect(history.points.map((point) => point.perSecond)).toEqual([4, 0, 3, 0]); // seconds 7, 8, 9, 10
+    expect(history.windowStart).toBe(Date.parse(at(7)));
+    expect(peakRate(history.points)).toBe(4);
+  });
+
   it("divides the purchases' growth by the seconds between the samples", () => {
     let history = addSample(undefined, sample(0, 0));
     history = addSample(history, sample(2, 30)); // 30 in 2 s

@@ -25,7 +25,7 @@ export const MAX_RATE_POINTS = 120;
  */
 export function addSample(history: DashboardHistory | undefined, sample: SaleDashboard): DashboardHistory {
   const at = Date.parse(sample.sampledAt);
-  if (!history || history.latest.sale.id !== sample.sale.id) return { latest: sample, points: [], windowStart: at };
+  if (!history || history.latest.sale.id !== sample.sale.id) return seeded(sample, at);
   const seconds = (at - Date.parse(history.latest.sampledAt)) / 1_000;
   // The same or an older sample (two fetches crossed): there is no interval to measure.
   if (!(seconds > 0)) return { ...history, latest: sample };
@@ -35,6 +35,23 @@ export function addSample(history: DashboardHistory | undefined, sample: SaleDas
   const dropped = all.length - MAX_RATE_POINTS;
   if (dropped <= 0) return { latest: sample, points: all, windowStart: history.windowStart };
   return { latest: sample, points: all.slice(dropped), windowStart: all[dropped - 1]?.at ?? history.windowStart };
+}
+
+/**
+ * The first sample of a page load: the chart starts with the server's per-second history (orders by
+ * the buyer's second, last two minutes), so a reload mid-sale does not wipe what was already drawn.
+ */
+function seeded(sample: SaleDashboard, at: number): DashboardHistory {
+  const history = sample.history ?? [];
+  if (history.length === 0) return { latest: sample, points: [], windowStart: at };
+  const bySecond = new Map(history.map((entry) => [Math.floor(Date.parse(entry.at) / 1_000), entry.purchases]));
+  const lastSecond = Math.floor(at / 1_000);
+  const firstSecond = Math.max(Math.min(...bySecond.keys()), lastSecond - MAX_RATE_POINTS + 1);
+  const points: RatePoint[] = [];
+  for (let second = firstSecond; second <= lastSecond; second++) {
+    points.push({ at: (second + 1) * 1_000, perSecond: bySecond.get(second) ?? 0 });
+  }
+  return { latest: sample, points, windowStart: firstSecond * 1_000 };
 }
 
 export function peakRate(points: readonly RatePoint[]): number {

@@ -3,7 +3,7 @@ import { ApiError } from './api-error';
 import { serverClock } from './server-clock';
 
 interface RequestOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   body?: unknown;
   token?: string | null;
   signal?: AbortSignal;
@@ -15,7 +15,25 @@ interface RequestOptions {
  * contract's code. Each answer's Date header also tunes the server clock the countdowns use.
  */
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const response = await send(path, options, 'application/json');
+  const text = await response.text();
+  const body: unknown = text ? safeJson(text) : undefined;
+  if (!response.ok) throw toApiError(response, body);
+  return body as T;
+}
+
+/** A non-JSON answer (the CSV export) as a Blob; errors are still the contract's JSON. */
+export async function apiDownload(path: string, options: RequestOptions = {}): Promise<Blob> {
+  const response = await send(path, options, 'text/csv, application/json');
+  if (!response.ok) {
+    const text = await response.text();
+    throw toApiError(response, text ? safeJson(text) : undefined);
+  }
+  return response.blob();
+}
+
+async function send(path: string, options: RequestOptions, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
 
@@ -33,11 +51,7 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     throw ApiError.unreachable(cause);
   }
   serverClock.observe(response.headers.get('date'), sentAt, Date.now());
-
-  const text = await response.text();
-  const body: unknown = text ? safeJson(text) : undefined;
-  if (!response.ok) throw toApiError(response, body);
-  return body as T;
+  return response;
 }
 
 function safeJson(text: string): unknown {

@@ -1,6 +1,9 @@
-import { apiRequest } from './client';
+import { apiDownload, apiRequest } from './client';
 import type {
+  AdminOrderPage,
   Audit,
+  DemoRun,
+  UpdateSaleInput,
   CreateSaleInput,
   GuestSession,
   Order,
@@ -13,6 +16,10 @@ import type {
 /** Every route of API.md the storefront and the admin console use, typed. */
 export const api = {
   signInGuest: (name: string) => apiRequest<GuestSession>('/auth/guest', { method: 'POST', body: { name } }),
+  register: (name: string, password: string, guestToken?: string) =>
+    apiRequest<GuestSession>('/auth/register', { method: 'POST', body: { name, password }, token: guestToken }),
+  signIn: (name: string, password: string) =>
+    apiRequest<GuestSession>('/auth/login', { method: 'POST', body: { name, password } }),
   signInAdmin: (password: string) =>
     apiRequest<{ token: string }>('/auth/admin', { method: 'POST', body: { password } }),
 
@@ -43,6 +50,30 @@ export const api = {
     apiRequest<Sale>(`/admin/sales/${encodeURIComponent(saleId)}/preload`, { method: 'POST', token: adminToken }),
   auditSale: (saleId: string, adminToken: string, signal?: AbortSignal) =>
     apiRequest<Audit>(`/admin/sales/${encodeURIComponent(saleId)}/audit`, { token: adminToken, signal }),
+  updateSale: (saleId: string, input: UpdateSaleInput, adminToken: string) =>
+    apiRequest<Sale>(`/admin/sales/${encodeURIComponent(saleId)}`, { method: 'PATCH', body: input, token: adminToken }),
+  saleOrders: (
+    saleId: string,
+    query: { status?: string; q?: string; cursor?: string },
+    adminToken: string,
+    signal?: AbortSignal,
+  ) => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
+    const search = params.size > 0 ? `?${params.toString()}` : '';
+    return apiRequest<AdminOrderPage>(`/admin/sales/${encodeURIComponent(saleId)}/orders${search}`, {
+      token: adminToken,
+      signal,
+    });
+  },
+  saleOrdersCsv: (saleId: string, adminToken: string) =>
+    apiDownload(`/admin/sales/${encodeURIComponent(saleId)}/orders.csv`, { token: adminToken }),
+  startDemoRun: (input: { stock: number; buyers: number }, adminToken: string) =>
+    apiRequest<{ id: string }>('/admin/demo-runs', { method: 'POST', body: input, token: adminToken }),
+  demoRun: (id: string, adminToken: string, signal?: AbortSignal) =>
+    apiRequest<DemoRun>(`/admin/demo-runs/${encodeURIComponent(id)}`, { token: adminToken, signal }),
+  demoRuns: (adminToken: string, signal?: AbortSignal) =>
+    apiRequest<DemoRun[]>('/admin/demo-runs', { token: adminToken, signal }),
   saleDashboard: (saleId: string, adminToken: string, signal?: AbortSignal) =>
     apiRequest<SaleDashboard>(`/admin/sales/${encodeURIComponent(saleId)}/dashboard`, { token: adminToken, signal }),
 };
@@ -54,4 +85,7 @@ export const queryKeys = {
   orders: (userId: string) => ['orders', userId] as const,
   order: (orderNo: string) => ['order', orderNo] as const,
   dashboard: (saleId: string) => ['admin', 'dashboard', saleId] as const,
+  saleOrders: (saleId: string, status: string, q: string) => ['admin', 'orders', saleId, status, q] as const,
+  demoRuns: ['admin', 'demo-runs'] as const,
+  demoRun: (id: string) => ['admin', 'demo-runs', id] as const,
 };

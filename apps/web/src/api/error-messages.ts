@@ -19,6 +19,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.OrderNotFound]: 'We could not find that order.',
   [ErrorCode.InvalidTransition]: 'That is no longer possible for this order — it has moved on.',
   [ErrorCode.InvalidCredentials]: 'That password is not right.',
+  [ErrorCode.NameTaken]: 'That name is taken — choose another, or sign in if it is yours.',
   [ErrorCode.ValidationFailed]: 'Some of the details are not valid.',
   [ErrorCode.Internal]: 'Something went wrong on our side. Please try again.',
 };

@@ -2,9 +2,10 @@ import type { OrderStatus, OrdersByStatus, SaleStatus, SaleStrategy } from '@fla
 
 /** The HTTP contract's shapes (../../shared/API.md), as the storefront reads them. */
 
+/** A signed-in shopper: a guest (its account ends with this browser's token) or a registered account. */
 export interface GuestSession {
   token: string;
-  user: { id: string; name: string };
+  user: { id: string; name: string; registered?: boolean };
 }
 
 export interface Sale {
@@ -44,6 +45,62 @@ export interface Order {
   createdAt: string;
   expiresAt?: string | null;
   paidAt?: string | null;
+  /** The payment's reference, on single-order reads once paying started. */
+  paymentReference?: string;
+}
+
+/** An order in the admin's list of a sale's orders: with the buyer's account name, if registered. */
+export interface AdminOrder extends Order {
+  userName: string | null;
+}
+
+export interface AdminOrderPage {
+  items: AdminOrder[];
+  next?: string;
+}
+
+export interface UpdateSaleInput {
+  name?: string;
+  description?: string;
+  imageUrl?: string;
+  endsAt?: string;
+}
+
+export type DemoPhase = 'waiting' | 'preparing' | 'buying' | 'settling' | 'done' | 'failed';
+
+export interface DemoStrategyResult {
+  strategy: SaleStrategy;
+  phase: DemoPhase;
+  saleId?: string;
+  sent: number;
+  accepted: number;
+  refused: number;
+  errors: number;
+  oversold: number | null;
+  requestsPerSecond: number | null;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  durationMs: number | null;
+  audit: {
+    ok: boolean;
+    stock: number;
+    held: number;
+    oversold: number;
+    duplicateOrders: number;
+    lostReservations: number;
+  } | null;
+  error?: string;
+}
+
+export interface DemoRun {
+  id: string;
+  status: 'running' | 'finished' | 'failed';
+  stock: number;
+  buyers: number;
+  createdAt: string;
+  finishedAt: string | null;
+  results: DemoStrategyResult[];
+  error?: string;
 }
 
 export interface Audit {
@@ -79,6 +136,8 @@ export interface SaleDashboard {
   queue: { waiting: number; active: number; delayed: number; failed: number };
   purchases: number;
   sampledAt: string;
+  /** Orders per second over the last two minutes (older API versions send none). */
+  history?: { at: string; purchases: number }[];
 }
 
 export interface CreateSaleInput {

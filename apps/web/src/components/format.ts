@@ -22,3 +22,19 @@ export function formatDuration(totalSeconds: number): string {
   if (h > 0) return `${h}:${pad(m)}:${pad(s)}`;
   return `${m}:${pad(s)}`;
 }
+
+/** A span of time in words for a sentence: 10 → "10 seconds", 90 → "1 minute 30 seconds", 600 → "10 minutes". */
+export function formatSpan(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.round(totalSeconds));
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 60) return plural(seconds, 'second');
+  const hours = Math.floor(seconds / 3_600);
+  const minutes = Math.floor((seconds % 3_600) / 60);
+  const rest = seconds % 60;
+  const parts = [
+    hours ? plural(hours, 'hour') : '',
+    minutes ? plural(minutes, 'minute') : '',
+    rest ? plural(rest, 'second') : '',
+  ];
+  return parts.filter(Boolean).join(' ');
+}

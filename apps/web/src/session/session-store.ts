@@ -1,8 +1,9 @@
 import type { GuestSession } from '../api/types';
 
 /**
- * Who is signed in, kept in the browser: the guest's session in localStorage (it survives a reload
- * and a new tab, like a shop's login), the admin token in sessionStorage (it ends with the tab).
+ * Who is signed in, kept in the browser's localStorage: the shopper's session and the admin token
+ * both survive a reload and are shared by every tab (a new tab must not ask to sign in again; the
+ * `storage` event keeps open tabs in step, see use-session.ts). The admin token expires on the server.
  * A tiny external store so React reads it with useSyncExternalStore and every tab-local change renders.
  */
 const GUEST_KEY = 'flashbuy.guest';
@@ -36,7 +37,7 @@ class SessionStore {
   private load(): SessionState {
     return {
       guest: read<GuestSession>(localStorage, GUEST_KEY),
-      adminToken: read<string>(sessionStorage, ADMIN_KEY),
+      adminToken: read<string>(localStorage, ADMIN_KEY),
     };
   }
 
@@ -53,7 +54,7 @@ class SessionStore {
   }
 
   setAdminToken(adminToken: string | null): void {
-    write(sessionStorage, ADMIN_KEY, adminToken);
+    write(localStorage, ADMIN_KEY, adminToken);
     this.update({ ...this.state, adminToken });
   }
 

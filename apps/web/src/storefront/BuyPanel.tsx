@@ -1,8 +1,7 @@
-import type { SaleStatus } from '@flash-sale/domain';
-import { useQuery } from '@tanstack/react-query';
+import { ErrorCode, type SaleStatus } from '@flash-sale/domain';
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
-import { api, queryKeys } from '../api/endpoints';
+import { isApiError } from '../api/api-error';
 import type { GuestSession, Sale } from '../api/types';
 import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
@@ -10,6 +9,7 @@ import { formatMoney } from '../components/format';
 import { StockMeter } from '../components/StockMeter';
 import { OrderTracker } from './OrderTracker';
 import { useBuyFlow } from './use-buy-flow';
+import { useMyOrdersInSale } from './use-held-units';
 
 /** At most this many units in the quantity picker, whatever the per-user limit. */
 const MAX_PICKER_QUANTITY = 10;
@@ -24,22 +24,30 @@ export function BuyPanel({ sale, status, guest }: BuyPanelProps) {
   return (
     <aside className="buy-panel-column" aria-label="Buy">
       <div className="card buy-panel">
-        <span className="buy-panel__price">{formatMoney(sale.priceCents)}</span>
-        <StockMeter remaining={sale.remaining} stock={sale.stock} />
-        <SaleWindowNotice sale={sale} status={status} />
+        <div className="buy-panel__head">
+          <span className="buy-panel__price">{formatMoney(sale.priceCents)}</span>
+          <StockMeter remaining={sale.remaining} stock={sale.stock} />
+        </div>
         {guest ? (
           <BuyControls sale={sale} status={status} guest={guest} />
         ) : (
-          <Link className="button button--large" to={`/sign-in?next=${encodeURIComponent(`/sales/${sale.id}`)}`}>
-            Sign in to buy
-          </Link>
+          <>
+            <SaleWindowNotice sale={sale} status={status} />
+            <Link className="button button--large" to={`/sign-in?next=${encodeURIComponent(`/sales/${sale.id}`)}`}>
+              Sign in to buy
+            </Link>
+          </>
         )}
       </div>
     </aside>
   );
 }
 
-function SaleWindowNotice({ sale, status }: { sale: Sale; status: SaleStatus }) {
+/**
+ * The sale's window in one line or box. `holding`: the shopper already has units here — then a sold-out
+ * sale is their success, not a refusal, and is not announced as "Sold out" above their own order.
+ */
+function SaleWindowNotice({ sale, status, holding = false }: { sale: Sale; status: SaleStatus; holding?: boolean }) {
   switch (status) {
     case 'upcoming':
       return (
@@ -55,8 +63,9 @@ function SaleWindowNotice({ sale, status }: { sale: Sale; status: SaleStatus }) 
         </p>
       );
     case 'sold_out':
+      if (holding) return <p className="field__hint">Every unit is now claimed — yours is safe below.</p>;
       return (
-        <div className="notice notice--warning">
+        <div className="notice notice--warning" role="status">
           <strong className="notice__title">Sold out</strong>
           <span>Every unit is claimed. Units from unpaid or cancelled orders come back — check again soon.</span>
         </div>
@@ -74,24 +83,43 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
   const [quantity, setQuantity] = useState(1);
   const quantityId = useId();
   const flow = useBuyFlow(sale.id, guest);
-  const myOrders = useQuery({
-    queryKey: queryKeys.orders(guest.user.id),
-    queryFn: ({ signal }) => api.listOrders(guest.token, signal),
-  });
+  const { mine: mineHere, held } = useMyOrdersInSale(sale.id, guest);
   // The order to follow: the one just bought, else this shopper's latest in this sale (after a reload).
-  const latestHere = myOrders.data?.find((order) => order.saleId === sale.id);
+  const latestHere = mineHere[0];
   const followed = flow.state.phase === 'accepted' ? flow.state.order.orderNo : latestHere?.orderNo;
-  const maxQuantity = Math.min(sale.perUserLimit, MAX_PICKER_QUANTITY);
+  const left = Math.max(0, sale.perUserLimit - held);
+  const atLimit = left === 0;
+  const maxQuantity = Math.min(left, MAX_PICKER_QUANTITY);
+  const chosen = Math.min(quantity, Math.max(1, maxQuantity));
+
+  // A refusal is about the moment it was given: once the sale, the stock or the shopper's orders move
+  // (paid, units returned, sold out for everyone…) it no longer describes the page and is not shown.
+  const context = `${status}|${sale.remaining > 0}|${held}|${latestHere?.status ?? ''}`;
+  const refusal = flow.state.phase === 'refused' ? flow.state : undefined;
+  // Once the page has moved on from a refusal it stays dismissed, even if the page comes back to what
+  // it showed then (the stock returned: "sold out" is no longer the news). State adjusted during
+  // render, React's pattern for information from earlier renders.
+  const [dismissed, setDismissed] = useState<unknown>(null);
+  if (refusal && !refusal.outcomeUnknown && refusal.context !== context && dismissed !== refusal) {
+    setDismissed(refusal);
+  }
+  const showRefusal =
+    refusal &&
+    refusal !== dismissed &&
+    (refusal.outcomeUnknown || refusal.context === context) &&
+    // The sold-out box already says it: not twice.
+    !(status === 'sold_out' && isApiError(refusal.error, ErrorCode.SoldOut));
 
   return (
     <>
-      {maxQuantity > 1 && (
+      <SaleWindowNotice sale={sale} status={status} holding={held > 0} />
+      {maxQuantity > 1 && status === 'live' && (
         <div className="field">
           <label htmlFor={quantityId}>Quantity</label>
           <select
             id={quantityId}
             className="select"
-            value={quantity}
+            value={chosen}
             onChange={(event) => setQuantity(Number(event.target.value))}
             disabled={flow.busy}
           >
@@ -106,8 +134,8 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
       <button
         type="button"
         className="button button--large"
-        onClick={() => void flow.buy(quantity)}
-        disabled={status !== 'live' || flow.busy}
+        onClick={() => void flow.buy(chosen, context)}
+        disabled={status !== 'live' || flow.busy || atLimit}
         aria-busy={flow.busy}
         aria-describedby={`${quantityId}-buy-hint`}
       >
@@ -121,19 +149,23 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
               : 'Buy now'}
       </button>
       <p id={`${quantityId}-buy-hint`} className="field__hint">
-        Limit {sale.perUserLimit} per customer. You pay after your unit is reserved.
+        {atLimit
+          ? `You have ${held} of ${sale.perUserLimit} — the most one customer may buy here.`
+          : held > 0
+            ? `You have ${held}; you may buy ${left} more.`
+            : `Limit ${sale.perUserLimit} per customer. You pay after your unit is reserved.`}
       </p>
-      {flow.state.phase === 'refused' && (
+      {showRefusal && (
         <div>
-          <ErrorNotice error={flow.state.error} />
-          {flow.state.outcomeUnknown && (
+          <ErrorNotice error={refusal.error} />
+          {refusal.outcomeUnknown && (
             <p className="field__hint">
               Pressing Buy now again is safe: it retries the same purchase and can never buy twice.
             </p>
           )}
         </div>
       )}
-      {followed && <OrderTracker key={followed} orderNo={followed} guest={guest} />}
+      {followed && <OrderTracker key={followed} orderNo={followed} guest={guest} compact />}
     </>
   );
 }

@@ -1,6 +1,7 @@
 import type { OrderStatus } from '@flash-sale/domain';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
+import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import type { GuestSession, Order } from '../api/types';
 import { orderStatusLabel } from '../components/badges';
@@ -21,9 +22,20 @@ const STEPS: { label: string; reached: readonly OrderStatus[] }[] = [
 
 /**
  * Follows one order from QUEUED (reserved in Redis, its MySQL row on the way) to PENDING_PAYMENT,
- * then lets the owner pay or cancel. Polls while the order can still change by itself.
+ * then lets the owner pay or cancel. Polls while the order can still change by itself. `compact`: on
+ * the sale's own page, which already names the sale; elsewhere the order names and links its sale.
  */
-export function OrderTracker({ orderNo, guest, initial }: { orderNo: string; guest: GuestSession; initial?: Order }) {
+export function OrderTracker({
+  orderNo,
+  guest,
+  initial,
+  compact = false,
+}: {
+  orderNo: string;
+  guest: GuestSession;
+  initial?: Order;
+  compact?: boolean;
+}) {
   const queryClient = useQueryClient();
   const headingId = useId();
   const order = useQuery({
@@ -36,6 +48,13 @@ export function OrderTracker({ orderNo, guest, initial }: { orderNo: string; gue
       if (status === 'PENDING_PAYMENT') return PENDING_POLL_MS;
       return false;
     },
+  });
+
+  const saleId = order.data?.saleId ?? '';
+  const sale = useQuery({
+    queryKey: queryKeys.sale(saleId),
+    queryFn: ({ signal }) => api.getSale(saleId, signal),
+    enabled: !compact && saleId !== '',
   });
 
   const settle = (updated: Order) => {
@@ -62,6 +81,11 @@ export function OrderTracker({ orderNo, guest, initial }: { orderNo: string; gue
   return (
     <section className="card order-summary" aria-labelledby={headingId}>
       <h2 id={headingId}>Your order</h2>
+      {!compact && (
+        <p className="order-summary__sale">
+          <Link to={`/sales/${encodeURIComponent(current.saleId)}`}>{sale.data?.name ?? `Sale ${current.saleId}`}</Link>
+        </p>
+      )}
       <ol className="order-progress" aria-label="Order progress">
         {STEPS.map((step, index) => {
           const reached = step.reached.includes(current.status);
@@ -86,6 +110,18 @@ export function OrderTracker({ orderNo, guest, initial }: { orderNo: string; gue
         {current.status === 'CANCELLED' && ' — the unit went back on sale.'}
         {current.status === 'FAILED' && ' — we could not confirm this order; nothing was charged.'}
       </p>
+      {pay.isError && <ErrorNotice error={pay.error} title="Payment did not go through" />}
+      {cancel.isError && <ErrorNotice error={cancel.error} title="Could not cancel" />}
+      {current.status === 'PENDING_PAYMENT' && (
+        <div className="button-row">
+          <button type="button" className="button" onClick={() => pay.mutate()} disabled={busy}>
+            {pay.isPending ? 'Paying…' : `Pay ${formatMoney(current.amountCents)}`}
+          </button>
+          <button type="button" className="button button--secondary" onClick={() => cancel.mutate()} disabled={busy}>
+            {cancel.isPending ? 'Cancelling…' : 'Cancel order'}
+          </button>
+        </div>
+      )}
       <dl className="facts">
         <dt>Order number</dt>
         <dd className="mono">{current.orderNo}</dd>
@@ -101,19 +137,13 @@ export function OrderTracker({ orderNo, guest, initial }: { orderNo: string; gue
             </dd>
           </>
         )}
+        {current.paymentReference && (
+          <>
+            <dt>Payment reference</dt>
+            <dd className="mono">{current.paymentReference}</dd>
+          </>
+        )}
       </dl>
-      {pay.isError && <ErrorNotice error={pay.error} title="Payment did not go through" />}
-      {cancel.isError && <ErrorNotice error={cancel.error} title="Could not cancel" />}
-      {current.status === 'PENDING_PAYMENT' && (
-        <div className="button-row">
-          <button type="button" className="button" onClick={() => pay.mutate()} disabled={busy}>
-            {pay.isPending ? 'Paying…' : `Pay ${formatMoney(current.amountCents)}`}
-          </button>
-          <button type="button" className="button button--secondary" onClick={() => cancel.mutate()} disabled={busy}>
-            {cancel.isPending ? 'Cancelling…' : 'Cancel order'}
-          </button>
-        </div>
-      )}
     </section>
   );
 }

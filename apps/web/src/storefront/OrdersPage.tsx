@@ -46,7 +46,7 @@ function OrderList({ guest }: { guest: GuestSession }) {
   }
   return (
     <div className="card table-wrap">
-      <table className="table">
+      <table className="table table--cards">
         <caption className="visually-hidden">Your orders</caption>
         <thead>
           <tr>
@@ -65,18 +65,24 @@ function OrderList({ guest }: { guest: GuestSession }) {
         <tbody>
           {orders.data.map((order) => (
             <tr key={order.orderNo}>
-              <td>
+              <td data-label="Order">
                 <Link className="mono" to={`/orders/${encodeURIComponent(order.orderNo)}`}>
                   {order.orderNo}
                 </Link>
               </td>
-              <td>
+              <td data-label="Status">
                 <OrderStatusBadge status={order.status} />
               </td>
-              <td>{saleName(order.saleId)}</td>
-              <td>{formatDateTime(order.createdAt)}</td>
-              <td className="number">{order.quantity}</td>
-              <td className="number">{formatMoney(order.amountCents)}</td>
+              <td data-label="Sale">
+                <Link to={`/sales/${encodeURIComponent(order.saleId)}`}>{saleName(order.saleId)}</Link>
+              </td>
+              <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
+              <td data-label="Qty" className="number">
+                {order.quantity}
+              </td>
+              <td data-label="Total" className="number">
+                {formatMoney(order.amountCents)}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -11,7 +11,7 @@ export function RequireGuest({ children }: { children: (guest: GuestSession) => 
   return (
     <section className="empty-state card">
       <h1>Sign in to see your orders</h1>
-      <p>Your orders belong to your guest account in this browser.</p>
+      <p>Sign in with your account to find your orders on any device.</p>
       <Link className="button" to={`/sign-in?next=${encodeURIComponent(location.pathname)}`}>
         Sign in
       </Link>

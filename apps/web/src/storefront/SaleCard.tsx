@@ -13,7 +13,8 @@ export function SaleCard({ sale }: { sale: Sale }) {
       <div className="sale-card__body">
         <div className="button-row">
           <SaleStatusBadge status={sale.status} />
-          {sale.strategy !== 'redis-lua' && <StrategyBadge strategy={sale.strategy} />}
+          {/* Shoppers see how a sale sells only when it can oversell (the teaching strategy): then it is labelled. */}
+          {sale.strategy === 'naive-unsafe' && <StrategyBadge strategy={sale.strategy} />}
         </div>
         <h2 className="sale-card__title">
           <Link to={`/sales/${sale.id}`}>{sale.name}</Link>

@@ -60,7 +60,7 @@ describe('guest sign-in', () => {
       http.get('/api/sales', () => HttpResponse.json([])),
     );
     const user = userEvent.setup();
-    const { router } = renderApp('/sign-in?next=/orders', { guest: null });
+    const { router } = renderApp('/sign-in?mode=guest&next=/orders', { guest: null });
     await user.type(await screen.findByLabelText('Your name'), '  Grace ');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     expect(await screen.findByRole('heading', { name: 'My orders' })).toBeInTheDocument();
@@ -77,7 +77,7 @@ describe('guest sign-in', () => {
       http.get('/api/sales', () => HttpResponse.json([])),
     );
     const user = userEvent.setup();
-    const { router } = renderApp('/sign-in?next=//evil.example', { guest: null });
+    const { router } = renderApp('/sign-in?mode=guest&next=//evil.example', { guest: null });
     await user.type(await screen.findByLabelText('Your name'), 'G');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     await screen.findByRole('heading', { name: 'Flash sales' });

@@ -15,7 +15,8 @@ export type BuyState =
   /** The API said "nothing happened, come back in `seconds`" (429 or a load-shedding 503): waiting to. */
   | { phase: 'waiting'; seconds: number }
   | { phase: 'accepted'; order: PurchaseAccepted }
-  | { phase: 'refused'; error: unknown; outcomeUnknown: boolean };
+  /** `context`: what the page showed when the purchase was refused (see BuyPanel: a refusal is shown only while it holds). */
+  | { phase: 'refused'; error: unknown; outcomeUnknown: boolean; context?: string };
 
 /**
  * Whether the API's answer settles the purchase. A 4xx refusal does (sold out, limit reached…: the
@@ -80,7 +81,7 @@ export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepte
   const queryClient = useQueryClient();
 
   const run = useCallback(
-    async (quantity: number, resuming: boolean) => {
+    async (quantity: number, resuming: boolean, context?: string) => {
       if (!userId || !jwt || inFlight.current) return;
       inFlight.current = true;
       try {
@@ -108,7 +109,7 @@ export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepte
         const unknown = outcomeUnknown(error);
         if (!unknown) pendingPurchases.clear(userId, saleId);
         if (isApiError(error, ErrorCode.Unauthenticated)) sessionStore.setGuest(null); // expired sign-in
-        setState({ phase: 'refused', error, outcomeUnknown: unknown });
+        setState({ phase: 'refused', error, outcomeUnknown: unknown, context });
       } finally {
         inFlight.current = false;
         // Whatever happened, the stock count and the shopper's orders may have moved.
@@ -127,7 +128,7 @@ export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepte
     if (userId && pendingPurchases.get(userId, saleId)) void run(1, true);
   }, [run, saleId, userId]);
 
-  const buy = useCallback((quantity = 1) => run(quantity, false), [run]);
+  const buy = useCallback((quantity = 1, context?: string) => run(quantity, false, context), [run]);
   const busy =
     state.phase === 'requesting-token' ||
     state.phase === 'purchasing' ||

@@ -1,7 +1,11 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { server } from './server';
+
+// findBy* waits up to 1 s by default; the first render of a file (lazy routes, module loading) can take
+// longer on a busy CI machine. A real failure still fails, only later.
+configure({ asyncUtilTimeout: 4_000 });
 
 // Every request a component makes is answered by the test's own handlers (msw); one nobody expected
 // fails the test instead of silently hanging.

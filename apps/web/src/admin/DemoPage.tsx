@@ -1,0 +1,255 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, lazy, Suspense, useId, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, queryKeys } from '../api/endpoints';
+import type { DemoRun, DemoStrategyResult } from '../api/types';
+import { StrategyBadge } from '../components/badges';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { formatDateTime } from '../components/format';
+import { asAdmin } from './admin-request';
+
+const DemoPlot = lazy(() => import('./DemoPlot'));
+
+/** The API's bounds (POST /api/admin/demo-runs): the form says them before the server has to. */
+const MAX_STOCK = 500;
+const MAX_BUYERS = 2_000;
+const POLL_MS = 500;
+
+const PHASE_LABEL: Record<DemoStrategyResult['phase'], string> = {
+  waiting: 'waiting',
+  preparing: 'creating the sale, handing out tokens',
+  buying: 'buyers are buying',
+  settling: 'writing orders, auditing',
+  done: 'done',
+  failed: 'failed',
+};
+
+/**
+ * The oversell demonstration in one click: the server makes one sale per strategy, fires the same
+ * burst of distinct buyers at each through its own API, and audits every sale. The run id is in the
+ * URL, so a reload (or a colleague's tab) shows the same run.
+ */
+export function DemoPage() {
+  const [params, setParams] = useSearchParams();
+  const runId = params.get('run') ?? '';
+  const [stock, setStock] = useState(50);
+  const [buyers, setBuyers] = useState(500);
+  const ids = { stock: useId(), buyers: useId() };
+  const queryClient = useQueryClient();
+
+  const start = useMutation({
+    mutationFn: () => asAdmin((token) => api.startDemoRun({ stock, buyers }, token)),
+    onSuccess: ({ id }) => {
+      setParams({ run: id }, { replace: false });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.demoRuns });
+    },
+  });
+  const run = useQuery({
+    queryKey: queryKeys.demoRun(runId),
+    queryFn: ({ signal }) => asAdmin((token) => api.demoRun(runId, token, signal)),
+    enabled: runId !== '',
+    refetchInterval: (query) => (query.state.data?.status === 'running' || !query.state.data ? POLL_MS : false),
+  });
+  const runs = useQuery({
+    // Keyed by the shown run's status too: the list is read again when that run finishes.
+    queryKey: [...queryKeys.demoRuns, run.data?.status ?? 'none'],
+    queryFn: ({ signal }) => asAdmin((token) => api.demoRuns(token, signal)),
+    refetchInterval: run.data?.status === 'running' ? 2_000 : false,
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!start.isPending) start.mutate();
+  };
+  const running = run.data?.status === 'running';
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <h1>Oversell demo</h1>
+          <p>
+            One sale per strategy, the same burst of distinct buyers at each, at the same moment — then every sale is
+            audited. <strong>naive-unsafe</strong> reads, checks and writes without a guard, so concurrent buyers
+            overwrite each other’s stock update and it promises more units than exist. The others never do.
+          </p>
+        </div>
+      </div>
+      <form className="card panel demo-form" onSubmit={submit}>
+        <div className="field">
+          <label htmlFor={ids.stock}>Stock (units per sale)</label>
+          <input
+            id={ids.stock}
+            className="input"
+            type="number"
+            min={1}
+            max={MAX_STOCK}
+            value={stock}
+            onChange={(event) => setStock(Number(event.target.value))}
+            required
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.buyers}>Buyers (one unit each, all at once)</label>
+          <input
+            id={ids.buyers}
+            className="input"
+            type="number"
+            min={1}
+            max={MAX_BUYERS}
+            value={buyers}
+            onChange={(event) => setBuyers(Number(event.target.value))}
+            required
+          />
+        </div>
+        <button type="submit" className="button button--large" disabled={start.isPending || running}>
+          {start.isPending || running ? 'Running…' : 'Run the demo'}
+        </button>
+      </form>
+      {start.isError && <ErrorNotice error={start.error} title="Could not start the demo" />}
+      {run.isError && <ErrorNotice error={run.error} title="Could not load the run" />}
+      {run.data && <DemoRunView run={run.data} />}
+      <section className="card panel" aria-labelledby="demo-history">
+        <h2 id="demo-history">Earlier runs</h2>
+        {runs.isError && <ErrorNotice error={runs.error} />}
+        {runs.data && runs.data.length === 0 && <p>None yet.</p>}
+        {runs.data && runs.data.length > 0 && (
+          <ul className="demo-runs">
+            {runs.data.map((item) => (
+              <li key={item.id}>
+                <Link
+                  to={`/admin/demo?run=${encodeURIComponent(item.id)}`}
+                  aria-current={item.id === runId ? 'true' : undefined}
+                >
+                  {formatDateTime(item.createdAt)}
+                </Link>{' '}
+                — {item.buyers} buyers, {item.stock} units · {item.status} · {runSummary(item)}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}
+
+function runSummary(run: DemoRun): string {
+  return run.results
+    .filter((result) => result.oversold !== null)
+    .map((result) => `${result.strategy} oversold ${result.oversold}`)
+    .join(', ');
+}
+
+function DemoRunView({ run }: { run: DemoRun }) {
+  const n = (value: number | null, suffix = '') => (value === null ? '—' : `${value.toLocaleString('en-US')}${suffix}`);
+  return (
+    <section className="card panel" aria-labelledby="demo-results" aria-busy={run.status === 'running'}>
+      <h2 id="demo-results">
+        {run.status === 'running' ? 'Running' : run.status === 'failed' ? 'Run failed' : 'Results'}: {run.buyers}{' '}
+        buyers, {run.stock} units per sale
+      </h2>
+      {run.error && (
+        <p className="notice notice--error" role="alert">
+          {run.error}
+        </p>
+      )}
+      <div className="table-wrap">
+        <table className="table table--cards demo-table">
+          <caption className="visually-hidden">Results per strategy</caption>
+          <thead>
+            <tr>
+              <th scope="col">Strategy</th>
+              <th scope="col" className="number">
+                Accepted
+              </th>
+              <th scope="col" className="number">
+                Refused
+              </th>
+              <th scope="col" className="number">
+                Errors
+              </th>
+              <th scope="col" className="number">
+                Oversold
+              </th>
+              <th scope="col" className="number">
+                Req/s
+              </th>
+              <th scope="col" className="number">
+                p50 / p95
+              </th>
+              <th scope="col">Audit</th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.results.map((result) => (
+              <tr key={result.strategy} data-strategy={result.strategy}>
+                <th scope="row" data-label="Strategy">
+                  <StrategyBadge strategy={result.strategy} />
+                  {result.phase !== 'done' && (
+                    <span className="demo-table__phase">
+                      {PHASE_LABEL[result.phase]}
+                      {result.phase === 'buying' && ` (${result.sent}/${run.buyers})`}
+                      {result.error && `: ${result.error}`}
+                    </span>
+                  )}
+                </th>
+                <td data-label="Accepted" className="number">
+                  {n(result.accepted)}
+                </td>
+                <td data-label="Refused" className="number">
+                  {n(result.refused)}
+                </td>
+                <td data-label="Errors" className="number">
+                  {n(result.errors)}
+                </td>
+                <td data-label="Oversold" className={`number${result.oversold ? ' demo-table__oversold' : ''}`}>
+                  {n(result.oversold)}
+                </td>
+                <td data-label="Req/s" className="number">
+                  {n(result.requestsPerSecond)}
+                </td>
+                <td data-label="p50 / p95" className="number demo-table__latency">
+                  {n(result.p50Ms && Math.round(result.p50Ms))} / {n(result.p95Ms && Math.round(result.p95Ms), ' ms')}
+                </td>
+                <td data-label="Audit">
+                  {result.audit ? (
+                    result.audit.ok ? (
+                      <span className="badge badge--ok">ok</span>
+                    ) : (
+                      <span
+                        className="badge badge--unsafe"
+                        title={`${result.audit.held} units held of ${result.audit.stock}`}
+                      >
+                        not ok
+                      </span>
+                    )
+                  ) : (
+                    '—'
+                  )}
+                  {result.saleId && (
+                    <>
+                      {' '}
+                      <Link to={`/admin/sales/${encodeURIComponent(result.saleId)}`} className="admin-small">
+                        sale
+                      </Link>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <figure className="demo-chart">
+        <div className="demo-chart__plot" aria-hidden="true">
+          <Suspense fallback={null}>
+            <DemoPlot results={run.results} stock={run.stock} />
+          </Suspense>
+        </div>
+        <figcaption className="admin-small">
+          Units promised to buyers (accepted) and units oversold, against the stock, per strategy.
+        </figcaption>
+      </figure>
+    </section>
+  );
+}

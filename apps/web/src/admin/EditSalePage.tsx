@@ -1,0 +1,143 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, queryKeys } from '../api/endpoints';
+import type { Sale, UpdateSaleInput } from '../api/types';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { asAdmin } from './admin-request';
+
+/** A `datetime-local` value (browser-local time, minutes) for an ISO instant, and back. */
+function toLocalInput(iso: string): string {
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Ends a sale now: `endsAt` = now, after which the API refuses purchases as SALE_ENDED. */
+export function useEndSaleNow() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (saleId: string) =>
+      asAdmin((token) => api.updateSale(saleId, { endsAt: new Date().toISOString() }, token)),
+    onSuccess: (sale) => {
+      queryClient.setQueryData(queryKeys.sale(sale.id), sale);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sales });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.dashboard(sale.id) });
+    },
+  });
+}
+
+/** Name, description, picture and end of a sale (API.md `PATCH /api/admin/sales/:id`); stock is not editable. */
+export function EditSalePage() {
+  const { saleId = '' } = useParams();
+  const sale = useQuery({ queryKey: queryKeys.sale(saleId), queryFn: ({ signal }) => api.getSale(saleId, signal) });
+  if (sale.isPending) return <p aria-live="polite">Loading the sale…</p>;
+  if (sale.isError) return <ErrorNotice error={sale.error} title="Could not load the sale" />;
+  return <EditSaleForm key={sale.data.id} sale={sale.data} />;
+}
+
+function EditSaleForm({ sale }: { sale: Sale }) {
+  const [name, setName] = useState(sale.name);
+  const [description, setDescription] = useState(sale.description ?? '');
+  const [imageUrl, setImageUrl] = useState(sale.imageUrl ?? '');
+  const [endsAt, setEndsAt] = useState(toLocalInput(sale.endsAt));
+  const ids = { name: useId(), description: useId(), imageUrl: useId(), endsAt: useId() };
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const dashboard = `/admin/sales/${encodeURIComponent(sale.id)}`;
+  const save = useMutation({
+    mutationFn: (input: UpdateSaleInput) => asAdmin((token) => api.updateSale(sale.id, input, token)),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(queryKeys.sale(updated.id), updated);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.sales });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.dashboard(updated.id) });
+      void navigate(dashboard);
+    },
+  });
+  const endNow = useEndSaleNow();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const input: UpdateSaleInput = { name: name.trim(), description, imageUrl: imageUrl.trim() };
+    const end = new Date(endsAt);
+    if (!Number.isNaN(end.getTime()) && toLocalInput(sale.endsAt) !== endsAt) input.endsAt = end.toISOString();
+    save.mutate(input);
+  };
+  const ended = sale.status === 'ended';
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <p className="admin-small">
+            <Link to={dashboard}>← Dashboard</Link>
+          </p>
+          <h1>Edit “{sale.name}”</h1>
+          <p>Stock cannot change after creation: every unit is accounted for by the books.</p>
+        </div>
+        <button
+          type="button"
+          className="button button--danger"
+          onClick={() => endNow.mutate(sale.id)}
+          disabled={ended || endNow.isPending}
+        >
+          {ended ? 'Ended' : endNow.isPending ? 'Ending…' : 'End sale now'}
+        </button>
+      </div>
+      {endNow.isError && <ErrorNotice error={endNow.error} title="Could not end the sale" />}
+      {endNow.isSuccess && (
+        <p className="notice notice--info" role="status">
+          The sale has ended: purchases are refused from now on.
+        </p>
+      )}
+      <form className="card panel form" onSubmit={submit}>
+        <div className="field">
+          <label htmlFor={ids.name}>Name</label>
+          <input
+            id={ids.name}
+            className="input"
+            value={name}
+            maxLength={120}
+            required
+            onChange={(e) => setName(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.description}>Description</label>
+          <textarea
+            id={ids.description}
+            className="input"
+            rows={3}
+            maxLength={2000}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.imageUrl}>Image URL</label>
+          <input
+            id={ids.imageUrl}
+            className="input"
+            type="url"
+            maxLength={500}
+            value={imageUrl}
+            onChange={(e) => setImageUrl(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.endsAt}>Ends at</label>
+          <input
+            id={ids.endsAt}
+            className="input"
+            type="datetime-local"
+            value={endsAt}
+            onChange={(e) => setEndsAt(e.target.value)}
+          />
+        </div>
+        {save.isError && <ErrorNotice error={save.error} title="Could not save" />}
+        <button type="submit" className="button" disabled={save.isPending || !name.trim()}>
+          {save.isPending ? 'Saving…' : 'Save changes'}
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,174 @@
+import { ORDER_STATUSES } from '@flash-sale/domain';
+import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, queryKeys } from '../api/endpoints';
+import { OrderStatusBadge } from '../components/badges';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { formatDateTime, formatMoney } from '../components/format';
+import { asAdmin } from './admin-request';
+
+/**
+ * A sale's orders for its admin: filter by status, search by order number (its start), user id or
+ * account name, page on with "Load more" (the API's cursor), and download every order as CSV. The
+ * filter and search live in the URL, so a result can be shared and survives a reload.
+ */
+export function SaleOrdersPage() {
+  const { saleId = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const status = params.get('status') ?? '';
+  const q = params.get('q') ?? '';
+  const [searchText, setSearchText] = useState(q);
+  const statusId = useId();
+  const searchId = useId();
+
+  const sale = useQuery({ queryKey: queryKeys.sale(saleId), queryFn: ({ signal }) => api.getSale(saleId, signal) });
+  const orders = useInfiniteQuery({
+    queryKey: queryKeys.saleOrders(saleId, status, q),
+    queryFn: ({ pageParam, signal }) =>
+      asAdmin((token) => api.saleOrders(saleId, { status, q, cursor: pageParam }, token, signal)),
+    initialPageParam: '',
+    getNextPageParam: (page) => page.next,
+  });
+  const download = useMutation({
+    mutationFn: () => asAdmin((token) => api.saleOrdersCsv(saleId, token)),
+    onSuccess: (blob) => {
+      // A link to the Blob, clicked: the browser saves it under the given name.
+      const url = URL.createObjectURL(blob);
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `sale-${saleId}-orders.csv`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    },
+  });
+
+  const update = (next: { status?: string; q?: string }) => {
+    const merged = new URLSearchParams(params);
+    for (const [key, value] of Object.entries(next)) {
+      if (value) merged.set(key, value);
+      else merged.delete(key);
+    }
+    setParams(merged, { replace: true });
+  };
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    update({ q: searchText.trim() });
+  };
+  const items = orders.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <>
+      <div className="page-header">
+        <div>
+          <p className="admin-small">
+            <Link to={`/admin/sales/${encodeURIComponent(saleId)}`}>← Dashboard</Link>
+          </p>
+          <h1>Orders{sale.data ? ` — ${sale.data.name}` : ''}</h1>
+          <p>Written orders, newest first. A reservation appears here once the worker has written it.</p>
+        </div>
+        <button type="button" className="button" onClick={() => download.mutate()} disabled={download.isPending}>
+          {download.isPending ? 'Preparing…' : 'Download CSV'}
+        </button>
+      </div>
+      {download.isError && <ErrorNotice error={download.error} title="Could not export the orders" />}
+      <form className="card panel orders-filter" onSubmit={search} role="search" aria-label="Filter orders">
+        <div className="field">
+          <label htmlFor={statusId}>Status</label>
+          <select
+            id={statusId}
+            className="select"
+            value={status}
+            onChange={(event) => update({ status: event.target.value })}
+          >
+            <option value="">Any status</option>
+            {ORDER_STATUSES.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field orders-filter__search">
+          <label htmlFor={searchId}>Order number, user id or account name</label>
+          <input
+            id={searchId}
+            className="input"
+            type="search"
+            value={searchText}
+            maxLength={64}
+            onChange={(event) => setSearchText(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button button--secondary">
+          Search
+        </button>
+      </form>
+      {orders.isPending && <p aria-live="polite">Loading orders…</p>}
+      {orders.isError && <ErrorNotice error={orders.error} title="Could not load the orders" />}
+      {orders.isSuccess && items.length === 0 && (
+        <div className="empty-state card">
+          <h2>No orders{status || q ? ' match' : ' yet'}</h2>
+        </div>
+      )}
+      {items.length > 0 && (
+        <div className="card table-wrap">
+          <table className="table table--cards">
+            <caption className="visually-hidden">Orders of the sale</caption>
+            <thead>
+              <tr>
+                <th scope="col">Order</th>
+                <th scope="col">Status</th>
+                <th scope="col">Buyer</th>
+                <th scope="col">Placed</th>
+                <th scope="col" className="number">
+                  Qty
+                </th>
+                <th scope="col" className="number">
+                  Total
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((order) => (
+                <tr key={order.orderNo}>
+                  <td data-label="Order" className="mono">
+                    {order.orderNo}
+                  </td>
+                  <td data-label="Status">
+                    <OrderStatusBadge status={order.status} />
+                  </td>
+                  <td data-label="Buyer">
+                    {order.userName ?? <span className="admin-muted">guest</span>}{' '}
+                    <span className="mono admin-small">{order.userId}</span>
+                  </td>
+                  <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
+                  <td data-label="Qty" className="number">
+                    {order.quantity}
+                  </td>
+                  <td data-label="Total" className="number">
+                    {formatMoney(order.amountCents)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {orders.hasNextPage && (
+        <p>
+          <button
+            type="button"
+            className="button button--secondary"
+            onClick={() => void orders.fetchNextPage()}
+            disabled={orders.isFetchingNextPage}
+          >
+            {orders.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          </button>
+        </p>
+      )}
+    </>
+  );
+}
