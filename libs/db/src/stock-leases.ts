@@ -50,7 +50,7 @@ export class StockLeases {
     return singleFlight(this.loads, saleId, async () => {
       const sale = await this.repository.saleRow(saleId);
       if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
-      const redisEpoch = await this.saleRedis.epoch(saleId);
+      const redisEpoch = (await this.saleRedis.incarnation(saleId))?.epoch;
       const outcome =
         redisEpoch !== undefined && redisEpoch === sale.redisEpoch
           ? await this.load(saleId, sale, sale.redisEpoch, true)

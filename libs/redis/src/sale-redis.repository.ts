@@ -76,12 +76,6 @@ export class SaleRedisRepository {
     return { epoch: Number(meta[0]), reservedUnits: Number(meta[1] ?? 0), grants: new Set(grants) };
   }
 
-  /** The incarnation Redis sells the sale on, or `undefined` when Redis has no state for it. */
-  async epoch(saleId: string): Promise<number | undefined> {
-    const value = await this.client.hget(this.keys.sale(saleId).meta, 'epoch');
-    return value === null ? undefined : Number(value);
-  }
-
   async reservation(saleId: string, orderNo: string): Promise<ReservationRecord | undefined> {
     const value = await this.client.hget(this.keys.sale(saleId).reservations, orderNo);
     return value === null ? undefined : parseReservationRecord(orderNo, value);

@@ -27,6 +27,11 @@ const MAX_RESERVE_ATTEMPTS = 4;
 /** What a buyer is told when the answer cannot be given safely now but can be in a moment. */
 const RETRY_SECONDS = 1;
 
+/** `503` + `retry-after`: nothing happened, and the same submit token gets its true answer shortly. */
+function notNow(message: string): RetryLaterError {
+  return new RetryLaterError(ErrorCode.Unavailable, message, RETRY_SECONDS);
+}
+
 /**
  * The purchase path of DESIGN.md steps 2–4 — submit token, one reservation script, enqueue — and the
  * dispatch to the MySQL-only strategies of a sale that asked for one.
@@ -105,11 +110,7 @@ export class PurchaseService {
     const replayed = await this.dbPurchase.orderOfToken(token, user.id);
     if (replayed) return replayed;
     if (!this.tokens.issuedWithoutRedis(token)) {
-      throw new RetryLaterError(
-        ErrorCode.Unavailable,
-        'Purchases are paused for a moment; retry with the same token',
-        RETRY_SECONDS,
-      );
+      throw notNow('Purchases are paused for a moment; retry with the same token');
     }
     this.reloadAfterFallback.add(sale.id);
     try {
@@ -120,11 +121,7 @@ export class PurchaseService {
       // MySQL's own units are gone, but Redis may still hold leased ones: not sold out, not yet.
       const soldOut = error instanceof DomainError && error.code === ErrorCode.SoldOut;
       if (soldOut && (await this.leases.unitsOutsideMySql(sale.id)).leased > 0) {
-        throw new RetryLaterError(
-          ErrorCode.Unavailable,
-          'The last units are with a service that is down; retry with the same token',
-          RETRY_SECONDS,
-        );
+        throw notNow('The last units are with a service that is down; retry with the same token');
       }
       throw error;
     }
@@ -176,11 +173,7 @@ export class PurchaseService {
               continue;
             }
             if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
-              throw new RetryLaterError(
-                ErrorCode.Unavailable,
-                'The last units are being recounted after an outage; retry with the same token',
-                RETRY_SECONDS,
-              );
+              throw notNow('The last units are being recounted after an outage; retry with the same token');
             }
             // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
             this.soldOut.noteSoldOut(sale.id);
@@ -198,11 +191,7 @@ export class PurchaseService {
           throw refusal(result.code);
       }
     }
-    throw new RetryLaterError(
-      ErrorCode.Unavailable,
-      'Could not reserve right now; retry with the same token',
-      RETRY_SECONDS,
-    );
+    throw notNow('Could not reserve right now; retry with the same token');
   }
 
   private async accepted(
@@ -249,11 +238,7 @@ export class PurchaseService {
     if (this.config.purchase.durableAck !== 'replica') return;
     const confirmed = await this.saleRedis.waitForReplicas(1, this.config.purchase.durableAckTimeoutMs);
     if (confirmed < 1) {
-      throw new RetryLaterError(
-        ErrorCode.Unavailable,
-        'Your purchase is not confirmed yet; retry with the same token',
-        RETRY_SECONDS,
-      );
+      throw notNow('Your purchase is not confirmed yet; retry with the same token');
     }
   }
 }
