@@ -3,3 +3,4 @@ export * from './sale-keys';
 export * from './reservation-record';
 export * from './reservation-scripts';
 export * from './sale-redis.repository';
+export * from './sale-activity';

@@ -11,6 +11,12 @@ export class SaleKeys {
   readonly replays: string;
   readonly returned: string;
   readonly grants: string;
+  /**
+   * Stream: the reservations the workers have not written yet (the hand-off). The reservation script
+   * appends to it; the workers read it through the consumer group `HANDOFF_GROUP`, and delete what
+   * they wrote, so its length is the sale's unwritten backlog.
+   */
+  readonly handoff: string;
   private readonly base: string;
 
   constructor(
@@ -25,6 +31,7 @@ export class SaleKeys {
     this.replays = `${this.base}:replays`;
     this.returned = `${this.base}:returned`;
     this.grants = `${this.base}:grants`;
+    this.handoff = `${this.base}:handoff`;
   }
 
   token(token: string): string {
@@ -33,9 +40,21 @@ export class SaleKeys {
 
   /** Keys that make up the sale's state (token keys expire on their own). */
   all(): string[] {
-    return [this.meta, this.stock, this.buyers, this.reservations, this.replays, this.returned, this.grants];
+    return [
+      this.meta,
+      this.stock,
+      this.buyers,
+      this.reservations,
+      this.replays,
+      this.returned,
+      this.grants,
+      this.handoff,
+    ];
   }
 }
+
+/** The consumer group of every sale's hand-off stream: the order writers. */
+export const HANDOFF_GROUP = 'writers';
 
 export class KeyBuilder {
   /** Hash saleId -> drift (units), written by the reconciliation job, read by /metrics and the audit. */
@@ -45,9 +64,15 @@ export class KeyBuilder {
    * units to its balance, so an API instance that remembered the sale as sold out forgets it at once.
    */
   readonly stockReturnedChannel: string;
+  /**
+   * Sorted set saleId -> last activity (ms): sales with purchases, hand-offs or order changes lately.
+   * Background work (recovery, reconciliation) walks this index instead of every sale.
+   */
+  readonly activeSales: string;
 
   constructor(readonly prefix: string) {
     this.reconciliation = `${prefix}:reconciliation`;
+    this.activeSales = `${prefix}:active-sales`;
     this.stockReturnedChannel = `${prefix}:stock-returned`;
   }
 

@@ -147,6 +147,14 @@ export class SaleRedisRepository {
     };
   }
 
+  /**
+   * Reservations of the sale not written to MySQL yet: the entries of its hand-off stream (a worker
+   * deletes an entry once its order is written).
+   */
+  async handoffBacklog(saleId: string): Promise<number> {
+    return this.client.xlen(this.keys.sale(saleId).handoff);
+  }
+
   /** Published by the reconciliation job: saleId -> drift. */
   async publishDrift(drifts: ReadonlyMap<string, number>): Promise<void> {
     if (drifts.size === 0) return;
