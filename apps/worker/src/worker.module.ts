@@ -14,6 +14,7 @@ import {
   KeyBuilder,
   type RedisClient,
   ReservationScripts,
+  SaleActivity,
   SaleRedisRepository,
 } from '@flash-sale/redis';
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
@@ -81,6 +82,11 @@ export class WorkerModule implements OnApplicationShutdown {
           provide: SaleRedisRepository,
           inject: [REDIS_CLIENT, KeyBuilder],
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
+        },
+        {
+          provide: SaleActivity,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleActivity(redis, keys),
         },
         { provide: SaleStockRepository, useValue: new SaleStockRepository() },
         {

@@ -15,6 +15,7 @@ import {
   KeyBuilder,
   type RedisClient,
   ReservationScripts,
+  SaleActivity,
   SaleRedisRepository,
 } from '@flash-sale/redis';
 import { BullModule } from '@nestjs/bullmq';
@@ -88,6 +89,11 @@ export class InfraModule implements OnApplicationShutdown {
           inject: [REDIS_CLIENT, KeyBuilder],
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
         },
+        {
+          provide: SaleActivity,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleActivity(redis, keys),
+        },
       ],
       exports: [
         APP_CONFIG,
@@ -95,6 +101,7 @@ export class InfraModule implements OnApplicationShutdown {
         KeyBuilder,
         ReservationScripts,
         SaleRedisRepository,
+        SaleActivity,
         SaleBooksRepository,
         OrderLifecycle,
         SaleStockRepository,
