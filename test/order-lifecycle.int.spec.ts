@@ -12,7 +12,7 @@ import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { signPaymentBody } from '../apps/api/src/payments/payment-signature';
 import { OrderExpiry } from '../apps/worker/src/lifecycle/order-expiry';
-import { ReservationRecovery } from '../apps/worker/src/lifecycle/reservation-recovery';
+import { HandoffSweep } from '../apps/worker/src/lifecycle/handoff-sweep';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
@@ -39,6 +39,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
   let admin: string;
   let saleRedis: SaleRedisRepository;
   let scripts: ReservationScripts;
+  let keys: KeyBuilder;
 
   beforeAll(async () => {
     testEnv = await createTestEnv({
@@ -55,7 +56,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     });
     db = await openDatabase(testEnv.config);
     redis = createRedisClient(testEnv.config.redis);
-    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
+    keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
     saleRedis = new SaleRedisRepository(redis, keys);
     scripts = new ReservationScripts(redis, keys);
     stack = await startStack(testEnv.config);
@@ -343,12 +344,12 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     expect((await audit(saleId)).body).toMatchObject({ ok: true, held: 1, drift: 0 });
   });
 
-  it('recovery: reservations left without a job (an API that died after the script) become orders', async () => {
+  it('recovery: hand-offs no nudge woke (an API that died after the script) become orders; the audit tells QUEUED from lost', async () => {
     const saleId = await createSale(10);
     const orderNumbers = new OrderNumberGenerator();
-    // The test seam: reserve through the real script but never enqueue, as a killed API would.
+    // The test seam: reserve through the real script but never nudge the writer, as a killed API would.
     const orphans = await Promise.all(
-      [1, 2, 3].map(async (i) => {
+      [1, 2, 3, 4].map(async (i) => {
         const { token } = await issueTestToken(saleRedis, saleId, `orphan${i}`, 60);
         const result = await scripts.reserve({
           saleId,
@@ -361,18 +362,31 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
         return result.orderNo;
       }),
     );
-    expect((await audit(saleId)).body).toMatchObject({ lostReservations: 3, ok: false });
+    // Their hand-offs are in the stream: QUEUED, not lost.
+    expect((await audit(saleId)).body).toMatchObject({ lostReservations: 0, ordersByStatus: { QUEUED: 4 } });
+    // One hand-off really lost (deleted from the stream, as a Redis without persistence would): lost.
+    const entries = (await redis.xrange(keys.sale(saleId).handoff, '-', '+')) as [string, string[]][];
+    const lostEntry = entries.find(([, fields]) => fields[1]!.startsWith(`${orphans[3]}|`))!;
+    await redis.xdel(keys.sale(saleId).handoff, lostEntry[0]);
+    expect((await audit(saleId)).body).toMatchObject({ lostReservations: 1, ok: false, ordersByStatus: { QUEUED: 3 } });
+    // Put it back, so the rest of the suite sees a whole sale.
+    await redis.xadd(keys.sale(saleId).handoff, '*', 'r', lostEntry[1][1]!);
 
-    expect(await stack.worker!.get(ReservationRecovery).run()).toBeGreaterThanOrEqual(3);
+    expect(await stack.worker!.get(HandoffSweep).run()).toBe(1); // one sale with a backlog
     await waitFor(
       'recovered orders',
       () =>
         countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [saleId]),
-      (n) => n === 3,
+      (n) => n === 4,
     );
-    expect(await countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?, ?, ?)`, orphans)).toBe(3);
-    expect(await stack.worker!.get(ReservationRecovery).run()).toBe(0); // nothing left to recover
-    expect((await audit(saleId)).body).toMatchObject({ ok: true, lostReservations: 0, held: 3 });
+    expect(await countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?, ?, ?, ?)`, orphans)).toBe(4);
+    await waitFor(
+      'the stream emptied',
+      () => saleRedis.handoffBacklog(saleId),
+      (n) => n === 0,
+    );
+    expect(await stack.worker!.get(HandoffSweep).run()).toBe(0); // nothing left to wake a writer for
+    expect((await audit(saleId)).body).toMatchObject({ ok: true, lostReservations: 0, held: 4 });
   });
 
   it('mixed run: buy, pay some, cancel some, let some expire, duplicate callbacks on → books balance, drift 0', async () => {

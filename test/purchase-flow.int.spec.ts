@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { CreateOrderProcessor } from '../apps/worker/src/orders/create-order.processor';
+import type { Queue } from 'bullmq';
+import { ORDERS_QUEUE } from '../apps/worker/src/worker.tokens';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
@@ -134,9 +135,9 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
     const saleId = await createSale(3);
     const buyer = await stack.client.guest('Ada');
     const stranger = await stack.client.guest();
-    // Pause this process's worker so the reservation stays unwritten for a moment.
-    const processor = stack.worker!.get(CreateOrderProcessor);
-    await processor.pause();
+    // Pause the orders queue so the reservation stays unwritten for a moment.
+    const ordersQueue = stack.worker!.get<Queue>(ORDERS_QUEUE);
+    await ordersQueue.pause();
     let orderNo: string;
     try {
       const purchase = await stack.client.call<Accepted>('POST', `/api/sales/${saleId}/purchase`, {
@@ -154,7 +155,7 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
       });
       expect(list.body).toEqual([expect.objectContaining({ orderNo, status: 'QUEUED' })]);
     } finally {
-      processor.resume();
+      await ordersQueue.resume();
     }
     const written = await waitFor(
       'the order row',

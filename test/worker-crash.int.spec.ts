@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CREATE_ORDER_JOB, createOrderJobOptions, QueueName } from '@flash-sale/queue';
+import { QueueName, writeOrdersJob } from '@flash-sale/queue';
 import {
   createRedisClient,
+  HANDOFF_GROUP,
   KeyBuilder,
   type RedisClient,
   ReservationScripts,
@@ -32,7 +33,7 @@ function exited(child: ChildProcess): Promise<void> {
   );
 }
 
-describe('a worker SIGKILLed while 1,000 reservations drain (real processes, MariaDB, Redis)', () => {
+describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real processes, MariaDB, Redis)', () => {
   let testEnv: TestEnv;
   let db: DataSource;
   let redis: RedisClient;
@@ -42,13 +43,12 @@ describe('a worker SIGKILLed while 1,000 reservations drain (real processes, Mar
 
   beforeAll(async () => {
     if (!existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing: build first (npm test does)`);
-    // A slow worker (small batches, low concurrency) so that the kill lands mid-drain, and a short
-    // lock so that the jobs it held are retaken quickly.
+    // A slow worker (small batches) so that the kill lands mid-drain, a short lock so that the job it
+    // held is retaken quickly, and a short idle time before its unacknowledged entries are taken over.
     testEnv = await createTestEnv({
-      WORKER_CONCURRENCY: '8',
       ORDER_BATCH_SIZE: '4',
-      ORDER_BATCH_LINGER_MS: '5',
       WORKER_LOCK_DURATION_MS: '2000',
+      RECOVERY_GRACE_MS: '1000',
     });
     db = await openDatabase(testEnv.config);
     redis = createRedisClient(testEnv.config.redis);
@@ -72,13 +72,11 @@ describe('a worker SIGKILLed while 1,000 reservations drain (real processes, Mar
     const saleRedis = new SaleRedisRepository(redis, keys);
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
-    await queue.addBulk(
-      orders.map((order) => ({
-        name: CREATE_ORDER_JOB,
-        data: order,
-        opts: { ...createOrderJobOptions(testEnv.config.worker.jobAttempts), jobId: order.orderNo },
-      })),
-    );
+    expect(await saleRedis.handoffBacklog(saleId)).toBe(1000);
+    const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
+    await queue.add(job.name, job.data, job.opts);
+    const handoff = keys.sale(saleId).handoff;
+    const unacknowledged = async () => Number(((await redis.xpending(handoff, HANDOFF_GROUP)) as [number])[0]);
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
 
     const first = startWorker(testEnv.env);
@@ -87,7 +85,9 @@ describe('a worker SIGKILLed while 1,000 reservations drain (real processes, Mar
     first.kill('SIGKILL');
     await exited(first);
     const writtenBeforeKill = await rows();
-    expect(writtenBeforeKill).toBeLessThan(1000); // the kill really landed mid-drain
+    expect(writtenBeforeKill).toBeLessThan(1000); // the kill really landed mid-drain…
+    // …with entries the dead worker was given and never acknowledged (the batch it was writing).
+    expect(await unacknowledged()).toBeGreaterThan(0);
 
     children.push(startWorker(testEnv.env));
     await waitFor('all 1,000 orders', rows, (n) => n >= 1000, 60_000);
@@ -99,6 +99,13 @@ describe('a worker SIGKILLed while 1,000 reservations drain (real processes, Mar
     );
 
     expect(await rows()).toBe(1000);
+    await waitFor(
+      'the stream emptied',
+      () => saleRedis.handoffBacklog(saleId),
+      (n) => n === 0,
+      30_000,
+    );
+    expect(await unacknowledged()).toBe(0);
     expect(await countRows(db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
       1000,
     );

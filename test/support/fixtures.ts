@@ -1,6 +1,5 @@
 import { issueTestToken } from './private-redis';
-import { OrderNumberGenerator } from '@flash-sale/domain';
-import type { CreateOrderJobData } from '@flash-sale/queue';
+import { type HandedOffOrder, OrderNumberGenerator } from '@flash-sale/domain';
 import { StockLeaseRepository, StockLeases } from '@flash-sale/db';
 import type { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
@@ -46,7 +45,7 @@ export async function reserveForUsers(
   saleRedis: SaleRedisRepository,
   saleId: string,
   count: number,
-): Promise<CreateOrderJobData[]> {
+): Promise<HandedOffOrder[]> {
   const orderNumbers = new OrderNumberGenerator();
   return Promise.all(
     Array.from({ length: count }, async (_, i) => {
@@ -60,7 +59,7 @@ export async function reserveForUsers(
         userId,
         quantity: result.quantity,
         slot: result.slot,
-        reservedAt: result.reservedAt.toISOString(),
+        reservedAt: result.reservedAt,
         epoch: result.epoch,
         submitToken: token,
       };

@@ -16,13 +16,13 @@ import { PaymentsController } from './payments/payments.controller';
 import { PaymentsService } from './payments/payments.service';
 import { SimulatedPaymentProvider } from './payments/simulated-payment-provider';
 import { DbPurchase } from './purchase/db-purchase';
-import { OrderQueue } from './purchase/order-queue';
 import { PurchaseController } from './purchase/purchase.controller';
 import { IncarnationGuard } from './purchase/incarnation-guard';
 import { PurchaseService } from './purchase/purchase.service';
 import { SoldOutFastPath } from './purchase/sold-out-fast-path';
 import { SoldOutGate } from './purchase/sold-out-gate';
 import { SubmitTokens } from './purchase/submit-tokens';
+import { WriteOrdersNudge } from './purchase/write-orders-nudge';
 import { SaleCatalog } from './sales/sale-catalog';
 import { AdminSalesController, SalesController } from './sales/sales.controller';
 import { SalesService } from './sales/sales.service';
@@ -46,7 +46,7 @@ export class AppModule {
         SaleCatalog,
         SalesService,
         PurchaseService,
-        OrderQueue,
+        WriteOrdersNudge,
         OrdersService,
         AuditService,
         SaleDashboardService,

@@ -11,6 +11,7 @@ import {
 import { QueueName } from '@flash-sale/queue';
 import {
   createRedisClient,
+  HandoffStream,
   KeyBuilder,
   type RedisClient,
   ReservationScripts,
@@ -23,11 +24,11 @@ import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { LifecycleProcessor } from './lifecycle/lifecycle.processor';
 import { OrderExpiry } from './lifecycle/order-expiry';
-import { ReservationRecovery } from './lifecycle/reservation-recovery';
+import { HandoffSweep } from './lifecycle/handoff-sweep';
 import { StockReconciliation } from './lifecycle/stock-reconciliation';
-import { CreateOrderProcessor } from './orders/create-order.processor';
-import { OrderBatcher } from './orders/order-batcher';
+import { HandoffDrain } from './orders/handoff-drain';
 import { OrderWriter } from './orders/order-writer';
+import { WriteOrdersProcessor } from './orders/write-orders.processor';
 import { WorkerOpsModule } from './ops/worker-ops.module';
 import {
   BULL_CONNECTION,
@@ -84,6 +85,11 @@ export class WorkerModule implements OnApplicationShutdown {
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
         },
         {
+          provide: HandoffStream,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new HandoffStream(redis, keys),
+        },
+        {
           provide: SaleActivity,
           inject: [REDIS_CLIENT, KeyBuilder],
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleActivity(redis, keys),
@@ -115,10 +121,10 @@ export class WorkerModule implements OnApplicationShutdown {
             new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries),
         },
         OrderWriter,
-        OrderBatcher,
-        CreateOrderProcessor,
+        HandoffDrain,
+        WriteOrdersProcessor,
         OrderExpiry,
-        ReservationRecovery,
+        HandoffSweep,
         StockReconciliation,
         LifecycleProcessor,
       ],

@@ -46,17 +46,18 @@ export interface AppConfig {
     concurrency: number;
     /** Group commit: at most this many orders share one MySQL transaction. */
     batchSize: number;
-    /** Group commit: how long the first order of a batch waits for company. */
-    batchLingerMs: number;
     jobAttempts: number;
     optimisticLockRetries: number;
     /** How long a job's lock lives without renewal; a dead worker's jobs are retaken after it. */
     lockDurationMs: number;
   };
   lifecycle: {
-    /** How often the recovery job looks for reservations that never became orders. */
+    /** How often the hand-off sweep wakes the writers of sales with unwritten hand-offs. */
     recoveryIntervalMs: number;
-    /** A reservation younger than this is left to its own job; older and without a row, it is recovered. */
+    /**
+     * A hand-off entry a worker was given this long ago and never acknowledged is taken over by another
+     * (its worker died mid-batch); also how long settling an incarnation waits for late writes.
+     */
     recoveryGraceMs: number;
     /** How often Redis and MySQL are compared per live sale (the drift metric). */
     reconcileIntervalMs: number;
@@ -234,7 +235,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     worker: {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),
       batchSize: integer(env, 'ORDER_BATCH_SIZE', 200, 1, 5_000),
-      batchLingerMs: integer(env, 'ORDER_BATCH_LINGER_MS', 2, 0, 1_000),
       jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
       lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1_000, 600_000),

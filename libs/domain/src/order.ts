@@ -27,3 +27,25 @@ export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
 export function isHolding(status: OrderStatus): boolean {
   return HOLDING_STATUSES.includes(status);
 }
+
+/**
+ * A reservation on its way to MySQL: everything the reservation script decided, nothing the worker
+ * must guess. It travels in the sale's hand-off stream (or, from earlier versions, a `create-order` job).
+ */
+export interface HandedOffOrder {
+  orderNo: string;
+  saleId: string;
+  userId: string;
+  quantity: number;
+  /** The buyer's purchase slot chosen by the script; MySQL enforces its uniqueness. */
+  slot: number;
+  /** When Redis reserved the units (Redis's clock). */
+  reservedAt: Date;
+  /**
+   * The Redis incarnation whose lease the units came from (DESIGN.md "Who owns the stock"); 0 in jobs
+   * of versions before leases, whose units were never leased.
+   */
+  epoch: number;
+  /** The submit token that bought it, so a replay finds the order across an outage; null when unknown. */
+  submitToken: string | null;
+}

@@ -1,3 +1,4 @@
 export * from './queue-names';
+export * from './write-orders.job';
 export * from './create-order.job';
 export * from './order-lifecycle.jobs';

@@ -9,6 +9,7 @@
  * order costs no Redis work for its expiry.
  */
 export const EXPIRE_OVERDUE_ORDERS_JOB = 'expire-overdue-orders';
+/** The hand-off sweep: wakes the writer of every sale whose stream still holds unwritten entries. */
 export const RECOVER_RESERVATIONS_JOB = 'recover-reservations';
 export const RECONCILE_STOCK_JOB = 'reconcile-stock';
 

@@ -4,3 +4,4 @@ export * from './reservation-record';
 export * from './reservation-scripts';
 export * from './sale-redis.repository';
 export * from './sale-activity';
+export * from './handoff-stream';

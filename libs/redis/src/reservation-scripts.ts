@@ -8,7 +8,7 @@ import type { KeyBuilder } from './sale-keys';
 const LUA_DIR = join(__dirname, '..', 'lua');
 
 const SCRIPTS = {
-  fsReserve: { file: 'reserve-6.lua', numberOfKeys: 6 },
+  fsReserve: { file: 'reserve-7.lua', numberOfKeys: 7 },
   fsRelease: { file: 'release-3.lua', numberOfKeys: 3 },
   fsLoad: { file: 'load-7.lua', numberOfKeys: 7 },
   fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
@@ -49,6 +49,8 @@ export type ReserveResult =
       epoch: number;
       /** Units Redis can still sell after this call. */
       balance: number;
+      /** Reservations of the sale waiting in its hand-off stream (not written to MySQL yet). */
+      backlog: number;
     }
   | { kind: 'refused'; code: ErrorCode; saleNotLoaded: boolean }
   | { kind: 'order-number-taken' };
@@ -109,15 +111,17 @@ export class ReservationScripts {
       sale.token(input.token),
       sale.reservations,
       sale.replays,
+      sale.handoff,
       input.userId,
       input.token,
       input.quantity,
       input.orderNo,
     );
     if (Array.isArray(reply)) {
-      const [status, orderNo, slot, reservedAtMs, quantity, epoch, balance] = reply as [
+      const [status, orderNo, slot, reservedAtMs, quantity, epoch, balance, backlog] = reply as [
         number,
         string,
+        number,
         number,
         number,
         number,
@@ -132,6 +136,7 @@ export class ReservationScripts {
         reservedAt: new Date(reservedAtMs),
         epoch,
         balance,
+        backlog,
       };
     }
     const code = Number(reply);

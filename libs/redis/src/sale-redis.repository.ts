@@ -155,6 +155,17 @@ export class SaleRedisRepository {
     return this.client.xlen(this.keys.sale(saleId).handoff);
   }
 
+  /** The order numbers waiting in the sale's hand-off stream, read at one instant. */
+  async handoffOrderNumbers(saleId: string): Promise<Set<string>> {
+    const entries = (await this.client.xrange(this.keys.sale(saleId).handoff, '-', '+')) as [string, string[]][];
+    const orderNos = new Set<string>();
+    for (const [, fields] of entries) {
+      const value = fields[1];
+      if (value) orderNos.add(value.slice(0, value.indexOf('|')));
+    }
+    return orderNos;
+  }
+
   /** Published by the reconciliation job: saleId -> drift. */
   async publishDrift(drifts: ReadonlyMap<string, number>): Promise<void> {
     if (drifts.size === 0) return;

@@ -1,12 +1,14 @@
 import { type LeaseLedger, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
-import { auditVerdict, compareBooks, emptyOrdersByStatus, type OrdersByStatus } from '@flash-sale/domain';
+import {
+  auditVerdict,
+  type BookedReservation,
+  compareBooks,
+  emptyOrdersByStatus,
+  type OrdersByStatus,
+} from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import { OrderQueue } from '../purchase/order-queue';
 import { SaleCatalog } from '../sales/sale-catalog';
-
-/** Queue states in which a job will still run and write its order. */
-const PENDING_JOB_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 export interface AuditView {
   saleId: string;
@@ -52,7 +54,6 @@ export class AuditService {
     private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly leaseRepository: StockLeaseRepository,
-    private readonly orderQueue: OrderQueue,
   ) {}
 
   async audit(saleId: string): Promise<AuditView> {
@@ -77,20 +78,15 @@ export class AuditService {
 
     const ordersByStatus = emptyOrdersByStatus();
     for (const row of mysql.rows) ordersByStatus[row.status] += 1;
-    // An unwritten reservation is QUEUED while its job can still run, lost otherwise.
-    const jobStates = await Promise.all(
-      books.unwritten.map((reservation) => this.orderQueue.stateOf(reservation.orderNo)),
-    );
-    let queuedUnits = 0;
-    let lostReservations = 0;
-    books.unwritten.forEach((reservation, i) => {
-      if (PENDING_JOB_STATES.has(jobStates[i] ?? 'unknown')) {
-        ordersByStatus.QUEUED += 1;
-        queuedUnits += reservation.quantity;
-      } else {
-        lostReservations += 1;
-      }
-    });
+    // The view is MySQL's moment: a reservation with no row then is QUEUED if its hand-off entry was
+    // still in the stream a moment later, or if its row was committed meanwhile (a worker acknowledges
+    // an entry only after its commit, so a reservation being written is found one way or the other).
+    // Lost: neither — no row and no hand-off.
+    const { queuedUnits, queued, lost } = redisBacked
+      ? await this.classifyUnwritten(sale.id, books.unwritten)
+      : { queuedUnits: 0, queued: 0, lost: 0 };
+    ordersByStatus.QUEUED += queued;
+    const lostReservations = lost;
 
     const ordersWithoutOwnReservation = redisBacked ? books.ordersWithoutOwnReservation : 0;
     const verdict = auditVerdict({
@@ -132,5 +128,24 @@ export class AuditService {
       },
       checkedAt: new Date().toISOString(),
     };
+  }
+
+  private async classifyUnwritten(
+    saleId: string,
+    unwritten: readonly BookedReservation[],
+  ): Promise<{ queued: number; queuedUnits: number; lost: number }> {
+    if (unwritten.length === 0) return { queued: 0, queuedUnits: 0, lost: 0 };
+    const inStream = await this.saleRedis.handoffOrderNumbers(saleId);
+    const notInStream = unwritten.filter((reservation) => !inStream.has(reservation.orderNo));
+    const writtenSince = await this.saleBooks.writtenAmong(notInStream.map((reservation) => reservation.orderNo));
+    let queued = 0;
+    let queuedUnits = 0;
+    for (const reservation of unwritten) {
+      if (inStream.has(reservation.orderNo) || writtenSince.has(reservation.orderNo)) {
+        queued += 1;
+        queuedUnits += reservation.quantity;
+      }
+    }
+    return { queued, queuedUnits, lost: unwritten.length - queued };
   }
 }

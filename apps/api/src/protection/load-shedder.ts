@@ -1,10 +1,8 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { AppConfig } from '@flash-sale/config';
 import { ErrorCode } from '@flash-sale/domain';
-import { QueueName } from '@flash-sale/queue';
-import { InjectQueue } from '@nestjs/bullmq';
+import { SaleRedisRepository } from '@flash-sale/redis';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { APP_CONFIG } from '../infra/tokens';
 import { RetryLaterError } from './retry-later.error';
 
@@ -14,7 +12,7 @@ const SAMPLE_INTERVAL_MS = 250;
 export type ShedReason = 'backlog' | 'event-loop';
 
 /**
- * Admission control for purchases. When the hand-off backlog (create-order jobs waiting for a worker)
+ * Admission control for purchases. When the hand-off backlog (reservations waiting in the sales' streams)
  * or this process's event-loop delay passes its bound, accepting more purchases only makes every buyer
  * wait longer and risks timeouts after the unit was taken; answering `503 UNAVAILABLE` with
  * `retry-after` at once costs nothing and tells the client exactly when to come back with the same
@@ -29,9 +27,14 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
   private sampling = false;
   /** Why purchases are being shed right now, or undefined when they are admitted. */
   private verdict: ShedReason | undefined;
+  /**
+   * The backlog of each sale with unwritten hand-offs, as the reservation script last reported it (it
+   * returns its stream's length for free); the sampler refreshes those not yet back to zero.
+   */
+  private readonly backlogs = new Map<string, number>();
 
   constructor(
-    @InjectQueue(QueueName.Orders) private readonly orders: Queue,
+    private readonly saleRedis: SaleRedisRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.bounds = config.protection.shedding;
@@ -47,6 +50,11 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
   onApplicationShutdown(): void {
     clearInterval(this.timer);
     this.eventLoopDelay.disable();
+  }
+
+  /** A reservation's report of its sale's hand-off backlog. */
+  noteBacklog(saleId: string, backlog: number): void {
+    if (backlog > 0 || this.backlogs.has(saleId)) this.backlogs.set(saleId, backlog);
   }
 
   /** The reason to shed this purchase, if any. */
@@ -73,7 +81,7 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
       const { maxBacklog, maxEventLoopDelayMs } = this.bounds;
       let verdict: ShedReason | undefined;
       if (maxEventLoopDelayMs > 0 && delayMs > maxEventLoopDelayMs) verdict = 'event-loop';
-      else if (maxBacklog > 0 && (await this.orders.getWaitingCount()) > maxBacklog) verdict = 'backlog';
+      else if (maxBacklog > 0 && (await this.totalBacklog()) > maxBacklog) verdict = 'backlog';
       if (verdict !== this.verdict) {
         this.logger.warn(verdict ? `Shedding purchases (${verdict})` : 'Admitting purchases again');
       }
@@ -84,5 +92,19 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
     } finally {
       this.sampling = false;
     }
+  }
+
+  /** Refreshes the sales known to have a backlog (the ones still writing: usually few) and sums them. */
+  private async totalBacklog(): Promise<number> {
+    const saleIds = [...this.backlogs.keys()];
+    const current = await Promise.all(saleIds.map((saleId) => this.saleRedis.handoffBacklog(saleId)));
+    let total = 0;
+    saleIds.forEach((saleId, i) => {
+      const backlog = current[i] ?? 0;
+      if (backlog === 0) this.backlogs.delete(saleId);
+      else this.backlogs.set(saleId, backlog);
+      total += backlog;
+    });
+    return total;
   }
 }

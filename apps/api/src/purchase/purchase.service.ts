@@ -7,13 +7,14 @@ import type { AuthUser } from '../auth/auth-user';
 import { isDependencyDown } from '../common/error-body';
 import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
 import { MetricsService } from '../ops/metrics.service';
+import { LoadShedder } from '../protection/load-shedder';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { DbPurchase, type OrderCreated } from './db-purchase';
 import { IncarnationGuard } from './incarnation-guard';
-import { OrderQueue } from './order-queue';
 import { refusal } from './refusals';
 import { SoldOutGate } from './sold-out-gate';
 import { type IssuedSubmitToken, SubmitTokens } from './submit-tokens';
+import { WriteOrdersNudge } from './write-orders-nudge';
 
 /** `QUEUED` (202): reserved in Redis, written by the worker. `PENDING_PAYMENT` (201): written in MySQL now. */
 export type PurchaseAccepted = { orderNo: string; status: 'QUEUED' } | OrderCreated;
@@ -33,7 +34,8 @@ function notNow(message: string): RetryLaterError {
 }
 
 /**
- * The purchase path of DESIGN.md steps 2–4 — submit token, one reservation script, enqueue — and the
+ * The purchase path of DESIGN.md steps 2–4 — submit token, one reservation script that also hands the
+ * order off, a nudge to the sale's writer — and the
  * dispatch to the MySQL-only strategies of a sale that asked for one.
  */
 @Injectable()
@@ -48,7 +50,8 @@ export class PurchaseService {
     private readonly leases: StockLeases,
     private readonly saleRedis: SaleRedisRepository,
     private readonly scripts: ReservationScripts,
-    private readonly orderQueue: OrderQueue,
+    private readonly writers: WriteOrdersNudge,
+    private readonly shedder: LoadShedder,
     private readonly dbPurchase: DbPurchase,
     private readonly tokens: SubmitTokens,
     private readonly soldOut: SoldOutGate,
@@ -92,7 +95,7 @@ export class PurchaseService {
     if (this.reloadAfterFallback.delete(sale.id)) await this.leases.ensureLoaded(sale.id);
     if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
     try {
-      return await this.reserveAndEnqueue(sale, user, token, quantity);
+      return await this.reserve(sale, user, token, quantity);
     } catch (error) {
       if (!this.config.purchase.redisFallback || !isDependencyDown(error) || this.redis.status === 'ready') throw error;
       return this.fallBack(sale, user, token, quantity);
@@ -127,12 +130,7 @@ export class PurchaseService {
     }
   }
 
-  private async reserveAndEnqueue(
-    sale: SaleEntity,
-    user: AuthUser,
-    token: string,
-    quantity: number,
-  ): Promise<PurchaseAccepted> {
+  private async reserve(sale: SaleEntity, user: AuthUser, token: string, quantity: number): Promise<PurchaseAccepted> {
     let adoptedToken = false;
     let mysqlWasEmpty = false;
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
@@ -205,19 +203,9 @@ export class PurchaseService {
       this.metrics.countPurchase('replayed');
       return { orderNo: result.orderNo, status: 'PENDING_PAYMENT' };
     }
-    // A replay enqueues again on purpose: if the first enqueue was lost (it failed with a 503, or the
-    // API died after the script), the buyer's retry with the same token repairs it; if not, the job id
-    // makes the add a no-op.
-    await this.orderQueue.enqueueCreateOrder({
-      orderNo: result.orderNo,
-      saleId: sale.id,
-      userId: user.id,
-      quantity: result.quantity,
-      slot: result.slot,
-      reservedAt: result.reservedAt.toISOString(),
-      epoch: result.epoch,
-      submitToken: token,
-    });
+    this.shedder.noteBacklog(sale.id, result.backlog);
+    // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost).
+    await this.writers.nudge(sale.id);
     if (result.balance < this.leases.policy.lowWater) {
       // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
       this.leases.topUp(sale.id).catch((error: unknown) => {

@@ -12,7 +12,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import { type Job, type Queue, Worker } from 'bullmq';
 import { BULL_CONNECTION, LIFECYCLE_CONFIG, LIFECYCLE_QUEUE, QUEUE_PREFIX } from '../worker.tokens';
 import { OrderExpiry } from './order-expiry';
-import { ReservationRecovery } from './reservation-recovery';
+import { HandoffSweep } from './handoff-sweep';
 import { StockReconciliation } from './stock-reconciliation';
 
 /**
@@ -28,7 +28,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     expiry: OrderExpiry,
-    recovery: ReservationRecovery,
+    handoffSweep: HandoffSweep,
     reconciliation: StockReconciliation,
     @Inject(LIFECYCLE_QUEUE) private readonly queue: Queue,
     @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
@@ -41,7 +41,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
       [EXPIRE_OVERDUE_ORDERS_JOB]: async () => ({
         expired: await expiry.sweep(new Date(), config.expirySweepIntervalMs),
       }),
-      [RECOVER_RESERVATIONS_JOB]: async () => ({ recovered: await recovery.run() }),
+      [RECOVER_RESERVATIONS_JOB]: async () => ({ nudgedSales: await handoffSweep.run() }),
       [RECONCILE_STOCK_JOB]: async () => Object.fromEntries(await reconciliation.run()),
       [LEGACY_EXPIRE_ORDER_JOB]: (job) => expiry.runLegacyJob(job),
     };

@@ -1,4 +1,4 @@
-import type { CreateOrderJobData } from '@flash-sale/queue';
+import type { HandedOffOrder } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { WriteOutcome } from '../orders/order-writer';
@@ -23,13 +23,10 @@ export class WorkerMetrics {
   }
 
   /** After a group commit: every order that commit created (not the duplicates, not the refused). */
-  observeCommitted(orders: readonly CreateOrderJobData[], outcomes: readonly WriteOutcome[]): void {
+  observeCommitted(orders: readonly HandedOffOrder[], outcomes: readonly WriteOutcome[]): void {
     const now = Date.now();
     orders.forEach((order, i) => {
-      const reservedAt = Date.parse(order.reservedAt);
-      if (outcomes[i] === 'created' && Number.isFinite(reservedAt)) {
-        this.orderCreation.observe(Math.max(0, now - reservedAt) / 1000);
-      }
+      if (outcomes[i] === 'created') this.orderCreation.observe(Math.max(0, now - order.reservedAt.getTime()) / 1000);
     });
   }
 }

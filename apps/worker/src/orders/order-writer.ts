@@ -8,8 +8,7 @@ import {
   type StockMove,
   withOptimisticRetries,
 } from '@flash-sale/db';
-import { RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
-import type { CreateOrderJobData } from '@flash-sale/queue';
+import { type HandedOffOrder, RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import { ReservationScripts } from '@flash-sale/redis';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -25,7 +24,7 @@ export const FAILURE_REASONS = {
 } as const;
 
 interface Decision {
-  order: CreateOrderJobData;
+  order: HandedOffOrder;
   outcome: WriteOutcome;
 }
 
@@ -36,7 +35,7 @@ interface Decision {
  */
 type UnitSource = 'lease' | 'in-doubt' | 'available';
 
-function unitSource(order: CreateOrderJobData, sale: SaleStockRow): UnitSource {
+function unitSource(order: HandedOffOrder, sale: SaleStockRow): UnitSource {
   if (!order.epoch || order.epoch <= sale.settledEpoch) return 'available';
   return order.epoch < sale.redisEpoch ? 'in-doubt' : 'lease';
 }
@@ -87,10 +86,26 @@ export class OrderWriter {
   ) {}
 
   /** Writes a batch of orders of one sale; returns one outcome per input, in order. */
-  async writeBatch(saleId: string, orders: readonly CreateOrderJobData[]): Promise<WriteOutcome[]> {
+  async writeBatch(saleId: string, orders: readonly HandedOffOrder[]): Promise<WriteOutcome[]> {
     let decisions: Decision[];
     try {
-      decisions = await this.withOptimisticRetries(() => this.writeOnce(saleId, orders));
+      // Nearly every batch is new orders: insert them straight away, and look for rows already
+      // written only when MySQL says one is (an entry delivered again after a worker died).
+      decisions = await this.withOptimisticRetries(() => this.writeOnce(saleId, orders, false));
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      decisions = await this.writeCheckingExisting(saleId, orders);
+    }
+    await this.releaseRejected(decisions);
+    // Nothing is scheduled for the new orders' expiry: the worker's periodic sweep finds every order
+    // past its expires_at (lifecycle/order-expiry.ts), so a batch costs no Redis work beyond its hand-off.
+    return decisions.map((decision) => decision.outcome);
+  }
+
+  /** The batch again, skipping orders already written; one by one if MySQL still refuses one. */
+  private async writeCheckingExisting(saleId: string, orders: readonly HandedOffOrder[]): Promise<Decision[]> {
+    try {
+      return await this.withOptimisticRetries(() => this.writeOnce(saleId, orders, true));
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const [single] = orders;
@@ -98,17 +113,14 @@ export class OrderWriter {
         // Either another worker wrote this very order since our read (failAndRelease sees it and
         // answers already-exists), or another order holds the buyer's purchase slot: MySQL refuses a
         // purchase beyond the per-user limit even when Redis allowed it.
-        return [await this.failAndRelease(single, FAILURE_REASONS.duplicateSlot)];
+        const outcome = await this.failAndRelease(single, FAILURE_REASONS.duplicateSlot);
+        return [{ order: single, outcome: outcome === 'already-exists' ? 'already-exists' : 'rejected' }];
       }
       // Write them one by one so each order gets its own answer.
-      const outcomes: WriteOutcome[] = [];
-      for (const order of orders) outcomes.push(...(await this.writeBatch(saleId, [order])));
-      return outcomes;
+      const decisions: Decision[] = [];
+      for (const order of orders) decisions.push(...(await this.writeCheckingExisting(saleId, [order])));
+      return decisions;
     }
-    await this.releaseRejected(decisions);
-    // Nothing is scheduled for the new orders' expiry: the worker's periodic sweep finds every order
-    // past its expires_at (lifecycle/order-expiry.ts), so a batch costs no Redis work beyond its jobs.
-    return decisions.map((decision) => decision.outcome);
   }
 
   /**
@@ -117,7 +129,7 @@ export class OrderWriter {
    * where a lease hands them to Redis again), and the buyer's hold in Redis is freed — so a
    * reservation is never silently dropped and its units never stranded.
    */
-  async failAndRelease(order: CreateOrderJobData, reason: string): Promise<WriteOutcome> {
+  async failAndRelease(order: HandedOffOrder, reason: string): Promise<WriteOutcome> {
     let outcome: WriteOutcome = 'rejected';
     try {
       await this.withOptimisticRetries(() =>
@@ -143,14 +155,18 @@ export class OrderWriter {
     return outcome;
   }
 
-  private async writeOnce(saleId: string, orders: readonly CreateOrderJobData[]): Promise<Decision[]> {
+  private async writeOnce(
+    saleId: string,
+    orders: readonly HandedOffOrder[],
+    lookForExisting: boolean,
+  ): Promise<Decision[]> {
     // READ COMMITTED: the version read just before the update is the latest committed one (see OrderLifecycle).
     return this.dataSource.transaction('READ COMMITTED', async (manager) => {
       this.stats.transactions += 1;
       const sale = await this.saleStock.read(manager, saleId);
       if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
 
-      const existing = await this.existingOrders(manager, orders);
+      const existing = lookForExisting ? await this.existingOrders(manager, orders) : new Map<string, never>();
       const expiresAt = new Date(Date.now() + sale.paymentTimeoutSeconds * 1000);
       const decisions: Decision[] = [];
       const seen = new Set<string>();
@@ -184,7 +200,7 @@ export class OrderWriter {
 
   private async existingOrders(
     manager: EntityManager,
-    orders: readonly CreateOrderJobData[],
+    orders: readonly HandedOffOrder[],
   ): Promise<Map<string, Pick<OrderEntity, 'status'>>> {
     // Plain SQL, like the insert: TypeORM's query builder cost more CPU than MySQL's work here.
     const found = (await manager.query(
@@ -211,7 +227,7 @@ export class OrderWriter {
   }
 
   private row(
-    order: CreateOrderJobData,
+    order: HandedOffOrder,
     status: OrderStatus,
     priceCents: number,
     failureReason: string | null,
@@ -228,10 +244,10 @@ export class OrderWriter {
       amountCents: order.quantity * priceCents,
       status,
       failureReason,
-      reservedAt: new Date(order.reservedAt),
+      reservedAt: order.reservedAt,
       expiresAt: holding ? expiresAt : null,
-      leaseEpoch: order.epoch ?? null,
-      submitToken: order.submitToken ?? null,
+      leaseEpoch: order.epoch || null,
+      submitToken: order.submitToken,
     };
   }
 }

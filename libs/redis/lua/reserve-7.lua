@@ -1,8 +1,10 @@
 --[[
-  Reserve units of a flash sale for one buyer, atomically and in one round trip (DESIGN.md step 3).
-  Checks, in the order API.md answers them: the sale is live, the token is this buyer's (or already
-  bought this very reservation: idempotent replay), the buyer is under the per-user limit, stock is
-  sufficient. Then consumes the token, takes the units, marks the buyer and writes the reservation.
+  Reserve units of a flash sale for one buyer and hand the order to the workers, atomically and in
+  one round trip (DESIGN.md "The purchase path", step 2). Checks, in the order API.md answers them:
+  the sale is live, the token is this buyer's (or already bought this very reservation: idempotent
+  replay), the buyer is under the per-user limit, stock is sufficient. Then consumes the token, takes
+  the units, marks the buyer, writes the reservation and appends it to the sale's hand-off stream, so
+  no process can die between the reservation and its hand-off.
   The balance holds only units that leases granted to the sale's current incarnation (grant-lease-3),
   so Redis never sells a unit MySQL did not hand it.
 
@@ -18,6 +20,8 @@
     KEYS[5] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs|epoch"
                                   (epoch empty for an order MySQL sold itself)
     KEYS[6] replays       hash    token -> orderNo, so a replayed token finds its reservation
+    KEYS[7] handoff       stream  entries {r = "orderNo|userId|quantity|slot|reservedAtMs|epoch|token"}
+                                  the workers read through their consumer group and delete once written
 
     ARGV[1] userId    (no '|' or ' ', checked by the caller)
     ARGV[2] token
@@ -25,10 +29,11 @@
     ARGV[4] orderNo   (fresh, made by the caller)
 
   Output:
-    { 1, orderNo, slot, reservedAtMs, quantity, epoch, balance }  reserved now; balance = units left
-    { 2, orderNo, slot, reservedAtMs, quantity, epoch, balance }  this buyer already reserved with this
-                        token: the same reservation (its quantity, whatever was asked now); epoch 0
-                        when MySQL sold it (the Redis-down fallback)
+    { 1, orderNo, slot, reservedAtMs, quantity, epoch, balance, backlog }  reserved and handed off now;
+                        balance = units left; backlog = entries in the hand-off stream (not written yet)
+    { 2, orderNo, slot, reservedAtMs, quantity, epoch, balance, backlog }  this buyer already reserved
+                        with this token: the same reservation (its quantity, whatever was asked now);
+                        epoch 0 when MySQL sold it (the Redis-down fallback); nothing is appended
     -1  sale not loaded into Redis
     -2  sale not started
     -3  sale ended
@@ -45,6 +50,7 @@ local buyersKey = KEYS[3]
 local tokenKey = KEYS[4]
 local reservationsKey = KEYS[5]
 local replaysKey = KEYS[6]
+local handoffKey = KEYS[7]
 
 local userId = ARGV[1]
 local token = ARGV[2]
@@ -66,7 +72,7 @@ if replayedOrderNo then
     string.match(record, '^([^|]*)|(%d+)|(%d+)|(%d+)|(%d*)$')
   if owner ~= userId then return -4 end
   return { 2, replayedOrderNo, tonumber(slot), tonumber(reservedAtMs), tonumber(reservedQuantity),
-    tonumber(epoch) or 0, tonumber(redis.call('GET', stockKey) or '0') }
+    tonumber(epoch) or 0, tonumber(redis.call('GET', stockKey) or '0'), redis.call('XLEN', handoffKey) }
 end
 
 if redis.call('GET', tokenKey) ~= userId then return -4 end
@@ -95,6 +101,9 @@ redis.call('HINCRBY', buyersKey, userId, quantity)
 redis.call('HSET', buyersKey, slotsField, bit.bor(slotMask, bit.lshift(1, slot - 1)),
   ordersField, orders and (orders .. ' ' .. orderNo) or orderNo)
 redis.call('DEL', tokenKey)
-redis.call('HSET', reservationsKey, orderNo, userId .. '|' .. quantity .. '|' .. slot .. '|' .. nowMs .. '|' .. meta[4])
+local record = userId .. '|' .. quantity .. '|' .. slot .. '|' .. nowMs .. '|' .. meta[4]
+redis.call('HSET', reservationsKey, orderNo, record)
 redis.call('HSET', replaysKey, token, orderNo)
-return { 1, orderNo, slot, nowMs, quantity, tonumber(meta[4]), balance }
+-- The token goes last: it is the only field that could ever contain the separator.
+redis.call('XADD', handoffKey, '*', 'r', orderNo .. '|' .. record .. '|' .. token)
+return { 1, orderNo, slot, nowMs, quantity, tonumber(meta[4]), balance, redis.call('XLEN', handoffKey) }

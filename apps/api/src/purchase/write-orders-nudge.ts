@@ -1,0 +1,52 @@
+import type { AppConfig } from '@flash-sale/config';
+import { QueueName, writeOrdersJob } from '@flash-sale/queue';
+import { SaleActivity } from '@flash-sale/redis';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { APP_CONFIG } from '../infra/tokens';
+
+/**
+ * Wakes the workers after reservations. The reservation script already handed each order off (it is
+ * in the sale's stream); what is left is to make sure a `write-orders` job for the sale exists. All
+ * the reservations of one event-loop turn share one nudge per sale — one `addBulk` (deduplicated per
+ * sale by BullMQ) plus one mark in the active-sales index — and each purchase waits for it, so a `202`
+ * is never sent before its sale's writer was woken.
+ */
+@Injectable()
+export class WriteOrdersNudge {
+  private readonly logger = new Logger(WriteOrdersNudge.name);
+  private readonly sales = new Set<string>();
+  private sent: Promise<void> | undefined;
+  private readonly attempts: number;
+
+  constructor(
+    @InjectQueue(QueueName.Orders) private readonly queue: Queue,
+    private readonly activity: SaleActivity,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.attempts = config.worker.jobAttempts;
+  }
+
+  nudge(saleId: string): Promise<void> {
+    this.sales.add(saleId);
+    // After this turn's I/O callbacks and microtasks: every reservation they resolve joins this nudge.
+    this.sent ??= new Promise((resolve) => setImmediate(() => void this.send().then(resolve)));
+    return this.sent;
+  }
+
+  private async send(): Promise<void> {
+    const saleIds = [...this.sales];
+    this.sales.clear();
+    this.sent = undefined;
+    try {
+      await Promise.all([
+        this.queue.addBulk(saleIds.map((saleId) => writeOrdersJob(saleId, this.attempts))),
+        this.activity.touch(saleIds),
+      ]);
+    } catch (error) {
+      // The orders are safe in their streams; the worker's hand-off sweep wakes their writer instead.
+      this.logger.warn(`Could not nudge the order writers: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+}

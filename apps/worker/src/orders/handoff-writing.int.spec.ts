@@ -1,0 +1,268 @@
+import { SaleStockRepository } from '@flash-sale/db';
+import { LEGACY_CREATE_ORDER_JOB, QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/queue';
+import {
+  createRedisClient,
+  HANDOFF_GROUP,
+  KeyBuilder,
+  type RedisClient,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type Job, Queue } from 'bullmq';
+import type { DataSource } from 'typeorm';
+import { countRows, createLiveSale, reserveForUsers, waitFor } from '../../../../test/support/fixtures';
+import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/support/test-env';
+import { WorkerModule } from '../worker.module';
+import { HandoffSweep } from '../lifecycle/handoff-sweep';
+import { HandoffDrain } from './handoff-drain';
+import { OrderWriter } from './order-writer';
+
+describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, BullMQ)', () => {
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let redis: RedisClient;
+  let scripts: ReservationScripts;
+  let saleRedis: SaleRedisRepository;
+  let workerA: INestApplicationContext;
+  let workerB: INestApplicationContext;
+  let queue: Queue;
+  let queueConnection: RedisClient;
+  let keys: KeyBuilder;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv({ ORDER_JOB_ATTEMPTS: '3', RECOVERY_GRACE_MS: '300' });
+    db = await openDatabase(testEnv.config);
+    redis = createRedisClient(testEnv.config.redis);
+    keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
+    scripts = new ReservationScripts(redis, keys);
+    saleRedis = new SaleRedisRepository(redis, keys);
+    // Two independent worker processes' worth of state: each its own pool, writer and BullMQ worker.
+    workerA = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
+    workerB = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
+    queueConnection = createRedisClient(testEnv.config.redis, { maxRetriesPerRequest: null });
+    queue = new Queue(QueueName.Orders, { prefix: testEnv.config.queue.prefix, connection: queueConnection });
+  });
+
+  afterAll(async () => {
+    await queue.close();
+    queueConnection.disconnect();
+    await workerA.close();
+    await workerB.close();
+    await db.destroy();
+    redis.disconnect();
+    await testEnv.cleanup();
+  });
+
+  const available = async (saleId: string) => countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId]);
+  /** Units leased to Redis and not yet an order: a written order takes its units from here. */
+  const leased = async (saleId: string) => countRows(db, 'SELECT leased AS n FROM sales WHERE id = ?', [saleId]);
+  const ordersOf = async (saleId: string, status = 'PENDING_PAYMENT') =>
+    countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = ?', [saleId, status]);
+
+  const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(saleId, 3)));
+  const spread = (job: ReturnType<typeof writeOrdersJob>) => [job.name, job.data, job.opts] as const;
+  const backlog = (saleId: string) => saleRedis.handoffBacklog(saleId);
+  const completedJobs = async (saleId: string): Promise<Job[]> =>
+    (await queue.getJobs(['completed'])).filter((job) => job.data.saleId === saleId);
+
+  it('every reservation is in its sale stream at once; one nudge writes them all in batches', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 400 });
+    const writer = workerA.get(OrderWriter);
+    const transactionsBefore = writer.stats.transactions + workerB.get(OrderWriter).stats.transactions;
+    await reserveForUsers(scripts, saleRedis, saleId, 400);
+    // The script itself handed every order off: nothing was added to the queue yet.
+    expect(await backlog(saleId)).toBe(400);
+    expect(await queue.count()).toBe(0);
+
+    await nudge(saleId);
+    await waitFor(
+      'the backlog written',
+      () => ordersOf(saleId),
+      (n) => n === 400,
+    );
+    await waitFor(
+      'the stream emptied',
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+    const [job] = await waitFor(
+      'the job completed',
+      () => completedJobs(saleId),
+      (jobs) => jobs.length > 0,
+    );
+    const result = job!.returnvalue as WriteOrdersResult;
+    expect(result.written).toBe(400);
+    expect(result.batches.reduce((sum, size) => sum + size, 0)).toBe(400);
+    expect(Math.max(...result.batches)).toBeLessThanOrEqual(testEnv.config.worker.batchSize);
+    const transactions = writer.stats.transactions + workerB.get(OrderWriter).stats.transactions - transactionsBefore;
+    expect(transactions).toBeLessThanOrEqual(Math.ceil(400 / testEnv.config.worker.batchSize) + 2);
+    expect(await leased(saleId)).toBe(0);
+  });
+
+  it('an entry delivered again (a worker died between commit and acknowledgement) → still one order', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 5 });
+    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
+    const [[, [, value]]] = (await redis.xrange(keys.sale(saleId).handoff, '-', '+')) as [string, string[]][] as [
+      [string, [string, string]],
+    ];
+    await nudge(saleId);
+    await waitFor(
+      'the order',
+      () => ordersOf(saleId),
+      (n) => n === 1,
+    );
+    await waitFor(
+      'the stream emptied',
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+
+    // The same hand-off once more, as a stream restored from before the acknowledgement would hold it.
+    await redis.xadd(keys.sale(saleId).handoff, '*', 'r', value);
+    await nudge(saleId);
+    await waitFor(
+      'the repeat written',
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
+    expect(await leased(saleId)).toBe(4);
+    expect(await available(saleId)).toBe(0);
+  });
+
+  it('two workers draining the same sale at once → each order once, each unit taken once', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 200 });
+    const orders = await reserveForUsers(scripts, saleRedis, saleId, 150);
+    // The consumer group gives each entry to one of them…
+    const [a, b] = await Promise.all([
+      workerA.get(HandoffDrain).drain(saleId),
+      workerB.get(HandoffDrain).drain(saleId),
+    ]);
+    expect(a.written + b.written).toBe(150);
+    // …and should both be handed the same orders (a job run twice), MySQL writes each once.
+    const outcomes = (
+      await Promise.all([workerA, workerB].map((worker) => worker.get(OrderWriter).writeBatch(saleId, orders)))
+    ).flat();
+    expect(outcomes.filter((outcome) => outcome === 'already-exists')).toHaveLength(300);
+    expect(await ordersOf(saleId)).toBe(150);
+    expect(await countRows(db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
+      150,
+    );
+    expect(await leased(saleId)).toBe(50);
+  });
+
+  it('a provoked optimistic-lock conflict is retried and succeeds', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3 });
+    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
+    const stock = workerA.get(SaleStockRepository);
+    const writer = workerA.get(OrderWriter);
+    const realMove = stock.move.bind(stock);
+    // Between this transaction's read and its update, another writer changes the sale row.
+    const spy = jest.spyOn(stock, 'move').mockImplementationOnce(async (...args) => {
+      await db.query('UPDATE sales SET version = version + 1 WHERE id = ?', [saleId]);
+      return realMove(...args);
+    });
+    const conflictsBefore = writer.stats.optimisticConflicts;
+    try {
+      expect(await writer.writeBatch(saleId, [order!])).toEqual(['created']);
+      // The conflicting try, then the successful retry.
+      expect(spy.mock.calls.filter(([, calledFor]) => calledFor === saleId)).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writer.stats.optimisticConflicts).toBe(conflictsBefore + 1);
+    expect(await ordersOf(saleId)).toBe(1);
+    expect(await leased(saleId)).toBe(2);
+  });
+
+  it('units MySQL never leased → the surplus orders are FAILED, their buyers freed in Redis, nothing oversold', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 4 });
+    const orders = await reserveForUsers(scripts, saleRedis, saleId, 4);
+    expect(await saleRedis.remaining(saleId)).toBe(0);
+    // MySQL, the last line of defence, leased only 1 unit (as if Redis had sold phantom stock).
+    await db.query('UPDATE sales SET leased = 1, available = 3 WHERE id = ?', [saleId]);
+
+    const outcomes = await workerA.get(OrderWriter).writeBatch(saleId, orders);
+    expect(outcomes).toEqual(['created', 'rejected', 'rejected', 'rejected']);
+    expect(await ordersOf(saleId)).toBe(1);
+    expect(await ordersOf(saleId, 'FAILED')).toBe(3);
+    expect(await leased(saleId)).toBe(0);
+    expect(await available(saleId)).toBe(3);
+    expect((await saleRedis.snapshot(saleId)).returned.size).toBe(3);
+    // Re-running the same orders changes nothing: each release happens exactly once.
+    await workerB.get(OrderWriter).writeBatch(saleId, orders);
+    expect((await saleRedis.snapshot(saleId)).returned.size).toBe(3);
+    expect(await available(saleId)).toBe(3);
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(4);
+  });
+
+  it('MySQL failing every attempt → the entries stay in the stream, and are written once it answers', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 2 });
+    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
+    // A transient failure on every attempt (MySQL unreachable, say), in both workers.
+    const spies = [workerA, workerB].map((worker) =>
+      jest.spyOn(worker.get(OrderWriter), 'writeBatch').mockRejectedValue(new Error('connect ECONNREFUSED')),
+    );
+    try {
+      const job = await nudge(saleId);
+      // Failed, or — retried on the other worker, which may not take over an entry this young — done
+      // with nothing written: either way the job is over and the entry is still waiting.
+      await waitFor(
+        'the job over',
+        () => job.getState(),
+        (state) => state === 'failed' || state === 'completed',
+        30_000,
+      );
+      expect(spies.reduce((calls, spy) => calls + spy.mock.calls.length, 0)).toBeGreaterThanOrEqual(1);
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+    }
+    // Nothing was dropped or marked FAILED: the reservation waits in the stream, unacknowledged.
+    expect(await backlog(saleId)).toBe(1);
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(0);
+    const [pending] = (await redis.xpending(keys.sale(saleId).handoff, HANDOFF_GROUP)) as [number];
+    expect(pending).toBe(1);
+
+    // The sweep wakes the sale's writer; the entry, idle past RECOVERY_GRACE_MS, is taken over and written.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await workerA.get(HandoffSweep).run()).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      'the order written',
+      () => ordersOf(saleId),
+      (n) => n === 1,
+    );
+    await waitFor(
+      'the stream emptied',
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
+    expect(await leased(saleId)).toBe(1);
+  });
+
+  it('a create-order job left by an earlier version is still written', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3 });
+    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
+    const job = await queue.add(LEGACY_CREATE_ORDER_JOB, {
+      ...order!,
+      reservedAt: order!.reservedAt.toISOString(),
+    });
+    await waitFor(
+      'the legacy job',
+      () => job.getState(),
+      (state) => state === 'completed',
+    );
+    expect(((await queue.getJob(job.id!))?.returnvalue as { outcome: string }).outcome).toBe('created');
+    expect(await ordersOf(saleId)).toBe(1);
+    // Its stream entry is written as "already there" whenever the sale's writer runs next.
+    await nudge(saleId);
+    await waitFor(
+      'the stream emptied',
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
+  });
+});

@@ -1,0 +1,81 @@
+import type { AppConfig } from '@flash-sale/config';
+import {
+  LEGACY_CREATE_ORDER_JOB,
+  type LegacyCreateOrderJobData,
+  QueueName,
+  WRITE_ORDERS_JOB,
+  type WriteOrdersJobData,
+  type WriteOrdersResult,
+} from '@flash-sale/queue';
+import type { RedisClient } from '@flash-sale/redis';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { type Job, Worker } from 'bullmq';
+import { BULL_CONNECTION, QUEUE_PREFIX, WORKER_CONFIG } from '../worker.tokens';
+import { HandoffDrain } from './handoff-drain';
+import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer';
+
+/**
+ * Consumes the orders queue: `write-orders` jobs (one per sale with a backlog, see HandoffDrain) and
+ * the `create-order` jobs an earlier version may have left.
+ *
+ * The BullMQ Worker is built here rather than with @nestjs/bullmq's `@Processor`, whose worker
+ * options are fixed at decoration time: concurrency and the stalled-job lock come from config.
+ */
+@Injectable()
+export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WriteOrdersProcessor.name);
+  private worker?: Worker;
+
+  constructor(
+    private readonly drain: HandoffDrain,
+    private readonly writer: OrderWriter,
+    @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
+    @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
+    @Inject(QUEUE_PREFIX) private readonly prefix: string,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.worker = new Worker(QueueName.Orders, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: this.prefix,
+      // Sales written at once (one job per sale: its stream is written by one worker at a time).
+      concurrency: this.config.concurrency,
+      // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
+      // jobs are found stalled and run again elsewhere, where the entries it held are taken over.
+      lockDuration: this.config.lockDurationMs,
+      stalledInterval: this.config.lockDurationMs,
+    });
+    this.worker.on('error', (error) => this.logger.error(`Worker error: ${error.message}`));
+    this.worker.on('failed', (job, error) =>
+      this.logger.warn(`Job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`),
+    );
+  }
+
+  /** Graceful stop, before connections close: take no new job, let active ones finish their batch. */
+  async onModuleDestroy(): Promise<void> {
+    await this.worker?.close();
+  }
+
+  process(job: Job): Promise<WriteOrdersResult | { outcome: WriteOutcome }> {
+    if (job.name === WRITE_ORDERS_JOB) return this.drain.drain((job.data as WriteOrdersJobData).saleId);
+    if (job.name === LEGACY_CREATE_ORDER_JOB) return this.writeLegacy(job as Job<LegacyCreateOrderJobData>);
+    throw new Error(`No handler for job "${job.name}" on ${QueueName.Orders}`);
+  }
+
+  private async writeLegacy(job: Job<LegacyCreateOrderJobData>): Promise<{ outcome: WriteOutcome }> {
+    const order = {
+      ...job.data,
+      reservedAt: new Date(job.data.reservedAt),
+      epoch: job.data.epoch ?? 0,
+      submitToken: job.data.submitToken ?? null,
+    };
+    try {
+      const [outcome] = await this.writer.writeBatch(order.saleId, [order]);
+      return { outcome: outcome ?? 'already-exists' };
+    } catch (error) {
+      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error; // BullMQ retries it with backoff
+      // Its last attempt: never drop a reservation silently. Write it FAILED and give the unit back.
+      return { outcome: await this.writer.failAndRelease(order, FAILURE_REASONS.retriesExhausted) };
+    }
+  }
+}

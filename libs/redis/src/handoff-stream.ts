@@ -1,0 +1,139 @@
+import type { HandedOffOrder } from '@flash-sale/domain';
+import type { RedisClient } from './redis-client';
+import { HANDOFF_GROUP, type KeyBuilder } from './sale-keys';
+
+/** One entry of a sale's hand-off stream: the stream id and the order it carries (undefined if unreadable). */
+export interface HandoffEntry {
+  id: string;
+  order: HandedOffOrder | undefined;
+}
+
+/** Raw stream entries as ioredis returns them: [id, [field, value, …]] (fields null for a deleted entry). */
+type RawEntry = [string, string[] | null];
+
+/**
+ * The workers' side of a sale's hand-off stream (the reservation script appends to it; see
+ * reserve-7.lua). Entries are read through the consumer group `HANDOFF_GROUP`, each worker process
+ * being one consumer; an entry is acknowledged and deleted in one step once its order is written, so
+ * the stream only ever holds what is not written yet.
+ */
+export class HandoffStream {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: KeyBuilder,
+  ) {}
+
+  /** Entries no consumer of the group has been given yet. */
+  async readNew(saleId: string, consumer: string, count: number): Promise<HandoffEntry[]> {
+    return this.readGroup(saleId, consumer, count, '>');
+  }
+
+  /** Entries this consumer was given and has not acknowledged (an attempt that failed), after `afterId`. */
+  async readOwnPending(saleId: string, consumer: string, count: number, afterId = '0'): Promise<HandoffEntry[]> {
+    return this.readGroup(saleId, consumer, count, afterId);
+  }
+
+  /**
+   * Takes over entries another consumer was given more than `minIdleMs` ago and never acknowledged
+   * (its worker died, or stopped mid-batch). Returns them and the cursor to continue from ('0-0': done).
+   */
+  async claimIdle(
+    saleId: string,
+    consumer: string,
+    minIdleMs: number,
+    count: number,
+    cursor = '0-0',
+  ): Promise<{ entries: HandoffEntry[]; cursor: string }> {
+    const reply = (await this.withGroup(saleId, () =>
+      this.client.call(
+        'XAUTOCLAIM',
+        this.keys.sale(saleId).handoff,
+        HANDOFF_GROUP,
+        consumer,
+        minIdleMs,
+        cursor,
+        'COUNT',
+        count,
+      ),
+    )) as [string, RawEntry[], string[]?];
+    return { cursor: reply[0], entries: reply[1].map((raw) => toEntry(saleId, raw)) };
+  }
+
+  /** The orders of these entries are written: acknowledge and delete them, atomically. */
+  async acknowledge(saleId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const key = this.keys.sale(saleId).handoff;
+    const replies = await this.client
+      .multi()
+      .xack(key, HANDOFF_GROUP, ...ids)
+      .xdel(key, ...ids)
+      .exec();
+    const failed = replies?.find(([error]) => error);
+    if (!replies || failed) throw failed?.[0] ?? new Error('Redis aborted the hand-off acknowledgement');
+  }
+
+  private async readGroup(saleId: string, consumer: string, count: number, from: string): Promise<HandoffEntry[]> {
+    const key = this.keys.sale(saleId).handoff;
+    const reply = (await this.withGroup(saleId, () =>
+      this.client.xreadgroup('GROUP', HANDOFF_GROUP, consumer, 'COUNT', count, 'STREAMS', key, from),
+    )) as [string, RawEntry[]][] | null;
+    return (reply?.[0]?.[1] ?? []).map((raw) => toEntry(saleId, raw));
+  }
+
+  /** Runs a group command, creating the group first if the sale's stream has none yet. */
+  private async withGroup<T>(saleId: string, command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('NOGROUP')) throw error;
+      await this.createGroup(saleId);
+      return command();
+    }
+  }
+
+  /** From id 0: every entry already in the stream is delivered to the new group. */
+  private async createGroup(saleId: string): Promise<void> {
+    try {
+      await this.client.xgroup('CREATE', this.keys.sale(saleId).handoff, HANDOFF_GROUP, '0', 'MKSTREAM');
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
+    }
+  }
+}
+
+function toEntry(saleId: string, [id, fields]: RawEntry): HandoffEntry {
+  const value = fields?.[1];
+  return { id, order: value === undefined ? undefined : parseHandoffValue(saleId, value) };
+}
+
+/** "orderNo|userId|quantity|slot|reservedAtMs|epoch|token", as reserve-7.lua writes it. */
+export function parseHandoffValue(saleId: string, value: string): HandedOffOrder | undefined {
+  const parts = value.split('|');
+  if (parts.length < 7) return undefined;
+  const [orderNo, userId, quantity, slot, reservedAtMs, epoch] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const order = {
+    orderNo,
+    saleId,
+    userId,
+    quantity: Number(quantity),
+    slot: Number(slot),
+    reservedAt: new Date(Number(reservedAtMs)),
+    epoch: Number(epoch || 0),
+    submitToken: parts.slice(6).join('|') || null,
+  };
+  const valid =
+    orderNo !== '' &&
+    userId !== '' &&
+    Number.isInteger(order.quantity) &&
+    order.quantity > 0 &&
+    Number.isInteger(order.slot) &&
+    !Number.isNaN(order.reservedAt.getTime());
+  return valid ? order : undefined;
+}
