@@ -131,7 +131,10 @@ const IDLE_SALE_STOCK = 2;
 const TARGETS = {
   /** Redis command time per accepted live purchase ≤ this × the ceiling's per answer. */
   redisVsCeiling: 1.5,
-  /** Machine CPU (API + worker + Redis + MariaDB) per accepted live purchase ≤ this × the ceiling's (server + Redis) per answer. */
+  /**
+   * Machine CPU (API + worker + Redis + MariaDB) per accepted live purchase ≤ this × the ceiling's
+   * (server + Redis) per answer.
+   */
   machineCpuVsCeiling: 2,
   liveVsCeiling: 0.5,
   /** Live p99 ≤ this × the ceiling's p99. */
