@@ -34,9 +34,9 @@
  *   BENCH_DURATION (10 s) · BENCH_WARMUP (2 s) · BENCH_CONNECTIONS (64) · BENCH_USERS (200000 pairs per
  *   timed scenario) · BENCH_DRAIN_ORDERS (20000) · BENCH_STRATEGY_STOCK (1000) · BENCH_STRATEGY_BUYERS
  *   (3000) · BENCH_STRATEGY_WARMUP (300 requests) · BENCH_DRAIN_BASELINE (10071 orders/s: the previous
- *   build's drain, which the drain target doubles) · BENCH_IDLE_DURATION (20 s) · BENCH_CPU_PROF=1 (CPU-profile the API during the
- *   live and sold-out scenarios and the worker during the drain, and print their top frames) · REDIS_URL (redis://127.0.0.1:6379) ·
- *   BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306, server only: the database name is ours).
+ *   build's drain, which the drain target doubles) · BENCH_IDLE_DURATION (20 s) · BENCH_CPU_PROF=1
+ *   (CPU-profile the API during the live and sold-out scenarios and the worker during the drain, and
+ *   print their top frames) · REDIS_URL (redis://127.0.0.1:6379) · BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306, server only: the database name is ours).
  *
  * Everything runs on one machine, so the load generator, Redis, MariaDB, the API and the worker share
  * the CPUs: per-process CPU use is sampled from /proc for every scenario so saturation is visible, and
