@@ -1255,9 +1255,11 @@ function diffCommandStats(before, after, responses) {
   };
 }
 
-function formatRedis(redis) {
-  const top = redis.top.map((row) => `${row.command} ${row.percent}% (${row.callsPerResponse}/resp)`).join(', ');
-  return `${redis.usecPerResponse} µs of command time per response; ${top}`;
+/** `unit`: what the counts are divided by (responses; orders for the drain). */
+function formatRedis(redis, unit = 'response') {
+  const short = unit === 'response' ? 'resp' : unit;
+  const top = redis.top.map((row) => `${row.command} ${row.percent}% (${row.callsPerResponse}/${short})`).join(', ');
+  return `${redis.usecPerResponse} µs of command time per ${unit}; ${top}`;
 }
 
 /**
@@ -1907,7 +1909,7 @@ function renderMarkdown(r) {
       `${r.drain.cpuUsPerOrder.worker} µs, Redis ${r.drain.cpuUsPerOrder.redis} µs, MariaDB ` +
       `${r.drain.cpuUsPerOrder.mysql} µs. Audit: ok = **${r.drain.audit.ok}** (oversold ${r.drain.audit.oversold}, ` +
       `duplicates ${r.drain.audit.duplicateOrders}, lost ${r.drain.audit.lostReservations}). Redis: ` +
-      `${formatRedis(r.drain.redisCommands)} (per order).`,
+      `${formatRedis(r.drain.redisCommands, 'order')}.`,
     '',
     `## (e) idle worker, ${idle.sales} live sold-out sales`,
     '',
