@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * The ceiling of the purchase benchmark: a bare Fastify server whose only route runs the app's own
- * reservation script — the SAME `libs/redis/lua/reserve-6.lua`, loaded through the built
- * `ReservationScripts` and `KeyBuilder` of `@flash-sale/redis`, on a client made by the app's own
- * `createRedisClient` with the API's options. No JWT, no validation, no queue, no logging: what is left
+ * reservation script — the SAME one the API runs (not named here: its file name changes with the app),
+ * loaded through the built `ReservationScripts` and `KeyBuilder` of `@flash-sale/redis`, on a client
+ * made by the app's own `createRedisClient` with the API's options. No JWT, no validation, no queue, no logging: what is left
  * is HTTP + JSON + one EVALSHA, i.e. the most a single Node process can get out of this Redis script on
  * this machine. `bench/purchase-bench.mjs` starts it as a child process (so its CPU is accounted like
  * the API's), has the sale loaded by the bench (`ReservationScripts.load` and one lease of its whole stock) and drives it with the same
