@@ -346,8 +346,10 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
 
   it('recovery: hand-offs no nudge woke (an API that died after the script) become orders; the audit tells QUEUED from lost', async () => {
     const saleId = await createSale(10);
+    // A sale being sold (so it is in the active-sales index the sweep walks)…
+    await buyWritten(saleId, await stack.client.guest());
     const orderNumbers = new OrderNumberGenerator();
-    // The test seam: reserve through the real script but never nudge the writer, as a killed API would.
+    // …where an API dies after its scripts: reserved through the real script, the writer never nudged.
     const orphans = await Promise.all(
       [1, 2, 3, 4].map(async (i) => {
         const { token } = await issueTestToken(saleRedis, saleId, `orphan${i}`, 60);
@@ -377,7 +379,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
       'recovered orders',
       () =>
         countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [saleId]),
-      (n) => n === 4,
+      (n) => n === 5,
     );
     expect(await countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?, ?, ?, ?)`, orphans)).toBe(4);
     await waitFor(
@@ -386,7 +388,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
       (n) => n === 0,
     );
     expect(await stack.worker!.get(HandoffSweep).run()).toBe(0); // nothing left to wake a writer for
-    expect((await audit(saleId)).body).toMatchObject({ ok: true, lostReservations: 0, held: 4 });
+    expect((await audit(saleId)).body).toMatchObject({ ok: true, lostReservations: 0, held: 5 });
   });
 
   it('mixed run: buy, pay some, cancel some, let some expire, duplicate callbacks on → books balance, drift 0', async () => {

@@ -18,8 +18,17 @@ import {
   SaleActivity,
   SaleRedisRepository,
 } from '@flash-sale/redis';
-import { BullModule } from '@nestjs/bullmq';
-import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { BullModule, InjectQueue } from '@nestjs/bullmq';
+import {
+  type DynamicModule,
+  Global,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { Queue } from 'bullmq';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, BULL_CONNECTION, REDIS_CLIENT } from './tokens';
 
@@ -29,11 +38,32 @@ import { APP_CONFIG, BULL_CONNECTION, REDIS_CLIENT } from './tokens';
  */
 @Global()
 @Module({})
-export class InfraModule implements OnApplicationShutdown {
+export class InfraModule implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(InfraModule.name);
+
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     @Inject(BULL_CONNECTION) private readonly bullConnection: RedisClient,
+    @InjectQueue(QueueName.Orders) private readonly ordersQueue: Queue,
+    @InjectQueue(QueueName.OrderLifecycle) private readonly lifecycleQueue: Queue,
   ) {}
+
+  /**
+   * Connection errors reach the queues too; unheard, BullMQ prints them to stderr on every reconnect
+   * attempt. Requests that need Redis get their own answer (503), so one line per outage is enough.
+   */
+  onModuleInit(): void {
+    let reported = false;
+    const clients: NodeJS.EventEmitter[] = [this.redis, this.bullConnection];
+    for (const client of clients) client.on('ready', () => (reported = false));
+    const report = (error: Error) => {
+      if (reported) return;
+      reported = true;
+      this.logger.warn(`Redis connection lost: ${error.message}`);
+    };
+    const emitters: NodeJS.EventEmitter[] = [this.redis, this.bullConnection, this.ordersQueue, this.lifecycleQueue];
+    for (const emitter of emitters) emitter.on('error', report);
+  }
 
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
     // BullMQ never closes a connection it was handed; this module does, at shutdown.
