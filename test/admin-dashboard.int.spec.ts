@@ -5,7 +5,7 @@ import { createTestEnv, type TestEnv } from './support/test-env';
 interface DashboardBody {
   sale: { id: string; remaining: number; status: string };
   audit: { ok: boolean; oversold: number; ordersByStatus: Record<string, number> };
-  queue: { waiting: number; active: number; delayed: number; failed: number };
+  handoff: { unwritten: number; beingWritten: number; failedJobs: number };
   purchases: number;
   sampledAt: string;
 }
@@ -58,7 +58,7 @@ describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
     expect(sample.sale).toMatchObject({ id: saleId, remaining: 2, status: 'live' });
     expect(sample.purchases).toBe(3);
     expect(sample.audit).toMatchObject({ ok: true, oversold: 0 });
-    expect(sample.queue).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    expect(sample.handoff).toEqual({ unwritten: 0, beingWritten: 0, failedJobs: 0 });
     expect(Date.parse(sample.sampledAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 

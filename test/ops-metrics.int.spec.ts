@@ -56,6 +56,8 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
       expect(sample(metrics, `flash_sale_queue_depth{queue="orders",state="${state}"}`)).toBeGreaterThanOrEqual(0);
     }
     expect(metrics).toContain('# TYPE flash_sale_stock_drift gauge');
+    // The purchase marked its sale active: its hand-off backlog has a series (0 or 1: the worker races us).
+    expect(sample(metrics, `flash_sale_handoff_backlog{sale="${sale.body.id}"}`)).toBeLessThanOrEqual(1);
     // The sale's stock was leased to Redis at creation; nothing is an order yet (the worker is racing us).
     const lease = (state: string) => sample(metrics, `flash_sale_lease_units{sale="${sale.body.id}",state="${state}"}`);
     expect(lease('granted')).toBe(5);

@@ -1,6 +1,6 @@
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
-import type { KeyBuilder } from './sale-keys';
+import { HANDOFF_GROUP, type KeyBuilder } from './sale-keys';
 
 /** What the audit reads from Redis about one sale. */
 export interface SaleRedisSnapshot {
@@ -153,6 +153,20 @@ export class SaleRedisRepository {
    */
   async handoffBacklog(saleId: string): Promise<number> {
     return this.client.xlen(this.keys.sale(saleId).handoff);
+  }
+
+  /** Entries in the sale's hand-off stream, and how many of them a worker claimed and has not acknowledged. */
+  async handoffDepth(saleId: string): Promise<{ unwritten: number; beingWritten: number }> {
+    const key = this.keys.sale(saleId).handoff;
+    const replies = await this.client.multi().xlen(key).xpending(key, HANDOFF_GROUP).exec();
+    const [[lengthError, length], [pendingError, pending]] = (replies ?? []) as [
+      [Error | null, number],
+      [Error | null, [number, ...unknown[]] | null],
+    ];
+    if (lengthError) throw lengthError;
+    // No group yet (no worker read this sale's stream so far): nothing is being written.
+    if (pendingError && !pendingError.message.includes('NOGROUP')) throw pendingError;
+    return { unwritten: Number(length ?? 0), beingWritten: pendingError ? 0 : Number(pending?.[0] ?? 0) };
   }
 
   /** The order numbers waiting in the sale's hand-off stream, read at one instant. */

@@ -1,4 +1,5 @@
-import { QueueName } from '@flash-sale/queue';
+import { QueueName, type WriteOrdersJobData } from '@flash-sale/queue';
+import { SaleRedisRepository } from '@flash-sale/redis';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
@@ -8,19 +9,21 @@ import type { SaleView } from '../sales/sale.dto';
 import { SalesService } from '../sales/sales.service';
 import { AuditService, type AuditView } from './audit.service';
 
-/** Jobs of the order queue by state: the backlog between a reservation and its MySQL row. */
-export interface QueueDepth {
-  waiting: number;
-  active: number;
-  delayed: number;
-  failed: number;
+/** The sale's hand-off: the backlog between a reservation and its MySQL row. */
+export interface HandoffDepth {
+  /** Reservations in the sale's hand-off stream (not written yet). */
+  unwritten: number;
+  /** Of those, the ones a worker has claimed and not committed yet. */
+  beingWritten: number;
+  /** The sale's `write-orders` jobs that gave up (the hand-off sweep wakes a new one). */
+  failedJobs: number;
 }
 
 /** One sample for the admin console's live dashboard; the console derives purchases/s from `purchases`. */
 export interface SaleDashboardView {
   sale: SaleView;
   audit: AuditView;
-  queue: QueueDepth;
+  handoff: HandoffDepth;
   /** Successful purchases so far, whatever became of their orders (every order, QUEUED included). */
   purchases: number;
   sampledAt: string;
@@ -34,7 +37,7 @@ export interface SaleDashboardView {
 const HISTORY_SECONDS = 120;
 
 /**
- * What a presenter watches during a sale, in one request: the sale, its audit and the order queue.
+ * What a presenter watches during a sale, in one request: the sale, its audit and its hand-off.
  * It recomputes the audit each time (it reads every order of the sale), which is fine for a dashboard
  * polled every second or two at reference scale; a million-order sale would want counters instead.
  */
@@ -43,31 +46,34 @@ export class SaleDashboardService {
   constructor(
     private readonly sales: SalesService,
     private readonly audit: AuditService,
+    private readonly saleRedis: SaleRedisRepository,
     @InjectQueue(QueueName.Orders) private readonly orders: Queue,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async sample(saleId: string): Promise<SaleDashboardView> {
     const sale = await this.sales.get(saleId); // 404 SALE_NOT_FOUND before anything else is read
-    const [audit, counts, history] = await Promise.all([
+    const [audit, handoff, failedJobs, history] = await Promise.all([
       this.audit.audit(sale.id),
-      this.orders.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'),
+      this.saleRedis.handoffDepth(sale.id),
+      this.failedWriterJobs(sale.id),
       this.history(sale.id),
     ]);
     const purchases = Object.values(audit.ordersByStatus).reduce((sum, count) => sum + count, 0);
     return {
       sale,
       audit,
-      queue: {
-        waiting: (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0),
-        active: counts['active'] ?? 0,
-        delayed: counts['delayed'] ?? 0,
-        failed: counts['failed'] ?? 0,
-      },
+      handoff: { ...handoff, failedJobs },
       purchases,
       sampledAt: new Date().toISOString(),
       history,
     };
+  }
+
+  /** Failed jobs are kept only as a short tail (removeOnFail), so this stays a small read. */
+  private async failedWriterJobs(saleId: string): Promise<number> {
+    const failed = await this.orders.getFailed(0, 999);
+    return failed.filter((job) => (job.data as Partial<WriteOrdersJobData>).saleId === saleId).length;
   }
 
   private async history(saleId: string): Promise<SaleDashboardView['history']> {

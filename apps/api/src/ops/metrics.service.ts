@@ -1,6 +1,6 @@
 import { StockLeaseRepository } from '@flash-sale/db';
 import { DomainError } from '@flash-sale/domain';
-import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { KeyBuilder, type RedisClient, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Queue } from 'bullmq';
@@ -18,6 +18,8 @@ const SCRAPE_DEADLINE_MS = 1_000;
 /** Sales that ended longer ago than this drop out of the per-sale lease series. */
 const LEASE_SERIES_WINDOW_MS = 3_600_000;
 const LEASE_STATES = ['granted', 'converted', 'in_doubt', 'returned', 'outstanding'] as const;
+/** Sales active this recently get a hand-off backlog series. */
+const HANDOFF_SERIES_WINDOW_MS = 15 * 60_000;
 
 export type PurchaseOutcome = 'accepted' | 'replayed';
 
@@ -67,6 +69,8 @@ export class MetricsService implements OnModuleInit {
     keys: KeyBuilder,
     private readonly moduleRef: ModuleRef,
     leaseRepository: StockLeaseRepository,
+    activity: SaleActivity,
+    saleRedis: SaleRedisRepository,
   ) {
     collectDefaultMetrics({ register: this.registry });
 
@@ -104,6 +108,26 @@ export class MetricsService implements OnModuleInit {
           }
         } catch (error) {
           this.logger.warn(`Stock drift unavailable: ${errorMessage(error)}`);
+        }
+      },
+    });
+
+    const handoffBacklog: Gauge<'sale'> = new Gauge({
+      name: 'flash_sale_handoff_backlog',
+      help: "Reservations waiting in a sale's hand-off stream to be written to MySQL (recently active sales)",
+      labelNames: ['sale'] as const,
+      registers: [this.registry],
+      collect: async () => {
+        handoffBacklog.reset();
+        try {
+          const read = async () => {
+            const saleIds = await activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
+            const backlogs = await Promise.all(saleIds.map((saleId) => saleRedis.handoffBacklog(saleId)));
+            saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
+          };
+          await withDeadline(read(), SCRAPE_DEADLINE_MS, 'Redis');
+        } catch (error) {
+          this.logger.warn(`Hand-off backlog unavailable: ${errorMessage(error)}`);
         }
       },
     });

@@ -20,8 +20,8 @@ function dashboardEndpoint(...samples: SaleDashboard[]) {
 }
 
 describe('SaleDashboardPage', () => {
-  it("shows the sale's stock, purchases, queue depth and orders by status", async () => {
-    dashboardEndpoint(makeDashboard({ queue: { waiting: 12, active: 3, delayed: 4, failed: 1 } }));
+  it("shows the sale's stock, purchases, hand-off backlog and orders by status", async () => {
+    dashboardEndpoint(makeDashboard({ handoff: { unwritten: 12, beingWritten: 3, failedJobs: 1 } }));
     renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'Trail sneakers', level: 1 })).toBeInTheDocument();
@@ -38,9 +38,9 @@ describe('SaleDashboardPage', () => {
     expect(screen.getByText('of 100')).toBeInTheDocument();
     expect(statValue('Purchases')).toBe('69');
     expect(statValue('Held')).toBe('55');
-    expect(statValue('Queue waiting')).toBe('12');
-    expect(statValue('Queue active')).toBe('3');
-    expect(statValue('Queue failed')).toBe('1');
+    expect(statValue('Unwritten')).toBe('12');
+    expect(statValue('Being written')).toBe('3');
+    expect(statValue('Writer jobs failed')).toBe('1');
 
     const orders = screen.getByRole('table', { name: 'Orders by status' });
     const countOf = (status: string) =>

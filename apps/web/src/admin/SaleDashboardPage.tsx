@@ -109,16 +109,21 @@ export function SaleDashboardPage() {
 }
 
 function DashboardStats({ dashboard }: { dashboard: SaleDashboard }) {
-  const { sale, audit, queue, purchases } = dashboard;
+  const { sale, audit, handoff, purchases } = dashboard;
   const n = (value: number) => value.toLocaleString('en-US');
   return (
     <dl className="stat-grid admin-stats">
       <Stat label="Remaining" value={n(sale.remaining)} detail={`of ${n(sale.stock)}`} />
       <Stat label="Purchases" value={n(purchases)} detail="orders, any status" />
       <Stat label="Held" value={n(audit.held)} detail="units pending payment or paid" />
-      <Stat label="Queue waiting" value={n(queue.waiting)} detail={`orders to write · ${n(queue.delayed)} delayed`} />
-      <Stat label="Queue active" value={n(queue.active)} detail="being written now" />
-      <Stat label="Queue failed" value={n(queue.failed)} detail="jobs that gave up" alert={queue.failed > 0} />
+      <Stat label="Unwritten" value={n(handoff.unwritten)} detail="reservations waiting in the hand-off" />
+      <Stat label="Being written" value={n(handoff.beingWritten)} detail="claimed by a worker, not committed yet" />
+      <Stat
+        label="Writer jobs failed"
+        value={n(handoff.failedJobs)}
+        detail="gave up; the sweep retries"
+        alert={handoff.failedJobs > 0}
+      />
     </dl>
   );
 }

@@ -42,7 +42,7 @@ export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashb
   return {
     sale: makeSale(),
     audit: makeAudit(),
-    queue: { waiting: 12, active: 3, delayed: 0, failed: 0 },
+    handoff: { unwritten: 12, beingWritten: 3, failedJobs: 0 },
     purchases: 69,
     sampledAt: '2030-01-15T10:05:00.000Z',
     ...overrides,

@@ -133,7 +133,8 @@ export interface LeaseLedger {
 export interface SaleDashboard {
   sale: Sale;
   audit: Audit;
-  queue: { waiting: number; active: number; delayed: number; failed: number };
+  /** The sale's hand-off: reservations not written to MySQL yet, and its writer jobs that gave up. */
+  handoff: { unwritten: number; beingWritten: number; failedJobs: number };
   purchases: number;
   sampledAt: string;
   /** Orders per second over the last two minutes (older API versions send none). */
