@@ -11,6 +11,7 @@ import {
 import { QueueName } from '@flash-sale/queue';
 import {
   createRedisClient,
+  reportOutagesOnce,
   HandoffStream,
   KeyBuilder,
   type RedisClient,
@@ -18,7 +19,14 @@ import {
   SaleActivity,
   SaleRedisRepository,
 } from '@flash-sale/redis';
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
@@ -41,13 +49,20 @@ import {
 } from './worker.tokens';
 
 @Module({})
-export class WorkerModule implements OnApplicationShutdown {
+export class WorkerModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     @Inject(BULL_CONNECTION) private readonly bullConnection: RedisClient,
     @Inject(LIFECYCLE_QUEUE) private readonly lifecycleQueue: Queue,
     @Inject(ORDERS_QUEUE) private readonly ordersQueue: Queue,
   ) {}
+
+  onModuleInit(): void {
+    const logger = new Logger(WorkerModule.name);
+    reportOutagesOnce([this.redis, this.bullConnection], [this.lifecycleQueue, this.ordersQueue], (message) =>
+      logger.warn(message),
+    );
+  }
 
   static forRoot(config: AppConfig): DynamicModule {
     const queue = (name: QueueName) => ({

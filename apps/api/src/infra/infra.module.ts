@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { QueueName } from '@flash-sale/queue';
 import {
   createRedisClient,
+  reportOutagesOnce,
   KeyBuilder,
   type RedisClient,
   ReservationScripts,
@@ -48,21 +49,10 @@ export class InfraModule implements OnModuleInit, OnApplicationShutdown {
     @InjectQueue(QueueName.OrderLifecycle) private readonly lifecycleQueue: Queue,
   ) {}
 
-  /**
-   * Connection errors reach the queues too; unheard, BullMQ prints them to stderr on every reconnect
-   * attempt. Requests that need Redis get their own answer (503), so one line per outage is enough.
-   */
   onModuleInit(): void {
-    let reported = false;
-    const clients: NodeJS.EventEmitter[] = [this.redis, this.bullConnection];
-    for (const client of clients) client.on('ready', () => (reported = false));
-    const report = (error: Error) => {
-      if (reported) return;
-      reported = true;
-      this.logger.warn(`Redis connection lost: ${error.message}`);
-    };
-    const emitters: NodeJS.EventEmitter[] = [this.redis, this.bullConnection, this.ordersQueue, this.lifecycleQueue];
-    for (const emitter of emitters) emitter.on('error', report);
+    reportOutagesOnce([this.redis, this.bullConnection], [this.ordersQueue, this.lifecycleQueue], (message) =>
+      this.logger.warn(message),
+    );
   }
 
   static forRoot(config: AppConfig = loadConfig()): DynamicModule {
