@@ -1,0 +1,103 @@
+import type { DataSource } from 'typeorm';
+import { countRows, waitFor } from './support/fixtures';
+import { startRedisCluster, type LocalRedisCluster } from './support/redis-cluster';
+import { startStack, type RunningStack } from './support/running-stack';
+import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+
+interface Audit {
+  ok: boolean;
+  oversold: number;
+  lostReservations: number;
+  held: number;
+  ordersByStatus: Record<string, number>;
+}
+
+/**
+ * The whole purchase flow — sign in, submit token, reserve and hand off (one script), the nudged
+ * writer, payment, the audit — with Redis as a real three-master cluster: every sale's keys and its
+ * hand-off stream share one slot, the queue lives on its own hash tag, and nothing crosses slots.
+ */
+describe('the purchase flow on a real three-master Redis Cluster (API, worker, MariaDB)', () => {
+  let cluster: LocalRedisCluster;
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+    testEnv = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodes.join(',') });
+    db = await openDatabase(testEnv.config);
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    await db?.destroy();
+    await cluster?.stop();
+    await testEnv?.cleanup();
+  });
+
+  it('sells several sales at once to exactly their stock, writes every order, takes payment, audits ok', async () => {
+    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const createSale = async (name: string, stock: number) =>
+      (
+        await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+          token: admin,
+          json: { name, priceCents: 500, stock, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+        })
+      ).body.id;
+    const saleIds = [await createSale('North', 30), await createSale('South', 30), await createSale('East', 30)];
+
+    const attempts = await Promise.all(
+      saleIds.flatMap((saleId) =>
+        Array.from({ length: 45 }, async () => {
+          const guest = await stack.client.guest();
+          const token = await stack.client.submitToken(saleId, guest.token);
+          const answer = await stack.client.call<{ orderNo: string; status: string }>(
+            'POST',
+            `/api/sales/${saleId}/purchase`,
+            { token: guest.token, json: { token } },
+          );
+          return { saleId, guest, answer };
+        }),
+      ),
+    );
+    for (const saleId of saleIds) {
+      const statuses = attempts.filter((attempt) => attempt.saleId === saleId).map((attempt) => attempt.answer.status);
+      expect(statuses.filter((status) => status === 202)).toHaveLength(30);
+      expect(statuses.filter((status) => status === 410)).toHaveLength(15);
+    }
+
+    const orders = (saleId: string) =>
+      countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [saleId]);
+    for (const saleId of saleIds)
+      await waitFor(
+        `the orders of sale ${saleId}`,
+        () => orders(saleId),
+        (n) => n === 30,
+      );
+
+    // One buyer pays: the order moves on through the provider's callback as anywhere else.
+    const buyer = attempts.find((attempt) => attempt.answer.status === 202)!;
+    const paid = await stack.client.call<{ status: string }>('POST', `/api/orders/${buyer.answer.body.orderNo}/pay`, {
+      token: buyer.guest.token,
+    });
+    expect(paid.status).toBeLessThan(300);
+    await waitFor(
+      'the payment',
+      async () =>
+        (
+          await stack.client.call<{ status: string }>('GET', `/api/orders/${buyer.answer.body.orderNo}`, {
+            token: buyer.guest.token,
+          })
+        ).body.status,
+      (status) => status === 'PAID',
+    );
+
+    for (const saleId of saleIds) {
+      const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${saleId}/audit`, { token: admin });
+      expect(audit.body).toMatchObject({ ok: true, oversold: 0, lostReservations: 0, held: 30 });
+      expect(audit.body.ordersByStatus['QUEUED']).toBe(0);
+    }
+  });
+});
