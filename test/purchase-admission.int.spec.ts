@@ -47,7 +47,7 @@ describe('load shedding: a hand-off backlog over its bound answers purchases 503
 
   beforeAll(async () => {
     testEnv = await createTestEnv({ SHED_MAX_BACKLOG: '3' });
-    // No worker at first: accepted purchases stay in the queue, which is the backlog.
+    // No worker at first: accepted purchases stay in their sale's hand-off stream, which is the backlog.
     stack = await startStack(testEnv.config, { worker: false });
     admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
   });
