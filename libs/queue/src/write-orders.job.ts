@@ -19,6 +19,8 @@ export interface WriteOrdersResult {
   batchCount: number;
   /** Entries of a dead worker (or of a failed attempt) taken over and written. */
   reclaimed: number;
+  /** The job stopped after its time slice with entries possibly left, and queued its successor. */
+  handedOn: boolean;
 }
 
 /**

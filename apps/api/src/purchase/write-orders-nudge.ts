@@ -7,11 +7,18 @@ import type { Queue } from 'bullmq';
 import { APP_CONFIG } from '../infra/tokens';
 
 /**
+ * A nudge is sent this long after the first reservation that needs it, so that the reservations of
+ * the next few event-loop turns share it: under load one turn resolves only a couple of scripts, and
+ * a BullMQ add costs more than the reservation itself. Small against a purchase's latency.
+ */
+const NUDGE_WINDOW_MS = 2;
+
+/**
  * Wakes the workers after reservations. The reservation script already handed each order off (it is
- * in the sale's stream); what is left is to make sure a `write-orders` job for the sale exists. All
- * the reservations of one event-loop turn share one nudge per sale — one `addBulk` (deduplicated per
- * sale by BullMQ) plus one mark in the active-sales index — and each purchase waits for it, so a `202`
- * is never sent before its sale's writer was woken.
+ * in the sale's stream); what is left is to make sure a `write-orders` job for the sale runs after it.
+ * The reservations of a short window share one nudge per sale — one `addBulk` (deduplicated per sale
+ * by BullMQ) plus one mark in the active-sales index — and each purchase waits for the nudge sent
+ * after its reservation, so a `202` is never sent before its sale's writer was woken.
  */
 @Injectable()
 export class WriteOrdersNudge {
@@ -30,8 +37,8 @@ export class WriteOrdersNudge {
 
   nudge(saleId: string): Promise<void> {
     this.sales.add(saleId);
-    // After this turn's I/O callbacks and microtasks: every reservation they resolve joins this nudge.
-    this.sent ??= new Promise((resolve) => setImmediate(() => void this.send().then(resolve)));
+    // Every reservation resolved before the timer fires joins this nudge.
+    this.sent ??= new Promise((resolve) => setTimeout(() => void this.send().then(resolve), NUDGE_WINDOW_MS));
     return this.sent;
   }
 

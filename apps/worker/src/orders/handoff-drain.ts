@@ -13,6 +13,10 @@ import { OrderWriter } from './order-writer';
 const MAX_DRAIN_MS = 5_000;
 /** How many batch sizes a job's result lists (the last ones). */
 const REPORTED_BATCHES = 50;
+/** A sale is marked active (for the background jobs) at most this often by one process. */
+const ACTIVITY_MARK_EVERY_MS = 1_000;
+
+type Record = (batchSize: number) => void;
 
 /**
  * Writes one sale's hand-off stream into MySQL (DESIGN.md step 4): claims entries through the consumer
@@ -26,6 +30,11 @@ export class HandoffDrain {
   private readonly logger = new Logger(HandoffDrain.name);
   /** This process's consumer name in every sale's group. */
   readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  /** Sales where an attempt of this process failed with entries in hand: those are read back first. */
+  private readonly unacknowledgedHere = new Set<string>();
+  /** When this process last looked for a dead worker's entries, per sale (they must idle first). */
+  private readonly lastClaimAt = new Map<string, number>();
+  private readonly lastMarkedAt = new Map<string, number>();
 
   constructor(
     private readonly stream: HandoffStream,
@@ -38,42 +47,72 @@ export class HandoffDrain {
 
   /** Writes what is waiting in the sale's stream, until it is empty (or about MAX_DRAIN_MS passed). */
   async drain(saleId: string): Promise<WriteOrdersResult> {
-    const result: WriteOrdersResult = { written: 0, batches: [], batchCount: 0, reclaimed: 0 };
-    const record = (size: number) => {
+    const result: WriteOrdersResult = { written: 0, batches: [], batchCount: 0, reclaimed: 0, handedOn: false };
+    const record: Record = (size) => {
       result.written += size;
       result.batchCount += 1;
       result.batches.push(size);
       if (result.batches.length > REPORTED_BATCHES) result.batches.shift();
     };
-    await this.activity.touch([saleId]);
+    await this.markActive(saleId);
+    try {
+      await this.writeOwnUnacknowledged(saleId, record);
+      result.reclaimed = await this.writeAbandoned(saleId, record);
+      result.handedOn = !(await this.writeNew(saleId, record));
+    } catch (error) {
+      // What this process was given stays pending for it: its next attempt reads it back first.
+      this.unacknowledgedHere.add(saleId);
+      throw error;
+    }
+    if (result.written > 0) await this.markActive(saleId);
+    return result;
+  }
 
-    // First what this consumer was given before and did not acknowledge (an attempt that failed),
-    // then what dead consumers left: one batch at a time, since re-reading them depends on the ack.
-    let ownCursor = '0';
-    for (let own = await this.stream.readOwnPending(saleId, this.consumer, this.config.batchSize); own.length > 0;) {
+  /** What this consumer was given by an attempt that failed; one batch at a time (re-reading needs the ack). */
+  private async writeOwnUnacknowledged(saleId: string, record: Record): Promise<void> {
+    if (!this.unacknowledgedHere.has(saleId)) return;
+    let own = await this.stream.readOwnPending(saleId, this.consumer, this.config.batchSize);
+    while (own.length > 0) {
       await this.write(saleId, own);
       record(own.length);
-      ownCursor = own[own.length - 1]!.id;
-      own = await this.stream.readOwnPending(saleId, this.consumer, this.config.batchSize, ownCursor);
+      own = await this.stream.readOwnPending(saleId, this.consumer, this.config.batchSize, own[own.length - 1]!.id);
     }
-    let claimCursor = '0-0';
+    this.unacknowledgedHere.delete(saleId);
+  }
+
+  /**
+   * What other consumers were given and never acknowledged for RECOVERY_GRACE_MS (their worker died or
+   * stopped mid-batch). Looked for now and then, not on every job: such entries must idle first anyway.
+   */
+  private async writeAbandoned(saleId: string, record: Record): Promise<number> {
+    const now = Date.now();
+    if (now - (this.lastClaimAt.get(saleId) ?? 0) < this.lifecycle.recoveryGraceMs / 2) return 0;
+    this.lastClaimAt.set(saleId, now);
+    let reclaimed = 0;
+    let cursor = '0-0';
     do {
       const claimed = await this.stream.claimIdle(
         saleId,
         this.consumer,
         this.lifecycle.recoveryGraceMs,
         this.config.batchSize,
-        claimCursor,
+        cursor,
       );
-      claimCursor = claimed.cursor;
+      cursor = claimed.cursor;
       if (claimed.entries.length === 0) continue;
       this.logger.warn(`Sale ${saleId}: took over ${claimed.entries.length} hand-off(s) a worker left unwritten`);
       await this.write(saleId, claimed.entries);
       record(claimed.entries.length);
-      result.reclaimed += claimed.entries.length;
-    } while (claimCursor !== '0-0');
+      reclaimed += claimed.entries.length;
+    } while (cursor !== '0-0');
+    return reclaimed;
+  }
 
-    // Then new entries, reading the next batch while the current one is written.
+  /**
+   * New entries, reading the next batch while the current one is written. Returns false when it
+   * stopped at MAX_DRAIN_MS with entries possibly left (the caller then queues the sale's next job).
+   */
+  private async writeNew(saleId: string, record: Record): Promise<boolean> {
     const deadline = Date.now() + MAX_DRAIN_MS;
     let entries = await this.stream.readNew(saleId, this.consumer, this.config.batchSize);
     while (entries.length > 0) {
@@ -82,15 +121,14 @@ export class HandoffDrain {
       try {
         await this.write(saleId, entries);
       } catch (error) {
-        // What was read ahead stays pending for this consumer: the retry of this job reads it first.
         await following?.catch(() => undefined);
         throw error;
       }
       record(entries.length);
-      entries = following ? await following : [];
+      if (!following) return false;
+      entries = await following;
     }
-    if (result.written > 0) await this.activity.touch([saleId]);
-    return result;
+    return true;
   }
 
   private async write(saleId: string, entries: readonly HandoffEntry[]): Promise<void> {
@@ -107,5 +145,12 @@ export class HandoffDrain {
       saleId,
       entries.map((entry) => entry.id),
     );
+  }
+
+  private async markActive(saleId: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.lastMarkedAt.get(saleId) ?? 0) < ACTIVITY_MARK_EVERY_MS) return;
+    this.lastMarkedAt.set(saleId, now);
+    await this.activity.touch([saleId], now);
   }
 }

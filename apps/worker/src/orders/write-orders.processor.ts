@@ -5,12 +5,13 @@ import {
   QueueName,
   WRITE_ORDERS_JOB,
   type WriteOrdersJobData,
+  writeOrdersJob,
   type WriteOrdersResult,
 } from '@flash-sale/queue';
 import type { RedisClient } from '@flash-sale/redis';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { type Job, Worker } from 'bullmq';
-import { BULL_CONNECTION, QUEUE_PREFIX, WORKER_CONFIG } from '../worker.tokens';
+import { type Job, type Queue, Worker } from 'bullmq';
+import { BULL_CONNECTION, ORDERS_QUEUE, QUEUE_PREFIX, WORKER_CONFIG } from '../worker.tokens';
 import { HandoffDrain } from './handoff-drain';
 import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer';
 
@@ -32,6 +33,7 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
     @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
     @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
     @Inject(QUEUE_PREFIX) private readonly prefix: string,
+    @Inject(ORDERS_QUEUE) private readonly queue: Queue,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -57,9 +59,19 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
   }
 
   process(job: Job): Promise<WriteOrdersResult | { outcome: WriteOutcome }> {
-    if (job.name === WRITE_ORDERS_JOB) return this.drain.drain((job.data as WriteOrdersJobData).saleId);
+    if (job.name === WRITE_ORDERS_JOB) return this.writeOrders((job.data as WriteOrdersJobData).saleId);
     if (job.name === LEGACY_CREATE_ORDER_JOB) return this.writeLegacy(job as Job<LegacyCreateOrderJobData>);
     throw new Error(`No handler for job "${job.name}" on ${QueueName.Orders}`);
+  }
+
+  private async writeOrders(saleId: string): Promise<WriteOrdersResult> {
+    const result = await this.drain.drain(saleId);
+    if (result.handedOn) {
+      // Added while this job is active, the sale's next job waits for this one to finish (keepLastIfActive).
+      const next = writeOrdersJob(saleId, this.config.jobAttempts);
+      await this.queue.add(next.name, next.data, next.opts);
+    }
+    return result;
   }
 
   private async writeLegacy(job: Job<LegacyCreateOrderJobData>): Promise<{ outcome: WriteOutcome }> {
