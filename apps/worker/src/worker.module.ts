@@ -24,6 +24,7 @@ import type { DataSource } from 'typeorm';
 import { LifecycleProcessor } from './lifecycle/lifecycle.processor';
 import { OrderExpiry } from './lifecycle/order-expiry';
 import { ReservationRecovery } from './lifecycle/reservation-recovery';
+import { SaleRetention } from './lifecycle/sale-retention';
 import { StockReconciliation } from './lifecycle/stock-reconciliation';
 import { CreateOrderProcessor } from './orders/create-order.processor';
 import { OrderBatcher } from './orders/order-batcher';
@@ -96,12 +97,20 @@ export class WorkerModule implements OnApplicationShutdown {
         },
         {
           provide: StockLeases,
-          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository],
-          useFactory: (repository: StockLeaseRepository, scripts: ReservationScripts, saleRedis: SaleRedisRepository) =>
-            new StockLeases(repository, scripts, saleRedis, {
-              leaseSize: config.leases.size,
-              lowWater: config.leases.lowWater,
-            }),
+          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
+          useFactory: (
+            repository: StockLeaseRepository,
+            scripts: ReservationScripts,
+            saleRedis: SaleRedisRepository,
+            activity: SaleActivity,
+          ) =>
+            new StockLeases(
+              repository,
+              scripts,
+              saleRedis,
+              { leaseSize: config.leases.size, lowWater: config.leases.lowWater },
+              activity,
+            ),
         },
         {
           provide: SaleBooksRepository,
@@ -110,15 +119,16 @@ export class WorkerModule implements OnApplicationShutdown {
         },
         {
           provide: OrderLifecycle,
-          inject: [getDataSourceToken(), SaleStockRepository],
-          useFactory: (dataSource: DataSource, stock: SaleStockRepository) =>
-            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries),
+          inject: [getDataSourceToken(), SaleStockRepository, SaleActivity],
+          useFactory: (dataSource: DataSource, stock: SaleStockRepository, activity: SaleActivity) =>
+            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries, activity),
         },
         OrderWriter,
         OrderBatcher,
         CreateOrderProcessor,
         OrderExpiry,
         ReservationRecovery,
+        SaleRetention,
         StockReconciliation,
         LifecycleProcessor,
       ],
