@@ -8,6 +8,9 @@ export interface LeasePolicy {
   lowWater: number;
 }
 
+/** `ended`: the sale is over (nothing is checked or restarted then; see restartIncarnation). */
+export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ended';
+
 /** `ended`: the sale is over and Redis does not hold its current incarnation; nothing was loaded. */
 export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
 
@@ -25,6 +28,7 @@ export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
 export class StockLeases {
   private readonly topUps = new Map<string, Coalesced<number>>();
   private readonly loads = new Map<string, Promise<LoadOutcome>>();
+  private readonly verifications = new Map<string, Promise<VerifyOutcome>>();
 
   constructor(
     private readonly repository: StockLeaseRepository,
@@ -99,7 +103,13 @@ export class StockLeases {
    * always passes. A copy that fails starts the next incarnation. Returns whether it did. An ended
    * sale is not checked: it sells nothing more, and its keys are meant to expire (see restartIncarnation).
    */
-  async verifyIncarnation(saleId: string): Promise<'current' | 'restarted' | 'not-redis-backed' | 'ended'> {
+  verifyIncarnation(saleId: string): Promise<VerifyOutcome> {
+    // One at a time per sale in this process: a second check made while the first is restarting would
+    // see MySQL's new epoch before Redis is loaded with it, and restart the sale once more.
+    return singleFlight(this.verifications, saleId, () => this.verifyOnce(saleId));
+  }
+
+  private async verifyOnce(saleId: string): Promise<VerifyOutcome> {
     const sale = await this.repository.saleRow(saleId);
     if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 'not-redis-backed';
     if (hasEnded(sale)) return 'ended';
