@@ -424,7 +424,7 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     await new Promise((resolve) => setTimeout(resolve, 400)); // late duplicate callbacks land
 
     const paid = winners.filter((_, i) => i % 3 === 0).length;
-    const drifts = await stack.worker!.get(StockReconciliation).run();
+    const { drifts } = await stack.worker!.get(StockReconciliation).run();
     expect(drifts.get(saleId)).toBe(0);
     const report = await audit(saleId);
     expect(report.body).toMatchObject({

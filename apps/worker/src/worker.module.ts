@@ -33,6 +33,7 @@ import type { DataSource } from 'typeorm';
 import { LifecycleProcessor } from './lifecycle/lifecycle.processor';
 import { OrderExpiry } from './lifecycle/order-expiry';
 import { HandoffSweep } from './lifecycle/handoff-sweep';
+import { SaleRetention } from './lifecycle/sale-retention';
 import { StockReconciliation } from './lifecycle/stock-reconciliation';
 import { HandoffDrain } from './orders/handoff-drain';
 import { OrderWriter } from './orders/order-writer';
@@ -117,12 +118,20 @@ export class WorkerModule implements OnModuleInit, OnApplicationShutdown {
         },
         {
           provide: StockLeases,
-          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository],
-          useFactory: (repository: StockLeaseRepository, scripts: ReservationScripts, saleRedis: SaleRedisRepository) =>
-            new StockLeases(repository, scripts, saleRedis, {
-              leaseSize: config.leases.size,
-              lowWater: config.leases.lowWater,
-            }),
+          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
+          useFactory: (
+            repository: StockLeaseRepository,
+            scripts: ReservationScripts,
+            saleRedis: SaleRedisRepository,
+            activity: SaleActivity,
+          ) =>
+            new StockLeases(
+              repository,
+              scripts,
+              saleRedis,
+              { leaseSize: config.leases.size, lowWater: config.leases.lowWater },
+              activity,
+            ),
         },
         {
           provide: SaleBooksRepository,
@@ -131,15 +140,16 @@ export class WorkerModule implements OnModuleInit, OnApplicationShutdown {
         },
         {
           provide: OrderLifecycle,
-          inject: [getDataSourceToken(), SaleStockRepository],
-          useFactory: (dataSource: DataSource, stock: SaleStockRepository) =>
-            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries),
+          inject: [getDataSourceToken(), SaleStockRepository, SaleActivity],
+          useFactory: (dataSource: DataSource, stock: SaleStockRepository, activity: SaleActivity) =>
+            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries, activity),
         },
         OrderWriter,
         HandoffDrain,
         WriteOrdersProcessor,
         OrderExpiry,
         HandoffSweep,
+        SaleRetention,
         StockReconciliation,
         LifecycleProcessor,
       ],

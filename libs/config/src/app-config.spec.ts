@@ -39,6 +39,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ EXPIRY_SWEEP_INTERVAL_MS: '10' })).toThrow(/EXPIRY_SWEEP_INTERVAL_MS must be an integer/);
   });
 
+  it('reads how background work finds its sales, and how long an ended sale stays in Redis', () => {
+    expect(loadConfig({}).lifecycle).toMatchObject({
+      reconcileIntervalMs: 15_000,
+      reconcileActiveWindowMs: 60_000,
+      idleSaleCheckIntervalMs: 300_000,
+      saleRedisRetentionMs: 86_400_000,
+    });
+    // The window follows the interval unless set, and is never shorter than one interval.
+    expect(loadConfig({ RECONCILE_INTERVAL_MS: '2000' }).lifecycle.reconcileActiveWindowMs).toBe(8_000);
+    expect(() => loadConfig({ RECONCILE_INTERVAL_MS: '2000', RECONCILE_ACTIVE_WINDOW_MS: '1000' })).toThrow(
+      /RECONCILE_ACTIVE_WINDOW_MS must be an integer between 2000 and/,
+    );
+    expect(loadConfig({ SALE_REDIS_RETENTION_MS: '0' }).lifecycle.saleRedisRetentionMs).toBe(0);
+    expect(() => loadConfig({ SALE_REDIS_RETENTION_MS: '-1' })).toThrow(/SALE_REDIS_RETENTION_MS must be an integer/);
+    expect(() => loadConfig({ IDLE_SALE_CHECK_INTERVAL_MS: '10' })).toThrow(/IDLE_SALE_CHECK_INTERVAL_MS must be/);
+  });
+
   it('switches Redis to cluster mode when nodes are listed', () => {
     expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001' }).redis.clusterNodes).toEqual([
       '127.0.0.1:7000',

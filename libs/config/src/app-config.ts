@@ -59,8 +59,25 @@ export interface AppConfig {
      * (its worker died mid-batch); also how long settling an incarnation waits for late writes.
      */
     recoveryGraceMs: number;
-    /** How often Redis and MySQL are compared per live sale (the drift metric). */
+    /** How often Redis and MySQL are compared for the sales that need it (the drift metric). */
     reconcileIntervalMs: number;
+    /**
+     * Reconciliation visits a sale while its last change (a purchase, an order written, paid, cancelled
+     * or expired, a lease) is at most this old: several runs after a sale goes quiet, so one that raced
+     * the last change is followed by a clean one. At least one interval.
+     */
+    reconcileActiveWindowMs: number;
+    /**
+     * How often the sales reconciliation does not visit are checked cheaply: a live one's Redis
+     * incarnation is verified (a Redis that lost it or holds a stale copy), an ended one gets its
+     * retention. Also done right after the worker's Redis connection comes back.
+     */
+    idleSaleCheckIntervalMs: number;
+    /**
+     * How long an ended Redis-backed sale's keys stay in Redis once every reservation of it is written
+     * (they expire at the sale's end + this), so Redis holds only recent sales.
+     */
+    saleRedisRetentionMs: number;
     /**
      * How often the expiry sweep runs: the one mechanism that expires unpaid orders (a BullMQ job
      * scheduler, so once per cluster). An order expires at most about this long after its deadline.
@@ -196,6 +213,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       throw new ConfigError(`REDIS_CLUSTER_NODES entry must be host:port, got "${node}"`);
   }
   const adminPassword = secret(env, 'ADMIN_PASSWORD', production);
+  const reconcileIntervalMs = integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000);
   return {
     production,
     // Loopback unless told otherwise: a development stack with public default secrets must not be reachable.
@@ -249,7 +267,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     lifecycle: {
       recoveryIntervalMs: integer(env, 'RECOVERY_INTERVAL_MS', 30_000, 1_000, 3_600_000),
       recoveryGraceMs: integer(env, 'RECOVERY_GRACE_MS', 15_000, 0, 3_600_000),
-      reconcileIntervalMs: integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000),
+      reconcileIntervalMs,
+      reconcileActiveWindowMs: integer(
+        env,
+        'RECONCILE_ACTIVE_WINDOW_MS',
+        4 * reconcileIntervalMs,
+        reconcileIntervalMs,
+        86_400_000,
+      ),
+      idleSaleCheckIntervalMs: integer(env, 'IDLE_SALE_CHECK_INTERVAL_MS', 300_000, 1_000, 86_400_000),
+      saleRedisRetentionMs: integer(env, 'SALE_REDIS_RETENTION_MS', 86_400_000, 0, 30 * 86_400_000),
       expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 1_000, 100, 600_000),
     },
   };

@@ -8,6 +8,7 @@ import { OrderSubmitToken1763900000000 } from './migrations/1763900000000-order-
 import { StockLeases1764000000000 } from './migrations/1764000000000-stock-leases';
 import { Accounts1764110000000 } from './migrations/1764110000000-accounts';
 import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
+import { ReconciliationWorkIndex1764200000000 } from './migrations/1764200000000-reconciliation-work-index';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   StockLeases1764000000000,
   Accounts1764110000000,
   DemoRuns1764110000001,
+  ReconciliationWorkIndex1764200000000,
 ];
 
 export interface DatabaseOptions {

@@ -1,5 +1,6 @@
 import type { OrderStatus } from '@flash-sale/domain';
 import { canTransition } from '@flash-sale/domain';
+import type { SaleActivity } from '@flash-sale/redis';
 import type { DataSource, EntityManager } from 'typeorm';
 import { OrderEntity } from './entities/order.entity';
 import { OptimisticConflict, withOptimisticRetries } from './optimistic-retry';
@@ -26,12 +27,16 @@ export type TransitionResult =
  *
  * Runs at READ COMMITTED so each read sees the latest committed row: with the sales row updated
  * thousands of times a second, a REPEATABLE READ snapshot would make every optimistic update stale.
+ *
+ * Every change marks its sale in the active-sales index (SaleActivity), so reconciliation visits it.
  */
 export class OrderLifecycle {
   constructor(
     private readonly dataSource: DataSource,
     private readonly saleStock: SaleStockRepository,
     private readonly optimisticRetries: number,
+    /** Absent where tests drive orders by hand. */
+    private readonly activity?: SaleActivity,
   ) {}
 
   /**
@@ -40,7 +45,7 @@ export class OrderLifecycle {
    * frees its purchase slot (user_slot NULL) so the buyer may buy again. Redis is the caller's next step.
    */
   async returnUnits(orderNo: string, to: ReturningStatus): Promise<TransitionResult> {
-    return withOptimisticRetries(
+    const result = await withOptimisticRetries(
       () =>
         this.dataSource.transaction('READ COMMITTED', async (manager) => {
           const order = await manager.getRepository(OrderEntity).findOneBy({ orderNo });
@@ -59,6 +64,8 @@ export class OrderLifecycle {
         }),
       { retries: this.optimisticRetries },
     );
+    if (result.changed) await this.mark(result.order.saleId);
+    return result;
   }
 
   /**
@@ -72,7 +79,7 @@ export class OrderLifecycle {
    */
   async expireOverdue(saleId: string, orders: readonly OverdueOrder[], dueBy: Date): Promise<OverdueOrder[]> {
     const sorted = [...orders].sort((a, b) => (a.orderNo < b.orderNo ? -1 : a.orderNo > b.orderNo ? 1 : 0));
-    return withOptimisticRetries(
+    const won = await withOptimisticRetries(
       () =>
         this.dataSource.transaction('READ COMMITTED', async (manager) => {
           const won: OverdueOrder[] = [];
@@ -96,6 +103,8 @@ export class OrderLifecycle {
         }),
       { retries: this.optimisticRetries },
     );
+    if (won.length > 0) await this.mark(saleId);
+    return won;
   }
 
   /** PENDING_PAYMENT → PAID inside the caller's transaction (the payment is recorded in the same one). */
@@ -105,7 +114,15 @@ export class OrderLifecycle {
     if (!(await this.compareAndSet(manager, order, 'PAID', { paid_at: paidAt }))) {
       return { changed: false, order: await manager.getRepository(OrderEntity).findOneBy({ orderNo }) };
     }
+    // Before the caller commits: a mark is only a hint to visit the sale, and one for a payment that
+    // then rolls back costs one needless visit.
+    await this.mark(order.saleId);
     return { changed: true, order: { ...order, status: 'PAID', version: order.version + 1, paidAt } };
+  }
+
+  /** Best effort, like StockLeases' marks: a mark lost to a Redis outage is made up for after the reconnect. */
+  private async mark(saleId: string): Promise<void> {
+    await this.activity?.touch([saleId]).catch(() => undefined);
   }
 
   private async compareAndSet(

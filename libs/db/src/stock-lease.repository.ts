@@ -230,6 +230,32 @@ export class StockLeaseRepository {
     }));
   }
 
+  /**
+   * Redis-backed sales whose books need work whatever happens in Redis: units in doubt (to settle), or
+   * a lease whose Redis grant is not confirmed (PENDING: to grant again). Only sales that ended after
+   * `endedAfter`. One query; both halves read only matching rows (ix_sales_in_doubt,
+   * ix_stock_leases_state), so it costs the same however many sales there are.
+   */
+  async salesNeedingRepair(endedAfter: Date): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id FROM sales WHERE in_doubt > 0 AND strategy = 'redis-lua' AND ends_at > ?
+       UNION
+       SELECT l.sale_id FROM stock_leases l JOIN sales s ON s.id = l.sale_id
+        WHERE l.state = 'PENDING' AND s.ends_at > ?`,
+      [endedAfter, endedAfter],
+    )) as { id: string | number }[];
+    return rows.map((row) => String(row.id));
+  }
+
+  /** Every Redis-backed sale that ended after `endedAfter` (or has not ended), with its end. */
+  async redisBackedSales(endedAfter: Date): Promise<{ saleId: string; endsAt: Date }[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT id, ends_at FROM sales WHERE strategy = 'redis-lua' AND ends_at > ? ORDER BY id`,
+      [endedAfter],
+    )) as { id: string | number; ends_at: Date }[];
+    return rows.map((row) => ({ saleId: String(row.id), endsAt: new Date(row.ends_at) }));
+  }
+
   /** The ledgers of every Redis-backed sale that ended after `since` (for /metrics), by sale id. */
   async recentLedgers(since: Date): Promise<Map<string, LeaseLedger>> {
     const rows = (await this.dataSource.query(

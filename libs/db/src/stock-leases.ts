@@ -1,4 +1,4 @@
-import { type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
+import { type ReservationScripts, type SaleActivity, type SaleRedisRepository } from '@flash-sale/redis';
 import { type SaleLeaseRow, StockLeaseRepository } from './stock-lease.repository';
 
 export interface LeasePolicy {
@@ -8,7 +8,11 @@ export interface LeasePolicy {
   lowWater: number;
 }
 
-export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed';
+/** `ended`: the sale is over (nothing is checked or restarted then; see restartIncarnation). */
+export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ended';
+
+/** `ended`: the sale is over and Redis does not hold its current incarnation; nothing was loaded. */
+export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
 
 /**
  * The stock lease protocol (DESIGN.md "Who owns the stock"), used by the API and the worker:
@@ -24,12 +28,15 @@ export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed';
 export class StockLeases {
   private readonly topUps = new Map<string, Coalesced<number>>();
   private readonly loads = new Map<string, Promise<LoadOutcome>>();
+  private readonly verifications = new Map<string, Promise<VerifyOutcome>>();
 
   constructor(
     private readonly repository: StockLeaseRepository,
     private readonly scripts: ReservationScripts,
     private readonly saleRedis: SaleRedisRepository,
     readonly policy: LeasePolicy,
+    /** The active-sales index; every grant and load marks the sale. Absent where tests drive leases by hand. */
+    private readonly activity?: SaleActivity,
   ) {}
 
   /**
@@ -63,8 +70,15 @@ export class StockLeases {
   /**
    * Redis lost (or never had) incarnation `lostEpoch` of the sale, or holds a stale copy of it: open
    * the next incarnation in MySQL (the old leases become in doubt) and load it into Redis.
+   *
+   * Not for a sale that has ended: it sells nothing more, and its keys expire on purpose once its
+   * reservations are written (the worker's SaleRetention), so their absence is no loss. A new
+   * incarnation would only put its leases in doubt and bring the keys back.
    */
   async restartIncarnation(saleId: string, lostEpoch: number): Promise<LoadOutcome> {
+    const current = await this.repository.saleRow(saleId);
+    if (!current || current.strategy !== 'redis-lua') return 'not-redis-backed';
+    if (hasEnded(current)) return 'ended';
     const epoch = await this.repository.openEpoch(saleId, lostEpoch);
     const sale = await this.repository.saleRow(saleId);
     if (!sale) return 'not-redis-backed';
@@ -86,11 +100,19 @@ export class StockLeases {
    * an old AOF, a failover to a replica that lagged): every lease MySQL saw granted must be in Redis,
    * and Redis must remember reserving at least the units MySQL wrote from it. MySQL is read first: a
    * grant precedes its mark in MySQL and a reservation precedes its row, so a Redis that kept its data
-   * always passes. A copy that fails starts the next incarnation. Returns whether it did.
+   * always passes. A copy that fails starts the next incarnation. Returns whether it did. An ended
+   * sale is not checked: it sells nothing more, and its keys are meant to expire (see restartIncarnation).
    */
-  async verifyIncarnation(saleId: string): Promise<'current' | 'restarted' | 'not-redis-backed'> {
+  verifyIncarnation(saleId: string): Promise<VerifyOutcome> {
+    // One at a time per sale in this process: a second check made while the first is restarting would
+    // see MySQL's new epoch before Redis is loaded with it, and restart the sale once more.
+    return singleFlight(this.verifications, saleId, () => this.verifyOnce(saleId));
+  }
+
+  private async verifyOnce(saleId: string): Promise<VerifyOutcome> {
     const sale = await this.repository.saleRow(saleId);
     if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 'not-redis-backed';
+    if (hasEnded(sale)) return 'ended';
     const [granted, written] = await Promise.all([
       this.repository.leasesOf(saleId, sale.redisEpoch, 'GRANTED'),
       this.repository.unitsWrittenFrom(saleId, sale.redisEpoch),
@@ -103,7 +125,8 @@ export class StockLeases {
       granted.some((lease) => !redis.grants.has(lease.leaseId)) ||
       written > redis.reservedUnits;
     if (!lost) return 'current';
-    await this.restartIncarnation(saleId, sale.redisEpoch);
+    // The sale may have ended since it was read: then nothing restarts.
+    if ((await this.restartIncarnation(saleId, sale.redisEpoch)) === 'ended') return 'ended';
     await this.topUp(saleId);
     return 'restarted';
   }
@@ -130,13 +153,18 @@ export class StockLeases {
       },
       holding,
     );
+    // A sale whose end was moved into the future again must not lose its keys to the retention
+    // expiry set when it had ended (SaleRetention); an ended one gets that expiry again, from
+    // reconciliation, which the mark below sends to it.
+    if (!hasEnded(sale)) await this.saleRedis.clearExpiry(saleId);
+    await this.mark(saleId);
     return result.kind === 'opened' ? 'opened' : 'refreshed';
   }
 
   private async leaseOnce(saleId: string): Promise<number> {
     const sale = await this.repository.saleRow(saleId);
     if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 0;
-    if (sale.available === 0 || sale.endsAt.getTime() <= Date.now()) return 0;
+    if (sale.available === 0 || hasEnded(sale)) return 0;
     const lease = await this.repository.lease(saleId, sale.redisEpoch, this.policy.leaseSize);
     if (!lease) return 0;
     return (await this.grant(saleId, lease.leaseId, lease.epoch, lease.units)) ? lease.units : 0;
@@ -147,8 +175,23 @@ export class StockLeases {
     const result = await this.scripts.grantLease(saleId, epoch, leaseId, units);
     if (result.kind === 'wrong-epoch') return false;
     await this.repository.markGranted(leaseId);
+    await this.mark(saleId);
     return true;
   }
+
+  /**
+   * Whoever changes a sale marks it, so that reconciliation visits it (SaleActivity). Best effort: a
+   * mark lost while Redis is unreachable is made up for by the full reconciliation that follows the
+   * worker's reconnect, and a lost incarnation by the periodic check of idle sales.
+   */
+  private async mark(saleId: string): Promise<void> {
+    await this.activity?.touch([saleId]).catch(() => undefined);
+  }
+}
+
+/** Over: it sells nothing more, and nothing is leased to it any more. */
+function hasEnded(sale: SaleLeaseRow, now = Date.now()): boolean {
+  return sale.endsAt.getTime() <= now;
 }
 
 function singleFlight<T>(inFlight: Map<string, Promise<T>>, key: string, run: () => Promise<T>): Promise<T> {

@@ -12,6 +12,11 @@ export const EXPIRE_OVERDUE_ORDERS_JOB = 'expire-overdue-orders';
 /** The hand-off sweep: wakes the writer of every sale whose stream still holds unwritten entries. */
 export const RECOVER_RESERVATIONS_JOB = 'recover-reservations';
 export const RECONCILE_STOCK_JOB = 'reconcile-stock';
+/**
+ * The slow safety pass over the sales reconciliation leaves alone because nothing happened to them:
+ * each live one's Redis incarnation is verified, each ended one gets its retention.
+ */
+export const CHECK_IDLE_SALES_JOB = 'check-idle-sales';
 
 /**
  * Legacy: earlier versions added one delayed `expire-order` job per order. Nothing adds them any
@@ -32,4 +37,5 @@ export type LifecycleJobName =
   | typeof EXPIRE_OVERDUE_ORDERS_JOB
   | typeof RECOVER_RESERVATIONS_JOB
   | typeof RECONCILE_STOCK_JOB
+  | typeof CHECK_IDLE_SALES_JOB
   | typeof LEGACY_EXPIRE_ORDER_JOB;

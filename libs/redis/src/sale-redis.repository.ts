@@ -1,3 +1,4 @@
+import type { ChainableCommander } from 'ioredis';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
 import { HANDOFF_GROUP, type KeyBuilder } from './sale-keys';
@@ -180,6 +181,23 @@ export class SaleRedisRepository {
     return orderNos;
   }
 
+  /**
+   * Retention: every key of the sale expires at `atMs` (epoch ms; one in the past deletes them now).
+   * Idempotent. For ended sales whose reservations are all written (see SaleRetention in the worker).
+   */
+  async expireAt(saleId: string, atMs: number): Promise<void> {
+    const multi = this.client.multi();
+    for (const key of this.keys.sale(saleId).all()) multi.pexpireat(key, atMs);
+    await execChecked(multi);
+  }
+
+  /** Undoes `expireAt`: a sale whose end was moved into the future again must keep its keys. */
+  async clearExpiry(saleId: string): Promise<void> {
+    const multi = this.client.multi();
+    for (const key of this.keys.sale(saleId).all()) multi.persist(key);
+    await execChecked(multi);
+  }
+
   /** Published by the reconciliation job: saleId -> drift. */
   async publishDrift(drifts: ReadonlyMap<string, number>): Promise<void> {
     if (drifts.size === 0) return;
@@ -195,4 +213,11 @@ export class SaleRedisRepository {
   async reset(saleId: string): Promise<void> {
     await this.client.del(...this.keys.sale(saleId).all());
   }
+}
+
+async function execChecked(multi: ChainableCommander): Promise<void> {
+  const replies = (await multi.exec()) as [Error | null, unknown][] | null;
+  if (!replies) throw new Error('Redis aborted the transaction');
+  const failed = replies.find(([error]) => error);
+  if (failed) throw failed[0];
 }

@@ -86,18 +86,26 @@ export class InfraModule implements OnModuleInit, OnApplicationShutdown {
         },
         {
           provide: StockLeases,
-          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository],
-          useFactory: (repository: StockLeaseRepository, scripts: ReservationScripts, saleRedis: SaleRedisRepository) =>
-            new StockLeases(repository, scripts, saleRedis, {
-              leaseSize: config.leases.size,
-              lowWater: config.leases.lowWater,
-            }),
+          inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
+          useFactory: (
+            repository: StockLeaseRepository,
+            scripts: ReservationScripts,
+            saleRedis: SaleRedisRepository,
+            activity: SaleActivity,
+          ) =>
+            new StockLeases(
+              repository,
+              scripts,
+              saleRedis,
+              { leaseSize: config.leases.size, lowWater: config.leases.lowWater },
+              activity,
+            ),
         },
         {
           provide: OrderLifecycle,
-          inject: [DataSource, SaleStockRepository],
-          useFactory: (dataSource: DataSource, stock: SaleStockRepository) =>
-            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries),
+          inject: [DataSource, SaleStockRepository, SaleActivity],
+          useFactory: (dataSource: DataSource, stock: SaleStockRepository, activity: SaleActivity) =>
+            new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries, activity),
         },
         {
           provide: SaleBooksRepository,

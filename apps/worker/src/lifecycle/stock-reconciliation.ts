@@ -1,23 +1,51 @@
 import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository, StockLeases } from '@flash-sale/db';
 import { compareBooks, RETURNED_STATUSES } from '@flash-sale/domain';
-import { ReservationScripts, SaleRedisRepository, type SaleRedisSnapshot } from '@flash-sale/redis';
+import { ReservationScripts, SaleActivity, SaleRedisRepository, type SaleRedisSnapshot } from '@flash-sale/redis';
 import type { AppConfig } from '@flash-sale/config';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { LIFECYCLE_CONFIG } from '../worker.tokens';
+import { SaleRetention } from './sale-retention';
 
 interface Ledgers {
   mysql: MySqlSaleBooks | undefined;
   redis: SaleRedisSnapshot;
 }
 
-/** Sales that ended longer ago than this are left alone. */
+/** Sales that ended longer ago than this are repaired only when something marks them active again. */
 const RECENT_MS = 3_600_000;
+/**
+ * Marks older than this leave the active-sales index: longer than any reader's window (this job's,
+ * recovery's), so the index stays as small as the last hour's activity.
+ */
+const ACTIVITY_KEPT_MS = 3_600_000;
+
+export interface ReconciliationRun {
+  /** Sales visited in full. */
+  reconciled: number;
+  /** Drift per visited sale that Redis holds (published for /metrics and the audit). */
+  drifts: Map<string, number>;
+}
+
+export interface IdleSaleCheck {
+  /** Live sales whose Redis incarnation was verified, and those of them that had to restart. */
+  verified: number;
+  restarted: number;
+  /** Ended sales whose keys have their retention expiry. */
+  retired: number;
+}
 
 /**
- * Keeps Redis honest against MySQL for every recent Redis-backed sale, and publishes the drift (0 when
- * they agree) for /metrics and the audit. It repairs what it can prove, in this order:
+ * Keeps Redis honest against MySQL, and publishes the drift (0 when they agree) for /metrics and the
+ * audit. Its work follows activity, not the number of sales:
+ * - every RECONCILE_INTERVAL_MS, `run` visits in full the sales marked active (SaleActivity: whoever
+ *   changes a sale marks it) within RECONCILE_ACTIVE_WINDOW_MS, plus those whose MySQL books need work
+ *   anyway (units in doubt, an unconfirmed grant). An idle sale keeps the drift last published for it.
+ * - every IDLE_SALE_CHECK_INTERVAL_MS, `checkIdleSales` checks every live sale cheaply for what no
+ *   mark announces — a Redis that lost the sale or holds a stale copy — and retires ended ones.
+ * - after the worker's Redis connection comes back, `reconcileEverySale` visits every recent sale in
+ *   full once: the outage may have lost marks (or the whole index), releases and the fallback's loads.
+ *
+ * A visit repairs what it can prove, in this order:
  * 1. Redis lost the sale's incarnation — no state, or a stale copy (a lease MySQL saw granted is
  *    missing, or MySQL wrote more units from the incarnation than Redis remembers reserving): the
  *    next incarnation starts, and the old leases are in doubt; Redis never sells on them again.
@@ -32,33 +60,81 @@ export class StockReconciliation {
   private readonly logger = new Logger(StockReconciliation.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly scripts: ReservationScripts,
     private readonly leaseRepository: StockLeaseRepository,
     private readonly leases: StockLeases,
+    private readonly activity: SaleActivity,
+    private readonly retention: SaleRetention,
     @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
   ) {}
 
-  /** Returns the drift per sale it published. */
-  async run(): Promise<Map<string, number>> {
-    const sales = (await this.dataSource.query(`SELECT id FROM sales WHERE strategy = 'redis-lua' AND ends_at > ?`, [
-      new Date(Date.now() - RECENT_MS),
-    ])) as { id: string }[];
+  /** The periodic run: the sales active lately and those whose books need work. */
+  async run(now = Date.now()): Promise<ReconciliationRun> {
+    const [active, needingRepair] = await Promise.all([
+      this.activity.activeSince(now - this.config.reconcileActiveWindowMs),
+      this.leaseRepository.salesNeedingRepair(new Date(now - RECENT_MS)),
+    ]);
+    const result = await this.reconcileAll(new Set([...active, ...needingRepair]));
+    await this.activity.forgetBefore(now - Math.max(ACTIVITY_KEPT_MS, this.config.reconcileActiveWindowMs));
+    return result;
+  }
+
+  /** Every live or recently ended Redis-backed sale, in full (after the worker's Redis came back). */
+  async reconcileEverySale(now = Date.now()): Promise<ReconciliationRun> {
+    const sales = await this.leaseRepository.redisBackedSales(new Date(now - RECENT_MS));
+    return this.reconcileAll(new Set(sales.map((sale) => sale.saleId)));
+  }
+
+  /**
+   * The slow safety pass over every Redis-backed sale, active or not, at a few round trips each: a
+   * live sale's incarnation is verified (StockLeases.verifyIncarnation: Redis lost it or holds a stale
+   * copy → the next incarnation, and the restart marks the sale, so the next run repairs the rest); an
+   * ended one still within its retention gets it (SaleRetention), in case no visit after its end did.
+   */
+  async checkIdleSales(now = Date.now()): Promise<IdleSaleCheck> {
+    const result: IdleSaleCheck = { verified: 0, restarted: 0, retired: 0 };
+    const horizon = Math.max(RECENT_MS, this.config.saleRedisRetentionMs);
+    for (const { saleId, endsAt } of await this.leaseRepository.redisBackedSales(new Date(now - horizon))) {
+      if (endsAt.getTime() <= now) {
+        if (await this.retention.retireIfWritten(saleId, endsAt, now)) result.retired += 1;
+        continue;
+      }
+      result.verified += 1;
+      if ((await this.leases.verifyIncarnation(saleId)) === 'restarted') {
+        result.restarted += 1;
+        this.logger.warn(`Sale ${saleId}: idle, and Redis had lost its incarnation; its leases are in doubt`);
+      }
+    }
+    return result;
+  }
+
+  private async reconcileAll(saleIds: ReadonlySet<string>): Promise<ReconciliationRun> {
     const drifts = new Map<string, number>();
-    for (const { id } of sales) {
-      const saleId = String(id);
+    for (const saleId of saleIds) {
       const drift = await this.reconcile(saleId);
       if (drift !== undefined) drifts.set(saleId, drift);
       if (drift) this.logger.warn(`Sale ${saleId}: Redis and MySQL drift by ${drift} unit(s)`);
     }
     await this.saleRedis.publishDrift(drifts);
-    return drifts;
+    return { reconciled: saleIds.size, drifts };
   }
 
-  /** Repairs one sale (see the class comment) and returns its drift afterwards. */
+  /**
+   * Repairs one sale (see the class comment), retires it if it has ended, and returns its drift
+   * afterwards (undefined when Redis does not hold it).
+   */
   async reconcile(saleId: string): Promise<number | undefined> {
+    const sale = await this.leaseRepository.saleRow(saleId);
+    // A MySQL-only sale is marked too when its orders change: nothing to compare.
+    if (!sale || sale.strategy !== 'redis-lua') return undefined;
+    const drift = await this.repair(saleId);
+    await this.retention.retireIfWritten(saleId, sale.endsAt);
+    return drift;
+  }
+
+  private async repair(saleId: string): Promise<number | undefined> {
     if ((await this.leases.verifyIncarnation(saleId)) === 'restarted') {
       this.logger.warn(
         `Sale ${saleId}: Redis lost its incarnation (no state, or a stale copy); its leases are in doubt`,

@@ -1,0 +1,34 @@
+import type { AppConfig } from '@flash-sale/config';
+import { SaleRedisRepository } from '@flash-sale/redis';
+import { Inject, Injectable } from '@nestjs/common';
+import { LIFECYCLE_CONFIG } from '../worker.tokens';
+
+/**
+ * Redis holds a sale only while it can matter: once a Redis-backed sale has ended and every
+ * reservation of it is written (its hand-off backlog is empty), all its keys get an expiry at its end
+ * + SALE_REDIS_RETENTION_MS, so replays, support lookups and late repairs still find them for a while
+ * and Redis does not grow with every sale ever run. The one place that decides it; idempotent (the
+ * expiry is a fixed instant). Nothing takes the keys' absence afterwards for a lost incarnation:
+ * StockLeases never restarts an ended sale. A sale whose end moves into the future again gets its
+ * keys back without expiry when it is loaded (StockLeases).
+ */
+@Injectable()
+export class SaleRetention {
+  constructor(
+    private readonly saleRedis: SaleRedisRepository,
+    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
+  ) {}
+
+  /** Sets the expiry if the sale has ended and nothing of it waits to be written; returns whether it did. */
+  async retireIfWritten(saleId: string, endsAt: Date, now = Date.now()): Promise<boolean> {
+    if (endsAt.getTime() > now) return false;
+    if ((await this.saleRedis.handoffBacklog(saleId)) > 0) return false;
+    await this.saleRedis.expireAt(saleId, this.expiresAt(endsAt));
+    return true;
+  }
+
+  /** When an ended sale's keys leave Redis. */
+  expiresAt(endsAt: Date): number {
+    return endsAt.getTime() + this.config.saleRedisRetentionMs;
+  }
+}
