@@ -391,6 +391,20 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     expect((await audit(saleId)).body).toMatchObject({ ok: true, lostReservations: 0, held: 5 });
   });
 
+  it('an ended sale whose Redis keys expired (retention) is audited from MySQL alone: ok, nothing lost', async () => {
+    const saleId = await createSale(3);
+    await buyWritten(saleId, await stack.client.guest());
+    const ended = await stack.client.call('PATCH', `/api/admin/sales/${saleId}`, {
+      token: admin,
+      json: { endsAt: new Date().toISOString() },
+    });
+    expect(ended.status).toBe(200);
+    // What SALE_REDIS_RETENTION_MS does once it has passed.
+    await redis.del(...keys.sale(saleId).all());
+    const body = (await audit(saleId)).body as Record<string, unknown>;
+    expect(body).toMatchObject({ ok: true, retiredFromRedis: true, held: 1, lostReservations: 0, drift: 0 });
+  });
+
   it('mixed run: buy, pay some, cancel some, let some expire, duplicate callbacks on → books balance, drift 0', async () => {
     const stock = 40;
     const saleId = await createSale(stock, 2);

@@ -23,6 +23,8 @@ export interface AuditView {
   ok: boolean;
   /** Redis vs MySQL over the live leases, now (see compareBooks); 0 when they agree. */
   drift: number;
+  /** The sale ended and its Redis keys expired (SALE_REDIS_RETENTION_MS): audited from MySQL alone. */
+  retiredFromRedis: boolean;
   /** What the reconciliation job last published for this sale, if it has run. */
   lastReconciliation: { drift: number } | null;
   /** The lease ledger (DESIGN.md "Who owns the stock"): units granted, converted to orders, in doubt, returned. */
@@ -63,9 +65,13 @@ export class AuditService {
     // reservation MySQL has a row for.
     const [mysql, ledger] = await Promise.all([this.saleBooks.read(sale.id), this.leaseRepository.ledger(sale.id)]);
     if (!mysql) throw new Error(`Sale ${sale.id} vanished from MySQL`);
-    const [redis, lastDrift] = redisBacked
+    const [snapshot, lastDrift] = redisBacked
       ? await Promise.all([this.saleRedis.snapshot(sale.id), this.saleRedis.lastReconciledDrift(sale.id)])
       : [undefined, undefined];
+    // An ended sale whose Redis keys expired (retention) is MySQL's alone: nothing is left to compare.
+    const retiredFromRedis = snapshot !== undefined && !snapshot.loaded && sale.endsAt <= new Date();
+    const redis = retiredFromRedis ? undefined : snapshot;
+    const comparesRedis = redis !== undefined;
     const books = compareBooks({
       rows: mysql.rows,
       reservations: redis?.reservations ?? [],
@@ -82,20 +88,22 @@ export class AuditService {
     // still in the stream a moment later, or if its row was committed meanwhile (a worker acknowledges
     // an entry only after its commit, so a reservation being written is found one way or the other).
     // Lost: neither — no row and no hand-off.
-    const { queuedUnits, queued, lost } = redisBacked
+    const { queuedUnits, queued, lost } = comparesRedis
       ? await this.classifyUnwritten(sale.id, books.unwritten)
       : { queuedUnits: 0, queued: 0, lost: 0 };
     ordersByStatus.QUEUED += queued;
     const lostReservations = lost;
 
-    const ordersWithoutOwnReservation = redisBacked ? books.ordersWithoutOwnReservation : 0;
+    const ordersWithoutOwnReservation = comparesRedis ? books.ordersWithoutOwnReservation : 0;
+    // Units still leased to a retired sale stay with it (it sells nothing more): not a drift.
+    const drift = retiredFromRedis ? 0 : books.drift;
     const verdict = auditVerdict({
       stock: mysql.stock,
       held: books.held,
       mysqlAvailable: mysql.available,
       mysqlLeased: mysql.leased,
       inDoubt: mysql.inDoubt,
-      drift: books.drift,
+      drift,
       unitsAboveUserLimit: mysql.unitsAboveUserLimit,
       ordersWithoutOwnReservation,
       lostReservations,
@@ -111,7 +119,8 @@ export class AuditService {
       duplicateOrders: verdict.duplicateOrders,
       lostReservations: verdict.lostReservations,
       ok: verdict.ok,
-      drift: books.drift,
+      drift,
+      retiredFromRedis,
       lastReconciliation: lastDrift === undefined ? null : { drift: lastDrift },
       leases: { ...ledger, epoch: mysql.redisEpoch },
       books: {
