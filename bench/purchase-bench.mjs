@@ -36,7 +36,9 @@
  *   (3000) · BENCH_STRATEGY_WARMUP (300 requests) · BENCH_DRAIN_BASELINE (10071 orders/s: the previous
  *   build's drain, which the drain target doubles) · BENCH_IDLE_DURATION (20 s) · BENCH_CPU_PROF=1
  *   (CPU-profile the API during the live and sold-out scenarios and the worker during the drain, and
- *   print their top frames) · REDIS_URL (redis://127.0.0.1:6379) · BENCH_MYSQL_URL (mysql://root@127.0.0.1:3306, server only: the database name is ours).
+ *   print their top frames) · REDIS_URL (default: a private redis-server the bench starts on a free port,
+ *   so that its INFO commandstats and /proc CPU count this run alone) · BENCH_MYSQL_URL
+ *   (mysql://root@127.0.0.1:3306, server only: the database name is ours).
  *
  * Everything runs on one machine, so the load generator, Redis, MariaDB, the API and the worker share
  * the CPUs: per-process CPU use is sampled from /proc for every scenario so saturation is visible, and
@@ -102,7 +104,8 @@ for (const [name, value] of [
 }
 const RUN_ID = randomBytes(4).toString('hex');
 const DB_NAME = `flash_sale_bench_${RUN_ID}`;
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+/** Set by main(): REDIS_URL, or the private redis-server's (see startPrivateRedis). */
+let REDIS_URL = process.env.REDIS_URL;
 const MYSQL_SERVER_URL = (process.env.BENCH_MYSQL_URL || 'mysql://root@127.0.0.1:3306').replace(/\/+$/, '');
 const DATABASE_URL = `${MYSQL_SERVER_URL}/${DB_NAME}`;
 const REDIS_KEY_PREFIX = `fs-bench-${RUN_ID}`;
@@ -173,6 +176,8 @@ const state = {
   mysql: null,
   databaseCreated: false,
   workerPid: undefined,
+  /** The private redis-server's pid, when the bench started one. */
+  redisPid: undefined,
   ceilingPid: undefined,
   loadRun: undefined,
   interrupted: false,
@@ -225,6 +230,7 @@ async function main() {
   const { KeyBuilder, ReservationScripts } = require('@flash-sale/redis');
   const keys = new KeyBuilder(REDIS_KEY_PREFIX);
 
+  if (!REDIS_URL) REDIS_URL = await startPrivateRedis();
   state.redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const server = new URL(MYSQL_SERVER_URL);
   state.mysql = await mysql.createConnection({
@@ -1008,11 +1014,14 @@ function runOrThrow(command, args, env) {
 }
 
 /** A child whose output goes to a log file in TMP (a pipe nobody drains would stall it). */
-function startChild(name, script, env, nodeArgs = [], { ipc = false } = {}) {
+/** A node script (or, with `binary`, a program given `args`) as a child whose log goes to TMP. */
+function startChild(name, script, env, args = [], { ipc = false, binary = false } = {}) {
   const logPath = path.join(TMP, `${name}-${Date.now()}.log`);
   const fd = openSync(logPath, 'a');
   const stdio = ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd];
-  const child = spawn(process.execPath, ['--require', orphanGuard(), ...nodeArgs, script], { cwd: ROOT, env, stdio });
+  const child = binary
+    ? spawn(script, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio })
+    : spawn(process.execPath, ['--require', orphanGuard(), ...args, script], { cwd: ROOT, env, stdio });
   closeSync(fd);
   child.logPath = logPath;
   child.stopping = false;
@@ -1093,6 +1102,40 @@ async function waitForLog(child, text, timeoutMs = 60_000) {
     await sleep(100);
   }
   throw new Error(`no "${text}" in ${child.logPath} within ${timeoutMs / 1000}s:\n${tail(child.logPath)}`);
+}
+
+/**
+ * A redis-server of the bench's own (no persistence, like the shared one): Redis's command time and CPU
+ * are read server-wide, so on a machine where tests or other benches use the shared Redis only a
+ * private one measures this run alone. Stopped with the other children.
+ */
+async function startPrivateRedis() {
+  const port = await freePort();
+  const child = startChild(
+    'redis',
+    'redis-server',
+    {},
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { binary: true },
+  );
+  state.redisPid = child.pid;
+  const { Redis } = require('ioredis');
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {}); // refused until the server is up: the loop below retries
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      break;
+    } catch (error) {
+      probe.disconnect();
+      if (attempt > 100) throw new Error(`private redis-server on ${port} did not answer: ${error.message}`);
+      await sleep(50);
+    }
+  }
+  log(`private redis-server on port ${port} (pid ${child.pid})`);
+  return `redis://127.0.0.1:${port}`;
 }
 
 function freePort() {
@@ -1220,12 +1263,13 @@ function findServicePids() {
       } catch {
         continue;
       }
-      if (comm === 'redis-server' && !found.redis) found.redis = Number(entry);
+      if (comm === 'redis-server' && !found.redis && !state.redisPid) found.redis = Number(entry);
       if ((comm === 'mariadbd' || comm === 'mysqld') && !found.mysql) found.mysql = Number(entry);
     }
   } catch {
     // not Linux: no per-service numbers
   }
+  if (state.redisPid) found.redis = state.redisPid;
   return found;
 }
 
@@ -1966,8 +2010,17 @@ function cleanup() {
     state.loadRun?.stop();
     // Let an in-flight pipeline of submit tokens land before the scan, so none is missed.
     await sleep(200);
-    await Promise.all([...state.children].map((child) => stopChild(child, 5_000).catch(() => {})));
-    if (state.redis) {
+    const privateRedis = [...state.children].find((child) => child.pid === state.redisPid);
+    await Promise.all(
+      [...state.children]
+        .filter((child) => child !== privateRedis)
+        .map((child) => stopChild(child, 5_000).catch(() => {})),
+    );
+    if (state.redis && privateRedis) {
+      // Its keys go with it.
+      state.redis.disconnect();
+      await stopChild(privateRedis, 5_000).catch(() => {});
+    } else if (state.redis) {
       try {
         let deleted = 0;
         for (const pattern of [`${REDIS_KEY_PREFIX}:*`, `${QUEUE_PREFIX}:*`]) {

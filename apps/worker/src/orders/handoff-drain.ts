@@ -13,6 +13,12 @@ import { OrderWriter } from './order-writer';
 const MAX_DRAIN_MS = 5_000;
 /** How many batch sizes a job's result lists (the last ones). */
 const REPORTED_BATCHES = 50;
+/**
+ * Once the stream is empty, a job waits this long for more before it ends: under a steady flow of
+ * purchases one job keeps writing (for up to MAX_DRAIN_MS) instead of one job per handful of orders,
+ * each costing BullMQ's bookkeeping in Redis.
+ */
+const LINGER_MS = 5;
 /** A sale is marked active (for the background jobs) at most this often by one process. */
 const ACTIVITY_MARK_EVERY_MS = 1_000;
 
@@ -127,6 +133,10 @@ export class HandoffDrain {
       record(entries.length);
       if (!following) return false;
       entries = await following;
+      if (entries.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+        entries = await this.stream.readNew(saleId, this.consumer, this.config.batchSize);
+      }
     }
     return true;
   }
