@@ -22,7 +22,8 @@
  *      each after a short warm-up on a throwaway sale of its strategy; then each sale is audited
  *      (oversold, held, ok);
  *   7. (e) idle worker: IDLE_SALES live redis-lua sales sold out through the API and written, then
- *      BENCH_IDLE_DURATION s with no load at all: CPU of the worker, the API and Redis;
+ *      once their activity window has passed (RECONCILE_ACTIVE_WINDOW_MS + one interval), BENCH_IDLE_DURATION s
+ *      with no load at all: CPU of the worker, the API and Redis;
  *   8. prints a markdown table, checks the targets, writes bench/results/latest.{json,md,svg} (+ .png
  *      when rsvg-convert or a headless Chromium is installed);
  *   9. always cleans up: children, database, Redis keys (also on failure and Ctrl-C).
@@ -881,8 +882,13 @@ async function main() {
       notSoldOut.length === 0,
       `${notSoldOut.length} not sold_out, e.g. ${notSoldOut.slice(0, 3).map((id) => `${id} ${listed.get(String(id))}`)}`,
     );
-    // The last writes' hand-off bookkeeping (acks, job completion) first: only the steady state counts.
-    await sleep(2_000);
+    // Idle means no recent activity: reconciliation still visits a sale for RECONCILE_ACTIVE_WINDOW_MS
+    // after its last change (here, its sell-out), so the measurement starts once that window and one
+    // more reconciliation run have passed — the steady state of 200 open, sold-out sales.
+    const { lifecycle } = require('@flash-sale/config').loadConfig(childEnv);
+    const settleMs = lifecycle.reconcileActiveWindowMs + lifecycle.reconcileIntervalMs;
+    log(`idle: waiting ${Math.round(settleMs / 1000)} s for the sales' activity window to pass`);
+    await sleep(settleMs);
     log(`idle: ${purchases.length} orders written; ${SETTINGS.idleS}s with no load`);
     const before = cpu.snapshot({ api: api.pid, worker: worker.pid });
     const redisBefore = await redisCommandStats();
