@@ -39,24 +39,25 @@ export class PurchaseAdmission implements OnModuleInit {
         done();
         return;
       }
-      this.admit(request).then(
+      const shedReason = this.shedder.reason();
+      if (shedReason) {
+        this.metrics.countShedPurchase(shedReason);
+        this.refuse(request, reply, this.shedder.refusal(shedReason));
+        return;
+      }
+      const user = this.verifiedUser(request);
+      const { id: saleId } = request.params as { id?: string };
+      // No user: the guard answers 401. A malformed sale id is a 404 later; it gets no counter (and an
+      // attacker no key of their choosing).
+      if (!user || !saleId || !SALE_ID_PATTERN.test(saleId)) {
+        done();
+        return;
+      }
+      this.limits.consume(saleId, user.id).then(
         () => done(),
         (error: unknown) => this.refuse(request, reply, error),
       );
     });
-  }
-
-  private async admit(request: FastifyRequest): Promise<void> {
-    const shedReason = this.shedder.reason();
-    if (shedReason) {
-      this.metrics.countShedPurchase(shedReason);
-      throw this.shedder.refusal(shedReason);
-    }
-    const user = this.verifiedUser(request);
-    if (!user) return; // the guard answers 401
-    const { id: saleId } = request.params as { id?: string };
-    // A malformed sale id is a 404 later; it gets no counter (and an attacker no key of their choosing).
-    if (saleId && SALE_ID_PATTERN.test(saleId)) await this.limits.consume(saleId, user.id);
   }
 
   private verifiedUser(request: FastifyRequest): AuthUser | undefined {
