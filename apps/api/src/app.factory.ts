@@ -45,7 +45,7 @@ export async function createApiApp(
   if (!quiet) app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   installBodyParsers(fastify, config.protection.maxBodyDepth);
-  await installSecurityHeaders(app);
+  installSecurityHeaders(app);
   // A callback hook, not an async one: no promise and microtask per request for a one-line job.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

@@ -18,6 +18,7 @@ import { SimulatedPaymentProvider } from './payments/simulated-payment-provider'
 import { DbPurchase } from './purchase/db-purchase';
 import { PurchaseController } from './purchase/purchase.controller';
 import { IncarnationGuard } from './purchase/incarnation-guard';
+import { PurchaseRoute } from './purchase/purchase-route';
 import { PurchaseService } from './purchase/purchase.service';
 import { SoldOutFastPath } from './purchase/sold-out-fast-path';
 import { SoldOutGate } from './purchase/sold-out-gate';
@@ -56,6 +57,7 @@ export class AppModule {
         SoldOutGate,
         IncarnationGuard,
         SoldOutFastPath,
+        PurchaseRoute,
         DbPurchase,
         AdminOrdersService,
         DemoRunsService,

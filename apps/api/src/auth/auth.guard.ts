@@ -73,7 +73,7 @@ export class AuthGuard implements CanActivate {
     return this.userOf(token);
   }
 
-  /** `verify`, synchronously: for code that runs before Nest's pipeline (purchase/sold-out-fast-path.ts). */
+  /** `verify`, synchronously: for code that runs before Nest's pipeline (protection/purchase-admission.ts). */
   userOf(token: string): AuthUser {
     let claims: TokenClaims;
     try {

@@ -2,23 +2,30 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorResponse } from './error-body';
 
-/** The API's single exception filter: every error leaves through `toErrorResponse`. */
+const logger = new Logger('ErrorFilter');
+
+/**
+ * Answers `error` the contract's way: its status, `{error: {code, message}}`, `retry-after` when it
+ * carries one; an unexpected error is logged with its stack, which never reaches the wire. The one
+ * exit of every error, from Nest's filter below or from a route answered before Nest (a Fastify hook).
+ */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+  const { status, body, unexpected, retryAfter } = toErrorResponse(error);
+  if (unexpected) {
+    logger.error(
+      `${request.method} ${request.url} [${request.id}] failed`,
+      error instanceof Error ? error.stack : error,
+    );
+  }
+  if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+  void reply.status(status).send(body);
+}
+
+/** The API's single exception filter: every error leaves through `sendError`. */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ErrorFilter');
-
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    const { status, body, unexpected, retryAfter } = toErrorResponse(error);
-    if (unexpected) {
-      this.logger.error(
-        `${request.method} ${request.url} [${request.id}] failed`,
-        error instanceof Error ? error.stack : error,
-      );
-    }
-    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
-    void reply.status(status).send(body);
+    sendError(http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), error);
   }
 }

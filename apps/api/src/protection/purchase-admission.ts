@@ -3,24 +3,22 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthUser } from '../auth/auth-user';
 import { AuthGuard } from '../auth/auth.guard';
-import { toErrorResponse } from '../common/error-body';
+import { sendError } from '../common/error.filter';
 import { MetricsService } from '../ops/metrics.service';
+import { PURCHASE_ROUTE } from '../purchase/purchase-route';
 import { LoadShedder } from './load-shedder';
 import { PurchaseRateLimit } from './purchase-rate-limit';
-import { retryAfterOf } from './retry-later.error';
 
-/** The purchase route as Fastify knows it: global prefix `api` + PurchaseController's path. */
-const PURCHASE_ROUTE = '/api/sales/:id/purchase';
 /** Only a well-formed sale id gets a per-sale counter; anything else is a 404 later and costs no key. */
 const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
 /**
  * The door of the purchase route: load shedding, then — for a caller with a valid access token —
  * the per-user and per-sale rate limits, before any purchase work. It is a Fastify `onRequest` hook,
- * so it runs before the body is parsed, before the sold-out fast path (a `preHandler`) and before
+ * so it runs before the body is parsed, before the purchase route's `preHandler` and before
  * Nest: API.md's order (401, then 429, then everything else) holds on both paths. A request without a
  * valid token goes on untouched and the guard answers 401; a verified caller is left on the request
- * (`request.user`) so that the guard and the fast path do not verify the token again.
+ * (`request.user`) so that the guard and the purchase route (purchase/purchase-route.ts) do not verify the token again.
  *
  * Both limits cost one Redis command (purchase-rate-limit.ts); a shed purchase costs none at all.
  */
@@ -41,24 +39,25 @@ export class PurchaseAdmission implements OnModuleInit {
         done();
         return;
       }
-      this.admit(request).then(
+      const shedReason = this.shedder.reason();
+      if (shedReason) {
+        this.metrics.countShedPurchase(shedReason);
+        this.refuse(request, reply, this.shedder.refusal(shedReason));
+        return;
+      }
+      const user = this.verifiedUser(request);
+      const { id: saleId } = request.params as { id?: string };
+      // No user: the guard answers 401. A malformed sale id is a 404 later; it gets no counter (and an
+      // attacker no key of their choosing).
+      if (!user || !saleId || !SALE_ID_PATTERN.test(saleId)) {
+        done();
+        return;
+      }
+      this.limits.consume(saleId, user.id).then(
         () => done(),
-        (error: unknown) => this.refuse(reply, error),
+        (error: unknown) => this.refuse(request, reply, error),
       );
     });
-  }
-
-  private async admit(request: FastifyRequest): Promise<void> {
-    const shedReason = this.shedder.reason();
-    if (shedReason) {
-      this.metrics.countShedPurchase(shedReason);
-      throw this.shedder.refusal(shedReason);
-    }
-    const user = this.verifiedUser(request);
-    if (!user) return; // the guard answers 401
-    const { id: saleId } = request.params as { id?: string };
-    // A malformed sale id is a 404 later; it gets no counter (and an attacker no key of their choosing).
-    if (saleId && SALE_ID_PATTERN.test(saleId)) await this.limits.consume(saleId, user.id);
   }
 
   private verifiedUser(request: FastifyRequest): AuthUser | undefined {
@@ -73,11 +72,8 @@ export class PurchaseAdmission implements OnModuleInit {
     }
   }
 
-  private refuse(reply: FastifyReply, error: unknown): void {
+  private refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
     this.metrics.countRefusedPurchase(error);
-    const { status, body } = toErrorResponse(error);
-    const retryAfter = retryAfterOf(error);
-    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
-    void reply.status(status).send(body);
+    sendError(request, reply, error);
   }
 }

@@ -1,23 +1,52 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ErrorCode } from '@flash-sale/domain';
-import helmet from '@fastify/helmet';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import helmet from 'helmet';
 import { toErrorResponse } from '../common/error-body';
 
 /**
- * Security headers on every response (@fastify/helmet). The content security policy is helmet's
- * default, except that sale images may come from any https origin (an admin types their URL) and that
- * plain-http local development must not be told to upgrade every request to https.
+ * The security headers helmet sets: helmet's defaults, except that the content security policy lets
+ * sale images come from any https origin (an admin types their URL) and does not tell plain-http local
+ * development to upgrade every request to https.
+ *
+ * Nothing in them depends on the request (no CSP nonces), so helmet computes them once, here, and
+ * every response gets the same list. @fastify/helmet would build helmet's middleware anew and run it
+ * (two hooks, one of them async) on every request for the same result.
  */
-export async function installSecurityHeaders(app: NestFastifyApplication): Promise<void> {
-  await app.register(helmet, {
+export function securityHeaders(): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  const collector = {
+    setHeader: (name: string, value: string | number) => {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader: (name: string) => {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  const middleware = helmet({
     contentSecurityPolicy: {
       directives: { 'img-src': ["'self'", 'data:', 'https:'], 'upgrade-insecure-requests': null },
     },
   });
+  middleware({} as IncomingMessage, collector as unknown as ServerResponse, (error?: unknown) => {
+    if (error) throw error;
+  });
+  return Object.freeze(headers);
+}
+
+/** Security headers on every response, 404s and refusals included. */
+export function installSecurityHeaders(app: NestFastifyApplication): void {
+  const headers = securityHeaders();
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', (_request, reply, done) => {
+      void reply.headers(headers);
+      done();
+    });
 }
 
 /**

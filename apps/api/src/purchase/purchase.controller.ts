@@ -4,6 +4,7 @@ import type { AuthUser } from '../auth/auth-user';
 import { Authenticated, CurrentUser } from '../auth/auth.guard';
 import { RateLimit } from '../protection/rate-limit.interceptor';
 import { PurchaseDto } from './purchase.dto';
+import { purchaseStatus } from './purchase-route';
 import { PurchaseService } from './purchase.service';
 
 @Controller('sales/:id')
@@ -19,7 +20,11 @@ export class PurchaseController {
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
-  /** 202 QUEUED when Redis reserved it (the worker writes the order); 201 when MySQL wrote it now. */
+  /**
+   * 202 QUEUED when Redis reserved it (the worker writes the order); 201 when MySQL wrote it now.
+   * A verified caller with a valid body is answered before Nest, by purchase-route.ts, which does what
+   * this does: what reaches this handler is what the guard or the pipe refuses. Keep the two in step.
+   */
   @Post('purchase')
   async purchase(
     @CurrentUser() user: AuthUser,
@@ -28,7 +33,7 @@ export class PurchaseController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const accepted = await this.purchases.purchase(user, saleId, body.token, body.quantity ?? 1);
-    void reply.status(accepted.status === 'QUEUED' ? HttpStatus.ACCEPTED : HttpStatus.CREATED);
+    void reply.status(purchaseStatus(accepted));
     return accepted;
   }
 }

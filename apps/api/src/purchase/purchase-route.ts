@@ -1,0 +1,70 @@
+import { HttpStatus, Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthUser } from '../auth/auth-user';
+import { sendError } from '../common/error.filter';
+import { UnreadableBody } from '../common/request-body';
+import { PurchaseDto } from './purchase.dto';
+import { type PurchaseAccepted, PurchaseService } from './purchase.service';
+import { SoldOutFastPath } from './sold-out-fast-path';
+
+/** The purchase route as Fastify knows it: global prefix `api` + PurchaseController's path. */
+export const PURCHASE_ROUTE = '/api/sales/:id/purchase';
+
+/** 202 QUEUED when Redis reserved it (the worker writes the order); 201 when MySQL wrote it now. */
+export function purchaseStatus(accepted: PurchaseAccepted): HttpStatus {
+  return accepted.status === 'QUEUED' ? HttpStatus.ACCEPTED : HttpStatus.CREATED;
+}
+
+/**
+ * The purchase endpoint's ordinary requests, answered from a Fastify `preHandler` instead of Nest's
+ * pipeline. By the time it runs, the admission hook (protection/purchase-admission.ts) has verified
+ * the access token and spent the rate limits, and Fastify has parsed the body; what Nest would add
+ * for PurchaseController.purchase — the guard reading `request.user` again, the validation pipe, the
+ * parameter decorators, the interceptor chain, the exception filter — is the same work, done through
+ * several layers of promises per request. Here it is done once, in line, with the same parts:
+ * `PurchaseDto.readIfValid` (the pipe's own fast check), `PurchaseService.purchase`, `sendError` (the
+ * filter's answer), and the sold-out fast path first.
+ *
+ * Only a request whose every earlier check of API.md's order is known to pass is answered here: a
+ * verified caller (else 401) and a body `readIfValid` accepts (else 400). Anything else goes on to
+ * Nest's route, which words each refusal exactly as before.
+ */
+@Injectable()
+export class PurchaseRoute implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly purchases: PurchaseService,
+    private readonly soldOut: SoldOutFastPath,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('preHandler', (request, reply, done) => {
+      if (request.method !== 'POST' || request.routeOptions.url !== PURCHASE_ROUTE) {
+        done();
+        return;
+      }
+      // Set by the admission hook only for a valid `Bearer` access token: exactly what the guard admits.
+      const user = (request as FastifyRequest & { user?: AuthUser }).user;
+      const purchase = user && validPurchase(request.body);
+      if (!user || !purchase) {
+        done();
+        return;
+      }
+      const { id: saleId } = request.params as { id: string };
+      if (this.soldOut.answered(saleId, user.id, purchase, reply)) return;
+      this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1).then(
+        (accepted) => void reply.status(purchaseStatus(accepted)).send(accepted),
+        (error: unknown) => sendError(request, reply, error),
+      );
+    });
+  }
+}
+
+function validPurchase(body: unknown): PurchaseDto | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || body instanceof UnreadableBody) {
+    return undefined;
+  }
+  return PurchaseDto.readIfValid(body as Record<string, unknown>);
+}
