@@ -154,6 +154,64 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
     expect(Number(saleCounter)).toBe(PURCHASE_LIMIT + 20);
   });
 
+  it('a buyer over the purchase limit is answered 429 first on every path, in the script or beside it', async () => {
+    const client = clientAt('127.0.0.4', 1);
+    const greedy = await client.guest('Greedy');
+    const createSale = async (stock: number, strategy = 'redis-lua') =>
+      (
+        await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+          token: admin,
+          json: {
+            name: 'Limited',
+            priceCents: 100,
+            stock,
+            strategy,
+            endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+          },
+        })
+      ).body.id;
+    /** The buyer's whole budget on one sale, one request at a time, then one more: its statuses. */
+    const spend = async (sale: string, json: unknown) => {
+      const statuses: number[] = [];
+      for (let i = 0; i <= PURCHASE_LIMIT; i++) {
+        statuses.push((await client.call('POST', `/api/sales/${sale}/purchase`, { token: greedy.token, json })).status);
+      }
+      return statuses;
+    };
+    const withinBudget = (statuses: number[], status: number) => {
+      expect(statuses.slice(0, PURCHASE_LIMIT)).toEqual(Array(PURCHASE_LIMIT).fill(status));
+      expect(statuses[PURCHASE_LIMIT]).toBe(429);
+    };
+
+    // The reservation script counts the limits itself: the buyer's purchase, its replays, then 429 —
+    // also for a body that would be a 400 (API.md: 429 comes first).
+    const live = await createSale(100);
+    const token = await client.submitToken(live, greedy.token);
+    withinBudget(await spend(live, { token }), 202);
+    const invalid = await client.call<ErrorBody>('POST', `/api/sales/${live}/purchase`, {
+      token: greedy.token,
+      json: { token: 42 },
+    });
+    expect([invalid.status, invalid.body.error?.code]).toEqual([429, 'RATE_LIMITED']);
+
+    // Answers given without the script spend the same budget before they are given.
+    withinBudget(await spend('987654321', { token: 'whatever' }), 404); // unknown sale
+    const dbSale = await createSale(5, 'db-optimistic');
+    withinBudget(await spend(dbSale, { token }), 403); // another sale's token
+    const soldOut = await createSale(1);
+    const first = await clientAt('127.0.0.5', 0).guest();
+    const firstToken = await clientAt('127.0.0.5', 0).submitToken(soldOut, first.token);
+    expect(
+      (
+        await clientAt('127.0.0.5', 0).call('POST', `/api/sales/${soldOut}/purchase`, {
+          token: first.token,
+          json: { token: firstToken },
+        })
+      ).status,
+    ).toBe(202);
+    withinBudget(await spend(soldOut, { token: await client.submitToken(soldOut, greedy.token) }), 410);
+  });
+
   it('admin password guessing from one IP is capped and locks out that IP only', async () => {
     const guesses = await flood(40, (client) =>
       client.call('POST', '/api/auth/admin', { json: { password: `guess-${Math.random()}` } }),

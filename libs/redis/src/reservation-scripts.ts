@@ -4,11 +4,22 @@ import { ErrorCode } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
 
-/** Lua sources live in `libs/redis/lua`, one file per script, named `<name>-<numberOfKeys>.lua`. */
+/**
+ * Lua sources live in `libs/redis/lua`, one file per script, named `<name>-<numberOfKeys>.lua`; pieces
+ * shared by several scripts live in `lua/includes` and are pulled in by a line `--- @include "<name>"`
+ * (as BullMQ does), so a rule is written once however many scripts apply it.
+ */
 const LUA_DIR = join(__dirname, '..', 'lua');
 
+function luaSource(file: string): string {
+  return readFileSync(join(LUA_DIR, file), 'utf8').replace(/^--- @include "([\w-]+)"$/gm, (_, name: string) =>
+    readFileSync(join(LUA_DIR, 'includes', `${name}.lua`), 'utf8'),
+  );
+}
+
 const SCRIPTS = {
-  fsReserve: { file: 'reserve-7.lua', numberOfKeys: 7 },
+  fsReserve: { file: 'reserve-9.lua', numberOfKeys: 9 },
+  fsPurchaseLimit: { file: 'purchase-limit-2.lua', numberOfKeys: 2 },
   fsRelease: { file: 'release-3.lua', numberOfKeys: 3 },
   fsLoad: { file: 'load-7.lua', numberOfKeys: 7 },
   fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
@@ -29,6 +40,13 @@ export const RESERVE_FAILURES: Readonly<Record<number, ErrorCode>> = {
 };
 const SALE_NOT_LOADED = -1;
 const ORDER_NUMBER_TAKEN = -7;
+const RATE_LIMITED = -8;
+
+/** The purchase rate limits (docs/protection.md): attempts per window, per buyer in a sale and per sale. */
+export interface PurchaseLimits {
+  perUser: { points: number; windowMs: number };
+  perSale: { points: number; windowMs: number };
+}
 
 export interface ReserveInput {
   saleId: string;
@@ -36,6 +54,8 @@ export interface ReserveInput {
   token: string;
   quantity: number;
   orderNo: string;
+  /** Count the purchase rate limits first, in the same script; omitted when already counted. */
+  limits?: PurchaseLimits;
 }
 
 export type ReserveResult =
@@ -53,6 +73,7 @@ export type ReserveResult =
       backlog: number;
     }
   | { kind: 'refused'; code: ErrorCode; saleNotLoaded: boolean }
+  | { kind: 'rate-limited'; waitMs: number }
   | { kind: 'order-number-taken' };
 
 export type ReleaseResult = 'released' | 'already-released' | 'unknown-reservation';
@@ -96,7 +117,7 @@ export class ReservationScripts {
     for (const [name, script] of Object.entries(SCRIPTS)) {
       client.defineCommand(name, {
         numberOfKeys: script.numberOfKeys,
-        lua: readFileSync(join(LUA_DIR, script.file), 'utf8'),
+        lua: luaSource(script.file),
       });
     }
     this.scripted = client as unknown as ScriptedClient;
@@ -112,11 +133,15 @@ export class ReservationScripts {
       sale.reservations,
       sale.replays,
       sale.handoff,
+      sale.purchaseLimitOf(input.userId),
+      sale.purchaseLimit,
       input.userId,
       input.token,
       input.quantity,
       input.orderNo,
+      ...limitArgs(input.limits),
     );
+    if (Array.isArray(reply) && reply[0] === RATE_LIMITED) return { kind: 'rate-limited', waitMs: Number(reply[1]) };
     if (Array.isArray(reply)) {
       const [status, orderNo, slot, reservedAtMs, quantity, epoch, balance, backlog] = reply as [
         number,
@@ -144,6 +169,17 @@ export class ReservationScripts {
     const errorCode = RESERVE_FAILURES[code];
     if (errorCode === undefined) throw new Error(`reserve script returned an unknown code: ${String(reply)}`);
     return { kind: 'refused', code: errorCode, saleNotLoaded: code === SALE_NOT_LOADED };
+  }
+
+  /**
+   * Counts one purchase attempt against the rate limits without reserving (see purchase-limit-2.lua):
+   * 0 when admitted, else the milliseconds to wait.
+   */
+  async purchaseLimitWait(saleId: string, userId: string, limits: PurchaseLimits): Promise<number> {
+    const sale = this.keys.sale(saleId);
+    return Number(
+      await this.scripted.fsPurchaseLimit(sale.purchaseLimitOf(userId), sale.purchaseLimit, ...limitArgs(limits)),
+    );
   }
 
   /** Frees the buyer's units and slot of a FAILED, cancelled or expired order, exactly once. */
@@ -203,4 +239,9 @@ export class ReservationScripts {
     const [granted, balance] = reply as [number, number];
     return { kind: granted === 1 ? 'granted' : 'already-granted', balance };
   }
+}
+
+function limitArgs(limits: PurchaseLimits | undefined): [number, number, number, number] {
+  if (!limits) return [0, 0, 0, 0];
+  return [limits.perUser.points, limits.perUser.windowMs, limits.perSale.points, limits.perSale.windowMs];
 }

@@ -17,6 +17,8 @@ export class SaleKeys {
    * they wrote, so its length is the sale's unwritten backlog.
    */
   readonly handoff: string;
+  /** The sale's purchase rate-limit counter (a fixed window: INCR with a TTL). */
+  readonly purchaseLimit: string;
   private readonly base: string;
 
   constructor(
@@ -32,6 +34,12 @@ export class SaleKeys {
     this.returned = `${this.base}:returned`;
     this.grants = `${this.base}:grants`;
     this.handoff = `${this.base}:handoff`;
+    this.purchaseLimit = `${this.base}:rl:purchase-sale`;
+  }
+
+  /** One buyer's purchase rate-limit counter in this sale. */
+  purchaseLimitOf(userId: string): string {
+    return `${this.base}:rl:purchase-user:${userId}`;
   }
 
   token(token: string): string {

@@ -14,6 +14,6 @@ import { RateLimits } from './rate-limits';
 @Module({
   imports: [OpsModule],
   providers: [RateLimits, PurchaseRateLimit, LoadShedder, PurchaseAdmission, RateLimitInterceptor],
-  exports: [RateLimits, RateLimitInterceptor, LoadShedder],
+  exports: [RateLimits, RateLimitInterceptor, LoadShedder, PurchaseRateLimit],
 })
 export class ProtectionModule {}

@@ -13,14 +13,15 @@ import { PurchaseRateLimit } from './purchase-rate-limit';
 const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
 /**
- * The door of the purchase route: load shedding, then — for a caller with a valid access token —
- * the per-user and per-sale rate limits, before any purchase work. It is a Fastify `onRequest` hook,
- * so it runs before the body is parsed, before the purchase route's `preHandler` and before
- * Nest: API.md's order (401, then 429, then everything else) holds on both paths. A request without a
- * valid token goes on untouched and the guard answers 401; a verified caller is left on the request
- * (`request.user`) so that the guard and the purchase route (purchase/purchase-route.ts) do not verify the token again.
- *
- * Both limits cost one Redis command (purchase-rate-limit.ts); a shed purchase costs none at all.
+ * The door of the purchase route: load shedding, then — for a caller with a valid access token — the
+ * per-user and per-sale rate limits are due. It is a Fastify `onRequest` hook, so it runs before the
+ * body is parsed, before the purchase route's `preHandler` and before Nest. It marks the limits due
+ * rather than counting them: the purchase route counts them before any answer but a 401 (API.md's
+ * order: 401, then 429, then everything else), inside the reservation script when the purchase gets
+ * that far, so a live purchase costs one Redis command in all. A request without a valid token goes on
+ * untouched and the guard answers 401; a verified caller is left on the request (`request.user`) so
+ * that the guard and the purchase route (purchase/purchase-route.ts) do not verify the token again. A
+ * shed purchase costs no Redis command at all.
  */
 @Injectable()
 export class PurchaseAdmission implements OnModuleInit {
@@ -53,10 +54,9 @@ export class PurchaseAdmission implements OnModuleInit {
         done();
         return;
       }
-      this.limits.consume(saleId, user.id).then(
-        () => done(),
-        (error: unknown) => this.refuse(request, reply, error),
-      );
+      // Counted by the purchase route: in the reservation script itself when the purchase gets that far.
+      this.limits.markDue(request);
+      done();
     });
   }
 

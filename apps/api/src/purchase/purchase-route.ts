@@ -1,10 +1,12 @@
 import { HttpStatus, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthUser } from '../auth/auth-user';
 import { sendError } from '../common/error.filter';
 import { UnreadableBody } from '../common/request-body';
 import { PurchaseDto } from './purchase.dto';
+import { MetricsService } from '../ops/metrics.service';
+import { PurchaseRateLimit } from '../protection/purchase-rate-limit';
 import { type PurchaseAccepted, PurchaseService } from './purchase.service';
 import { SoldOutFastPath } from './sold-out-fast-path';
 
@@ -36,6 +38,8 @@ export class PurchaseRoute implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly purchases: PurchaseService,
     private readonly soldOut: SoldOutFastPath,
+    private readonly limits: PurchaseRateLimit,
+    private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
@@ -47,17 +51,39 @@ export class PurchaseRoute implements OnModuleInit {
       }
       // Set by the admission hook only for a valid `Bearer` access token: exactly what the guard admits.
       const user = (request as FastifyRequest & { user?: AuthUser }).user;
+      const { id: saleId } = request.params as { id: string };
+      const limitsDue = this.limits.isDue(request);
       const purchase = user && validPurchase(request.body);
       if (!user || !purchase) {
-        done();
+        // Nest words the refusal (401, 400…); the rate limits come first (API.md's order).
+        if (!user || !limitsDue) done();
+        else this.spendLimits(saleId, user, request, reply, () => done());
         return;
       }
-      const { id: saleId } = request.params as { id: string };
-      if (this.soldOut.answered(saleId, user.id, purchase, reply)) return;
-      this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1).then(
+      if (this.soldOut.refuses(saleId, user.id, purchase)) {
+        const answer = () => this.soldOut.answer(reply);
+        if (limitsDue) this.spendLimits(saleId, user, request, reply, answer);
+        else answer();
+        return;
+      }
+      // The reservation script counts the limits itself (one Redis command for the whole purchase).
+      this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1, limitsDue).then(
         (accepted) => void reply.status(purchaseStatus(accepted)).send(accepted),
         (error: unknown) => sendError(request, reply, error),
       );
+    });
+  }
+
+  private spendLimits(
+    saleId: string,
+    user: AuthUser,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    then: () => void,
+  ): void {
+    this.limits.consume(saleId, user.id).then(then, (error: unknown) => {
+      this.metrics.countRefusedPurchase(error);
+      sendError(request, reply, error);
     });
   }
 }

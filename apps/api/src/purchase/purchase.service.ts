@@ -8,6 +8,8 @@ import { isDependencyDown } from '../common/error-body';
 import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
 import { MetricsService } from '../ops/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
+import { PurchaseRateLimit } from '../protection/purchase-rate-limit';
+import { rateLimited } from '../protection/retry-later.error';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { DbPurchase, type OrderCreated } from './db-purchase';
 import { IncarnationGuard } from './incarnation-guard';
@@ -52,6 +54,7 @@ export class PurchaseService {
     private readonly scripts: ReservationScripts,
     private readonly writers: WriteOrdersNudge,
     private readonly shedder: LoadShedder,
+    private readonly limits: PurchaseRateLimit,
     private readonly dbPurchase: DbPurchase,
     private readonly tokens: SubmitTokens,
     private readonly soldOut: SoldOutGate,
@@ -67,15 +70,32 @@ export class PurchaseService {
     return this.tokens.issue(sale.id, user.id, sale.strategy === 'redis-lua');
   }
 
-  async purchase(user: AuthUser, saleId: string, token: string, quantity: number): Promise<PurchaseAccepted> {
+  /**
+   * `limitsDue`: the purchase rate limits are still to be counted (protection/purchase-rate-limit.ts).
+   * The reservation script counts them itself; any other answer spends them first.
+   */
+  async purchase(
+    user: AuthUser,
+    saleId: string,
+    token: string,
+    quantity: number,
+    limitsDue = false,
+  ): Promise<PurchaseAccepted> {
     try {
-      const sale = await this.catalog.get(saleId);
+      const sale = await this.catalog.get(saleId).catch(async (error: unknown) => {
+        if (limitsDue) await this.limits.consume(saleId, user.id);
+        throw error;
+      });
+      if (limitsDue && (sale.strategy !== 'redis-lua' || !this.reachesScript())) {
+        await this.limits.consume(sale.id, user.id);
+        limitsDue = false;
+      }
       if (sale.strategy !== 'redis-lua') {
         const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, sale.strategy);
         this.metrics.countPurchase('accepted');
         return created;
       }
-      return await this.purchaseThroughRedis(sale, user, token, quantity);
+      return await this.purchaseThroughRedis(sale, user, token, quantity, limitsDue);
     } catch (error) {
       this.metrics.countRefusedPurchase(error);
       throw error;
@@ -88,14 +108,18 @@ export class PurchaseService {
    * again the sale is refreshed in Redis (with what the fallback sold and its tokens) before Redis
    * sells anything, so no unit and no token is used twice.
    */
-  private async purchaseThroughRedis(sale: SaleEntity, user: AuthUser, token: string, quantity: number) {
-    if (this.config.purchase.redisFallback && this.redis.status !== 'ready') {
-      return this.fallBack(sale, user, token, quantity);
-    }
+  private async purchaseThroughRedis(
+    sale: SaleEntity,
+    user: AuthUser,
+    token: string,
+    quantity: number,
+    limitsDue: boolean,
+  ) {
+    if (!this.reachesScript()) return this.fallBack(sale, user, token, quantity);
     if (this.reloadAfterFallback.delete(sale.id)) await this.leases.ensureLoaded(sale.id);
     if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
     try {
-      return await this.reserve(sale, user, token, quantity);
+      return await this.reserve(sale, user, token, quantity, limitsDue);
     } catch (error) {
       if (!this.config.purchase.redisFallback || !isDependencyDown(error) || this.redis.status === 'ready') throw error;
       return this.fallBack(sale, user, token, quantity);
@@ -130,7 +154,13 @@ export class PurchaseService {
     }
   }
 
-  private async reserve(sale: SaleEntity, user: AuthUser, token: string, quantity: number): Promise<PurchaseAccepted> {
+  private async reserve(
+    sale: SaleEntity,
+    user: AuthUser,
+    token: string,
+    quantity: number,
+    limitsDue: boolean,
+  ): Promise<PurchaseAccepted> {
     let adoptedToken = false;
     let mysqlWasEmpty = false;
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
@@ -141,6 +171,8 @@ export class PurchaseService {
         token,
         quantity,
         orderNo: this.orderNumbers.next(sale.id),
+        // Counted by the first attempt only: a retry is the same purchase.
+        limits: limitsDue && attempt === 1 ? this.limits.limits : undefined,
       });
       reservationTimer();
       switch (result.kind) {
@@ -149,6 +181,8 @@ export class PurchaseService {
           return this.accepted(sale, user, token, result);
         case 'order-number-taken':
           continue;
+        case 'rate-limited':
+          throw rateLimited(result.waitMs);
         case 'refused':
           if (attempt === MAX_RESERVE_ATTEMPTS) {
             // Units kept arriving and going to others: not known to be sold out, so not SOLD_OUT.
@@ -190,6 +224,11 @@ export class PurchaseService {
       }
     }
     throw notNow('Could not reserve right now; retry with the same token');
+  }
+
+  /** Whether a redis-lua purchase goes to the reservation script now (not to the Redis-down fallback). */
+  private reachesScript(): boolean {
+    return !(this.config.purchase.redisFallback && this.redis.status !== 'ready');
   }
 
   private async accepted(

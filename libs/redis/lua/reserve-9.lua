@@ -1,7 +1,8 @@
 --[[
   Reserve units of a flash sale for one buyer and hand the order to the workers, atomically and in
-  one round trip (DESIGN.md "The purchase path", step 2). Checks, in the order API.md answers them:
-  the sale is live, the token is this buyer's (or already bought this very reservation: idempotent
+  one round trip (DESIGN.md "The purchase path", step 2): the one script a purchase costs. Checks, in
+  the order API.md answers them: the purchase rate limits (counted here, when the caller asks), the
+  sale is live, the token is this buyer's (or already bought this very reservation: idempotent
   replay), the buyer is under the per-user limit, stock is sufficient. Then consumes the token, takes
   the units, marks the buyer, writes the reservation and appends it to the sale's hand-off stream, so
   no process can die between the reservation and its hand-off.
@@ -22,11 +23,15 @@
     KEYS[6] replays       hash    token -> orderNo, so a replayed token finds its reservation
     KEYS[7] handoff       stream  entries {r = "orderNo|userId|quantity|slot|reservedAtMs|epoch|token"}
                                   the workers read through their consumer group and delete once written
+    KEYS[8] user limit    string  the buyer's purchase counter in this sale (see purchase-limits)
+    KEYS[9] sale limit    string  the sale's purchase counter
 
     ARGV[1] userId    (no '|' or ' ', checked by the caller)
     ARGV[2] token
     ARGV[3] quantity  (integer >= 1, checked by the caller)
     ARGV[4] orderNo   (fresh, made by the caller)
+    ARGV[5..8] the purchase limits: per-user points, user window ms, per-sale points, sale window ms;
+              ARGV[5] = 0: already counted (a retry of the same purchase), skip them
 
   Output:
     { 1, orderNo, slot, reservedAtMs, quantity, epoch, balance, backlog }  reserved and handed off now;
@@ -34,6 +39,7 @@
     { 2, orderNo, slot, reservedAtMs, quantity, epoch, balance, backlog }  this buyer already reserved
                         with this token: the same reservation (its quantity, whatever was asked now);
                         epoch 0 when MySQL sold it (the Redis-down fallback); nothing is appended
+    { -8, waitMs }  rate limited: nothing else was looked at or changed
     -1  sale not loaded into Redis
     -2  sale not started
     -3  sale ended
@@ -52,10 +58,18 @@ local reservationsKey = KEYS[5]
 local replaysKey = KEYS[6]
 local handoffKey = KEYS[7]
 
+--- @include "purchase-limits"
+
 local userId = ARGV[1]
 local token = ARGV[2]
 local quantity = tonumber(ARGV[3])
 local orderNo = ARGV[4]
+
+if ARGV[5] ~= '0' then
+  local wait = purchaseLimitWait(KEYS[8], KEYS[9], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]),
+    tonumber(ARGV[8]))
+  if wait > 0 then return { -8, wait } end
+end
 
 local meta = redis.call('HMGET', metaKey, 'startsAtMs', 'endsAtMs', 'perUserLimit', 'epoch')
 if not meta[1] or not meta[4] then return -1 end
