@@ -886,7 +886,8 @@ async function main() {
     // after its last change (here, its sell-out), so the measurement starts once that window and one
     // more reconciliation run have passed — the steady state of 200 open, sold-out sales.
     const { lifecycle } = require('@flash-sale/config').loadConfig(childEnv);
-    const settleMs = lifecycle.reconcileActiveWindowMs + lifecycle.reconcileIntervalMs;
+    // (A build without activity windows reconciles every sale every interval: nothing to wait out.)
+    const settleMs = (lifecycle.reconcileActiveWindowMs ?? 0) + lifecycle.reconcileIntervalMs || 2_000;
     log(`idle: waiting ${Math.round(settleMs / 1000)} s for the sales' activity window to pass`);
     await sleep(settleMs);
     log(`idle: ${purchases.length} orders written; ${SETTINGS.idleS}s with no load`);
