@@ -32,7 +32,7 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * The reservation and its hand-off are one atomic step (reserve-7.lua), and a `202` is sent only after
+ * The reservation and its hand-off are one atomic step (reserve-9.lua), and a `202` is sent only after
  * the sale's writer was nudged: so no crash between them can lose an acknowledged purchase, even with
  * the safety-net sweep switched off.
  */

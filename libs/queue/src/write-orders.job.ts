@@ -2,7 +2,7 @@ import type { JobsOptions } from 'bullmq';
 
 /**
  * `write-orders`: write what is waiting in one sale's hand-off stream. The job carries no order, only
- * the sale: the reservations themselves are in the stream (reserve-7.lua appends them atomically).
+ * the sale: the reservations themselves are in the stream (reserve-9.lua appends them atomically).
  */
 export const WRITE_ORDERS_JOB = 'write-orders';
 

@@ -13,7 +13,7 @@ type RawEntry = [string, string[] | null];
 
 /**
  * The workers' side of a sale's hand-off stream (the reservation script appends to it; see
- * reserve-7.lua). Entries are read through the consumer group `HANDOFF_GROUP`, each worker process
+ * reserve-9.lua). Entries are read through the consumer group `HANDOFF_GROUP`, each worker process
  * being one consumer; an entry is acknowledged and deleted in one step once its order is written, so
  * the stream only ever holds what is not written yet.
  */
@@ -106,7 +106,7 @@ function toEntry(saleId: string, [id, fields]: RawEntry): HandoffEntry {
   return { id, order: value === undefined ? undefined : parseHandoffValue(saleId, value) };
 }
 
-/** "orderNo|userId|quantity|slot|reservedAtMs|epoch|token", as reserve-7.lua writes it. */
+/** "orderNo|userId|quantity|slot|reservedAtMs|epoch|token", as reserve-9.lua writes it. */
 export function parseHandoffValue(saleId: string, value: string): HandedOffOrder | undefined {
   const parts = value.split('|');
   if (parts.length < 7) return undefined;
