@@ -97,13 +97,19 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     });
   }
 
-  /** `count` new buyers at once, each with a fresh token. */
-  async function burst(saleId: string, count: number) {
+  /**
+   * `count` new buyers at once, each with a fresh token. `resend`: a 503 with retry-after is sent again,
+   * as the storefront does (a new incarnation starts with no units: buyers race for small leases).
+   */
+  async function burst(saleId: string, count: number, { resend = false } = {}) {
     return Promise.all(
       Array.from({ length: count }, async () => {
         const buyer = await stack.client.guest();
         const token = await stack.client.submitToken(saleId, buyer.token);
-        return { buyer, token, response: await purchase(saleId, buyer.token, token) };
+        const response = resend
+          ? await stack.client.purchaseAsStorefront<PurchaseBody>(saleId, buyer.token, token)
+          : await purchase(saleId, buyer.token, token);
+        return { buyer, token, response };
       }),
     );
   }
@@ -188,7 +194,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     expect(replayedFallback.body.orderNo).toBe(fallbackBuyer!.response.body.orderNo);
 
     // The rest of the stock sells on Redis, exactly.
-    const after = await burst(saleId, 60);
+    const after = await burst(saleId, 60, { resend: true });
     const soldAfter = promises(after);
     expect(soldAfter).toHaveLength(100 - kept.length);
     const final = await waitFor(
@@ -248,7 +254,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       20_000,
     );
     expect(settled.books.redisBalance).toBeLessThanOrEqual(settled.books.mysqlLeased);
-    const after = await burst(saleId, 60);
+    const after = await burst(saleId, 60, { resend: true });
     const kept = [...promises(before), ...promises(during), ...promises(after)];
     expect(kept).toHaveLength(100);
     const final = await waitFor(

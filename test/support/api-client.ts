@@ -71,6 +71,28 @@ export class ApiClient {
     return response.body.token;
   }
 
+  /**
+   * A purchase as the storefront sends it: a `503` with `retry-after` means "nothing happened" (units
+   * kept going to others, load shedding, an outage), so the same token is sent again after it, a few
+   * times at most.
+   */
+  async purchaseAsStorefront<T = { orderNo?: string; status?: string; error?: { code: string } }>(
+    saleId: string,
+    guestToken: string,
+    submitToken: string,
+    attempts = 5,
+  ): Promise<ApiResponse<T>> {
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.call<T>('POST', `/api/sales/${saleId}/purchase`, {
+        token: guestToken,
+        json: { token: submitToken },
+      });
+      const retryAfter = Number(response.headers['retry-after']);
+      if (response.status !== 503 || !retryAfter || attempt === attempts) return response;
+      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    }
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }
