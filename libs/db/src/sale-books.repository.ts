@@ -1,5 +1,5 @@
 import { type BookedOrder, HOLDING_STATUSES, type OrderStatus } from '@flash-sale/domain';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 export interface MySqlSaleBooks {
   stock: number;
@@ -16,26 +16,32 @@ export interface MySqlSaleBooks {
 export class SaleBooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * The sale's row and its orders from ONE snapshot (a REPEATABLE READ transaction): read apart, a
+   * batch committed between the two reads would show units taken from `leased` by rows not read yet,
+   * or rows whose units the row read still counts as leased — a drift that is not there.
+   */
   async read(saleId: string): Promise<MySqlSaleBooks | undefined> {
-    const [sale] = (await this.dataSource.query(
+    return this.dataSource.transaction('REPEATABLE READ', (manager) => this.readIn(manager, saleId));
+  }
+
+  private async readIn(manager: EntityManager, saleId: string): Promise<MySqlSaleBooks | undefined> {
+    const [sale] = (await manager.query(
       'SELECT stock, available, leased, in_doubt, redis_epoch, per_user_limit FROM sales WHERE id = ?',
       [saleId],
     )) as Record<string, number>[];
     if (!sale) return undefined;
     const holding = HOLDING_STATUSES.map(() => '?').join(', ');
-    const [rows, [excess]] = await Promise.all([
-      // Every order of the sale (tens of thousands after a big one): plain rows, not TypeORM entities,
-      // whose hydration cost the reconciliation job more than MySQL's work did.
-      this.dataSource.query('SELECT order_no, status, quantity, lease_epoch FROM orders WHERE sale_id = ?', [
-        saleId,
-      ]) as Promise<{ order_no: string; status: OrderStatus; quantity: number; lease_epoch: number | null }[]>,
-      this.dataSource.query(
-        `SELECT COALESCE(SUM(GREATEST(units - ?, 0)), 0) AS excess
+    // One connection, one query at a time: the transaction's snapshot holds for all three.
+    const rows = (await manager.query('SELECT order_no, status, quantity, lease_epoch FROM orders WHERE sale_id = ?', [
+      saleId,
+    ])) as { order_no: string; status: OrderStatus; quantity: number; lease_epoch: number | null }[];
+    const [excess] = (await manager.query(
+      `SELECT COALESCE(SUM(GREATEST(units - ?, 0)), 0) AS excess
            FROM (SELECT SUM(quantity) AS units FROM orders
                   WHERE sale_id = ? AND status IN (${holding}) GROUP BY user_id) AS per_user`,
-        [sale['per_user_limit'], saleId, ...HOLDING_STATUSES],
-      ) as Promise<{ excess: string | number }[]>,
-    ]);
+      [sale['per_user_limit'], saleId, ...HOLDING_STATUSES],
+    )) as { excess: string | number }[];
     return {
       stock: Number(sale['stock']),
       available: Number(sale['available']),
