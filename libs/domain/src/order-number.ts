@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid';
 /**
  * Random fractions for ulid from the platform's CSPRNG (Web Crypto: Node and browsers alike), drawn
  * 4 KiB at a time. ulid's own default asks Web Crypto for one byte per character — 16 calls for every
- * new millisecond — which was ~5 % of the purchase endpoint's CPU. Same source, same distribution
+ * new millisecond, a visible share of the purchase endpoint's CPU. Same source, same distribution
  * (a byte / 256, of which ulid takes the top five bits per character), far fewer calls.
  */
 const randomPool = new Uint8Array(4096);

@@ -24,10 +24,6 @@ export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-export function isHolding(status: OrderStatus): boolean {
-  return HOLDING_STATUSES.includes(status);
-}
-
 /**
  * A reservation on its way to MySQL: everything the reservation script decided, nothing the worker
  * must guess. It travels in the sale's hand-off stream (or, from earlier versions, a `create-order` job).

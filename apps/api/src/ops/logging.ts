@@ -128,8 +128,8 @@ export const nestLoggingParams: LoggerModuleAsyncParams = {
  * request runs, where nestjs-pino's `PinoLogger` looks for it: its AsyncLocalStorage store.
  *
  * nestjs-pino's own middleware does exactly this, but a Nest middleware on Fastify goes through
- * @fastify/middie (URL sanitising, path matching, an Express-style req/res shim) on every request —
- * ~3 % of the purchase endpoint's CPU for one `storage.run`. A Fastify `onRequest` hook runs the rest
+ * @fastify/middie (URL sanitising, path matching, an Express-style req/res shim) on every request, a
+ * lot of work for one `storage.run`. A Fastify `onRequest` hook runs the rest
  * of the request (hooks, body parsing, guards, handler) inside the same store, and async work started
  * from it inherits it, as before.
  */

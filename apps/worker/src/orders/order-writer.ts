@@ -271,8 +271,8 @@ type OrderRow = Pick<
 
 /**
  * One multi-row INSERT in plain SQL. The group commit's critical path is one transaction per sale at a
- * time, and TypeORM's insert builder spent ~15 % of the worker's CPU (most of it inside that path)
- * building what is this one statement; the dates go through the driver exactly as before (UTC).
+ * time, and TypeORM's insert builder spent a large share of the worker's CPU inside that path building
+ * what is this one statement; the dates go through the driver exactly as before (UTC).
  */
 function insertOrders(manager: EntityManager, rows: readonly OrderRow[]): Promise<unknown> {
   const params: unknown[] = [];
