@@ -223,7 +223,9 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     await killRedis();
     const during = await burst(saleId, 30);
     const soldDuring = during.filter(({ response }) => response.status === 201);
-    expect(soldDuring.length).toBeGreaterThan(0);
+    // Some sold (the failure shows what the buyers were told instead).
+    const answers = during.map(({ response }) => response.body.error?.code ?? response.status);
+    expect(soldDuring.length > 0 ? 'some sold' : answers).toBe('some sold');
     // A 202's token replayed in the fallback: MySQL has its order (the worker wrote the token): the same order.
     const [first] = before;
     const replayed = await purchase(saleId, first!.buyer.token, first!.token);
