@@ -1,4 +1,7 @@
+import { StockLeaseRepository } from '@flash-sale/db';
+import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
+import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { inBatches } from './support/api-client';
 import { waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
@@ -74,5 +77,55 @@ describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => 
       30_000,
     );
     expect(audit).toMatchObject({ ok: true, oversold: 0, leases: { granted: 2000, converted: 2000, inDoubt: 0 } });
+  });
+});
+
+describe('a lease caught between its Redis grant and its MySQL mark (real worker, Redis, MariaDB)', () => {
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    // Reconciliation only when the test calls it.
+    testEnv = await createTestEnv({ LEASE_SIZE: '10', LEASE_LOW_WATER: '2', RECONCILE_INTERVAL_MS: '3600000' });
+    db = await openDatabase(testEnv.config);
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await db.destroy();
+    await testEnv.cleanup();
+  });
+
+  it('reconciliation does not take it for a lost grant and lease again: the rest stays with MySQL', async () => {
+    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'In flight', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const saleId = sale.body.id;
+    const books = async () =>
+      (
+        (await db.query('SELECT available, leased, redis_epoch FROM sales WHERE id = ?', [saleId])) as {
+          available: number;
+          leased: number;
+          redis_epoch: number;
+        }[]
+      )[0]!;
+    const before = await books(); // the first lease, made when the sale was created
+    // An API instance takes the next lease and grants it in Redis, and has not marked it GRANTED yet.
+    const repository = stack.worker!.get(StockLeaseRepository);
+    const lease = (await repository.lease(saleId, Number(before.redis_epoch), 10))!;
+    expect(
+      (await stack.worker!.get(ReservationScripts).grantLease(saleId, lease.epoch, lease.leaseId, lease.units)).kind,
+    ).toBe('granted');
+
+    await stack.worker!.get(StockReconciliation).reconcile(saleId);
+    // Nothing was repaired, so nothing more was leased: MySQL keeps every unit Redis was not given.
+    const after = await books();
+    expect(Number(after.leased)).toBe(Number(before.leased) + 10);
+    expect(Number(after.available)).toBe(Number(before.available) - 10);
+    expect(await stack.worker!.get(SaleRedisRepository).remaining(saleId)).toBe(Number(after.leased));
   });
 });

@@ -1,4 +1,9 @@
-import { type ReservationScripts, type SaleActivity, type SaleRedisRepository } from '@flash-sale/redis';
+import {
+  type GrantResult,
+  type ReservationScripts,
+  type SaleActivity,
+  type SaleRedisRepository,
+} from '@flash-sale/redis';
 import { type SaleLeaseRow, StockLeaseRepository } from './stock-lease.repository';
 
 export interface LeasePolicy {
@@ -135,7 +140,9 @@ export class StockLeases {
   async regrantPending(saleId: string, epoch: number): Promise<number> {
     let granted = 0;
     for (const lease of await this.repository.leasesOf(saleId, epoch, 'PENDING')) {
-      if (await this.grant(saleId, lease.leaseId, epoch, lease.units)) granted += lease.units;
+      // Only units this call added count: a lease whose owner granted it a moment ago (and has not
+      // marked it yet) is no repair, and counting it would make the caller lease again.
+      if ((await this.grant(saleId, lease.leaseId, epoch, lease.units)) === 'granted') granted += lease.units;
     }
     return granted;
   }
@@ -167,16 +174,16 @@ export class StockLeases {
     if (sale.available === 0 || hasEnded(sale)) return 0;
     const lease = await this.repository.lease(saleId, sale.redisEpoch, this.policy.leaseSize);
     if (!lease) return 0;
-    return (await this.grant(saleId, lease.leaseId, lease.epoch, lease.units)) ? lease.units : 0;
+    return (await this.grant(saleId, lease.leaseId, lease.epoch, lease.units)) === 'wrong-epoch' ? 0 : lease.units;
   }
 
   /** The Redis half of a lease. A refused grant (Redis on another incarnation) stays PENDING, in MySQL. */
-  private async grant(saleId: string, leaseId: string, epoch: number, units: number): Promise<boolean> {
+  private async grant(saleId: string, leaseId: string, epoch: number, units: number): Promise<GrantResult['kind']> {
     const result = await this.scripts.grantLease(saleId, epoch, leaseId, units);
-    if (result.kind === 'wrong-epoch') return false;
+    if (result.kind === 'wrong-epoch') return result.kind;
     await this.repository.markGranted(leaseId);
     await this.mark(saleId);
-    return true;
+    return result.kind;
   }
 
   /**
