@@ -17,6 +17,7 @@ import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { ORDERS_QUEUE } from '../apps/worker/src/worker.tokens';
 import { ApiClient } from './support/api-client';
+import { exited } from './support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
@@ -24,12 +25,6 @@ import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
 const API_ENTRY = join(__dirname, '..', 'apps', 'api', 'dist', 'main.js');
 const HOUR_MS = '3600000';
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) =>
-    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
-  );
-}
 
 /**
  * The reservation and its hand-off are one atomic step (reserve-9.lua), and a `202` is sent only after

@@ -12,6 +12,7 @@ import {
 } from '@flash-sale/redis';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
+import { exited } from './support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
@@ -25,12 +26,6 @@ function startWorker(env: Record<string, string>): ChildProcess {
   });
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[worker ${child.pid}] ${chunk.toString()}`));
   return child;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) =>
-    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
-  );
 }
 
 describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real processes, MariaDB, Redis)', () => {

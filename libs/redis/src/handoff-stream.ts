@@ -1,5 +1,6 @@
 import type { HandedOffOrder } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
+import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import { HANDOFF_GROUP, type KeyBuilder } from './sale-keys';
 
 /** One entry of a sale's hand-off stream: the stream id and the order it carries (undefined if unreadable). */
@@ -106,34 +107,26 @@ function toEntry(saleId: string, [id, fields]: RawEntry): HandoffEntry {
   return { id, order: value === undefined ? undefined : parseHandoffValue(saleId, value) };
 }
 
-/** "orderNo|userId|quantity|slot|reservedAtMs|epoch|token", as reserve-9.lua writes it. */
+/**
+ * "orderNo|<reservation record>|token", as reserve-9.lua writes it: the record is the one the
+ * reservations hash holds (reservation-record.ts), and the token goes last since only it could ever
+ * contain the separator. Undefined for an entry that does not read as a whole, valid order.
+ */
 export function parseHandoffValue(saleId: string, value: string): HandedOffOrder | undefined {
   const parts = value.split('|');
-  if (parts.length < 7) return undefined;
-  const [orderNo, userId, quantity, slot, reservedAtMs, epoch] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  const order = {
-    orderNo,
-    saleId,
-    userId,
-    quantity: Number(quantity),
-    slot: Number(slot),
-    reservedAt: new Date(Number(reservedAtMs)),
-    epoch: Number(epoch || 0),
-    submitToken: parts.slice(6).join('|') || null,
-  };
+  const [orderNo] = parts;
+  if (parts.length < 7 || !orderNo) return undefined;
+  let record: ReservationRecord;
+  try {
+    record = parseReservationRecord(orderNo, parts.slice(1, 6).join('|'));
+  } catch {
+    return undefined;
+  }
   const valid =
-    orderNo !== '' &&
-    userId !== '' &&
-    Number.isInteger(order.quantity) &&
-    order.quantity > 0 &&
-    Number.isInteger(order.slot) &&
-    !Number.isNaN(order.reservedAt.getTime());
-  return valid ? order : undefined;
+    record.userId !== '' &&
+    Number.isInteger(record.quantity) &&
+    record.quantity > 0 &&
+    Number.isInteger(record.slot) &&
+    !Number.isNaN(record.reservedAt.getTime());
+  return valid ? { ...record, saleId, submitToken: parts.slice(6).join('|') || null } : undefined;
 }

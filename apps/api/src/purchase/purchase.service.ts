@@ -82,10 +82,13 @@ export class PurchaseService {
     limitsDue = false,
   ): Promise<PurchaseAccepted> {
     try {
-      const sale = await this.catalog.get(saleId).catch(async (error: unknown) => {
-        if (limitsDue) await this.limits.consume(saleId, user.id);
+      let sale: SaleEntity;
+      try {
+        sale = await this.catalog.get(saleId);
+      } catch (error) {
+        if (limitsDue) await this.limits.consume(saleId, user.id); // 429 before 404
         throw error;
-      });
+      }
       if (limitsDue && (sale.strategy !== 'redis-lua' || !this.reachesScript())) {
         await this.limits.consume(sale.id, user.id);
         limitsDue = false;
