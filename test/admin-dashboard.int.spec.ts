@@ -50,10 +50,11 @@ describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
     expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
 
     const sample = await waitFor(
-      'the three orders written',
+      'the three orders written and their hand-offs acknowledged',
       async () =>
         (await stack.client.call<DashboardBody>('GET', `/api/admin/sales/${saleId}/dashboard`, { token: admin })).body,
-      (body) => body.audit.ordersByStatus['PENDING_PAYMENT'] === 3,
+      // A worker acknowledges a batch's entries just after its commit: wait for both.
+      (body) => body.audit.ordersByStatus['PENDING_PAYMENT'] === 3 && body.handoff.unwritten === 0,
     );
     expect(sample.sale).toMatchObject({ id: saleId, remaining: 2, status: 'live' });
     expect(sample.purchases).toBe(3);
