@@ -19,25 +19,3 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisO
   }
   return new Redis(config.url, options);
 }
-
-/**
- * Connection errors reach every client and every BullMQ queue built on them; unheard, ioredis and
- * BullMQ print each reconnect attempt to stderr. One line per outage is enough: the requests and jobs
- * that need Redis report their own failures. `clients` reset the report when they are ready again.
- */
-export function reportOutagesOnce(
-  clients: readonly RedisClient[],
-  alsoFailing: readonly NodeJS.EventEmitter[],
-  report: (message: string) => void,
-): void {
-  let reported = false;
-  const emitters: NodeJS.EventEmitter[] = [...clients, ...alsoFailing];
-  for (const client of clients as readonly NodeJS.EventEmitter[]) client.on('ready', () => (reported = false));
-  for (const emitter of emitters) {
-    emitter.on('error', (error: Error) => {
-      if (reported) return;
-      reported = true;
-      report(`Redis connection lost: ${error.message}`);
-    });
-  }
-}

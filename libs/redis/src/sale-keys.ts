@@ -87,4 +87,9 @@ export class KeyBuilder {
   sale(saleId: string): SaleKeys {
     return new SaleKeys(this.prefix, saleId);
   }
+
+  /** The key prefix of one rate limit's counters (one key per subject under it). */
+  rateLimit(name: string): string {
+    return `${this.prefix}:rl:${name}`;
+  }
 }

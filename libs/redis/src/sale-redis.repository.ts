@@ -204,6 +204,11 @@ export class SaleRedisRepository {
     await this.client.hset(this.keys.reconciliation, Object.fromEntries(drifts));
   }
 
+  /** Every sale's last published drift (saleId -> units). */
+  async reconciledDrifts(): Promise<Record<string, string>> {
+    return this.client.hgetall(this.keys.reconciliation);
+  }
+
   async lastReconciledDrift(saleId: string): Promise<number | undefined> {
     const value = await this.client.hget(this.keys.reconciliation, saleId);
     return value === null ? undefined : Number(value);

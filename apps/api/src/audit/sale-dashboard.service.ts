@@ -1,8 +1,6 @@
-import { QueueName, type WriteOrdersJobData } from '@flash-sale/queue';
+import { OrdersQueue } from '@flash-sale/queue';
 import { SaleRedisRepository } from '@flash-sale/redis';
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { SaleView } from '../sales/sale.dto';
@@ -47,7 +45,7 @@ export class SaleDashboardService {
     private readonly sales: SalesService,
     private readonly audit: AuditService,
     private readonly saleRedis: SaleRedisRepository,
-    @InjectQueue(QueueName.Orders) private readonly orders: Queue,
+    private readonly orders: OrdersQueue,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -56,7 +54,7 @@ export class SaleDashboardService {
     const [audit, handoff, failedJobs, history] = await Promise.all([
       this.audit.audit(sale.id),
       this.saleRedis.handoffDepth(sale.id),
-      this.failedWriterJobs(sale.id),
+      this.orders.failedWriterJobs(sale.id),
       this.history(sale.id),
     ]);
     const purchases = Object.values(audit.ordersByStatus).reduce((sum, count) => sum + count, 0);
@@ -68,12 +66,6 @@ export class SaleDashboardService {
       sampledAt: new Date().toISOString(),
       history,
     };
-  }
-
-  /** Failed jobs are kept only as a short tail (removeOnFail), so this stays a small read. */
-  private async failedWriterJobs(saleId: string): Promise<number> {
-    const failed = await this.orders.getFailed(0, 999);
-    return failed.filter((job) => (job.data as Partial<WriteOrdersJobData>).saleId === saleId).length;
   }
 
   private async history(saleId: string): Promise<SaleDashboardView['history']> {

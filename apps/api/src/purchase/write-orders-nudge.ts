@@ -1,10 +1,6 @@
-import type { AppConfig } from '@flash-sale/config';
-import { QueueName, writeOrdersJob } from '@flash-sale/queue';
+import { OrdersQueue } from '@flash-sale/queue';
 import { SaleActivity } from '@flash-sale/redis';
-import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import { APP_CONFIG } from '../infra/tokens';
+import { Injectable, Logger } from '@nestjs/common';
 
 /**
  * A nudge is sent this long after the first reservation that needs it, so that the reservations of
@@ -25,15 +21,11 @@ export class WriteOrdersNudge {
   private readonly logger = new Logger(WriteOrdersNudge.name);
   private readonly sales = new Set<string>();
   private sent: Promise<void> | undefined;
-  private readonly attempts: number;
 
   constructor(
-    @InjectQueue(QueueName.Orders) private readonly queue: Queue,
+    private readonly orders: OrdersQueue,
     private readonly activity: SaleActivity,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.attempts = config.worker.jobAttempts;
-  }
+  ) {}
 
   nudge(saleId: string): Promise<void> {
     this.sales.add(saleId);
@@ -48,7 +40,7 @@ export class WriteOrdersNudge {
     this.sent = undefined;
     try {
       await Promise.all([
-        this.queue.addBulk(saleIds.map((saleId) => writeOrdersJob(saleId, this.attempts))),
+        this.orders.wakeWriters(saleIds),
         this.activity.touch(saleIds),
       ]);
     } catch (error) {

@@ -1,0 +1,65 @@
+import { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source';
+import { OrderLifecycle } from './order-lifecycle';
+import { SaleBooksRepository } from './sale-books.repository';
+import { SaleStockRepository } from './sale-stock.repository';
+import { StockLeaseRepository } from './stock-lease.repository';
+import { type LeasePolicy, StockLeases } from './stock-leases';
+
+export interface DbModuleOptions {
+  url: string;
+  /** Connections in the pool: the worker's group commit needs few, the API's reads a few more. */
+  poolSize: number;
+  /** Attempts of a write that lost the optimistic lock on the sale's row. */
+  optimisticLockRetries: number;
+  leasePolicy: LeasePolicy;
+}
+
+/** The repositories that take only the DataSource. */
+const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [StockLeaseRepository, SaleBooksRepository];
+
+/**
+ * MySQL for a whole app: the TypeORM connection and the repositories over it. Apps reach MySQL only
+ * through these classes (raw SQL lives in this library); the lint rule in eslint.config.mjs enforces it.
+ * Needs RedisModule: the lease protocol spans both stores.
+ */
+@Global()
+@Module({})
+export class DbModule {
+  static forRoot(options: DbModuleOptions): DynamicModule {
+    const dataSource = getDataSourceToken();
+    const repositories: Provider[] = [
+      ...DATA_SOURCE_REPOSITORIES.map((repository) => ({
+        provide: repository,
+        inject: [dataSource],
+        useFactory: (source: DataSource) => new (repository as new (source: DataSource) => unknown)(source),
+      })),
+      { provide: SaleStockRepository, useValue: new SaleStockRepository() },
+      {
+        provide: OrderLifecycle,
+        inject: [dataSource, SaleStockRepository, SaleActivity],
+        useFactory: (source: DataSource, stock: SaleStockRepository, activity: SaleActivity) =>
+          new OrderLifecycle(source, stock, options.optimisticLockRetries, activity),
+      },
+      {
+        provide: StockLeases,
+        inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
+        useFactory: (
+          repository: StockLeaseRepository,
+          scripts: ReservationScripts,
+          saleRedis: SaleRedisRepository,
+          activity: SaleActivity,
+        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity),
+      },
+    ];
+    return {
+      module: DbModule,
+      imports: [TypeOrmModule.forRoot(dataSourceOptions({ url: options.url, poolSize: options.poolSize }))],
+      providers: repositories,
+      exports: repositories.map((provider) => (provider as { provide: unknown }).provide as Type<unknown>),
+    };
+  }
+}

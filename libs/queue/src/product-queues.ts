@@ -1,0 +1,37 @@
+import type { Job, Queue } from 'bullmq';
+import { writeOrdersJob, type WriteOrdersJobData } from './write-orders.job';
+
+/** The `orders` queue as its producers use it: waking the order writers of sales. */
+export class OrdersQueue {
+  constructor(
+    /** The BullMQ queue itself, for the queue board, metrics and readiness. */
+    readonly queue: Queue,
+    private readonly jobAttempts: number,
+  ) {}
+
+  /** One `write-orders` job per sale (deduplicated by BullMQ: a sale whose job waits gets no second one). */
+  async wakeWriters(saleIds: readonly string[]): Promise<void> {
+    if (saleIds.length === 0) return;
+    await this.queue.addBulk(saleIds.map((saleId) => writeOrdersJob(saleId, this.jobAttempts)));
+  }
+
+  /** Failed `write-orders` jobs of a sale (kept only as a short tail by removeOnFail: a small read). */
+  async failedWriterJobs(saleId: string): Promise<number> {
+    const failed: Job[] = await this.queue.getFailed(0, 999);
+    return failed.filter((job) => (job.data as Partial<WriteOrdersJobData>).saleId === saleId).length;
+  }
+}
+
+/** The `order-lifecycle` queue: its job schedulers (stored in Redis, so each run happens once). */
+export class LifecycleQueue {
+  constructor(readonly queue: Queue) {}
+
+  /** Idempotent: registering a scheduler again only updates it. */
+  async schedule(jobName: string, everyMs: number, keep: { completed: number; failed: number }): Promise<void> {
+    await this.queue.upsertJobScheduler(
+      jobName,
+      { every: everyMs },
+      { name: jobName, opts: { removeOnComplete: keep.completed, removeOnFail: keep.failed } },
+    );
+  }
+}

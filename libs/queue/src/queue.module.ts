@@ -1,0 +1,101 @@
+import {
+  createRedisClient,
+  type RedisClient,
+  type RedisConnectionConfig,
+  RedisOutageReporter,
+} from '@flash-sale/redis';
+import {
+  type DynamicModule,
+  Global,
+  Inject,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
+import { LifecycleQueue, OrdersQueue } from './product-queues';
+import { QueueName } from './queue-names';
+
+/** The Redis connection BullMQ uses (its own: a worker's blocking reads must not hold up other commands). */
+export const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
+
+export interface QueueModuleOptions {
+  redis: RedisConnectionConfig;
+  /** BullMQ key prefix (a hash tag, so each queue's keys share a cluster slot). */
+  prefix: string;
+  /**
+   * `producer` (the API): a job add fails after a couple of reconnect attempts (→ 503) rather than
+   * hold a request open while Redis is down. `consumer` (the worker): BullMQ's blocking reads require
+   * commands to wait for the reconnect.
+   */
+  role: 'producer' | 'consumer';
+  /** Attempts of a `write-orders` job before it is failed (retried with backoff). */
+  writeOrdersAttempts: number;
+}
+
+/** Starts the BullMQ workers of a consumer on the module's connection and prefix. */
+export class QueueWorkers {
+  constructor(
+    private readonly connection: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  start(name: QueueName, processor: Processor, options: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
+    return new Worker(name, processor, { ...options, connection: this.connection, prefix: this.prefix });
+  }
+}
+
+/** BullMQ for a whole app: one connection, the product's queues, and (for consumers) their workers. */
+@Global()
+@Module({})
+export class QueueModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(QUEUE_CONNECTION) private readonly connection: RedisClient,
+    private readonly orders: OrdersQueue,
+    private readonly lifecycle: LifecycleQueue,
+    private readonly outages: RedisOutageReporter,
+  ) {}
+
+  /** This connection and its queues are reported with the app's other Redis clients: once per outage. */
+  onModuleInit(): void {
+    this.outages.watch([this.connection], [this.orders.queue, this.lifecycle.queue]);
+  }
+
+  static forRoot(options: QueueModuleOptions): DynamicModule {
+    const queue = (name: QueueName) => (connection: RedisClient) =>
+      new Queue(name, { connection, prefix: options.prefix });
+    return {
+      module: QueueModule,
+      providers: [
+        {
+          provide: QUEUE_CONNECTION,
+          useFactory: () =>
+            createRedisClient(options.redis, { maxRetriesPerRequest: options.role === 'producer' ? 2 : null }),
+        },
+        {
+          provide: OrdersQueue,
+          inject: [QUEUE_CONNECTION],
+          useFactory: (connection: RedisClient) =>
+            new OrdersQueue(queue(QueueName.Orders)(connection), options.writeOrdersAttempts),
+        },
+        {
+          provide: LifecycleQueue,
+          inject: [QUEUE_CONNECTION],
+          useFactory: (connection: RedisClient) => new LifecycleQueue(queue(QueueName.OrderLifecycle)(connection)),
+        },
+        {
+          provide: QueueWorkers,
+          inject: [QUEUE_CONNECTION],
+          useFactory: (connection: RedisClient) => new QueueWorkers(connection, options.prefix),
+        },
+      ],
+      exports: [QUEUE_CONNECTION, OrdersQueue, LifecycleQueue, QueueWorkers],
+    };
+  }
+
+  /** After every provider's own hooks (workers close in onModuleDestroy): queues, then the connection. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.orders.queue.close(), this.lifecycle.queue.close()]);
+    await this.connection.quit().catch(() => undefined);
+  }
+}

@@ -1,0 +1,75 @@
+import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { HandoffStream } from './handoff-stream';
+import { RedisOutageReporter } from './outage-reporter';
+import { RateLimiterStore } from './rate-limiter-store';
+import { createRedisClient, type RedisClient, type RedisConnectionConfig } from './redis-client';
+import { RedisConnection } from './redis-connection';
+import { ReservationScripts } from './reservation-scripts';
+import { SaleActivity } from './sale-activity';
+import { KeyBuilder } from './sale-keys';
+import { SaleRedisRepository } from './sale-redis.repository';
+
+/**
+ * The raw ioredis client. Only the classes of this library (and QueueModule) use it: apps reach Redis
+ * through the repositories below, which the lint rule in eslint.config.mjs enforces.
+ */
+export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+
+export interface RedisModuleOptions extends RedisConnectionConfig {
+  keyPrefix: string;
+  /**
+   * How many reconnect attempts a command waits for before it fails: the API answers 503 after a
+   * couple rather than hold a request open while Redis is down; the worker can wait (ioredis default).
+   */
+  maxRetriesPerRequest?: number;
+}
+
+/** The repositories over the product's Redis keys and scripts; every class here takes the one client. */
+const REPOSITORIES = [ReservationScripts, SaleRedisRepository, SaleActivity, HandoffStream, RateLimiterStore] as const;
+
+/** Redis for a whole app: one client, one key builder, the repositories, one outage reporter. */
+@Global()
+@Module({})
+export class RedisModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {}
+
+  static forRoot(options: RedisModuleOptions): DynamicModule {
+    const { keyPrefix, maxRetriesPerRequest, ...connection } = options;
+    const outageLogger = new Logger('Redis');
+    return {
+      module: RedisModule,
+      providers: [
+        {
+          provide: REDIS_CLIENT,
+          useFactory: () =>
+            createRedisClient(connection, maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+        },
+        { provide: KeyBuilder, useValue: new KeyBuilder(keyPrefix) },
+        ...REPOSITORIES.map((repository) => ({
+          provide: repository,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (client: RedisClient, keys: KeyBuilder) => new repository(client, keys),
+        })),
+        {
+          provide: RedisConnection,
+          inject: [REDIS_CLIENT],
+          useFactory: (client: RedisClient) => new RedisConnection(client),
+        },
+        {
+          provide: RedisOutageReporter,
+          inject: [REDIS_CLIENT],
+          useFactory: (client: RedisClient) => {
+            const reporter = new RedisOutageReporter((message) => outageLogger.warn(message));
+            reporter.watch([client]);
+            return reporter;
+          },
+        },
+      ],
+      exports: [REDIS_CLIENT, KeyBuilder, ...REPOSITORIES, RedisConnection, RedisOutageReporter],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.quit().catch(() => undefined);
+  }
+}
