@@ -41,7 +41,11 @@ export class WorkerModule {
         { provide: LIFECYCLE_CONFIG, useValue: config.lifecycle },
         { provide: QUEUE_PREFIX, useValue: config.queue.prefix },
         { provide: ORDERS_QUEUE, inject: [OrdersQueue], useFactory: (orders: OrdersQueue) => orders.queue },
-        { provide: LIFECYCLE_QUEUE, inject: [LifecycleQueue], useFactory: (lifecycle: LifecycleQueue) => lifecycle.queue },
+        {
+          provide: LIFECYCLE_QUEUE,
+          inject: [LifecycleQueue],
+          useFactory: (lifecycle: LifecycleQueue) => lifecycle.queue,
+        },
         OrderWriter,
         HandoffDrain,
         WriteOrdersProcessor,

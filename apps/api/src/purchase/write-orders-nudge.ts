@@ -39,10 +39,7 @@ export class WriteOrdersNudge {
     this.sales.clear();
     this.sent = undefined;
     try {
-      await Promise.all([
-        this.orders.wakeWriters(saleIds),
-        this.activity.touch(saleIds),
-      ]);
+      await Promise.all([this.orders.wakeWriters(saleIds), this.activity.touch(saleIds)]);
     } catch (error) {
       // The orders are safe in their streams; the worker's hand-off sweep wakes their writer instead.
       this.logger.warn(`Could not nudge the order writers: ${error instanceof Error ? error.message : error}`);
