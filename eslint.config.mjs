@@ -37,6 +37,47 @@ export default tseslint.config(
     languageOptions: { ...jsxA11y.flatConfigs.recommended.languageOptions },
   },
   {
+    // One home per concern (STYLE.md): the apps reach MySQL, Redis and BullMQ only through the
+    // repositories of libs/db, libs/redis and libs/queue; raw SQL lives in libs/db.
+    files: ['apps/api/src/**/*.ts', 'apps/worker/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['typeorm', '@nestjs/typeorm', 'mysql2', 'ioredis', '@nestjs/bullmq'].map((name) => ({
+              name,
+              message: 'Use a repository of libs/db, libs/redis or libs/queue (raw clients live there).',
+            })),
+            {
+              name: 'bullmq',
+              allowTypeImports: true,
+              message: 'Add jobs and start workers through OrdersQueue, LifecycleQueue and QueueWorkers (libs/queue).',
+            },
+            {
+              name: '@flash-sale/redis',
+              importNames: ['REDIS_CLIENT', 'createRedisClient', 'RedisClient'],
+              message: 'The raw Redis client is for libs/redis: use its repositories (or RedisConnection).',
+            },
+            {
+              name: '@flash-sale/queue',
+              importNames: ['QUEUE_CONNECTION'],
+              message: "BullMQ's connection is for libs/queue: use OrdersQueue, LifecycleQueue or QueueWorkers.",
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='query']",
+          message: 'Raw SQL lives in a repository of libs/db.',
+        },
+      ],
+    },
+  },
+  {
     // Tests may use the shared test support in test/support (real-service fixtures), which is not a project.
     files: ['**/*.spec.ts', '**/*.test.{ts,tsx}', 'test/**/*.ts', 'apps/web/src/test/**'],
     rules: { '@nx/enforce-module-boundaries': 'off' },

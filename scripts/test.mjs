@@ -10,6 +10,7 @@ const steps = [
   ['load tests: no network imports', 'node', ['scripts/check-load-test-imports.mjs']],
   ['typecheck storefront', 'npx', ['tsc', '-p', 'apps/web/tsconfig.json']],
   ['lint', 'npm', ['run', '--silent', 'lint']],
+  ['dependency rules (no folder cycles)', 'npm', ['run', '--silent', 'deps']],
   ['format', 'npx', ['prettier', '--check', '.']],
   ['storefront component tests', 'npm', ['run', '--silent', 'test', '-w', '@flash-sale/web']],
   ['build storefront', 'npm', ['run', '--silent', 'build', '-w', '@flash-sale/web']],

@@ -1,66 +1,49 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, AppConfigModule } from '@flash-sale/config';
+import { DbModule } from '@flash-sale/db';
+import { QueueModule } from '@flash-sale/queue';
+import { RedisModule } from '@flash-sale/redis';
 import { type DynamicModule, Module } from '@nestjs/common';
-import { AuditService } from './audit/audit.service';
-import { SaleDashboardService } from './audit/sale-dashboard.service';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { DemoRunsController } from './demo/demo-runs.controller';
-import { DemoRunsService } from './demo/demo-runs.service';
-import { InfraModule } from './infra/infra.module';
+import { DemoModule } from './demo/demo.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { OpsModule } from './ops/ops.module';
-import { AdminOrdersController } from './orders/admin-orders.controller';
-import { AdminOrdersService } from './orders/admin-orders.service';
-import { OrdersController } from './orders/orders.controller';
-import { OrdersService } from './orders/orders.service';
-import { ProtectionModule } from './protection/protection.module';
-import { PaymentsController } from './payments/payments.controller';
-import { PaymentsService } from './payments/payments.service';
-import { SimulatedPaymentProvider } from './payments/simulated-payment-provider';
-import { DbPurchase } from './purchase/db-purchase';
-import { PurchaseController } from './purchase/purchase.controller';
-import { IncarnationGuard } from './purchase/incarnation-guard';
-import { PurchaseRoute } from './purchase/purchase-route';
-import { PurchaseService } from './purchase/purchase.service';
-import { SoldOutFastPath } from './purchase/sold-out-fast-path';
-import { SoldOutGate } from './purchase/sold-out-gate';
-import { SubmitTokens } from './purchase/submit-tokens';
-import { WriteOrdersNudge } from './purchase/write-orders-nudge';
-import { SaleCatalog } from './sales/sale-catalog';
-import { AdminSalesController, SalesController } from './sales/sales.controller';
-import { SalesService } from './sales/sales.service';
+import { OrdersModule } from './orders/orders.module';
+import { PaymentsModule } from './payments/payments.module';
+import { PurchaseModule } from './purchase/purchase.module';
+import { SalesModule } from './sales/sales.module';
 
+/** The API: the infrastructure libraries' modules, wired once from the config, and one module per feature. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfraModule.forRoot(config), AuthModule, OpsModule, ProtectionModule],
-      controllers: [
-        SalesController,
-        AdminSalesController,
-        PurchaseController,
-        OrdersController,
-        PaymentsController,
-        AdminOrdersController,
-        DemoRunsController,
-      ],
-      providers: [
-        SaleCatalog,
-        SalesService,
-        PurchaseService,
-        WriteOrdersNudge,
-        OrdersService,
-        AuditService,
-        SaleDashboardService,
-        PaymentsService,
-        SimulatedPaymentProvider,
-        SubmitTokens,
-        SoldOutGate,
-        IncarnationGuard,
-        SoldOutFastPath,
-        PurchaseRoute,
-        DbPurchase,
-        AdminOrdersService,
-        DemoRunsService,
+      imports: [
+        AppConfigModule.forRoot(config),
+        // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis.
+        RedisModule.forRoot({ ...config.redis, maxRetriesPerRequest: 2 }),
+        QueueModule.forRoot({
+          redis: config.redis,
+          prefix: config.queue.prefix,
+          role: 'producer',
+          writeOrdersAttempts: config.worker.jobAttempts,
+        }),
+        DbModule.forRoot({
+          url: config.database.url,
+          poolSize: 20,
+          optimisticLockRetries: config.worker.optimisticLockRetries,
+          leasePolicy: { leaseSize: config.leases.size, lowWater: config.leases.lowWater },
+        }),
+        OpsModule,
+        MetricsModule,
+        AuthModule,
+        SalesModule,
+        PurchaseModule,
+        OrdersModule,
+        PaymentsModule,
+        AuditModule,
+        DemoModule,
       ],
     };
   }

@@ -3,11 +3,16 @@ import { type DynamicModule, Global, Module, type Provider, type Type } from '@n
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source';
+import { DemoRunRepository } from './demo-run.repository';
 import { OrderLifecycle } from './order-lifecycle';
+import { OrderQueryRepository } from './order-query.repository';
+import { PaymentRepository } from './payment.repository';
 import { SaleBooksRepository } from './sale-books.repository';
+import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
 import { type LeasePolicy, StockLeases } from './stock-leases';
+import { UserRepository } from './user.repository';
 
 export interface DbModuleOptions {
   url: string;
@@ -19,7 +24,14 @@ export interface DbModuleOptions {
 }
 
 /** The repositories that take only the DataSource. */
-const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [StockLeaseRepository, SaleBooksRepository];
+const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [
+  StockLeaseRepository,
+  SaleBooksRepository,
+  SaleRepository,
+  OrderQueryRepository,
+  UserRepository,
+  DemoRunRepository,
+];
 
 /**
  * MySQL for a whole app: the TypeORM connection and the repositories over it. Apps reach MySQL only
@@ -43,6 +55,11 @@ export class DbModule {
         inject: [dataSource, SaleStockRepository, SaleActivity],
         useFactory: (source: DataSource, stock: SaleStockRepository, activity: SaleActivity) =>
           new OrderLifecycle(source, stock, options.optimisticLockRetries, activity),
+      },
+      {
+        provide: PaymentRepository,
+        inject: [dataSource, OrderLifecycle],
+        useFactory: (source: DataSource, lifecycle: OrderLifecycle) => new PaymentRepository(source, lifecycle),
       },
       {
         provide: StockLeases,

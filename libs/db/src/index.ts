@@ -12,3 +12,8 @@ export * from './stock-leases';
 export * from './entities/user.entity';
 export * from './entities/demo-run.entity';
 export * from './db.module';
+export * from './sale.repository';
+export * from './user.repository';
+export * from './demo-run.repository';
+export * from './order-query.repository';
+export * from './payment.repository';

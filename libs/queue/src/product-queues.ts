@@ -35,3 +35,12 @@ export class LifecycleQueue {
     );
   }
 }
+
+/** Every queue of the product, for metrics, readiness and the queue board. */
+export class ProductQueues {
+  readonly all: readonly Queue[];
+
+  constructor(orders: OrdersQueue, lifecycle: LifecycleQueue) {
+    this.all = [orders.queue, lifecycle.queue];
+  }
+}

@@ -13,7 +13,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
-import { LifecycleQueue, OrdersQueue } from './product-queues';
+import { LifecycleQueue, OrdersQueue, ProductQueues } from './product-queues';
 import { QueueName } from './queue-names';
 
 /** The Redis connection BullMQ uses (its own: a worker's blocking reads must not hold up other commands). */
@@ -84,12 +84,17 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
           useFactory: (connection: RedisClient) => new LifecycleQueue(queue(QueueName.OrderLifecycle)(connection)),
         },
         {
+          provide: ProductQueues,
+          inject: [OrdersQueue, LifecycleQueue],
+          useFactory: (orders: OrdersQueue, lifecycle: LifecycleQueue) => new ProductQueues(orders, lifecycle),
+        },
+        {
           provide: QueueWorkers,
           inject: [QUEUE_CONNECTION],
           useFactory: (connection: RedisClient) => new QueueWorkers(connection, options.prefix),
         },
       ],
-      exports: [QUEUE_CONNECTION, OrdersQueue, LifecycleQueue, QueueWorkers],
+      exports: [QUEUE_CONNECTION, OrdersQueue, LifecycleQueue, ProductQueues, QueueWorkers],
     };
   }
 

@@ -1,8 +1,7 @@
+import { OrderQueryRepository } from '@flash-sale/db';
 import { OrdersQueue } from '@flash-sale/queue';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { SaleView } from '../sales/sale.dto';
 import { SalesService } from '../sales/sales.service';
 import { AuditService, type AuditView } from './audit.service';
@@ -46,7 +45,7 @@ export class SaleDashboardService {
     private readonly audit: AuditService,
     private readonly saleRedis: SaleRedisRepository,
     private readonly orders: OrdersQueue,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly orderQueries: OrderQueryRepository,
   ) {}
 
   async sample(saleId: string): Promise<SaleDashboardView> {
@@ -69,14 +68,7 @@ export class SaleDashboardService {
   }
 
   private async history(saleId: string): Promise<SaleDashboardView['history']> {
-    const rows = (await this.dataSource.query(
-      `SELECT FLOOR(UNIX_TIMESTAMP(reserved_at)) AS second, COUNT(*) AS purchases FROM orders
-        WHERE sale_id = ? AND reserved_at >= ? GROUP BY second ORDER BY second`,
-      [saleId, new Date(Date.now() - HISTORY_SECONDS * 1000)],
-    )) as { second: string | number; purchases: string | number }[];
-    return rows.map((row) => ({
-      at: new Date(Number(row.second) * 1000).toISOString(),
-      purchases: Number(row.purchases),
-    }));
+    const seconds = await this.orderQueries.purchasesPerSecond(saleId, new Date(Date.now() - HISTORY_SECONDS * 1000));
+    return seconds.map(({ at, purchases }) => ({ at: at.toISOString(), purchases }));
   }
 }

@@ -1,11 +1,10 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import {
   applyDecorators,
   type CanActivate,
   createParamDecorator,
   type ExecutionContext,
-  Inject,
   Injectable,
   SetMetadata,
   UseGuards,
@@ -13,8 +12,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { createVerifier } from 'fast-jwt';
-import { APP_CONFIG } from '../infra/tokens';
-import type { AuthUser, Role } from './auth-user';
+import type { AuthUser, Role } from '../common/auth-user';
 
 export const REQUIRED_ROLE = 'auth:required-role';
 /** User ids go into Redis records separated by '|' and ' ': only this alphabet is accepted. */
@@ -42,7 +40,7 @@ export class AuthGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectAppConfig() config: AppConfig,
   ) {
     // The same secret the JwtModule signs with (auth.module.ts).
     // `exp` is required: a token without one would be valid forever.

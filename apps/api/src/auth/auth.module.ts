@@ -1,15 +1,15 @@
 import { createSecretKey } from 'node:crypto';
-import type { AppConfig } from '@flash-sale/config';
-import { Global, Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@flash-sale/config';
+import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
-import { APP_CONFIG } from '../infra/tokens';
+import { ProtectionModule } from '../protection/protection.module';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 
-@Global()
 @Module({
   imports: [
+    ProtectionModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {

@@ -1,14 +1,11 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
-import { isDuplicateKeyError, UserEntity } from '@flash-sale/db';
-import { Inject, Injectable } from '@nestjs/common';
+import { isDuplicateKeyError, UserRepository } from '@flash-sale/db';
+import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { ulid } from 'ulid';
-import { APP_CONFIG } from '../infra/tokens';
-import type { AuthUser } from './auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { hashPassword, verifyPassword } from './password-hasher';
 
 export const ADMIN_USER_ID = 'admin';
@@ -27,8 +24,8 @@ const DECOY_HASH = hashPassword('decoy password that matches nothing');
 export class AuthService {
   constructor(
     private readonly jwt: JwtService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectAppConfig() private readonly config: AppConfig,
+    private readonly users: UserRepository,
   ) {}
 
   async signInGuest(name: string | undefined): Promise<{ token: string; user: SessionUser }> {
@@ -41,7 +38,7 @@ export class AuthService {
   async register(name: string, password: string, guest?: AuthUser): Promise<{ token: string; user: SessionUser }> {
     const trimmed = name.trim();
     if (!trimmed) throw new DomainError(ErrorCode.ValidationFailed, 'name must not be blank');
-    if (guest && (await this.users.existsBy({ id: guest.id }))) {
+    if (guest && (await this.users.exists(guest.id))) {
       throw new DomainError(ErrorCode.NameTaken, 'This account is already registered: sign in with its name instead');
     }
     const id = guest?.id ?? `u_${ulid()}`;
@@ -56,7 +53,7 @@ export class AuthService {
 
   /** Same answer for an unknown name and a wrong password: a sign-in form must not reveal who has an account. */
   async login(name: string, password: string): Promise<{ token: string; user: SessionUser }> {
-    const user = await this.users.findOneBy({ name: name.trim() });
+    const user = await this.users.findByName(name.trim());
     const matches = await verifyPassword(password, user?.passwordHash ?? (await DECOY_HASH));
     if (!user || !matches) throw new DomainError(ErrorCode.InvalidCredentials, 'Wrong name or password');
     return this.session({ id: user.id, name: user.name, registered: true });

@@ -1,10 +1,8 @@
-import { DemoRunEntity } from '@flash-sale/db';
+import { DemoRunRepository } from '@flash-sale/db';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import { ulid } from 'ulid';
 import { ADMIN_USER_ID } from '../auth/auth.service';
 import { type CreateDemoRunDto, DEMO_DEFAULT_STRATEGIES } from './demo-run.dto';
@@ -44,7 +42,7 @@ export class DemoRunsService implements OnApplicationShutdown {
   private stopping = false;
 
   constructor(
-    @InjectRepository(DemoRunEntity) private readonly runs: Repository<DemoRunEntity>,
+    private readonly runs: DemoRunRepository,
     private readonly jwt: JwtService,
     private readonly adapterHost: HttpAdapterHost,
   ) {}
@@ -75,13 +73,13 @@ export class DemoRunsService implements OnApplicationShutdown {
   async get(id: string): Promise<DemoRunReport> {
     const live = this.live.get(id);
     if (live) return live;
-    const row = /^demo_[0-9A-Z]{26}$/.test(id) ? await this.runs.findOneBy({ id }) : null;
+    const row = /^demo_[0-9A-Z]{26}$/.test(id) ? await this.runs.findById(id) : null;
     if (!row) throw new DomainError(ErrorCode.NotFound, `No demonstration ${id}`);
     return JSON.parse(row.report) as DemoRunReport;
   }
 
   async list(): Promise<DemoRunReport[]> {
-    const rows = await this.runs.find({ order: { createdAt: 'DESC' }, take: LISTED_RUNS });
+    const rows = await this.runs.newestFirst(LISTED_RUNS);
     return rows.map((row) => this.live.get(row.id) ?? (JSON.parse(row.report) as DemoRunReport));
   }
 

@@ -1,29 +1,20 @@
-import type { RedisClient } from '@flash-sale/redis';
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { RedisConnection } from '@flash-sale/redis';
+import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import type { Queue } from 'bullmq';
-import { REDIS_CLIENT } from '../infra/tokens';
-import { errorMessage, withDeadline } from './deadline';
-import { registeredQueues } from './registered-queues';
+import { errorMessage, withDeadline } from '../common/deadline';
+import { ProductQueues } from '@flash-sale/queue';
 
 /** How long a readiness probe waits for each dependency. */
 export const CHECK_DEADLINE_MS = 1_000;
 
 /** Terminus indicators for what terminus has no built-in for: Redis and the BullMQ queues. */
 @Injectable()
-export class DependencyHealth implements OnModuleInit {
-  private queues: Queue[] = [];
-
+export class DependencyHealth {
   constructor(
     private readonly indicators: HealthIndicatorService,
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
-    private readonly moduleRef: ModuleRef,
+    private readonly redis: RedisConnection,
+    private readonly queues: ProductQueues,
   ) {}
-
-  onModuleInit(): void {
-    this.queues = registeredQueues(this.moduleRef);
-  }
 
   /** The client the purchase path uses answers PING. */
   async redisPing(key: string) {
@@ -41,7 +32,7 @@ export class DependencyHealth implements OnModuleInit {
     const check = this.indicators.check(key);
     try {
       const depths = await Promise.all(
-        this.queues.map(async (queue) => {
+        this.queues.all.map(async (queue) => {
           const counts = await withDeadline(queue.getJobCounts('waiting', 'active'), CHECK_DEADLINE_MS, queue.name);
           return [queue.name, counts] as const;
         }),

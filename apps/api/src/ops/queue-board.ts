@@ -3,13 +3,12 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter as BullBoardFastifyAdapter } from '@bull-board/fastify';
 import fastifyCookie from '@fastify/cookie';
-import { ModuleRef } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard } from '../auth/auth.guard';
 import { toErrorResponse } from '../common/error-body';
-import { registeredQueues } from './registered-queues';
+import { ProductQueues } from '@flash-sale/queue';
 
 const QUEUE_BOARD_PATH = '/admin/queues';
 /** Holds an admin access token for the dashboard's own requests (its page and its XHRs). */
@@ -28,7 +27,7 @@ export async function installQueueBoard(app: NestFastifyApplication): Promise<vo
   const serverAdapter = new BullBoardFastifyAdapter();
   serverAdapter.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({
-    queues: registeredQueues(app.get(ModuleRef)).map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    queues: app.get(ProductQueues).all.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Flash sale queues' } },
   });

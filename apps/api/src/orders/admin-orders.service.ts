@@ -1,8 +1,6 @@
-import { OrderEntity, UserEntity } from '@flash-sale/db';
+import { OrderQueryRepository, type OrderWithBuyerName, type SaleOrdersFilter } from '@flash-sale/db';
 import { DomainError, ErrorCode, ORDER_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository, SelectQueryBuilder } from 'typeorm';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { type OrderView, orderViewOfRow } from './order.view';
 
@@ -32,95 +30,70 @@ const CURSOR_PATTERN = /^[1-9][0-9]{0,19}$/;
 @Injectable()
 export class AdminOrdersService {
   constructor(
-    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
+    private readonly orders: OrderQueryRepository,
     private readonly catalog: SaleCatalog,
   ) {}
 
   async list(saleId: string, query: AdminOrderQuery): Promise<{ items: AdminOrderView[]; next?: string }> {
     const sale = await this.catalog.get(saleId); // 404 SALE_NOT_FOUND first
     const limit = parseLimit(query.limit);
-    const builder = this.baseQuery(sale.id);
+    const filter: SaleOrdersFilter = {};
     if (query.status !== undefined && query.status !== '') {
       if (!(ORDER_STATUSES as readonly string[]).includes(query.status)) {
         throw new DomainError(ErrorCode.ValidationFailed, `status must be one of ${ORDER_STATUSES.join(', ')}`);
       }
-      builder.andWhere('o.status = :status', { status: query.status as OrderStatus });
+      filter.status = query.status as OrderStatus;
     }
-    const q = query.q?.trim();
-    if (q) {
-      if (q.length > 64) throw new DomainError(ErrorCode.ValidationFailed, 'q must be at most 64 characters');
-      builder.andWhere('(o.order_no LIKE :prefix OR o.user_id = :q OR u.name = :q)', {
-        prefix: `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-        q,
-      });
+    const search = query.q?.trim();
+    if (search) {
+      if (search.length > 64) throw new DomainError(ErrorCode.ValidationFailed, 'q must be at most 64 characters');
+      filter.search = search;
     }
     if (query.cursor !== undefined && query.cursor !== '') {
       if (!CURSOR_PATTERN.test(query.cursor)) throw new DomainError(ErrorCode.ValidationFailed, 'cursor is invalid');
-      builder.andWhere('o.id < :cursor', { cursor: query.cursor });
+      filter.beforeId = query.cursor;
     }
-    const rows = await builder.take(limit + 1).getRawAndEntities();
-    const page = rows.entities.slice(0, limit);
-    const items = page.map((order) => this.view(order, rows.raw));
+    const rows = await this.orders.salePage(sale.id, filter, limit + 1);
+    const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return rows.entities.length > limit && last ? { items, next: last.id } : { items };
+    const items = page.map(adminOrderView);
+    return rows.length > limit && last ? { items, next: last.order.id } : { items };
   }
 
   /** Every written order of the sale, oldest first, as RFC 4180 CSV lines (header first). */
   async *csv(saleId: string): AsyncGenerator<string> {
     const sale = await this.catalog.get(saleId);
-    yield csvLine([
-      'orderNo',
-      'saleId',
-      'userId',
-      'userName',
-      'quantity',
-      'amountCents',
-      'status',
-      'createdAt',
-      'expiresAt',
-      'paidAt',
-    ]);
+    yield csvLine([...CSV_COLUMNS]);
     let after = '0';
     for (;;) {
-      const rows = await this.baseQuery(sale.id, 'ASC')
-        .andWhere('o.id > :after', { after })
-        .take(CSV_BATCH)
-        .getRawAndEntities();
-      for (const order of rows.entities) {
-        const view = this.view(order, rows.raw);
-        yield csvLine([
-          view.orderNo,
-          view.saleId,
-          view.userId,
-          view.userName ?? '',
-          String(view.quantity),
-          String(view.amountCents),
-          view.status,
-          view.createdAt,
-          view.expiresAt ?? '',
-          view.paidAt ?? '',
-        ]);
+      const rows = await this.orders.saleBatchAfter(sale.id, after, CSV_BATCH);
+      for (const row of rows) {
+        const view = adminOrderView(row);
+        yield csvLine(CSV_COLUMNS.map((column) => String(view[column] ?? '')));
       }
-      const last = rows.entities[rows.entities.length - 1];
-      if (!last || rows.entities.length < CSV_BATCH) return;
-      after = last.id;
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < CSV_BATCH) return;
+      after = last.order.id;
     }
   }
+}
 
-  private baseQuery(saleId: string, direction: 'ASC' | 'DESC' = 'DESC'): SelectQueryBuilder<OrderEntity> {
-    return this.orders
-      .createQueryBuilder('o')
-      .leftJoin(UserEntity, 'u', 'u.id = o.user_id')
-      .addSelect('u.name', 'user_name')
-      .where('o.sale_id = :saleId', { saleId })
-      .orderBy('o.id', direction);
-  }
+/** The export's columns, in order: fields of the admin's order view. */
+const CSV_COLUMNS = [
+  'orderNo',
+  'saleId',
+  'userId',
+  'userName',
+  'quantity',
+  'amountCents',
+  'status',
+  'createdAt',
+  'expiresAt',
+  'paidAt',
+] as const satisfies readonly (keyof AdminOrderView)[];
 
-  private view(order: OrderEntity, raw: Array<Record<string, unknown>>): AdminOrderView {
-    const row = raw.find((r) => String(r['o_id']) === order.id);
-    const name = row?.['user_name'];
-    return { ...orderViewOfRow(order), userName: typeof name === 'string' ? name : null };
-  }
+function adminOrderView({ order, userName }: OrderWithBuyerName): AdminOrderView {
+  return { ...orderViewOfRow(order), userName };
 }
 
 function parseLimit(limit: string | undefined): number {

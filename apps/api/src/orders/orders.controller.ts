@@ -1,16 +1,12 @@
 import { Controller, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { Authenticated, CurrentUser } from '../auth/auth.guard';
-import { PaymentsService } from '../payments/payments.service';
 import { OrdersService } from './orders.service';
 
 @Controller('orders')
 @Authenticated()
 export class OrdersController {
-  constructor(
-    private readonly orders: OrdersService,
-    private readonly payments: PaymentsService,
-  ) {}
+  constructor(private readonly orders: OrdersService) {}
 
   @Get()
   list(@CurrentUser() user: AuthUser) {
@@ -20,12 +16,6 @@ export class OrdersController {
   @Get(':orderNo')
   get(@CurrentUser() user: AuthUser, @Param('orderNo') orderNo: string) {
     return this.orders.get(user, orderNo);
-  }
-
-  @Post(':orderNo/pay')
-  @HttpCode(HttpStatus.OK)
-  pay(@CurrentUser() user: AuthUser, @Param('orderNo') orderNo: string) {
-    return this.payments.pay(user, orderNo);
   }
 
   @Post(':orderNo/cancel')

@@ -1,10 +1,8 @@
-import { OrderEntity, OrderLifecycle, PaymentEntity, SaleEntity, StockLeases } from '@flash-sale/db';
+import { type OrderEntity, OrderLifecycle, OrderQueryRepository, SaleRepository, StockLeases } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
 import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { In, MoreThan, type Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { type OrderView, orderViewOfReservation, orderViewOfRow } from './order.view';
 
@@ -15,9 +13,8 @@ const QUEUED_LOOKBACK_MS = 60 * 60 * 1000;
 @Injectable()
 export class OrdersService {
   constructor(
-    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
-    @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
-    @InjectRepository(PaymentEntity) private readonly payments: Repository<PaymentEntity>,
+    private readonly orders: OrderQueryRepository,
+    private readonly sales: SaleRepository,
     private readonly catalog: SaleCatalog,
     private readonly saleRedis: SaleRedisRepository,
     private readonly lifecycle: OrderLifecycle,
@@ -30,7 +27,7 @@ export class OrdersService {
    * still QUEUED cannot change yet: 409.
    */
   async ownWrittenOrder(caller: AuthUser, orderNo: string): Promise<OrderEntity> {
-    const row = saleIdOfOrderNumber(orderNo) ? await this.orders.findOneBy({ orderNo }) : null;
+    const row = saleIdOfOrderNumber(orderNo) ? await this.orders.findByOrderNo(orderNo) : null;
     if (row && row.userId === caller.id) return row;
     // Only the owner changes an order: an admin may read anyone's, but paying or cancelling it is a 404.
     if (row) throw new DomainError(ErrorCode.OrderNotFound, `No order ${orderNo}`);
@@ -62,13 +59,12 @@ export class OrdersService {
     const notFound = new DomainError(ErrorCode.OrderNotFound, `No order ${orderNo}`);
     const saleId = saleIdOfOrderNumber(orderNo);
     if (!saleId) throw notFound;
-    const row = await this.orders.findOneBy({ orderNo });
+    const row = await this.orders.findByOrderNo(orderNo);
     if (row) {
       if (row.userId !== caller.id && caller.role !== 'admin') throw notFound;
       const view = orderViewOfRow(row);
-      // The reference a shopper quotes to support: the payment's own number, once a payment exists.
-      const payment = await this.payments.findOne({ select: { outTradeNo: true }, where: { orderNo } });
-      return payment ? { ...view, paymentReference: payment.outTradeNo } : view;
+      const paymentReference = await this.orders.paymentReference(orderNo);
+      return paymentReference ? { ...view, paymentReference } : view;
     }
     const reservation = await this.saleRedis.reservation(saleId, orderNo);
     if (!reservation || (reservation.userId !== caller.id && caller.role !== 'admin')) throw notFound;
@@ -78,8 +74,8 @@ export class OrdersService {
   /** The caller's orders, newest first: written rows plus reservations still QUEUED. */
   async listOwn(caller: AuthUser): Promise<OrderView[]> {
     const [rows, recentSales] = await Promise.all([
-      this.orders.find({ where: { userId: caller.id }, order: { id: 'DESC' }, take: MAX_LISTED_ORDERS }),
-      this.sales.find({ where: { endsAt: MoreThan(new Date(Date.now() - QUEUED_LOOKBACK_MS)) } }),
+      this.orders.newestOfUser(caller.id, MAX_LISTED_ORDERS),
+      this.sales.endingAfter(new Date(Date.now() - QUEUED_LOOKBACK_MS)),
     ]);
     const reservations = (
       await Promise.all(
@@ -91,13 +87,7 @@ export class OrdersService {
     const written = new Set(rows.map((row) => row.orderNo));
     const unwritten = reservations.filter(({ reservation }) => !written.has(reservation.orderNo));
     // A reservation missing from this page of rows may still be an older row; ask MySQL once.
-    const olderRows = unwritten.length
-      ? await this.orders.find({
-          select: { orderNo: true },
-          where: { orderNo: In(unwritten.map((u) => u.reservation.orderNo)) },
-        })
-      : [];
-    const olderWritten = new Set(olderRows.map((row) => row.orderNo));
+    const olderWritten = await this.orders.written(unwritten.map((u) => u.reservation.orderNo));
     const queued = unwritten
       .filter(({ reservation }) => !olderWritten.has(reservation.orderNo))
       .map(({ reservation, sale }) => orderViewOfReservation(reservation, sale));

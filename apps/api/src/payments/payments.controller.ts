@@ -1,4 +1,4 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import {
   Body,
@@ -7,14 +7,15 @@ import {
   type ExecutionContext,
   HttpCode,
   HttpStatus,
-  Inject,
   Injectable,
+  Param,
   Post,
   UseGuards,
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { Authenticated, CurrentUser } from '../auth/auth.guard';
+import type { AuthUser } from '../common/auth-user';
 import { rawBodyOf } from '../common/request-body';
-import { APP_CONFIG } from '../infra/tokens';
 import { PaymentCallbackDto } from './payment.dto';
 import { isValidPaymentSignature, PAYMENT_SIGNATURE_HEADER } from './payment-signature';
 import { PaymentsService } from './payments.service';
@@ -22,7 +23,7 @@ import { PaymentsService } from './payments.service';
 /** Only the provider, who knows PAYMENT_WEBHOOK_SECRET, can sign these exact bytes. */
 @Injectable()
 export class PaymentSignatureGuard implements CanActivate {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@InjectAppConfig() private readonly config: AppConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
@@ -39,6 +40,20 @@ export class PaymentSignatureGuard implements CanActivate {
   }
 }
 
+/** The shopper's side of a payment: paying their own order (in the orders' URL space). */
+@Controller('orders')
+@Authenticated()
+export class OrderPaymentController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Post(':orderNo/pay')
+  @HttpCode(HttpStatus.OK)
+  pay(@CurrentUser() user: AuthUser, @Param('orderNo') orderNo: string) {
+    return this.payments.pay(user, orderNo);
+  }
+}
+
+/** The provider's side: its signed callbacks. */
 @Controller('payments')
 export class PaymentsController {
   constructor(private readonly payments: PaymentsService) {}

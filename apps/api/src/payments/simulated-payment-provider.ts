@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { AppConfig } from '@flash-sale/config';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { APP_CONFIG } from '../infra/tokens';
-import { MetricsService } from '../ops/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { PAYMENT_SIGNATURE_HEADER, signPaymentBody } from './payment-signature';
 import type { PaymentCallbackDto } from './payment.dto';
 
@@ -19,7 +18,7 @@ export class SimulatedPaymentProvider implements OnApplicationShutdown {
   private readonly pending = new Set<NodeJS.Timeout>();
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectAppConfig() private readonly config: AppConfig,
     private readonly httpHost: HttpAdapterHost,
     private readonly metrics: MetricsService,
   ) {}

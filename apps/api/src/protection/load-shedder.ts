@@ -1,9 +1,8 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { ErrorCode } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG } from '../infra/tokens';
+import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RetryLaterError } from './retry-later.error';
 
 /** How often the two pressures are measured. A purchase reads the last verdict: no work per request. */
@@ -35,7 +34,7 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly saleRedis: SaleRedisRepository,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @InjectAppConfig() config: AppConfig,
   ) {
     this.bounds = config.protection.shedding;
     this.eventLoopDelay = monitorEventLoopDelay({ resolution: 10 });

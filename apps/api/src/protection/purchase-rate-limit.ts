@@ -1,8 +1,7 @@
-import type { AppConfig } from '@flash-sale/config';
-import { type PurchaseLimits, type RedisClient, ReservationScripts } from '@flash-sale/redis';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { type PurchaseLimits, RedisConnection, ReservationScripts } from '@flash-sale/redis';
 import type { FastifyRequest } from 'fastify';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
+import { Injectable, Logger } from '@nestjs/common';
 import { rateLimited } from './retry-later.error';
 
 /** Set by the admission hook on a purchase whose rate limits are still to be counted. */
@@ -24,8 +23,8 @@ export class PurchaseRateLimit {
   readonly limits: PurchaseLimits;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    @InjectAppConfig() config: AppConfig,
+    private readonly redis: RedisConnection,
     private readonly scripts: ReservationScripts,
   ) {
     const { purchasesPerUser, purchasesPerSale } = config.protection.limits;
@@ -48,7 +47,7 @@ export class PurchaseRateLimit {
   async consume(saleId: string, userId: string): Promise<void> {
     // Redis down: the purchase goes to the MySQL fallback (or 503) on its own; the limits cannot be
     // counted and must not add a wait for a reconnect that is not coming.
-    if (this.redis.status !== 'ready') return;
+    if (!this.redis.isReady) return;
     let waitMs: number;
     try {
       waitMs = await this.scripts.purchaseLimitWait(saleId, userId, this.limits);

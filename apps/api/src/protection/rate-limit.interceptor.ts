@@ -11,7 +11,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { catchError, from, type Observable, switchMap, tap, throwError } from 'rxjs';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { LIMIT_PROFILES, type LimitProfile, RateLimits } from './rate-limits';
 
 const RATE_LIMIT_PROFILE = 'protection:rate-limit-profile';

@@ -1,8 +1,7 @@
-import type { AppConfig, RateLimit } from '@flash-sale/config';
-import type { RedisClient } from '@flash-sale/redis';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
+import { type AppConfig, InjectAppConfig, type RateLimit } from '@flash-sale/config';
+import { RateLimiterStore } from '@flash-sale/redis';
+import { Injectable, Logger } from '@nestjs/common';
+import { type RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { rateLimited } from './retry-later.error';
 
 /**
@@ -43,13 +42,10 @@ function limitOf(profile: LimitProfile, config: AppConfig): RateLimit & { blockS
 }
 
 /**
- * Distributed, atomic rate limits (rate-limiter-flexible on the shared Redis): one counter key per
- * (profile, subject), incremented with its TTL by one Lua script, so every API instance counts into
- * the same window and a check costs one Redis command. Each key is a single key (one cluster slot).
- *
- * While Redis is unreachable the limits fall back to an in-process counter of the same size
- * (`insuranceLimiter`): purchases then go through MySQL (REDIS_FALLBACK) and must not be either
- * unlimited or refused because the limiter's store is down.
+ * Distributed, atomic rate limits (rate-limiter-flexible on the shared Redis, built by
+ * RateLimiterStore): every API instance counts into the same window and a check costs one Redis
+ * command. While Redis is unreachable each limit counts in process (purchases then go through MySQL
+ * and must be neither unlimited nor refused because the limiter's store is down).
  */
 @Injectable()
 export class RateLimits {
@@ -57,18 +53,11 @@ export class RateLimits {
   private readonly limiters: Record<LimitProfile, RateLimiterRedis>;
   private readonly trustedIps: ReadonlySet<string>;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(REDIS_CLIENT) redis: RedisClient) {
+  constructor(@InjectAppConfig() config: AppConfig, store: RateLimiterStore) {
     this.trustedIps = new Set(config.protection.trustedIps);
     const entries = (Object.keys(LIMIT_PROFILES) as LimitProfile[]).map((profile) => {
       const { points, durationSeconds, blockSeconds } = limitOf(profile, config);
-      const options = { points, duration: durationSeconds, blockDuration: blockSeconds ?? 0 };
-      const limiter = new RateLimiterRedis({
-        ...options,
-        storeClient: redis,
-        keyPrefix: `${config.redis.keyPrefix}:rl:${profile}`,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory(options),
-      });
+      const limiter = store.limiter({ name: profile, points, durationSeconds, blockSeconds: blockSeconds ?? 0 });
       return [profile, limiter] as const;
     });
     this.limiters = Object.fromEntries(entries) as Record<LimitProfile, RateLimiterRedis>;

@@ -1,7 +1,6 @@
 import { StockLeases } from '@flash-sale/db';
-import type { RedisClient } from '@flash-sale/redis';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { REDIS_CLIENT } from '../infra/tokens';
+import { RedisConnection } from '@flash-sale/redis';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 
 /**
  * When this instance's Redis connection comes back (Redis restarted, or a failover moved it to a
@@ -18,13 +17,13 @@ export class IncarnationGuard implements OnModuleInit {
   private readonly verifying = new Map<string, Promise<void>>();
 
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    private readonly redis: RedisConnection,
     private readonly leases: StockLeases,
   ) {}
 
   onModuleInit(): void {
-    let connectedBefore = this.redis.status === 'ready';
-    this.redis.on('ready', () => {
+    let connectedBefore = this.redis.isReady;
+    this.redis.onReady(() => {
       if (!connectedBefore) {
         connectedBefore = true;
         return;

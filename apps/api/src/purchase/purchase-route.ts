@@ -1,11 +1,11 @@
 import { HttpStatus, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { sendError } from '../common/error.filter';
 import { UnreadableBody } from '../common/request-body';
 import { PurchaseDto } from './purchase.dto';
-import { MetricsService } from '../ops/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { PurchaseRateLimit } from '../protection/purchase-rate-limit';
 import { type PurchaseAccepted, PurchaseService } from './purchase.service';
 import { SoldOutFastPath } from './sold-out-fast-path';

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { Authenticated, CurrentUser } from '../auth/auth.guard';
 import { RateLimit } from '../protection/rate-limit.interceptor';
 import { PurchaseDto } from './purchase.dto';

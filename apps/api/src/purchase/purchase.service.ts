@@ -1,12 +1,11 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode, OrderNumberGenerator, RetryLaterError } from '@flash-sale/domain';
 import { type SaleEntity, StockLeases } from '@flash-sale/db';
-import { type RedisClient, ReservationScripts, type ReserveResult, SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AuthUser } from '../auth/auth-user';
+import { RedisConnection, ReservationScripts, type ReserveResult, SaleRedisRepository } from '@flash-sale/redis';
+import { Injectable, Logger } from '@nestjs/common';
+import type { AuthUser } from '../common/auth-user';
 import { isDependencyDown } from '../common/error-body';
-import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
-import { MetricsService } from '../ops/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
 import { PurchaseRateLimit } from '../protection/purchase-rate-limit';
 import { rateLimited } from '../protection/retry-later.error';
@@ -59,9 +58,9 @@ export class PurchaseService {
     private readonly tokens: SubmitTokens,
     private readonly soldOut: SoldOutGate,
     private readonly incarnations: IncarnationGuard,
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    private readonly redis: RedisConnection,
     private readonly metrics: MetricsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectAppConfig() private readonly config: AppConfig,
   ) {}
 
   async issueToken(user: AuthUser, saleId: string): Promise<IssuedSubmitToken> {
@@ -124,7 +123,7 @@ export class PurchaseService {
     try {
       return await this.reserve(sale, user, token, quantity, limitsDue);
     } catch (error) {
-      if (!this.config.purchase.redisFallback || !isDependencyDown(error) || this.redis.status === 'ready') throw error;
+      if (!this.config.purchase.redisFallback || !isDependencyDown(error) || this.redis.isReady) throw error;
       return this.fallBack(sale, user, token, quantity);
     }
   }
@@ -231,7 +230,7 @@ export class PurchaseService {
 
   /** Whether a redis-lua purchase goes to the reservation script now (not to the Redis-down fallback). */
   private reachesScript(): boolean {
-    return !(this.config.purchase.redisFallback && this.redis.status !== 'ready');
+    return !(this.config.purchase.redisFallback && !this.redis.isReady);
   }
 
   private async accepted(

@@ -2,7 +2,7 @@ import { ErrorCode } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from '../common/error-body';
-import { MetricsService } from '../ops/metrics.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { SaleCatalog } from '../sales/sale-catalog';
 import type { PurchaseDto } from './purchase.dto';
 import { refusal } from './refusals';

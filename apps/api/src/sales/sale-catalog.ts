@@ -1,8 +1,6 @@
-import { SaleEntity } from '@flash-sale/db';
+import { type SaleEntity, SaleRepository } from '@flash-sale/db';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 
 /** How long a sale's definition is reused from memory. Only an admin's edit changes one (forget()). */
 const TTL_MS = 2_000;
@@ -22,7 +20,7 @@ export class SaleCatalog {
    */
   private readonly loading = new Map<string, Promise<SaleEntity>>();
 
-  constructor(@InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>) {}
+  constructor(private readonly sales: SaleRepository) {}
 
   async get(saleId: string): Promise<SaleEntity> {
     const cached = this.peek(saleId);
@@ -50,7 +48,7 @@ export class SaleCatalog {
   }
 
   private async load(saleId: string): Promise<SaleEntity> {
-    const sale = SALE_ID_PATTERN.test(saleId) ? await this.sales.findOneBy({ id: saleId }) : null;
+    const sale = SALE_ID_PATTERN.test(saleId) ? await this.sales.findById(saleId) : null;
     if (!sale) throw new DomainError(ErrorCode.SaleNotFound, `No sale with id ${saleId}`);
     this.cache.set(saleId, { sale, until: Date.now() + TTL_MS });
     return sale;

@@ -1,7 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
-import { AuditService } from '../audit/audit.service';
-import { SaleDashboardService } from '../audit/sale-dashboard.service';
 import { CreateSaleDto, UpdateSaleDto } from './sale.dto';
 import { SalesService } from './sales.service';
 
@@ -23,11 +21,7 @@ export class SalesController {
 @Controller('admin/sales')
 @AdminOnly()
 export class AdminSalesController {
-  constructor(
-    private readonly sales: SalesService,
-    private readonly audit: AuditService,
-    private readonly dashboard: SaleDashboardService,
-  ) {}
+  constructor(private readonly sales: SalesService) {}
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
@@ -44,16 +38,5 @@ export class AdminSalesController {
   @HttpCode(HttpStatus.OK)
   preload(@Param('id') id: string) {
     return this.sales.preload(id);
-  }
-
-  @Get(':id/audit')
-  auditSale(@Param('id') id: string) {
-    return this.audit.audit(id);
-  }
-
-  /** The admin console's live view: sale, audit, queue depth and the purchase count, in one sample. */
-  @Get(':id/dashboard')
-  dashboardSample(@Param('id') id: string) {
-    return this.dashboard.sample(id);
   }
 }

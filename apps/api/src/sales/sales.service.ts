@@ -1,16 +1,14 @@
-import { SaleEntity, StockLeases } from '@flash-sale/db';
+import { type SaleDefinitionChanges, type SaleEntity, SaleRepository, StockLeases } from '@flash-sale/db';
 import { DomainError, ErrorCode, saleStatus } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
 import type { CreateSaleDto, SaleView, UpdateSaleDto } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
 
 @Injectable()
 export class SalesService {
   constructor(
-    @InjectRepository(SaleEntity) private readonly sales: Repository<SaleEntity>,
+    private readonly sales: SaleRepository,
     private readonly catalog: SaleCatalog,
     private readonly leases: StockLeases,
     private readonly saleRedis: SaleRedisRepository,
@@ -23,21 +21,18 @@ export class SalesService {
       throw new DomainError(ErrorCode.ValidationFailed, 'endsAt must be after startsAt');
     }
     const strategy = input.strategy ?? 'redis-lua';
-    const sale = await this.sales.save(
-      this.sales.create({
-        name: input.name,
-        description: input.description ?? null,
-        imageUrl: input.imageUrl ?? null,
-        priceCents: input.priceCents,
-        stock: input.stock,
-        available: input.stock,
-        perUserLimit: input.perUserLimit ?? 1,
-        startsAt,
-        endsAt,
-        strategy,
-        paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
-      }),
-    );
+    const sale = await this.sales.create({
+      name: input.name,
+      description: input.description ?? null,
+      imageUrl: input.imageUrl ?? null,
+      priceCents: input.priceCents,
+      stock: input.stock,
+      perUserLimit: input.perUserLimit ?? 1,
+      startsAt,
+      endsAt,
+      strategy,
+      paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
+    });
     if (sale.strategy !== 'redis-lua') return this.view(sale, sale.available); // MySQL-only: nothing to load
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale.id);
@@ -51,7 +46,7 @@ export class SalesService {
    */
   async update(saleId: string, input: UpdateSaleDto): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
-    const changes: Partial<SaleEntity> = {};
+    const changes: SaleDefinitionChanges = {};
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description || null;
     if (input.imageUrl !== undefined) changes.imageUrl = input.imageUrl || null;
@@ -65,8 +60,7 @@ export class SalesService {
       changes.endsAt = endsAt;
     }
     if (Object.keys(changes).length > 0) {
-      // Column-wise update: the stock columns are never written here, whatever the worker does meanwhile.
-      await this.sales.update({ id: sale.id }, changes);
+      await this.sales.updateDefinition(sale.id, changes);
       this.catalog.forget(sale.id);
     }
     if (changes.endsAt && sale.strategy === 'redis-lua') return this.preload(sale.id);
@@ -84,7 +78,7 @@ export class SalesService {
   }
 
   async list(): Promise<SaleView[]> {
-    const sales = await this.sales.find({ order: { startsAt: 'DESC', id: 'DESC' }, take: 200 });
+    const sales = await this.sales.newestFirst(200);
     // These rows were just read: their `available` is fresh.
     const remaining = await Promise.all(sales.map((sale) => this.remaining(sale, sale.available)));
     return sales.map((sale, i) => this.view(sale, remaining[i] ?? 0));
@@ -101,8 +95,7 @@ export class SalesService {
    */
   private async remaining(sale: SaleEntity, freshAvailable?: number): Promise<number> {
     const [available, fromRedis] = await Promise.all([
-      freshAvailable ??
-        this.sales.findOne({ select: { available: true }, where: { id: sale.id } }).then((row) => row?.available ?? 0),
+      freshAvailable ?? this.sales.available(sale.id),
       sale.strategy === 'redis-lua' ? this.saleRedis.remaining(sale.id).catch(() => undefined) : undefined,
     ]);
     return available + (fromRedis ?? 0);

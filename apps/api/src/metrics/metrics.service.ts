@@ -1,14 +1,11 @@
 import { StockLeaseRepository } from '@flash-sale/db';
 import { DomainError } from '@flash-sale/domain';
-import { KeyBuilder, type RedisClient, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import type { Queue } from 'bullmq';
+import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
-import { REDIS_CLIENT } from '../infra/tokens';
-import { errorMessage, withDeadline } from './deadline';
-import { registeredQueues } from './registered-queues';
+import { errorMessage, withDeadline } from '../common/deadline';
+import { ProductQueues } from '@flash-sale/queue';
 
 /** Job states that make up the queue depth (completed jobs are done: their order row proves them). */
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -29,10 +26,9 @@ export type PurchaseOutcome = 'accepted' | 'replayed';
  * stock drift are read at scrape time; the purchase path only counts and times.
  */
 @Injectable()
-export class MetricsService implements OnModuleInit {
+export class MetricsService {
   private readonly logger = new Logger(MetricsService.name);
   private readonly registry = new Registry();
-  private queues: Queue[] = [];
 
   private readonly purchases = new Counter({
     name: 'flash_sale_purchases_total',
@@ -65,9 +61,7 @@ export class MetricsService implements OnModuleInit {
   });
 
   constructor(
-    @Inject(REDIS_CLIENT) redis: RedisClient,
-    keys: KeyBuilder,
-    private readonly moduleRef: ModuleRef,
+    private readonly productQueues: ProductQueues,
     leaseRepository: StockLeaseRepository,
     activity: SaleActivity,
     saleRedis: SaleRedisRepository,
@@ -82,7 +76,7 @@ export class MetricsService implements OnModuleInit {
       collect: async () => {
         queueDepth.reset();
         await Promise.all(
-          this.queues.map(async (queue) => {
+          this.productQueues.all.map(async (queue) => {
             try {
               const counts = await withDeadline(queue.getJobCounts(...QUEUE_STATES), SCRAPE_DEADLINE_MS, 'queue');
               for (const state of QUEUE_STATES) queueDepth.set({ queue: queue.name, state }, counts[state] ?? 0);
@@ -102,7 +96,7 @@ export class MetricsService implements OnModuleInit {
       collect: async () => {
         stockDrift.reset();
         try {
-          const drifts = await withDeadline(redis.hgetall(keys.reconciliation), SCRAPE_DEADLINE_MS, 'Redis');
+          const drifts = await withDeadline(saleRedis.reconciledDrifts(), SCRAPE_DEADLINE_MS, 'Redis');
           for (const [sale, drift] of Object.entries(drifts)) {
             if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
           }
@@ -153,10 +147,6 @@ export class MetricsService implements OnModuleInit {
         }
       },
     });
-  }
-
-  onModuleInit(): void {
-    this.queues = registeredQueues(this.moduleRef);
   }
 
   get contentType(): string {

@@ -1,13 +1,13 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthUser } from '../auth/auth-user';
+import type { AuthUser } from '../common/auth-user';
 import { AuthGuard } from '../auth/auth.guard';
 import { sendError } from '../common/error.filter';
-import { MetricsService } from '../ops/metrics.service';
-import { PURCHASE_ROUTE } from '../purchase/purchase-route';
-import { LoadShedder } from './load-shedder';
-import { PurchaseRateLimit } from './purchase-rate-limit';
+import { MetricsService } from '../metrics/metrics.service';
+import { PURCHASE_ROUTE } from './purchase-route';
+import { LoadShedder } from '../protection/load-shedder';
+import { PurchaseRateLimit } from '../protection/purchase-rate-limit';
 
 /** Only a well-formed sale id gets a per-sale counter; anything else is a 404 later and costs no key. */
 const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;

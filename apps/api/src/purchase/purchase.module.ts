@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { ProtectionModule } from '../protection/protection.module';
+import { SalesModule } from '../sales/sales.module';
+import { DbPurchase } from './db-purchase';
+import { IncarnationGuard } from './incarnation-guard';
+import { PurchaseAdmission } from './purchase-admission';
+import { PurchaseController } from './purchase.controller';
+import { PurchaseRoute } from './purchase-route';
+import { PurchaseService } from './purchase.service';
+import { SoldOutFastPath } from './sold-out-fast-path';
+import { SoldOutGate } from './sold-out-gate';
+import { SubmitTokens } from './submit-tokens';
+import { WriteOrdersNudge } from './write-orders-nudge';
+
+/**
+ * The purchase path: submit tokens, the admission hook, the reservation (or a MySQL strategy), the
+ * nudge of the sale's order writer, and the local sold-out flag.
+ */
+@Module({
+  imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
+  controllers: [PurchaseController],
+  providers: [
+    PurchaseService,
+    PurchaseRoute,
+    PurchaseAdmission,
+    SubmitTokens,
+    DbPurchase,
+    IncarnationGuard,
+    SoldOutGate,
+    SoldOutFastPath,
+    WriteOrdersNudge,
+  ],
+})
+export class PurchaseModule {}

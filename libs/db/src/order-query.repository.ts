@@ -1,0 +1,98 @@
+import type { OrderStatus } from '@flash-sale/domain';
+import { type DataSource, In, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { OrderEntity } from './entities/order.entity';
+import { UserEntity } from './entities/user.entity';
+import { PaymentEntity } from './entities/payment.entity';
+
+/** An order row with its buyer's account name (null for a guest). */
+export interface OrderWithBuyerName {
+  order: OrderEntity;
+  userName: string | null;
+}
+
+/** The admin's filter of one sale's orders; `beforeId` is the keyset cursor (the last row's id). */
+export interface SaleOrdersFilter {
+  status?: OrderStatus;
+  /** An order-number prefix, or an exact user id or account name. */
+  search?: string;
+  beforeId?: string;
+}
+
+/** Reads of written orders: the shopper's, the admin's pages and exports, the dashboard's history. */
+export class OrderQueryRepository {
+  private readonly orders: Repository<OrderEntity>;
+  private readonly payments: Repository<PaymentEntity>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.orders = dataSource.getRepository(OrderEntity);
+    this.payments = dataSource.getRepository(PaymentEntity);
+  }
+
+  findByOrderNo(orderNo: string): Promise<OrderEntity | null> {
+    return this.orders.findOneBy({ orderNo });
+  }
+
+  /** The payment's own number (what a shopper quotes to support), once a payment exists. */
+  async paymentReference(orderNo: string): Promise<string | undefined> {
+    const payment = await this.payments.findOne({ select: { outTradeNo: true }, where: { orderNo } });
+    return payment?.outTradeNo;
+  }
+
+  newestOfUser(userId: string, limit: number): Promise<OrderEntity[]> {
+    return this.orders.find({ where: { userId }, order: { id: 'DESC' }, take: limit });
+  }
+
+  /** Which of these order numbers have a row. */
+  async written(orderNos: readonly string[]): Promise<Set<string>> {
+    if (orderNos.length === 0) return new Set();
+    const rows = await this.orders.find({ select: { orderNo: true }, where: { orderNo: In([...orderNos]) } });
+    return new Set(rows.map((row) => row.orderNo));
+  }
+
+  /** One page of a sale's orders, newest first. */
+  async salePage(saleId: string, filter: SaleOrdersFilter, limit: number): Promise<OrderWithBuyerName[]> {
+    const query = this.withBuyerNames(saleId, 'DESC');
+    if (filter.status) query.andWhere('o.status = :status', { status: filter.status });
+    if (filter.search) {
+      query.andWhere('(o.order_no LIKE :prefix OR o.user_id = :search OR u.name = :search)', {
+        prefix: `${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+        search: filter.search,
+      });
+    }
+    if (filter.beforeId) query.andWhere('o.id < :beforeId', { beforeId: filter.beforeId });
+    return this.read(query.take(limit));
+  }
+
+  /** A sale's orders after `afterId`, oldest first (an export reads them batch by batch). */
+  saleBatchAfter(saleId: string, afterId: string, limit: number): Promise<OrderWithBuyerName[]> {
+    return this.read(this.withBuyerNames(saleId, 'ASC').andWhere('o.id > :afterId', { afterId }).take(limit));
+  }
+
+  /** Purchases per second of a sale since `since` (by reservation time), oldest first. */
+  async purchasesPerSecond(saleId: string, since: Date): Promise<{ at: Date; purchases: number }[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT FLOOR(UNIX_TIMESTAMP(reserved_at)) AS second, COUNT(*) AS purchases FROM orders
+        WHERE sale_id = ? AND reserved_at >= ? GROUP BY second ORDER BY second`,
+      [saleId, since],
+    )) as { second: string | number; purchases: string | number }[];
+    return rows.map((row) => ({ at: new Date(Number(row.second) * 1000), purchases: Number(row.purchases) }));
+  }
+
+  private withBuyerNames(saleId: string, direction: 'ASC' | 'DESC'): SelectQueryBuilder<OrderEntity> {
+    return this.orders
+      .createQueryBuilder('o')
+      .leftJoin(UserEntity, 'u', 'u.id = o.user_id')
+      .addSelect('u.name', 'user_name')
+      .where('o.sale_id = :saleId', { saleId })
+      .orderBy('o.id', direction);
+  }
+
+  private async read(query: SelectQueryBuilder<OrderEntity>): Promise<OrderWithBuyerName[]> {
+    const { entities, raw } = await query.getRawAndEntities();
+    const names = new Map(raw.map((row: Record<string, unknown>) => [String(row['o_id']), row['user_name']]));
+    return entities.map((order) => {
+      const name = names.get(order.id);
+      return { order, userName: typeof name === 'string' ? name : null };
+    });
+  }
+}

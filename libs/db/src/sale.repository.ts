@@ -1,0 +1,56 @@
+import { type DataSource, MoreThan, type Repository } from 'typeorm';
+import { SaleEntity } from './entities/sale.entity';
+
+/** What an admin gives for a new sale; the stock columns start from `stock`. */
+export type NewSale = Pick<
+  SaleEntity,
+  | 'name'
+  | 'description'
+  | 'imageUrl'
+  | 'priceCents'
+  | 'stock'
+  | 'perUserLimit'
+  | 'startsAt'
+  | 'endsAt'
+  | 'strategy'
+  | 'paymentTimeoutSeconds'
+>;
+
+/** What an admin may edit on a sale: its description and window, never its stock columns. */
+export type SaleDefinitionChanges = Partial<Pick<SaleEntity, 'name' | 'description' | 'imageUrl' | 'endsAt'>>;
+
+/** Sales' definitions (the stock columns are the stock repositories' and the worker's). */
+export class SaleRepository {
+  private readonly sales: Repository<SaleEntity>;
+
+  constructor(dataSource: DataSource) {
+    this.sales = dataSource.getRepository(SaleEntity);
+  }
+
+  async create(sale: NewSale): Promise<SaleEntity> {
+    return this.sales.save(this.sales.create({ ...sale, available: sale.stock }));
+  }
+
+  /** Column-wise: the stock columns are never written here, whatever the worker does meanwhile. */
+  async updateDefinition(saleId: string, changes: SaleDefinitionChanges): Promise<void> {
+    await this.sales.update({ id: saleId }, changes);
+  }
+
+  findById(saleId: string): Promise<SaleEntity | null> {
+    return this.sales.findOneBy({ id: saleId });
+  }
+
+  newestFirst(limit: number): Promise<SaleEntity[]> {
+    return this.sales.find({ order: { startsAt: 'DESC', id: 'DESC' }, take: limit });
+  }
+
+  /** Units MySQL has neither leased nor sold, read now. */
+  async available(saleId: string): Promise<number> {
+    const row = await this.sales.findOne({ select: { available: true }, where: { id: saleId } });
+    return row?.available ?? 0;
+  }
+
+  endingAfter(since: Date): Promise<SaleEntity[]> {
+    return this.sales.find({ where: { endsAt: MoreThan(since) } });
+  }
+}
