@@ -1,0 +1,48 @@
+import type { OrdersQueue } from '@flash-sale/queue';
+import type { SaleActivity } from '@flash-sale/redis';
+import { WriteOrdersNudge } from './write-orders-nudge';
+
+/** In-memory stand-ins for the queue and the activity index: they record what the nudge asked. */
+function fakes(options: { queueFails?: boolean } = {}) {
+  const wakeUps: string[][] = [];
+  const touched: string[][] = [];
+  const orders = {
+    wakeWriters: async (saleIds: readonly string[]) => {
+      if (options.queueFails) throw new Error('Redis is down');
+      wakeUps.push([...saleIds]);
+    },
+  } as unknown as OrdersQueue;
+  const activity = {
+    touch: async (saleIds: Iterable<string>) => void touched.push([...saleIds]),
+  } as unknown as SaleActivity;
+  return { nudge: new WriteOrdersNudge(orders, activity), wakeUps, touched };
+}
+
+describe('WriteOrdersNudge', () => {
+  it('wakes each sale of a window once, in one call, and answers every caller only after it', async () => {
+    const { nudge, wakeUps, touched } = fakes();
+    const answered: string[] = [];
+    const calls = ['1', '2', '1', '1', '3'].map((saleId) =>
+      nudge.nudge(saleId).then(() => answered.push(`${saleId}:${wakeUps.length}`)),
+    );
+    expect(wakeUps).toEqual([]); // nothing is sent before the window closes
+    await Promise.all(calls);
+    expect(wakeUps).toEqual([['1', '2', '3']]);
+    expect(touched).toEqual([['1', '2', '3']]);
+    // Every caller saw the wake-up already sent when its promise resolved.
+    expect(answered.every((entry) => entry.endsWith(':1'))).toBe(true);
+  });
+
+  it('starts a new window after one was sent', async () => {
+    const { nudge, wakeUps } = fakes();
+    await nudge.nudge('7');
+    await Promise.all([nudge.nudge('7'), nudge.nudge('8')]);
+    expect(wakeUps).toEqual([['7'], ['7', '8']]);
+  });
+
+  it('still answers its callers when the queue cannot be reached (the hand-off sweep wakes the writer)', async () => {
+    const { nudge, wakeUps } = fakes({ queueFails: true });
+    await expect(nudge.nudge('9')).resolves.toBeUndefined();
+    expect(wakeUps).toEqual([]);
+  });
+});
