@@ -14,8 +14,7 @@ import { AuthService } from './auth.service';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => {
         // Hand jsonwebtoken a ready KeyObject. Given a string, it first tries to parse it as a public
-        // key on *every* verify and falls back to a secret key after the exception: that alone was
-        // over half of the API's CPU under purchase load (bench/README.md).
+        // key on *every* call and falls back to a secret key after the exception, which is costly.
         const key = createSecretKey(Buffer.from(config.auth.jwtSecret));
         return {
           secretOrKeyProvider: () => key,

@@ -16,7 +16,7 @@ export class SaleCatalog {
   private readonly cache = new Map<string, { sale: SaleEntity; until: number }>();
   /**
    * One MySQL read per sale at a time: when an entry expires under load, every request in flight
-   * would otherwise read the same row (~64 reads every TTL at 64 connections, a few % of the API's CPU).
+   * would otherwise read the same row.
    */
   private readonly loading = new Map<string, Promise<SaleEntity>>();
 
