@@ -53,7 +53,7 @@ export class AuthGuard implements CanActivate {
     if (!header?.startsWith('Bearer ')) {
       throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first: send Authorization: Bearer <token>');
     }
-    // Already verified by the purchase route's admission hook (protection/purchase-admission.ts).
+    // Already verified by the purchase route's admission hook (purchase/purchase-admission.ts).
     const user = request.user ?? this.userOf(header.slice('Bearer '.length).trim());
     request.user = user;
 
@@ -71,7 +71,7 @@ export class AuthGuard implements CanActivate {
     return this.userOf(token);
   }
 
-  /** `verify`, synchronously: for code that runs before Nest's pipeline (protection/purchase-admission.ts). */
+  /** `verify`, synchronously: for code that runs before Nest's pipeline (purchase/purchase-admission.ts). */
   userOf(token: string): AuthUser {
     let claims: TokenClaims;
     try {

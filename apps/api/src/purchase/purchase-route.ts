@@ -20,7 +20,7 @@ export function purchaseStatus(accepted: PurchaseAccepted): HttpStatus {
 
 /**
  * The purchase endpoint's ordinary requests, answered from a Fastify `preHandler` instead of Nest's
- * pipeline. By the time it runs, the admission hook (protection/purchase-admission.ts) has verified
+ * pipeline. By the time it runs, the admission hook (purchase/purchase-admission.ts) has verified
  * the access token and spent the rate limits, and Fastify has parsed the body; what Nest would add
  * for PurchaseController.purchase — the guard reading `request.user` again, the validation pipe, the
  * parameter decorators, the interceptor chain, the exception filter — is the same work, done through
