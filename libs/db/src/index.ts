@@ -11,3 +11,4 @@ export * from './stock-lease.repository';
 export * from './stock-leases';
 export * from './entities/user.entity';
 export * from './entities/demo-run.entity';
+export * from './strategy-purchase.repository';

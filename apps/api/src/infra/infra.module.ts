@@ -7,6 +7,7 @@ import {
   SaleStockRepository,
   StockLeaseRepository,
   StockLeases,
+  StrategyPurchaseRepository,
 } from '@flash-sale/db';
 import { DataSource } from 'typeorm';
 import { QueueName } from '@flash-sale/queue';
@@ -108,6 +109,11 @@ export class InfraModule implements OnModuleInit, OnApplicationShutdown {
             new OrderLifecycle(dataSource, stock, config.worker.optimisticLockRetries, activity),
         },
         {
+          provide: StrategyPurchaseRepository,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => new StrategyPurchaseRepository(dataSource),
+        },
+        {
           provide: SaleBooksRepository,
           inject: [DataSource],
           useFactory: (dataSource: DataSource) => new SaleBooksRepository(dataSource),
@@ -135,6 +141,7 @@ export class InfraModule implements OnModuleInit, OnApplicationShutdown {
         SaleStockRepository,
         StockLeaseRepository,
         StockLeases,
+        StrategyPurchaseRepository,
         TypeOrmModule,
         BullModule,
       ],
