@@ -5,3 +5,4 @@ export * from './reservation-scripts';
 export * from './sale-redis.repository';
 export * from './sale-activity';
 export * from './handoff-stream';
+export * from './stock-return-subscription';

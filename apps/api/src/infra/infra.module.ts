@@ -19,6 +19,7 @@ import {
   ReservationScripts,
   SaleActivity,
   SaleRedisRepository,
+  StockReturnSubscription,
 } from '@flash-sale/redis';
 import { BullModule, InjectQueue } from '@nestjs/bullmq';
 import {
@@ -124,6 +125,11 @@ export class InfraModule implements OnModuleInit, OnApplicationShutdown {
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleRedisRepository(redis, keys),
         },
         {
+          provide: StockReturnSubscription,
+          inject: [REDIS_CLIENT, KeyBuilder],
+          useFactory: (redis: RedisClient, keys: KeyBuilder) => new StockReturnSubscription(redis, keys),
+        },
+        {
           provide: SaleActivity,
           inject: [REDIS_CLIENT, KeyBuilder],
           useFactory: (redis: RedisClient, keys: KeyBuilder) => new SaleActivity(redis, keys),
@@ -136,6 +142,7 @@ export class InfraModule implements OnModuleInit, OnApplicationShutdown {
         ReservationScripts,
         SaleRedisRepository,
         SaleActivity,
+        StockReturnSubscription,
         SaleBooksRepository,
         OrderLifecycle,
         SaleStockRepository,
