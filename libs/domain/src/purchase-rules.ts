@@ -10,11 +10,7 @@ import { ErrorCode } from './error-code';
 
 /** The refusals the rules answer, in the order they are checked. */
 export type PurchaseRefusalCode =
-  | ErrorCode.SaleNotStarted
-  | ErrorCode.SaleEnded
-  | ErrorCode.TokenInvalid
-  | ErrorCode.LimitReached
-  | ErrorCode.SoldOut;
+  ErrorCode.SaleNotStarted | ErrorCode.SaleEnded | ErrorCode.TokenInvalid | ErrorCode.LimitReached | ErrorCode.SoldOut;
 
 export type PurchaseDecision =
   | { readonly kind: 'accept' }
