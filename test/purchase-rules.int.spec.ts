@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dataSourceOptions, SaleEntity, SaleStockRepository, StrategyPurchaseRepository } from '@flash-sale/db';
+import { dataSourceOptions, SaleEntity, StrategyPurchaseRepository } from '@flash-sale/db';
 import { decidePurchase, DomainError, ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
 import { type RedisClient, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { DataSource } from 'typeorm';
@@ -221,7 +221,7 @@ describe('purchase rules: the same cases against every implementation', () => {
     db = new DataSource(dataSourceOptions({ url: testEnv.config.database.url, poolSize: 2 }));
     await db.initialize();
     tokens = new SubmitTokens(saleRedis, testEnv.config);
-    dbPurchase = new DbPurchase(new StrategyPurchaseRepository(db), new SaleStockRepository(), tokens, testEnv.config);
+    dbPurchase = new DbPurchase(new StrategyPurchaseRepository(db), tokens, testEnv.config);
   });
 
   afterAll(async () => {

@@ -3,8 +3,8 @@ import {
   isDuplicateKeyError,
   OptimisticConflict,
   type OrderEntity,
+  type PurchaseStatements,
   type SaleEntity,
-  SaleStockRepository,
   StrategyPurchaseRepository,
   withOptimisticRetries,
 } from '@flash-sale/db';
@@ -17,7 +17,6 @@ import {
   type PurchaseRequestFacts,
 } from '@flash-sale/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../infra/tokens';
 import { refusal } from './refusals';
 import { SubmitTokens } from './submit-tokens';
@@ -47,7 +46,6 @@ export class DbPurchase {
 
   constructor(
     private readonly repository: StrategyPurchaseRepository,
-    private readonly saleStock: SaleStockRepository,
     private readonly submitTokens: SubmitTokens,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -95,10 +93,10 @@ export class DbPurchase {
   private optimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
     return withOptimisticRetries(
       () =>
-        this.repository.transaction(async (manager) => {
-          const stock = await this.saleStock.read(manager, sale.id);
-          await this.insertIfAllowed(manager, sale, request, order, stock?.available ?? 0);
-          if (!(await this.saleStock.takeUnits(manager, sale.id, stock!.version, order.quantity!))) {
+        this.repository.inTransaction(async (statements) => {
+          const stock = await statements.readVersioned(sale.id);
+          await this.insertIfAllowed(statements, sale, request, order, stock?.available ?? 0);
+          if (!(await statements.takeUnitsAtVersion(sale.id, stock!.version, order.quantity!))) {
             throw new OptimisticConflict();
           }
         }, 'READ COMMITTED'),
@@ -107,30 +105,31 @@ export class DbPurchase {
   }
 
   private pessimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
-    return this.repository.transaction(async (manager) => {
-      const available = await this.repository.availableForUpdate(manager, sale.id);
-      await this.insertIfAllowed(manager, sale, request, order, available);
-      await this.repository.takeUnitsLocked(manager, sale.id, order.quantity!);
+    return this.repository.inTransaction(async (statements) => {
+      const available = await statements.availableForUpdate(sale.id);
+      await this.insertIfAllowed(statements, sale, request, order, available);
+      await statements.takeUnitsLocked(sale.id, order.quantity!);
     });
   }
 
-  private async naiveUnsafe(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>) {
-    const manager = this.repository.withoutTransaction;
-    const available = await this.repository.availableUnguarded(manager, sale.id);
-    await this.insertIfAllowed(manager, sale, request, order, available);
-    // Writes back what it read minus its own units: a concurrent buyer's update is silently lost.
-    await this.repository.overwriteAvailable(manager, sale.id, available - order.quantity!);
+  private naiveUnsafe(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+    return this.repository.withoutTransaction(async (statements) => {
+      const available = await statements.availableUnguarded(sale.id);
+      await this.insertIfAllowed(statements, sale, request, order, available);
+      // Writes back what it read minus its own units: a concurrent buyer's update is silently lost.
+      await statements.overwriteAvailable(sale.id, available - order.quantity!);
+    });
   }
 
   /** The rules again, now with the units counted under the strategy's guard; then the insert. */
   private async insertIfAllowed(
-    manager: EntityManager,
+    statements: PurchaseStatements,
     sale: SaleEntity,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     available: number,
   ): Promise<void> {
-    const buyer = await this.repository.buyerHolding(manager, sale.id, order.userId!);
+    const buyer = await statements.buyerHolding(sale.id, order.userId!);
     const decision = decidePurchase({
       ...request,
       quantity: order.quantity!,
@@ -139,7 +138,7 @@ export class DbPurchase {
       available,
     });
     if (decision.kind === 'refuse') throw refusal(decision.code);
-    await this.repository.insertOrder(manager, { ...order, userSlot: buyer.freeSlot });
+    await statements.insertOrder({ ...order, userSlot: buyer.freeSlot });
   }
 
   private newOrder(sale: SaleEntity, userId: string, submitToken: string, quantity: number): Partial<OrderEntity> {
