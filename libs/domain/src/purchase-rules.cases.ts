@@ -32,176 +32,96 @@ export interface PurchaseRuleCase {
   expected: PurchaseOutcome;
 }
 
-const sale = (stock: number, perUserLimit = 1) => ({ stock, perUserLimit });
-const fresh = (quantity = 1) => ({ submitToken: 'fresh' as const, quantity });
+/** A case's world: a live sale of 5 units, 1 per buyer, nothing sold yet, alice with a fresh submit token. */
+function purchaseCase(
+  name: string,
+  world: Partial<Omit<PurchaseRuleCase, 'name' | 'expected'>>,
+  expected: PurchaseOutcome,
+): PurchaseRuleCase {
+  return { name, sale: sale(5), earlier: [], window: 'live', purchase: fresh(1), ...world, expected };
+}
+function sale(stock: number, perUserLimit = 1) {
+  return { stock, perUserLimit };
+}
+function fresh(quantity: number) {
+  return { submitToken: 'fresh' as const, quantity };
+}
+const alice = (quantity: number) => ({ buyer: 'alice' as const, quantity });
+const bob = (quantity: number) => ({ buyer: 'bob' as const, quantity });
 
 export const PURCHASE_RULE_CASES: readonly PurchaseRuleCase[] = [
-  {
-    name: 'a live sale with units left: accepted',
-    sale: sale(5),
-    earlier: [],
-    window: 'live',
-    purchase: fresh(),
-    expected: 'ACCEPT',
-  },
-  {
-    name: 'before the start',
-    sale: sale(5),
-    earlier: [],
-    window: 'not-started',
-    purchase: fresh(),
-    expected: ErrorCode.SaleNotStarted,
-  },
-  {
-    name: 'after the end',
-    sale: sale(5),
-    earlier: [],
-    window: 'ended',
-    purchase: fresh(),
-    expected: ErrorCode.SaleEnded,
-  },
-  {
-    name: 'the start comes first: before a bad submit token, the limit and the stock',
-    sale: sale(1),
-    earlier: [{ buyer: 'bob', quantity: 1 }],
-    window: 'not-started',
-    purchase: { submitToken: 'unknown', quantity: 2 },
-    expected: ErrorCode.SaleNotStarted,
-  },
-  {
-    name: 'the end comes before a replay',
-    sale: sale(2),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'ended',
-    purchase: { submitToken: 'used-by-alice', quantity: 1 },
-    expected: ErrorCode.SaleEnded,
-  },
-  {
-    name: 'an unknown submit token',
-    sale: sale(5),
-    earlier: [],
-    window: 'live',
-    purchase: { submitToken: 'unknown', quantity: 1 },
-    expected: ErrorCode.TokenInvalid,
-  },
-  {
-    name: "someone else's submit token",
-    sale: sale(5),
-    earlier: [],
-    window: 'live',
-    purchase: { submitToken: 'issued-to-bob', quantity: 1 },
-    expected: ErrorCode.TokenInvalid,
-  },
-  {
-    name: 'a submit token someone else bought with',
-    sale: sale(5),
-    earlier: [{ buyer: 'bob', quantity: 1 }],
-    window: 'live',
-    purchase: { submitToken: 'used-by-bob', quantity: 1 },
-    expected: ErrorCode.TokenInvalid,
-  },
-  {
-    name: 'the submit token comes before the limit and the stock',
-    sale: sale(1),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'live',
-    purchase: { submitToken: 'unknown', quantity: 1 },
-    expected: ErrorCode.TokenInvalid,
-  },
-  {
-    name: 'a replay: the same order again',
-    sale: sale(5),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'live',
-    purchase: { submitToken: 'used-by-alice', quantity: 1 },
-    expected: 'REPLAY',
-  },
-  {
-    name: 'a replay comes before the limit and the stock, whatever quantity is asked now',
-    sale: sale(1),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'live',
-    purchase: { submitToken: 'used-by-alice', quantity: 2 },
-    expected: 'REPLAY',
-  },
-  {
-    name: 'the per-user limit reached',
-    sale: sale(5),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(),
-    expected: ErrorCode.LimitReached,
-  },
-  {
-    name: 'more units in one purchase than the limit allows',
-    sale: sale(5, 2),
-    earlier: [],
-    window: 'live',
-    purchase: fresh(3),
-    expected: ErrorCode.LimitReached,
-  },
-  {
-    name: 'the limit counts units, not orders',
-    sale: sale(10, 3),
-    earlier: [{ buyer: 'alice', quantity: 2 }],
-    window: 'live',
-    purchase: fresh(2),
-    expected: ErrorCode.LimitReached,
-  },
-  {
-    name: 'the limit comes before the stock',
-    sale: sale(1),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(),
-    expected: ErrorCode.LimitReached,
-  },
-  {
-    name: 'a second purchase within the limit',
-    sale: sale(5, 2),
-    earlier: [{ buyer: 'alice', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(),
-    expected: 'ACCEPT',
-  },
-  {
-    name: "other buyers' units do not count against the limit",
-    sale: sale(5),
-    earlier: [{ buyer: 'bob', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(),
-    expected: 'ACCEPT',
-  },
-  {
-    name: 'sold out',
-    sale: sale(1),
-    earlier: [{ buyer: 'bob', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(),
-    expected: ErrorCode.SoldOut,
-  },
-  {
-    name: 'exactly the last unit',
-    sale: sale(2),
-    earlier: [{ buyer: 'bob', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(),
-    expected: 'ACCEPT',
-  },
-  {
-    name: 'more units than are left',
-    sale: sale(3, 2),
-    earlier: [{ buyer: 'bob', quantity: 2 }],
-    window: 'live',
-    purchase: fresh(2),
-    expected: ErrorCode.SoldOut,
-  },
-  {
-    name: 'several units, exactly what is left',
-    sale: sale(3, 2),
-    earlier: [{ buyer: 'bob', quantity: 1 }],
-    window: 'live',
-    purchase: fresh(2),
-    expected: 'ACCEPT',
-  },
+  purchaseCase('a live sale with units left: accepted', {}, 'ACCEPT'),
+  // The window.
+  purchaseCase('before the start', { window: 'not-started' }, ErrorCode.SaleNotStarted),
+  purchaseCase('after the end', { window: 'ended' }, ErrorCode.SaleEnded),
+  purchaseCase(
+    'the start comes first: before a bad submit token, the limit and the stock',
+    { sale: sale(1), earlier: [bob(1)], window: 'not-started', purchase: { submitToken: 'unknown', quantity: 2 } },
+    ErrorCode.SaleNotStarted,
+  ),
+  purchaseCase(
+    'the end comes before a replay',
+    { earlier: [alice(1)], window: 'ended', purchase: { submitToken: 'used-by-alice', quantity: 1 } },
+    ErrorCode.SaleEnded,
+  ),
+  // The submit token.
+  purchaseCase(
+    'an unknown submit token',
+    { purchase: { submitToken: 'unknown', quantity: 1 } },
+    ErrorCode.TokenInvalid,
+  ),
+  purchaseCase(
+    "someone else's submit token",
+    { purchase: { submitToken: 'issued-to-bob', quantity: 1 } },
+    ErrorCode.TokenInvalid,
+  ),
+  purchaseCase(
+    'a submit token someone else bought with',
+    { earlier: [bob(1)], purchase: { submitToken: 'used-by-bob', quantity: 1 } },
+    ErrorCode.TokenInvalid,
+  ),
+  purchaseCase(
+    'the submit token comes before the limit and the stock',
+    { sale: sale(1), earlier: [alice(1)], purchase: { submitToken: 'unknown', quantity: 1 } },
+    ErrorCode.TokenInvalid,
+  ),
+  // The replay.
+  purchaseCase(
+    'a replay: the same order again',
+    { earlier: [alice(1)], purchase: { submitToken: 'used-by-alice', quantity: 1 } },
+    'REPLAY',
+  ),
+  purchaseCase(
+    'a replay comes before the limit and the stock, whatever quantity is asked now',
+    { sale: sale(1), earlier: [alice(1)], purchase: { submitToken: 'used-by-alice', quantity: 2 } },
+    'REPLAY',
+  ),
+  // The per-user limit.
+  purchaseCase('the per-user limit reached', { earlier: [alice(1)] }, ErrorCode.LimitReached),
+  purchaseCase(
+    'more units in one purchase than the limit allows',
+    { sale: sale(5, 2), purchase: fresh(3) },
+    ErrorCode.LimitReached,
+  ),
+  purchaseCase(
+    'the limit counts units, not orders',
+    { sale: sale(10, 3), earlier: [alice(2)], purchase: fresh(2) },
+    ErrorCode.LimitReached,
+  ),
+  purchaseCase('the limit comes before the stock', { sale: sale(1), earlier: [alice(1)] }, ErrorCode.LimitReached),
+  purchaseCase('a second purchase within the limit', { sale: sale(5, 2), earlier: [alice(1)] }, 'ACCEPT'),
+  purchaseCase("other buyers' units do not count against the limit", { earlier: [bob(1)] }, 'ACCEPT'),
+  // The stock.
+  purchaseCase('sold out', { sale: sale(1), earlier: [bob(1)] }, ErrorCode.SoldOut),
+  purchaseCase('exactly the last unit', { sale: sale(2), earlier: [bob(1)] }, 'ACCEPT'),
+  purchaseCase(
+    'more units than are left',
+    { sale: sale(3, 2), earlier: [bob(2)], purchase: fresh(2) },
+    ErrorCode.SoldOut,
+  ),
+  purchaseCase(
+    'several units, exactly what is left',
+    { sale: sale(3, 2), earlier: [bob(1)], purchase: fresh(2) },
+    'ACCEPT',
+  ),
 ];
