@@ -1,7 +1,7 @@
 import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
-import { REDIS_CLIENT } from '../apps/api/src/infra/tokens';
+import { REDIS_CLIENT } from '@flash-sale/redis';
 import { waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, type TestEnv } from './support/test-env';

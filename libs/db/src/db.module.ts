@@ -12,6 +12,7 @@ import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
 import { type LeasePolicy, StockLeases } from './stock-leases';
+import { StrategyPurchaseRepository } from './strategy-purchase.repository';
 import { UserRepository } from './user.repository';
 
 export interface DbModuleOptions {
@@ -31,6 +32,7 @@ const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [
   OrderQueryRepository,
   UserRepository,
   DemoRunRepository,
+  StrategyPurchaseRepository,
 ];
 
 /**

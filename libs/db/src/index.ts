@@ -17,3 +17,4 @@ export * from './user.repository';
 export * from './demo-run.repository';
 export * from './order-query.repository';
 export * from './payment.repository';
+export * from './strategy-purchase.repository';

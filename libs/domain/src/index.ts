@@ -4,3 +4,4 @@ export * from './order';
 export * from './order-number';
 export * from './audit';
 export * from './books';
+export * from './purchase-rules';

@@ -42,6 +42,9 @@ local returnedKey = KEYS[5]
 local replaysKey = KEYS[6]
 local grantsKey = KEYS[7]
 
+--- @include "reservation-record"
+--- @include "buyers"
+
 local epoch = tonumber(ARGV[5])
 local currentEpoch = tonumber(redis.call('HGET', metaKey, 'epoch') or '0')
 if currentEpoch > epoch then return -1 end
@@ -58,8 +61,7 @@ redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUser
 for i = 6, #ARGV, 6 do
   local orderNo = ARGV[i]
   if redis.call('HEXISTS', reservationsKey, orderNo) == 0 then
-    redis.call('HSET', reservationsKey, orderNo,
-      ARGV[i + 1] .. '|' .. ARGV[i + 2] .. '|' .. ARGV[i + 3] .. '|' .. ARGV[i + 4] .. '|')
+    redis.call('HSET', reservationsKey, orderNo, reservationRecord(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ''))
   end
   if ARGV[i + 5] ~= '' then redis.call('HSETNX', replaysKey, ARGV[i + 5], orderNo) end
 end
@@ -72,19 +74,18 @@ local units, slots, orders = {}, {}, {}
 local reservations = redis.call('HGETALL', reservationsKey)
 for i = 1, #reservations, 2 do
   local orderNo = reservations[i]
-  local userId, quantity, slot = string.match(reservations[i + 1], '^([^|]*)|(%d+)|(%d+)|')
+  local userId, quantity, slot = parseReservationRecord(reservations[i + 1])
   orders[userId] = orders[userId] and (orders[userId] .. ' ' .. orderNo) or orderNo
   if not returned[orderNo] then
-    quantity = tonumber(quantity)
     units[userId] = (units[userId] or 0) + quantity
-    slots[userId] = bit.bor(slots[userId] or 0, bit.lshift(1, tonumber(slot) - 1))
+    slots[userId] = withSlot(slots[userId] or 0, slot)
   end
 end
 
 redis.call('DEL', buyersKey)
 for userId, orderList in pairs(orders) do
-  redis.call('HSET', buyersKey, userId, units[userId] or 0, userId .. ':slots', slots[userId] or 0,
-    userId .. ':orders', orderList)
+  redis.call('HSET', buyersKey, userId, units[userId] or 0, slotsField(userId), slots[userId] or 0,
+    ordersField(userId), orderList)
 end
 
 return { opened, tonumber(redis.call('GET', stockKey) or '0') }

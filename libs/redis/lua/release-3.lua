@@ -20,18 +20,18 @@ local buyersKey = KEYS[1]
 local reservationsKey = KEYS[2]
 local returnedKey = KEYS[3]
 
+--- @include "reservation-record"
+--- @include "buyers"
+
 local orderNo = ARGV[1]
 
 local record = redis.call('HGET', reservationsKey, orderNo)
 if not record then return -1 end
-local userId, quantity, slot = string.match(record, '^([^|]*)|(%d+)|(%d+)|')
-quantity = tonumber(quantity)
-slot = tonumber(slot)
+local userId, quantity, slot = parseReservationRecord(record)
 
 if redis.call('HSETNX', returnedKey, orderNo, quantity) == 0 then return 0 end
 
 redis.call('HINCRBY', buyersKey, userId, -quantity)
-local slotsField = userId .. ':slots'
-local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField) or '0')
-redis.call('HSET', buyersKey, slotsField, bit.band(slotMask, bit.bnot(bit.lshift(1, slot - 1))))
+local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField(userId)) or '0')
+redis.call('HSET', buyersKey, slotsField(userId), withoutSlot(slotMask, slot))
 return 1

@@ -1,13 +1,16 @@
 --[[
   Reserve units of a flash sale for one buyer and hand the order to the workers, atomically and in
-  one round trip (DESIGN.md "The purchase path", step 2): the one script a purchase costs. Checks, in
-  the order API.md answers them: the purchase rate limits (counted here, when the caller asks), the
-  sale is live, the token is this buyer's (or already bought this very reservation: idempotent
-  replay), the buyer is under the per-user limit, stock is sufficient. Then consumes the token, takes
-  the units, marks the buyer, writes the reservation and appends it to the sale's hand-off stream, so
-  no process can die between the reservation and its hand-off.
-  The balance holds only units that leases granted to the sale's current incarnation (grant-lease-3),
-  so Redis never sells a unit MySQL did not hand it.
+  one round trip (DESIGN.md "The purchase path", step 2): the one script a purchase costs.
+  After the purchase rate limits (counted here, when the caller asks), it MIRRORS the purchase rules
+  of libs/domain/src/purchase-rules.ts (decidePurchase), check for check and in the same order — the
+  sale is live; the submit token is this buyer's (issued to them, or already bought for them: the
+  idempotent replay); the buyer is under the per-user limit; stock is sufficient — because Lua cannot
+  call TypeScript. A change to the rules is made there and here together; the cases in
+  libs/domain/src/purchase-rules.cases.ts run against both (test/purchase-rules.int.spec.ts).
+  Then it consumes the submit token, takes the units, marks the buyer, writes the reservation and
+  appends it to the sale's hand-off stream, so no process can die between the reservation and its
+  hand-off. The balance holds only units that leases granted to the sale's current incarnation
+  (grant-lease-3), so Redis never sells a unit MySQL did not hand it.
 
   Input:
     KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock, epoch (written by load-7);
@@ -53,15 +56,17 @@
 local metaKey = KEYS[1]
 local stockKey = KEYS[2]
 local buyersKey = KEYS[3]
-local tokenKey = KEYS[4]
+local submitTokenKey = KEYS[4]
 local reservationsKey = KEYS[5]
 local replaysKey = KEYS[6]
 local handoffKey = KEYS[7]
 
 --- @include "purchase-limits"
+--- @include "reservation-record"
+--- @include "buyers"
 
 local userId = ARGV[1]
-local token = ARGV[2]
+local submitToken = ARGV[2]
 local quantity = tonumber(ARGV[3])
 local orderNo = ARGV[4]
 
@@ -74,50 +79,49 @@ end
 local meta = redis.call('HMGET', metaKey, 'startsAtMs', 'endsAtMs', 'perUserLimit', 'epoch')
 if not meta[1] or not meta[4] then return -1 end
 
+-- Rule 1, the window.
 local time = redis.call('TIME')
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if nowMs < tonumber(meta[1]) then return -2 end
 if nowMs >= tonumber(meta[2]) then return -3 end
 
-local replayedOrderNo = redis.call('HGET', replaysKey, token)
+-- Rules 2 and 3, the submit token, then the replay. A submit token that bought is consumed, so the
+-- order it made (its buyer) decides for it; only one that has not bought is looked up itself.
+local replayedOrderNo = redis.call('HGET', replaysKey, submitToken)
 if replayedOrderNo then
-  local record = redis.call('HGET', reservationsKey, replayedOrderNo)
-  local owner, reservedQuantity, slot, reservedAtMs, epoch =
-    string.match(record, '^([^|]*)|(%d+)|(%d+)|(%d+)|(%d*)$')
-  if owner ~= userId then return -4 end
-  return { 2, replayedOrderNo, tonumber(slot), tonumber(reservedAtMs), tonumber(reservedQuantity),
-    tonumber(epoch) or 0, tonumber(redis.call('GET', stockKey) or '0'), redis.call('XLEN', handoffKey) }
+  local boughtBy, reservedQuantity, slot, reservedAtMs, epoch =
+    parseReservationRecord(redis.call('HGET', reservationsKey, replayedOrderNo))
+  if boughtBy ~= userId then return -4 end
+  return { 2, replayedOrderNo, slot, reservedAtMs, reservedQuantity, epoch or 0,
+    tonumber(redis.call('GET', stockKey) or '0'), redis.call('XLEN', handoffKey) }
 end
+if redis.call('GET', submitTokenKey) ~= userId then return -4 end
 
-if redis.call('GET', tokenKey) ~= userId then return -4 end
-
+-- Rule 4, the per-user limit.
 local unitsHeld = tonumber(redis.call('HGET', buyersKey, userId) or '0')
 if unitsHeld + quantity > tonumber(meta[3]) then return -5 end
 
+-- Rule 5, the stock.
 local stock = tonumber(redis.call('GET', stockKey) or '0')
 if stock < quantity then return -6 end
 
 if redis.call('HEXISTS', reservationsKey, orderNo) == 1 then return -7 end
 
--- Lowest free purchase slot. The buyer holds fewer orders than units < limit, so one is free.
--- MySQL has a unique index on (sale, user, slot): its last line of defence against a duplicate.
-local slotsField = userId .. ':slots'
-local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField) or '0')
-local slot = 1
-while bit.band(slotMask, bit.lshift(1, slot - 1)) ~= 0 do slot = slot + 1 end
+-- The buyer holds fewer orders than units < limit, so a slot is free.
+local slotMask = tonumber(redis.call('HGET', buyersKey, slotsField(userId)) or '0')
+local slot = lowestFreeSlot(slotMask)
 
-local ordersField = userId .. ':orders'
-local orders = redis.call('HGET', buyersKey, ordersField)
+local orders = redis.call('HGET', buyersKey, ordersField(userId))
 
 local balance = redis.call('DECRBY', stockKey, quantity)
 redis.call('HINCRBY', metaKey, 'reservedUnits', quantity)
 redis.call('HINCRBY', buyersKey, userId, quantity)
-redis.call('HSET', buyersKey, slotsField, bit.bor(slotMask, bit.lshift(1, slot - 1)),
-  ordersField, orders and (orders .. ' ' .. orderNo) or orderNo)
-redis.call('DEL', tokenKey)
-local record = userId .. '|' .. quantity .. '|' .. slot .. '|' .. nowMs .. '|' .. meta[4]
+redis.call('HSET', buyersKey, slotsField(userId), withSlot(slotMask, slot),
+  ordersField(userId), orders and (orders .. ' ' .. orderNo) or orderNo)
+redis.call('DEL', submitTokenKey)
+local record = reservationRecord(userId, quantity, slot, nowMs, meta[4])
 redis.call('HSET', reservationsKey, orderNo, record)
-redis.call('HSET', replaysKey, token, orderNo)
--- The token goes last: it is the only field that could ever contain the separator.
-redis.call('XADD', handoffKey, '*', 'r', orderNo .. '|' .. record .. '|' .. token)
+redis.call('HSET', replaysKey, submitToken, orderNo)
+-- The submit token goes last: it is the only field that could ever contain the separator.
+redis.call('XADD', handoffKey, '*', 'r', orderNo .. '|' .. record .. '|' .. submitToken)
 return { 1, orderNo, slot, nowMs, quantity, tonumber(meta[4]), balance, redis.call('XLEN', handoffKey) }

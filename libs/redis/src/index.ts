@@ -9,3 +9,4 @@ export * from './sale-redis.repository';
 export * from './sale-activity';
 export * from './handoff-stream';
 export * from './redis.module';
+export * from './stock-return-subscription';

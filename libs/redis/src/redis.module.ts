@@ -8,6 +8,7 @@ import { ReservationScripts } from './reservation-scripts';
 import { SaleActivity } from './sale-activity';
 import { KeyBuilder } from './sale-keys';
 import { SaleRedisRepository } from './sale-redis.repository';
+import { StockReturnSubscription } from './stock-return-subscription';
 
 /**
  * The raw ioredis client. Only the classes of this library (and QueueModule) use it: apps reach Redis
@@ -25,7 +26,14 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
 }
 
 /** The repositories over the product's Redis keys and scripts; every class here takes the one client. */
-const REPOSITORIES = [ReservationScripts, SaleRedisRepository, SaleActivity, HandoffStream, RateLimiterStore] as const;
+const REPOSITORIES = [
+  ReservationScripts,
+  SaleRedisRepository,
+  SaleActivity,
+  HandoffStream,
+  RateLimiterStore,
+  StockReturnSubscription,
+] as const;
 
 /** Redis for a whole app: one client, one key builder, the repositories, one outage reporter. */
 @Global()

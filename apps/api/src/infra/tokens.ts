@@ -1,2 +1,1 @@
 export { APP_CONFIG } from '@flash-sale/config';
-export { REDIS_CLIENT } from '@flash-sale/redis';

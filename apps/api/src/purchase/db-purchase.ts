@@ -1,17 +1,23 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   isDuplicateKeyError,
   OptimisticConflict,
-  OrderEntity,
+  type OrderEntity,
+  type PurchaseStatements,
   type SaleEntity,
-  SaleStockRepository,
+  StrategyPurchaseRepository,
   withOptimisticRetries,
 } from '@flash-sale/db';
-import { DomainError, ErrorCode, HOLDING_STATUSES, OrderNumberGenerator } from '@flash-sale/domain';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
-import { APP_CONFIG } from '../infra/tokens';
+import {
+  decidePurchase,
+  decidePurchaseRequest,
+  DomainError,
+  ErrorCode,
+  OrderNumberGenerator,
+  type PurchaseRequestFacts,
+} from '@flash-sale/domain';
+import { Injectable } from '@nestjs/common';
+import { refusal } from './refusals';
 import { SubmitTokens } from './submit-tokens';
 
 /** The MySQL-only ways to sell, for comparison with redis-lua (DESIGN.md "Strategies"). */
@@ -22,14 +28,10 @@ export interface OrderCreated {
   status: 'PENDING_PAYMENT';
 }
 
-interface Buyer {
-  units: number;
-  freeSlot: number;
-}
-
 /**
- * Synchronous purchases straight against MySQL, same checks and errors as the Redis path, in three
- * flavours:
+ * Synchronous purchases straight against MySQL: the facts come from MySQL and the submit token's
+ * signature, the answer from the purchase rules (libs/domain purchase-rules.ts), so the checks and
+ * errors are the Redis path's. Three flavours of guarding the stock:
  * - `db-optimistic`: read the sale's version, write conditionally on it, retry on conflict;
  * - `db-pessimistic`: `SELECT … FOR UPDATE` the sale row, then write;
  * - `naive-unsafe`: read, check, write back the value it read, with no guard. UNSAFE ON PURPOSE: two
@@ -39,114 +41,106 @@ interface Buyer {
  */
 @Injectable()
 export class DbPurchase {
-  private readonly logger = new Logger(DbPurchase.name);
   private readonly orderNumbers = new OrderNumberGenerator();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly saleStock: SaleStockRepository,
-    private readonly tokens: SubmitTokens,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: StrategyPurchaseRepository,
+    private readonly submitTokens: SubmitTokens,
+    @InjectAppConfig() private readonly config: AppConfig,
   ) {}
 
   async purchase(
     sale: SaleEntity,
     userId: string,
-    token: string,
+    submitToken: string,
     quantity: number,
     strategy: DbStrategy,
   ): Promise<OrderCreated> {
-    this.checkWindowAndToken(sale, userId, token);
-    const replayed = await this.orderOfToken(token, userId);
-    if (replayed) return replayed;
+    // The window, the submit token and the replay first: they need neither the stock nor a lock.
+    const request = this.requestFacts(sale, userId, submitToken);
+    // Looked up only once the signature holds: it names the sale, which the orders' token column does not.
+    const bought = request.submitToken.issuedToBuyer
+      ? await this.repository.orderOfSubmitToken(submitToken)
+      : undefined;
+    request.submitToken.boughtBy = bought?.userId;
+    const decided = decidePurchaseRequest(request);
+    if (decided?.kind === 'refuse') throw refusal(decided.code);
+    if (decided?.kind === 'replay') return { orderNo: bought!.orderNo, status: 'PENDING_PAYMENT' };
 
-    const order = this.newOrder(sale, userId, token, quantity);
+    const order = this.newOrder(sale, userId, submitToken, quantity);
     try {
-      if (strategy === 'db-optimistic') await this.optimistic(sale, order);
-      else if (strategy === 'db-pessimistic') await this.pessimistic(sale, order);
-      else await this.naiveUnsafe(sale, order);
+      if (strategy === 'db-optimistic') await this.optimistic(sale, request, order);
+      else if (strategy === 'db-pessimistic') await this.pessimistic(sale, request, order);
+      else await this.naiveUnsafe(sale, request, order);
     } catch (error) {
       const limitHit = error instanceof DomainError && error.code === ErrorCode.LimitReached;
       if (!isDuplicateKeyError(error) && !limitHit) throw error;
-      // The same token raced itself (a double click): the one that got in made the order, which is
-      // the answer to every click — whether this one lost on the unique token, or saw that order
+      // The same submit token raced itself (a double click): the one that got in made the order, which
+      // is the answer to every click — whether this one lost on the unique token, or saw that order
       // count against the per-user limit.
-      const winner = await this.orderOfToken(token, userId);
+      const winner = await this.orderOfToken(submitToken, userId);
       if (winner) return winner;
       if (limitHit) throw error;
-      // The buyer's purchase slot was taken by a concurrent purchase of theirs with another token.
-      throw new DomainError(ErrorCode.LimitReached, 'You already bought as many as this sale allows per person');
+      // The buyer's purchase slot was taken by a concurrent purchase of theirs with another submit token.
+      throw refusal(ErrorCode.LimitReached);
     }
     // Its expiry needs nothing here (and so no Redis, which may be down in the fallback): the worker's
     // sweep expires every PENDING_PAYMENT order past its expires_at, however it was written.
     return { orderNo: order.orderNo!, status: 'PENDING_PAYMENT' };
   }
 
-  private optimistic(sale: SaleEntity, order: Partial<OrderEntity>): Promise<void> {
+  private optimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
     return withOptimisticRetries(
       () =>
-        this.dataSource.transaction('READ COMMITTED', async (manager) => {
-          const stock = await this.saleStock.read(manager, sale.id);
-          await this.insertIfAllowed(manager, sale, order, stock?.available ?? 0);
-          if (!(await this.saleStock.takeUnits(manager, sale.id, stock!.version, order.quantity!))) {
+        this.repository.inTransaction(async (statements) => {
+          const stock = await statements.readVersioned(sale.id);
+          await this.insertIfAllowed(statements, sale, request, order, stock?.available ?? 0);
+          if (!(await statements.takeUnitsAtVersion(sale.id, stock!.version, order.quantity!))) {
             throw new OptimisticConflict();
           }
-        }),
+        }, 'READ COMMITTED'),
       { retries: this.config.worker.optimisticLockRetries },
     );
   }
 
-  private pessimistic(sale: SaleEntity, order: Partial<OrderEntity>): Promise<void> {
-    return this.dataSource.transaction(async (manager) => {
-      const [row] = (await manager.query('SELECT available FROM sales WHERE id = ? FOR UPDATE', [sale.id])) as {
-        available: number;
-      }[];
-      await this.insertIfAllowed(manager, sale, order, Number(row?.available ?? 0));
-      await manager.query('UPDATE sales SET available = available - ?, version = version + 1 WHERE id = ?', [
-        order.quantity,
-        sale.id,
-      ]);
+  private pessimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+    return this.repository.inTransaction(async (statements) => {
+      const available = await statements.availableForUpdate(sale.id);
+      await this.insertIfAllowed(statements, sale, request, order, available);
+      await statements.takeUnitsLocked(sale.id, order.quantity!);
     });
   }
 
-  private async naiveUnsafe(sale: SaleEntity, order: Partial<OrderEntity>): Promise<void> {
-    const manager = this.dataSource.manager;
-    const [row] = (await manager.query('SELECT available FROM sales WHERE id = ?', [sale.id])) as {
-      available: number;
-    }[];
-    const available = Number(row?.available ?? 0);
-    await this.insertIfAllowed(manager, sale, order, available);
-    // Writes back what it read minus its own units: a concurrent buyer's update is silently lost.
-    await manager.query('UPDATE sales SET available = ? WHERE id = ?', [available - order.quantity!, sale.id]);
+  private naiveUnsafe(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+    return this.repository.withoutTransaction(async (statements) => {
+      const available = await statements.availableUnguarded(sale.id);
+      await this.insertIfAllowed(statements, sale, request, order, available);
+      // Writes back what it read minus its own units: a concurrent buyer's update is silently lost.
+      await statements.overwriteAvailable(sale.id, available - order.quantity!);
+    });
   }
 
-  /** Per-user limit, then stock (API.md order), then the insert. */
+  /** The rules again, now with the units counted under the strategy's guard; then the insert. */
   private async insertIfAllowed(
-    manager: EntityManager,
+    statements: PurchaseStatements,
     sale: SaleEntity,
+    request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     available: number,
-  ) {
-    const buyer = await this.buyer(manager, sale, order.userId!);
-    if (buyer.units + order.quantity! > sale.perUserLimit) {
-      throw new DomainError(ErrorCode.LimitReached, 'You already bought as many as this sale allows per person');
-    }
-    if (available < order.quantity!) throw new DomainError(ErrorCode.SoldOut, 'Sold out');
-    await manager.getRepository(OrderEntity).insert({ ...order, userSlot: buyer.freeSlot });
+  ): Promise<void> {
+    const buyer = await statements.buyerHolding(sale.id, order.userId!);
+    const decision = decidePurchase({
+      ...request,
+      quantity: order.quantity!,
+      perUserLimit: sale.perUserLimit,
+      unitsHeld: buyer.units,
+      available,
+    });
+    if (decision.kind === 'refuse') throw refusal(decision.code);
+    await statements.insertOrder({ ...order, userSlot: buyer.freeSlot });
   }
 
-  private async buyer(manager: EntityManager, sale: SaleEntity, userId: string): Promise<Buyer> {
-    const rows = (await manager.query(
-      `SELECT quantity, user_slot FROM orders WHERE sale_id = ? AND user_id = ? AND status IN (${HOLDING_STATUSES.map(() => '?').join(', ')})`,
-      [sale.id, userId, ...HOLDING_STATUSES],
-    )) as { quantity: number; user_slot: number | null }[];
-    const taken = new Set(rows.map((row) => Number(row.user_slot)));
-    let freeSlot = 1;
-    while (taken.has(freeSlot)) freeSlot += 1;
-    return { units: rows.reduce((units, row) => units + Number(row.quantity), 0), freeSlot };
-  }
-
-  private newOrder(sale: SaleEntity, userId: string, token: string, quantity: number): Partial<OrderEntity> {
+  private newOrder(sale: SaleEntity, userId: string, submitToken: string, quantity: number): Partial<OrderEntity> {
     const now = new Date();
     return {
       orderNo: this.orderNumbers.next(sale.id),
@@ -156,30 +150,34 @@ export class DbPurchase {
       amountCents: quantity * sale.priceCents,
       status: 'PENDING_PAYMENT',
       failureReason: null,
-      submitToken: token,
+      submitToken,
       reservedAt: now,
       expiresAt: new Date(now.getTime() + sale.paymentTimeoutSeconds * 1000),
     };
   }
 
-  /** The sale window, then the signed submit token (API.md's order: 409/410 before 403). */
-  checkWindowAndToken(sale: SaleEntity, userId: string, token: string): void {
-    const now = new Date();
-    if (now < sale.startsAt) throw new DomainError(ErrorCode.SaleNotStarted, 'This sale has not started yet');
-    if (now >= sale.endsAt) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
-    if (!this.tokens.verify(token, sale.id, userId)) {
-      throw new DomainError(ErrorCode.TokenInvalid, 'The submit token is unknown, expired, or not yours for this sale');
-    }
+  /** The rules' window and submit-token checks, without MySQL (the Redis-down fallback asks them first). */
+  checkWindowAndToken(sale: SaleEntity, userId: string, submitToken: string): void {
+    const decided = decidePurchaseRequest(this.requestFacts(sale, userId, submitToken));
+    if (decided?.kind === 'refuse') throw refusal(decided.code);
   }
 
   /** The order a submit token made, if MySQL has it (written by any path); another user's → 403. */
-  async orderOfToken(token: string, userId: string): Promise<OrderCreated | undefined> {
-    const order = await this.dataSource.getRepository(OrderEntity).findOne({
-      select: { orderNo: true, userId: true },
-      where: { submitToken: token },
-    });
+  async orderOfToken(submitToken: string, userId: string): Promise<OrderCreated | undefined> {
+    const order = await this.repository.orderOfSubmitToken(submitToken);
     if (!order) return undefined;
-    if (order.userId !== userId) throw new DomainError(ErrorCode.TokenInvalid, 'This submit token is not yours');
+    if (order.userId !== userId) throw refusal(ErrorCode.TokenInvalid);
     return { orderNo: order.orderNo, status: 'PENDING_PAYMENT' };
+  }
+
+  private requestFacts(sale: SaleEntity, userId: string, submitToken: string): PurchaseRequestFacts {
+    const nowMs = Date.now();
+    return {
+      userId,
+      nowMs,
+      startsAtMs: sale.startsAt.getTime(),
+      endsAtMs: sale.endsAt.getTime(),
+      submitToken: { issuedToBuyer: this.submitTokens.verify(submitToken, sale.id, userId, nowMs) },
+    };
   }
 }

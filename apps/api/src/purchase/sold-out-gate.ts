@@ -1,8 +1,8 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import type { SaleEntity } from '@flash-sale/db';
-import { KeyBuilder, type RedisClient, SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, REDIS_CLIENT } from '../infra/tokens';
+import { decidePurchase, ErrorCode } from '@flash-sale/domain';
+import { SaleRedisRepository, StockReturnSubscription } from '@flash-sale/redis';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SubmitTokens } from './submit-tokens';
 
 /** Near the end of the window Redis's clock decides: SALE_ENDED (410) comes before SOLD_OUT. */
@@ -21,15 +21,17 @@ interface SoldOutFlag {
 /**
  * The short-lived local "sold out" flag DESIGN.md allows: once Redis has answered SOLD_OUT for a sale,
  * this instance answers the next buyers of that sale itself, without the reservation script's round
- * trip — but only when the answer is certainly the one Redis would give, checks in API.md's order:
+ * trip — but only when the answer is certainly the one Redis would give. It asks the purchase rules
+ * (libs/domain purchase-rules.ts) with what the flag knows, and answers only a SOLD_OUT:
  *
- *   - the window: well inside it (the flag is only ever set on a started sale);
- *   - the token: signed for this sale and user and unexpired (else 403 TOKEN_INVALID comes first);
- *   - the per-user limit: the buyer never reserved in this sale (else a replay answers 202 with the
- *     buyer's order, or 409 LIMIT_REACHED comes first), and asks for no more than the limit;
- *   - the stock: more units asked than Redis had left.
+ *   - the window: its end brought forward by a margin, since near it Redis's clock decides (the flag is
+ *     only ever set on a started sale);
+ *   - the submit token: signed for this sale and user and unexpired;
+ *   - the replay and the per-user limit: asked only for a buyer who never reserved in this sale (such a
+ *     buyer has no order to replay and holds no unit; anyone else goes to Redis);
+ *   - the stock: the units Redis had left when the flag was set.
  *
- * Units only come back through the release script, which publishes the sale's id on a channel this
+ * Units only come back through a lease, whose grant script publishes the sale's id on a channel this
  * instance listens to: the flag is dropped at once, so a returned unit is sold again, and a buyer of it
  * replaying on this instance gets the replay. Losing the subscription drops every flag; the TTL bounds
  * what any missed message could cost. Every other request goes to Redis as before.
@@ -44,38 +46,34 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   private readonly reading = new Set<string>();
   /** Bumped by every stock return and subscription loss: a reading older than that is discarded. */
   private generation = 0;
-  private subscriber?: RedisClient;
   /** SOLD_OUT_FLAG_TTL_MS: how long a reading is trusted without a return message; 0 = never. */
   private readonly flagTtlMs: number;
 
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
-    private readonly keys: KeyBuilder,
+    private readonly stockReturns: StockReturnSubscription,
     private readonly saleRedis: SaleRedisRepository,
-    private readonly tokens: SubmitTokens,
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly submitTokens: SubmitTokens,
+    @InjectAppConfig() config: AppConfig,
   ) {
     this.flagTtlMs = config.purchase.soldOutFlagTtlMs;
   }
 
   async onModuleInit(): Promise<void> {
     if (this.flagTtlMs === 0) return;
-    const subscriber = this.redis.duplicate();
-    this.subscriber = subscriber;
-    subscriber.on('message', (_channel: string, saleId: string) => this.forget(saleId));
+    this.stockReturns.onStockReturned((saleId) => this.forget(saleId));
     // While unsubscribed a return could go unnoticed: trust nothing read before.
-    for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, () => this.forgetAll());
-    subscriber.on('error', (error: Error) => this.logger.warn(`Stock-return subscription: ${error.message}`));
+    this.stockReturns.onLost(() => this.forgetAll());
+    this.stockReturns.onError((error) => this.logger.warn(`Stock-return subscription: ${error.message}`));
     try {
-      await subscriber.subscribe(this.keys.stockReturnedChannel);
+      await this.stockReturns.open();
     } catch (error) {
-      // Redis down at boot: ioredis subscribes once it connects (autoResubscribe); no flag until then.
+      // Redis down at boot: no flag until the subscription is made.
       this.logger.warn(`Stock-return subscription pending: ${(error as Error).message}`);
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.subscriber?.disconnect();
+  onModuleDestroy(): void {
+    this.stockReturns.close();
   }
 
   /**
@@ -85,32 +83,38 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   isFlagged(saleId: string, now = Date.now()): boolean {
     const flag = this.flags.get(saleId);
     // Redis not ready: the fallback decides (REDIS_FALLBACK), not a reading taken before.
-    return flag !== undefined && flag.until > now && this.redis.status === 'ready';
+    return flag !== undefined && flag.until > now && this.stockReturns.isLive();
   }
 
   /** True when Redis would certainly answer this purchase with 410 SOLD_OUT (see the class comment). */
-  refuses(sale: SaleEntity, userId: string, token: string, quantity: number, now = Date.now()): boolean {
+  refuses(sale: SaleEntity, userId: string, submitToken: string, quantity: number, now = Date.now()): boolean {
     const flag = this.flags.get(sale.id);
-    return (
-      flag !== undefined &&
-      this.isFlagged(sale.id, now) &&
-      sale.endsAt.getTime() - now > END_MARGIN_MS &&
-      quantity > flag.remaining &&
-      quantity <= sale.perUserLimit &&
-      !flag.reservedBy.has(userId) &&
-      this.tokens.verify(token, sale.id, userId, now)
-    );
+    if (flag === undefined || !this.isFlagged(sale.id, now) || flag.reservedBy.has(userId)) return false;
+    const decision = decidePurchase({
+      userId,
+      nowMs: now,
+      startsAtMs: sale.startsAt.getTime(),
+      endsAtMs: sale.endsAt.getTime() - END_MARGIN_MS,
+      submitToken: { issuedToBuyer: this.submitTokens.verify(submitToken, sale.id, userId, now) },
+      quantity,
+      perUserLimit: sale.perUserLimit,
+      unitsHeld: 0,
+      available: flag.remaining,
+    });
+    return decision.kind === 'refuse' && decision.code === ErrorCode.SoldOut;
   }
 
   /** Redis just answered SOLD_OUT for this sale: read its stock and buyers once, in the background. */
   noteSoldOut(saleId: string): void {
-    if (this.flagTtlMs === 0 || this.isFlagged(saleId) || this.reading.has(saleId) || !this.listening()) return;
+    if (this.flagTtlMs === 0 || this.isFlagged(saleId) || this.reading.has(saleId) || !this.stockReturns.isLive()) {
+      return;
+    }
     this.reading.add(saleId);
     const generation = this.generation;
     this.saleRedis
       .soldOutView(saleId, MAX_RESERVATIONS)
       .then((view) => {
-        if (view && generation === this.generation && this.listening()) {
+        if (view && generation === this.generation && this.stockReturns.isLive()) {
           this.flags.set(saleId, { ...view, until: Date.now() + this.flagTtlMs });
         }
       })
@@ -127,9 +131,5 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   private forgetAll(): void {
     this.generation += 1;
     this.flags.clear();
-  }
-
-  private listening(): boolean {
-    return this.subscriber?.status === 'ready';
   }
 }

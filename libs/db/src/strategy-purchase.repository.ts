@@ -1,0 +1,118 @@
+import { HOLDING_STATUSES } from '@flash-sale/domain';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
+import { OrderEntity } from './entities/order.entity';
+import { SaleStockRepository, type SaleStockRow } from './sale-stock.repository';
+
+/** What a buyer holds in a sale, for the per-user limit and the order's purchase slot. */
+export interface BuyerHolding {
+  units: number;
+  /** The buyer's lowest purchase slot not taken by a holding order. */
+  freeSlot: number;
+}
+
+/** The order a submit token made. */
+export interface OrderOfSubmitToken {
+  orderNo: string;
+  userId: string;
+}
+
+/**
+ * The statements of one synchronous purchase, all on the same transaction (or, for naive-unsafe, each
+ * committed on its own). Which guard a strategy puts around the stock is the strategy's choice
+ * (apps/api/src/purchase/db-purchase.ts); these are the reads and writes it can choose from.
+ */
+export class PurchaseStatements {
+  constructor(
+    private readonly manager: EntityManager,
+    private readonly saleStock: SaleStockRepository,
+  ) {}
+
+  /** The sale's stock with its version, no lock (db-optimistic: the version guards the update). */
+  readVersioned(saleId: string): Promise<SaleStockRow | undefined> {
+    return this.saleStock.read(this.manager, saleId);
+  }
+
+  /** Takes units if the row is still at `version`; false: an optimistic-lock conflict. */
+  takeUnitsAtVersion(saleId: string, version: number, units: number): Promise<boolean> {
+    return this.saleStock.takeUnits(this.manager, saleId, version, units);
+  }
+
+  /** The sale's `available`, its row locked until the transaction ends (db-pessimistic). */
+  availableForUpdate(saleId: string): Promise<number> {
+    return this.available(saleId, ' FOR UPDATE');
+  }
+
+  /** The sale's `available`, read without any lock or version. */
+  availableUnguarded(saleId: string): Promise<number> {
+    return this.available(saleId, '');
+  }
+
+  /** Takes units from a row this transaction holds locked (see `availableForUpdate`). */
+  async takeUnitsLocked(saleId: string, units: number): Promise<void> {
+    await this.manager.query('UPDATE sales SET available = available - ?, version = version + 1 WHERE id = ?', [
+      units,
+      saleId,
+    ]);
+  }
+
+  /**
+   * UNSAFE ON PURPOSE (naive-unsafe): writes `available` as the caller computed it from an unguarded
+   * read, so a concurrent buyer's update in between is lost.
+   */
+  async overwriteAvailable(saleId: string, available: number): Promise<void> {
+    await this.manager.query('UPDATE sales SET available = ? WHERE id = ?', [available, saleId]);
+  }
+
+  async buyerHolding(saleId: string, userId: string): Promise<BuyerHolding> {
+    const rows = (await this.manager.query(
+      `SELECT quantity, user_slot FROM orders WHERE sale_id = ? AND user_id = ? AND status IN (${HOLDING_STATUSES.map(() => '?').join(', ')})`,
+      [saleId, userId, ...HOLDING_STATUSES],
+    )) as { quantity: number; user_slot: number | null }[];
+    const taken = new Set(rows.map((row) => Number(row.user_slot)));
+    let freeSlot = 1;
+    while (taken.has(freeSlot)) freeSlot += 1;
+    return { units: rows.reduce((units, row) => units + Number(row.quantity), 0), freeSlot };
+  }
+
+  /** Unique order number, purchase slot and submit token: a duplicate is refused with ER_DUP_ENTRY. */
+  async insertOrder(order: Partial<OrderEntity>): Promise<void> {
+    await this.manager.getRepository(OrderEntity).insert(order);
+  }
+
+  private async available(saleId: string, lock: '' | ' FOR UPDATE'): Promise<number> {
+    const [row] = (await this.manager.query(`SELECT available FROM sales WHERE id = ?${lock}`, [saleId])) as {
+      available: number;
+    }[];
+    return Number(row?.available ?? 0);
+  }
+}
+
+/**
+ * The MySQL side of the synchronous strategies (db-optimistic, db-pessimistic, naive-unsafe, and the
+ * Redis-down fallback): the facts their purchase rules need and the writes of an accepted purchase.
+ */
+export class StrategyPurchaseRepository {
+  private readonly saleStock = new SaleStockRepository();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  inTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>, isolation?: IsolationLevel): Promise<T> {
+    const run = (manager: EntityManager) => work(new PurchaseStatements(manager, this.saleStock));
+    return isolation ? this.dataSource.transaction(isolation, run) : this.dataSource.transaction(run);
+  }
+
+  /** Each statement committed at once, no transaction around them: what naive-unsafe runs. */
+  withoutTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>): Promise<T> {
+    return work(new PurchaseStatements(this.dataSource.manager, this.saleStock));
+  }
+
+  /** The order a submit token made, by any path that writes one synchronously. */
+  async orderOfSubmitToken(submitToken: string): Promise<OrderOfSubmitToken | undefined> {
+    const order = await this.dataSource.getRepository(OrderEntity).findOne({
+      select: { orderNo: true, userId: true },
+      where: { submitToken },
+    });
+    return order ? { orderNo: order.orderNo, userId: order.userId } : undefined;
+  }
+}
