@@ -36,7 +36,7 @@ const host = process.env.HOST || '127.0.0.1';
 const saleId = required('CEILING_SALE_ID');
 const keyPrefix = required('REDIS_KEY_PREFIX');
 
-// The API's Redis options (apps/api/src/infra/infra.module.ts), single node.
+// The API's Redis options (RedisModule.forRoot in apps/api/src/app.module.ts), single node.
 const redis = createRedisClient(
   { url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', clusterNodes: [] },
   { maxRetriesPerRequest: 2 },
