@@ -3,11 +3,12 @@
  * The ceiling of the purchase benchmark: a bare Fastify server whose only route runs the app's own
  * reservation script — the SAME one the API runs (not named here: its file name changes with the app),
  * loaded through the built `ReservationScripts` and `KeyBuilder` of `@flash-sale/redis`, on a client
- * made by the app's own `createRedisClient` with the API's options. No JWT, no validation, no queue, no logging: what is left
- * is HTTP + JSON + one EVALSHA, i.e. the most a single Node process can get out of this Redis script on
- * this machine. `bench/purchase-bench.mjs` starts it as a child process (so its CPU is accounted like
- * the API's), has the sale loaded by the bench (`ReservationScripts.load` and one lease of its whole stock) and drives it with the same
- * autocannon settings and the same kind of (user, submit token) pairs as the real endpoint.
+ * made by the app's own `createRedisClient` with the API's options. No JWT, no validation, no queue,
+ * no logging: what is left is HTTP + JSON + one EVALSHA, i.e. the most a single Node process can get
+ * out of this Redis script on this machine. The bench (bench/lib/scenarios/ceiling.mjs) starts it as a
+ * child process (so its CPU is accounted like the API's), loads its sale (`ReservationScripts.load` and
+ * one lease of its whole stock) and drives it with the same autocannon settings and the same kind of
+ * (user, submit token) pairs as the real endpoint.
  *
  *   POST /purchase   body {"token", "userId"?}; user from the `x-user-id` header, else the body
  *                    → 202 {"orderNo","status":"QUEUED"} · refused → the API's status for the code
@@ -16,13 +17,8 @@
  * Environment: PORT (required), HOST (127.0.0.1), REDIS_URL (redis://127.0.0.1:6379),
  * REDIS_KEY_PREFIX (required), CEILING_SALE_ID (required; digits, as order numbers need).
  */
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { setInterval } from 'node:timers';
-import { fileURLToPath } from 'node:url';
+import { require, requireBuilt } from './lib/app-dist.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(path.join(ROOT, 'package.json'));
 const Fastify = require('fastify');
 const { createRedisClient, KeyBuilder, ReservationScripts } = require('@flash-sale/redis');
 const { ErrorCode, OrderNumberGenerator } = require('@flash-sale/domain');
@@ -40,7 +36,7 @@ const host = process.env.HOST || '127.0.0.1';
 const saleId = required('CEILING_SALE_ID');
 const keyPrefix = required('REDIS_KEY_PREFIX');
 
-// The API's Redis options (apps/api/src/infra/infra.module.ts), single node.
+// The API's Redis options (RedisModule.forRoot in apps/api/src/app.module.ts), single node.
 const redis = createRedisClient(
   { url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', clusterNodes: [] },
   { maxRetriesPerRequest: 2 },
@@ -48,15 +44,8 @@ const redis = createRedisClient(
 const scripts = new ReservationScripts(redis, new KeyBuilder(keyPrefix));
 const orderNumbers = new OrderNumberGenerator();
 
-// The statuses API.md gives the script's refusals (apps/api/src/common/error-status.ts).
-const STATUS = {
-  [ErrorCode.SaleNotStarted]: 409,
-  [ErrorCode.SaleEnded]: 410,
-  [ErrorCode.TokenInvalid]: 403,
-  [ErrorCode.LimitReached]: 409,
-  [ErrorCode.SoldOut]: 410,
-  [ErrorCode.Unavailable]: 503,
-};
+// The API's own table from error code to HTTP status, so a refusal answers what the API would.
+const { ERROR_STATUS } = requireBuilt('errorStatus');
 
 const app = Fastify({ logger: false, keepAliveTimeout: 65_000 });
 
@@ -73,7 +62,7 @@ app.post('/purchase', async (request, reply) => {
     });
     if (result.kind === 'order-number-taken') continue;
     if (result.kind === 'refused') {
-      void reply.status(STATUS[result.code] ?? 500);
+      void reply.status(ERROR_STATUS[result.code] ?? 500);
       return { error: { code: result.code } };
     }
     void reply.status(202);
@@ -85,12 +74,8 @@ app.post('/purchase', async (request, reply) => {
 
 app.get('/health', async () => ({ ok: redis.status === 'ready' }));
 
-// An orphan (the bench was SIGKILLed) must not linger: exit when the parent is gone.
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) shutdown('parent gone');
-}, 1_000).unref();
-
+// No orphan check here: the bench starts it, like the API, with a preload that stops it (SIGTERM) if
+// the bench dies without cleaning up.
 let stopping = false;
 async function shutdown(reason) {
   if (stopping) return;

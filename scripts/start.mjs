@@ -21,7 +21,9 @@ import { existsSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ServicesUnavailableError, ensureServices, killOnExit, terminate, waitUntil } from './lib/services.mjs';
+import { httpAnswers } from './lib/probes.mjs';
+import { killOnExit, terminate, waitUntil } from './lib/processes.mjs';
+import { ServicesUnavailableError, ensureServices } from './lib/services.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.PORT || 3000);
@@ -181,18 +183,8 @@ function prefixLines(input, output, prefix) {
 // 6-7. Demo data and summary
 
 async function waitForApi(apiUrl) {
-  return waitUntil(
-    async () => {
-      if (stopping) return true;
-      try {
-        return (await fetch(`${apiUrl}/sales`)).status === 200;
-      } catch {
-        return false; // not listening yet
-      }
-    },
-    60_000,
-    500,
-  ).then((ready) => ready && !stopping);
+  const ready = await waitUntil(async () => stopping || (await httpAnswers(`${apiUrl}/sales`)), 60_000, 500);
+  return ready && !stopping;
 }
 
 /** Creates one sale on an empty database, so the first page a developer opens has something to buy. */

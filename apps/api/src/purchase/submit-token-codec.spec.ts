@@ -1,0 +1,33 @@
+import { SubmitTokenCodec } from './submit-token-codec';
+
+describe('SubmitTokenCodec', () => {
+  const codec = new SubmitTokenCodec('a-jwt-secret-long-enough-for-the-test');
+  const inAMinute = Date.now() + 60_000;
+
+  it('verifies what it encodes, for that sale and user only, until it expires', () => {
+    const token = codec.encode(SubmitTokenCodec.claims('7', 'u-1', inAMinute));
+    expect(codec.verify(token, '7', 'u-1')).toBe(true);
+    expect(codec.verify(token, '8', 'u-1')).toBe(false);
+    expect(codec.verify(token, '7', 'u-2')).toBe(false);
+    expect(codec.verify(token, '7', 'u-1', inAMinute)).toBe(false);
+  });
+
+  it('refuses a token signed with another secret, or with its claims changed', () => {
+    const token = codec.encode(SubmitTokenCodec.claims('7', 'u-1', inAMinute));
+    expect(new SubmitTokenCodec('another-secret').verify(token, '7', 'u-1')).toBe(false);
+    const [, signature] = token.split('.');
+    const forged = `${Buffer.from(JSON.stringify({ s: '7', u: 'u-2', e: inAMinute, n: 'x' })).toString('base64url')}.${signature}`;
+    expect(codec.verify(forged, '7', 'u-2')).toBe(false);
+    expect(codec.verify(`${token}.extra`, '7', 'u-1')).toBe(false);
+  });
+
+  it('decodes the claims, including the issued-without-Redis mark, and nothing from garbage', () => {
+    const claims = { ...SubmitTokenCodec.claims('7', 'u-1', inAMinute), f: 1 as const };
+    expect(SubmitTokenCodec.decode(codec.encode(claims))).toEqual(claims);
+    expect(SubmitTokenCodec.decode('not a token')).toBeUndefined();
+  });
+
+  it('gives every token its own nonce', () => {
+    expect(SubmitTokenCodec.claims('7', 'u-1', inAMinute).n).not.toBe(SubmitTokenCodec.claims('7', 'u-1', inAMinute).n);
+  });
+});

@@ -1,0 +1,66 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * What a submit token says. Short names: the token travels in every purchase request.
+ */
+export interface SubmitTokenClaims {
+  /** sale id */ s: string;
+  /** user id */ u: string;
+  /** expiry, epoch ms */ e: number;
+  /** nonce: every token is distinct */ n: string;
+  /**
+   * 1 when issued while Redis was unreachable: Redis never had it, so it cannot have been consumed
+   * there, and the Redis-down fallback may sell with it.
+   */
+  f?: 1;
+}
+
+/**
+ * The format of submit tokens, and nothing else (no Nest, no Redis), so that whoever needs to make or
+ * read one — the API's `SubmitTokens`, the benchmark preparing its buyers — does it the same way:
+ * `base64url(JSON claims) "." base64url(HMAC-SHA256(key, that first part))`.
+ *
+ * The key is derived from the JWT secret, so a deployment has no second secret to manage; the
+ * `submit-token:` prefix keeps it distinct from the key that signs JWTs.
+ */
+export class SubmitTokenCodec {
+  private readonly key: Buffer;
+
+  constructor(jwtSecret: string) {
+    this.key = createHash('sha256').update(`submit-token:${jwtSecret}`).digest();
+  }
+
+  /** Fresh claims for (sale, user) until `expiresAtMs`, with a random nonce. */
+  static claims(saleId: string, userId: string, expiresAtMs: number): SubmitTokenClaims {
+    return { s: saleId, u: userId, e: expiresAtMs, n: randomBytes(9).toString('base64url') };
+  }
+
+  /** The claims of a token, without checking its signature: trust them only after `verify`. */
+  static decode(token: string): SubmitTokenClaims | undefined {
+    try {
+      return JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as SubmitTokenClaims;
+    } catch {
+      return undefined;
+    }
+  }
+
+  encode(claims: SubmitTokenClaims): string {
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return `${payload}.${this.signature(payload)}`;
+  }
+
+  /** True when the token was signed with our key, for this sale and user, and has not expired. */
+  verify(token: string, saleId: string, userId: string, now = Date.now()): boolean {
+    const [payload, signature, extra] = token.split('.');
+    if (!payload || !signature || extra !== undefined) return false;
+    const expected = Buffer.from(this.signature(payload));
+    const given = Buffer.from(signature);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+    const claims = SubmitTokenCodec.decode(token);
+    return claims !== undefined && claims.s === saleId && claims.u === userId && claims.e > now;
+  }
+
+  private signature(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest('base64url');
+  }
+}

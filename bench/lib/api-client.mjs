@@ -1,0 +1,71 @@
+/** The API as an operator and a buyer use it: JSON over HTTP, through its public routes only. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMIN_PASSWORD } from './settings.mjs';
+
+/** Requests that must answer `expectStatus` (else they throw with the answer), JSON in and out. */
+export function httpClient(baseUrl) {
+  async function raw(method, url, body, authorization, expectStatus) {
+    const headers = body === undefined ? {} : { 'content-type': 'application/json' };
+    if (authorization) headers.authorization = authorization;
+    const response = await fetch(`${baseUrl}${url}`, { method, headers, body });
+    const text = await response.text();
+    if (expectStatus && response.status !== expectStatus) {
+      throw new Error(`${method} ${url} answered ${response.status}, expected ${expectStatus}: ${text}`);
+    }
+    return text ? JSON.parse(text) : undefined;
+  }
+  return {
+    baseUrl,
+    raw,
+    get: (url, token) => raw('GET', url, undefined, token && `Bearer ${token}`, 200),
+    post: (url, body, token, expectStatus) =>
+      raw('POST', url, JSON.stringify(body), token && `Bearer ${token}`, expectStatus),
+  };
+}
+
+/** Signed in as the admin: sales are created and audited through the admin API, like an operator would. */
+export async function adminSales(http) {
+  const admin = (await http.post('/api/auth/admin', { password: ADMIN_PASSWORD }, undefined, 201)).token;
+  return {
+    /** A sale open now, ending in an hour. */
+    create: (name, stock, strategy = 'redis-lua') =>
+      http.post(
+        '/api/admin/sales',
+        {
+          name,
+          priceCents: 1999,
+          stock,
+          perUserLimit: 1,
+          strategy,
+          endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+        admin,
+        201,
+      ),
+    /** The audit's verdict and counts (not its details). */
+    audit: async (saleId) => {
+      const audit = await http.get(`/api/admin/sales/${saleId}/audit`, admin);
+      const { ok, oversold, duplicateOrders, lostReservations, stock, remaining, held, ordersByStatus } = audit;
+      return { ok, oversold, duplicateOrders, lostReservations, stock, remaining, held, ordersByStatus };
+    },
+  };
+}
+
+/** A purchase that must be accepted. A 429/503 with retry-after means "nothing happened, send again" (API.md). */
+export async function purchaseAccepted(baseUrl, saleId, body, authorization) {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${baseUrl}/api/sales/${saleId}/purchase`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization },
+      body,
+    });
+    const text = await response.text();
+    if (response.status === 202) return;
+    const retryAfter = response.headers.get('retry-after');
+    if ([429, 503].includes(response.status) && retryAfter !== null && attempt < 5) {
+      await sleep(Math.max(100, Number(retryAfter) * 1000 || 0));
+      continue;
+    }
+    throw new Error(`POST /api/sales/${saleId}/purchase answered ${response.status}: ${text}`);
+  }
+}

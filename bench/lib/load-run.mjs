@@ -1,0 +1,152 @@
+/**
+ * One autocannon run against the API or the ceiling server, with what it cost: latencies, statuses,
+ * CPU per process and Redis command time.
+ */
+import { performance } from 'node:perf_hooks';
+import { require } from './app-dist.mjs';
+import { formatCpu, formatRedis, round } from './format.mjs';
+import { cpuPerResponse, diffCommandStats, latencySummary, redisCommandStats } from './sampling.mjs';
+import { SETTINGS, log } from './settings.mjs';
+import { state } from './stack.mjs';
+
+/**
+ * `load(options)` runs against the API (`target: 'api'`) or the ceiling server. Every request takes the
+ * next prepared pair (setupRequest is called once per request sent, plus once per connection up
+ * front) and sends the same headers and body to either target: the API reads the user from the JWT,
+ * the ceiling from `x-user-id`. Latencies and statuses are recorded from the 'response' event so p95
+ * can be reported (autocannon's own histogram has no p95).
+ *
+ * `settle(statuses)`, when given, runs after the last response and waits until the work the accepted
+ * purchases left behind is done (the worker writing their orders). The costs per response (CPU µs,
+ * Redis µs) run until then, so a purchase costs everything it caused, however far the worker lagged;
+ * req/s, latencies and the CPU shares (% of a core) are those of the load window alone.
+ */
+export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
+  const autocannon = require('autocannon');
+  return async function load({ key, label, target = 'api', saleId, pairs, expect, durationS, amount, settle }) {
+    const url = target === 'ceiling' ? ceilingUrl : baseUrl;
+    const requestPath = target === 'ceiling' ? '/purchase' : `/api/sales/${saleId}/purchase`;
+    const traffic = startTraffic(autocannon, { url, requestPath, pairs, durationS, amount });
+    const cost = startCostWindow(cpu, target);
+    const redisBefore = await redisCommandStats(state.redis);
+    state.loadRun = traffic.instance;
+    const startedAt = performance.now();
+    const result = await traffic.instance;
+    state.loadRun = undefined;
+    const loadWindow = cost.until();
+    const settled = settle ? await settle(traffic.statuses) : undefined;
+    const costs = settled ? cost.until() : loadWindow;
+    const redisCommands = diffCommandStats(redisBefore, await redisCommandStats(state.redis), traffic.latencies.length);
+    const run = { key, label, target, pairs, expect, amount, result, startedAt, traffic, settled };
+    const summary = summarize(run, { cpu: loadWindow.cpu, costs, redisCommands });
+    logSummary(summary, [expect].flat(), result);
+    return summary;
+  };
+}
+
+/** autocannon, each request with the next pair; records every response's status and latency. */
+function startTraffic(autocannon, { url, requestPath, pairs, durationS, amount }) {
+  const traffic = { latencies: [], statuses: {}, sent: 0, lastResponseAt: 0 };
+  traffic.instance = autocannon({
+    url,
+    connections: SETTINGS.connections,
+    ...(amount ? { amount } : { duration: durationS }),
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        path: requestPath,
+        setupRequest(request) {
+          const i = traffic.sent++ % pairs.count; // wraps only if BENCH_USERS is too small (reported)
+          request.headers = {
+            'content-type': 'application/json',
+            authorization: pairs.auth[i],
+            'x-user-id': pairs.user[i],
+          };
+          request.body = pairs.body[i];
+          return request;
+        },
+      },
+    ],
+  });
+  traffic.instance.on('response', (_client, status, _bytes, ms) => {
+    traffic.lastResponseAt = performance.now();
+    traffic.latencies.push(ms);
+    traffic.statuses[status] = (traffic.statuses[status] ?? 0) + 1;
+  });
+  return traffic;
+}
+
+/**
+ * CPU from now on. `until()` gives the shares in whole percents (what the report shows) and, from
+ * (nearly) unrounded shares, the window's length for the costs: whole percents would be off by tens
+ * of µs per response on short runs.
+ */
+function startCostWindow(cpu, target) {
+  const startedAt = performance.now();
+  const before = cpu.snapshot({ api: state.api.pid, worker: state.workerPid, ceiling: state.ceilingPid });
+  return {
+    until: () => ({
+      cpu: cpu.since(before),
+      precise: cpu.since(before, { digits: 3 }),
+      seconds: (performance.now() - startedAt) / 1000,
+      target,
+    }),
+  };
+}
+
+function summarize(run, { cpu, costs, redisCommands }) {
+  const { result, traffic, pairs, amount, startedAt, settled } = run;
+  const expected = [run.expect].flat();
+  const completed = traffic.latencies.length;
+  const unexpected = completed - expected.reduce((sum, status) => sum + (traffic.statuses[status] ?? 0), 0);
+  const elapsedS = (traffic.lastResponseAt - startedAt) / 1000;
+  return {
+    key: run.key,
+    scenario: run.label,
+    target: run.target,
+    connections: SETTINGS.connections,
+    durationS: result.duration,
+    requests: completed,
+    // A timed run: autocannon's mean of its per-second samples. A fixed-count run: our own clock,
+    // because autocannon notices the last response only at its next 1 s sample tick, which rounds
+    // the duration up to whole seconds.
+    reqPerSec: amount ? round(completed / elapsedS) : round(result.requests.average),
+    reqPerSecBasis: amount ? 'responses / (last response - start)' : 'autocannon mean of 1 s samples',
+    elapsedToLastResponseS: round(elapsedS, 2),
+    reqPerSecOverall: round(completed / result.duration),
+    latencyMs: latencySummary(traffic.latencies),
+    expectedStatus: expected.length === 1 ? expected[0] : expected,
+    statusCounts: traffic.statuses,
+    unexpectedStatuses: unexpected,
+    socketErrors: result.errors,
+    timeouts: result.timeouts,
+    errors: unexpected + result.errors,
+    pairsPrepared: pairs.count,
+    pairsUsed: Math.min(traffic.sent, pairs.count),
+    pairsReused: Math.max(0, traffic.sent - pairs.count),
+    cpu,
+    // Until `settle` returned: includes writing the orders of this run's accepted purchases.
+    ...(settled && { settled, cpuUntilSettled: costs.precise }),
+    cpuUsPerResponse: cpuPerResponse(costs.precise, costs.seconds, completed, costs.target),
+    redisCommands,
+  };
+}
+
+function logSummary(summary, expected, result) {
+  const { scenario: label, latencyMs, statusCounts } = summary;
+  log(
+    `${label}: ${summary.reqPerSec} req/s, p50 ${latencyMs.p50} p95 ${latencyMs.p95} ` +
+      `p99 ${latencyMs.p99} ms, ${summary.requests} responses ${JSON.stringify(statusCounts)}, ` +
+      `socket errors ${result.errors}, timeouts ${result.timeouts}`,
+  );
+  log(`${label}: CPU ${formatCpu(summary.cpu)}`);
+  log(`${label}: Redis ${formatRedis(summary.redisCommands)}`);
+  if (summary.settled) log(`${label}: ${JSON.stringify(summary.settled)}`);
+  if (summary.pairsReused > 0)
+    log(`WARNING ${label}: ${summary.pairsReused} requests reused a pair; raise BENCH_USERS`);
+  if (summary.errors > 0)
+    log(
+      `WARNING ${label}: ${summary.unexpectedStatuses} responses were not ${expected.join('/')}, ${result.errors} socket errors`,
+    );
+}

@@ -1,0 +1,138 @@
+/**
+ * The performance targets, all relative to something measured in the same run (the ceiling) or to the
+ * previous build (the drain), so a slower or busier machine moves both sides. Each is reported PASS or
+ * MISS with what was measured, never tuned for, and does not set the exit code (the checks do).
+ */
+import { percent, thousands, times } from '../format.mjs';
+
+export const TARGETS = {
+  /** Redis command time per accepted live purchase ≤ this × the ceiling's per answer. */
+  redisVsCeiling: 1.5,
+  /**
+   * Machine CPU (API + worker + Redis + MariaDB) per accepted live purchase ≤ this × the ceiling's
+   * (server + Redis) per answer.
+   */
+  machineCpuVsCeiling: 2,
+  liveVsCeiling: 0.5,
+  /** Live p99 ≤ this × the ceiling's p99. */
+  liveP99VsCeiling: 1.5,
+  soldOutVsCeiling: 0.9,
+  /** Drain orders/s ≥ this × BENCH_DRAIN_BASELINE. */
+  drainVsBaseline: 2,
+  /** The idle worker's CPU, % of one core, strictly below. */
+  idleWorkerPercentOfCore: 2,
+};
+
+const atMost = (value, limit) => value !== null && value !== undefined && value <= limit;
+
+export function evaluateTargets(r) {
+  return [
+    ...costTargets(r),
+    ...throughputTargets(r),
+    drainTarget(r),
+    idleWorkerTarget(r),
+    ...r.strategies.map(oversoldTarget),
+  ];
+}
+
+/** Per accepted live purchase, until its orders were written, against the ceiling's per answer. */
+function costTargets(r) {
+  const perAccepted = r.livePerAcceptedPurchase;
+  return [
+    {
+      id: 'liveRedisVsCeiling',
+      name: `Redis command time per accepted live purchase ≤ ${times(TARGETS.redisVsCeiling)} the ceiling's per answer`,
+      measured:
+        `${perAccepted.redisUs} µs vs ${r.ceilingPerAnswer.redisUs} µs = ${times(r.ratios.liveRedisVsCeiling)} ` +
+        `(until its ${perAccepted.accepted} orders were written)`,
+      value: r.ratios.liveRedisVsCeiling,
+      pass: atMost(r.ratios.liveRedisVsCeiling, TARGETS.redisVsCeiling),
+    },
+    {
+      id: 'liveMachineCpuVsCeiling',
+      name:
+        `machine CPU per accepted live purchase (API + worker + Redis + MariaDB) ≤ ` +
+        `${times(TARGETS.machineCpuVsCeiling)} the ceiling's per answer (server + Redis)`,
+      measured:
+        `${thousands(perAccepted.machineCpuUs)} µs vs ${thousands(r.ceilingPerAnswer.machineCpuUs)} µs = ` +
+        `${times(r.ratios.liveMachineCpuVsCeiling)}`,
+      value: r.ratios.liveMachineCpuVsCeiling,
+      pass: atMost(r.ratios.liveMachineCpuVsCeiling, TARGETS.machineCpuVsCeiling),
+    },
+  ];
+}
+
+function throughputTargets(r) {
+  const live = r.scenarios.find((s) => s.key === 'live');
+  const soldOut = r.scenarios.find((s) => s.key === 'soldOut');
+  const ceilingRun = r.scenarios.find((s) => s.key === 'ceiling');
+  const vsCeiling = (row, target) => ({
+    measured: `${thousands(row.reqPerSec)} req/s = ${percent(row.vsCeiling)} of the ceiling's ${thousands(r.ceilingReqPerSec)}`,
+    value: row.vsCeiling,
+    pass: row.vsCeiling !== null && row.vsCeiling >= target,
+  });
+  return [
+    {
+      id: 'liveVsCeiling',
+      name: `live sale ≥ ${percent(TARGETS.liveVsCeiling)} of the ceiling's req/s`,
+      ...vsCeiling(live, TARGETS.liveVsCeiling),
+    },
+    {
+      id: 'liveP99VsCeiling',
+      name: `live sale p99 ≤ ${times(TARGETS.liveP99VsCeiling)} the ceiling's p99 (${r.settings.connections} connections)`,
+      measured: `${live.latencyMs.p99} ms vs ${ceilingRun.latencyMs.p99} ms = ${times(r.ratios.liveP99VsCeiling)}`,
+      value: r.ratios.liveP99VsCeiling,
+      pass: atMost(r.ratios.liveP99VsCeiling, TARGETS.liveP99VsCeiling),
+    },
+    {
+      id: 'soldOutVsCeiling',
+      name: `sold-out sale ≥ ${percent(TARGETS.soldOutVsCeiling)} of the ceiling's req/s`,
+      ...vsCeiling(soldOut, TARGETS.soldOutVsCeiling),
+    },
+  ];
+}
+
+function drainTarget(r) {
+  return {
+    id: 'drainVsBaseline',
+    name:
+      `drain ≥ ${times(TARGETS.drainVsBaseline)} the previous build's ` +
+      `(BENCH_DRAIN_BASELINE ${thousands(r.settings.drainBaseline)} orders/s)`,
+    measured:
+      `${thousands(r.drain.ordersPerSec)} orders/s (${r.drain.rows} orders) = ${times(r.ratios.drainVsBaseline)}` +
+      ` the baseline`,
+    value: r.ratios.drainVsBaseline,
+    pass: r.ratios.drainVsBaseline !== null && r.ratios.drainVsBaseline >= TARGETS.drainVsBaseline,
+  };
+}
+
+function idleWorkerTarget(r) {
+  const idleWorker = r.idle.cpu.worker ?? null;
+  return {
+    id: 'idleWorker',
+    name: `idle worker with ${r.idle.sales} live sold-out sales < ${TARGETS.idleWorkerPercentOfCore} % of one core`,
+    measured: `${idleWorker} % over ${r.idle.durationS} s (API ${r.idle.cpu.api} %, Redis ${r.idle.cpu.redis} %)`,
+    value: idleWorker,
+    pass: idleWorker !== null && idleWorker < TARGETS.idleWorkerPercentOfCore,
+  };
+}
+
+/** Every strategy sells at most its stock, but naive-unsafe, which must visibly oversell. */
+function oversoldTarget(s) {
+  const held = `${s.audit.held} units held of stock ${s.stock}`;
+  return s.unsafe
+    ? {
+        id: `oversold:${s.strategy}`,
+        name: `${s.strategy} visibly oversells under the same load (UNSAFE on purpose)`,
+        measured: `${s.audit.oversold} units oversold (${held})`,
+        value: s.audit.oversold,
+        pass: s.audit.oversold > 0,
+      }
+    : {
+        id: `oversold:${s.strategy}`,
+        name: `${s.strategy}: 0 units oversold`,
+        measured: `${s.audit.oversold} oversold (${held}, audit ok ${s.audit.ok})`,
+        value: s.audit.oversold,
+        pass: s.audit.oversold === 0,
+      };
+}

@@ -1,0 +1,187 @@
+/**
+ * What a scenario cost: latencies, CPU per process from /proc (Linux), and Redis command time from
+ * `INFO commandstats`. Everything runs on one machine, so the load generator, Redis, MariaDB, the API
+ * and the worker share the CPUs: per-process CPU shows saturation, and Redis time per response what
+ * the single Redis thread spends.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { round } from './format.mjs';
+
+/**
+ * The processes a response costs the machine (the load generator excluded): the ceiling's server and
+ * Redis; for the API also the worker writing its orders and MariaDB. The API and worker sit idle
+ * during the ceiling's run, and do not count against it.
+ */
+const MACHINE_PROCESSES = { ceiling: ['ceiling', 'redis'], api: ['api', 'worker', 'redis', 'mysql'] };
+/** Every process of ours whose CPU a response can be charged with. */
+const OUR_PROCESSES = ['api', 'ceiling', 'worker', 'redis', 'mysql', 'loadGenerator'];
+
+export function latencySummary(values) {
+  if (values.length === 0) return { p50: null, p95: null, p99: null, max: null, mean: null };
+  const sorted = Float64Array.from(values).sort();
+  const at = (q) => round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]);
+  const mean = sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: round(sorted[sorted.length - 1]), mean: round(mean) };
+}
+
+/**
+ * CPU time per process from /proc, in % of one core over an interval, plus the machine's busy share
+ * of all cores: on a small box the load generator, Redis and MariaDB compete with the API.
+ * `privateRedisPid`: the bench's own redis-server, when it started one (else the machine's is found).
+ */
+export function cpuSampler(privateRedisPid) {
+  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+  const services = findServicePids(privateRedisPid);
+  return {
+    snapshot(pids) {
+      const ticks = {};
+      for (const [name, pid] of Object.entries({ ...pids, ...services }))
+        if (pid) ticks[name] = { pid, ticks: processTicks(pid) };
+      return { at: process.hrtime.bigint(), ticks, self: process.cpuUsage(), machine: machineTicks() };
+    },
+    /**
+     * Per process: % of ONE core; machine*, steal*: % of all cores. `digits`: 0 for a loaded machine;
+     * the idle scenario needs tenths (its target is 2 % of a core).
+     */
+    since(before, { digits = 0 } = {}) {
+      const seconds = Number(process.hrtime.bigint() - before.at) / 1e9;
+      const percent = {};
+      for (const [name, { pid, ticks }] of Object.entries(before.ticks)) {
+        const now = processTicks(pid);
+        if (ticks !== undefined && now !== undefined)
+          percent[name] = round(((now - ticks) / clockTicks / seconds) * 100, digits);
+      }
+      const self = process.cpuUsage(before.self);
+      percent.loadGenerator = round(((self.user + self.system) / 1e6 / seconds) * 100, digits);
+      return { ...percent, ...machineShares(before.machine, machineTicks(), percent, digits) };
+    },
+  };
+}
+
+/** utime + stime of a process, in clock ticks; undefined once it is gone. */
+function processTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+function machineTicks() {
+  try {
+    // user nice system idle iowait irq softirq steal (guest time is already inside user)
+    const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const numbers = values.slice(0, 8).map(Number);
+    return {
+      idle: numbers[3] + (numbers[4] ?? 0),
+      irq: (numbers[5] ?? 0) + (numbers[6] ?? 0),
+      steal: numbers[7] ?? 0,
+      total: numbers.reduce((a, b) => a + b, 0),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The machine-wide shares between two /proc/stat readings, and what no process of ours used. */
+function machineShares(before, now, processPercent, digits) {
+  if (!before || !now) return {};
+  const total = now.total - before.total;
+  const cores = os.cpus().length;
+  const busyFraction = 1 - (now.idle - before.idle) / total;
+  // Interrupt and softirq time (loopback TCP is largely softirq) belongs to no process: % of one core.
+  const irq = ((now.irq - before.irq) / total) * cores * 100;
+  const processesTotal = Object.values(processPercent).reduce((sum, value) => sum + (value ?? 0), 0);
+  return {
+    machineBusyOfAllCores: round(busyFraction * 100, digits),
+    // Time the hypervisor gave to other guests: high steal means a noisy neighbour, not our code.
+    stealOfAllCores: round(((now.steal - before.steal) / total) * 100, digits),
+    irqSoftirq: round(irq, digits),
+    // Busy CPU not accounted to the processes above nor to interrupts (another test run, the OS).
+    otherProcesses: Math.max(0, round(busyFraction * cores * 100 - processesTotal - irq, digits)),
+  };
+}
+
+/** Redis and MariaDB/MySQL server processes on this machine, if any, for CPU accounting only. */
+function findServicePids(privateRedisPid) {
+  const found = {};
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let comm;
+      try {
+        comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      } catch {
+        continue;
+      }
+      if (comm === 'redis-server' && !found.redis && !privateRedisPid) found.redis = Number(entry);
+      if ((comm === 'mariadbd' || comm === 'mysqld') && !found.mysql) found.mysql = Number(entry);
+    }
+  } catch {
+    // not Linux: no per-service numbers
+  }
+  if (privateRedisPid) found.redis = privateRedisPid;
+  return found;
+}
+
+/**
+ * CPU time each process spent per response, in µs: busy share × window / responses. Unlike req/s it
+ * hardly depends on what else the machine was doing, so it says where a ratio to the ceiling comes from.
+ * `machine` sums the processes MACHINE_PROCESSES names for the target (no load generator); `total`
+ * is every process of ours.
+ */
+export function cpuPerResponse(cpu, seconds, responses, target = 'api') {
+  const perResponse = {};
+  let total = 0;
+  let machine = 0;
+  for (const name of OUR_PROCESSES) {
+    if (cpu[name] === undefined || cpu[name] === null) continue;
+    const us = responses ? ((cpu[name] / 100) * seconds * 1e6) / responses : null;
+    perResponse[name] = round(us, 0);
+    total += us ?? 0;
+    if (MACHINE_PROCESSES[target].includes(name)) machine += us ?? 0;
+  }
+  perResponse.machine = responses ? round(machine, 0) : null;
+  perResponse.total = responses ? round(total, 0) : null;
+  return perResponse;
+}
+
+/** Server-wide `INFO commandstats` (so other users of this Redis are counted too). */
+export async function redisCommandStats(redis) {
+  const stats = {};
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const match = line.match(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/);
+    if (match) stats[match[1]] = { calls: Number(match[2]), usec: Number(match[3]) };
+  }
+  return stats;
+}
+
+/** Redis time per command over a run: where the single Redis thread spends it, per HTTP response. */
+export function diffCommandStats(before, after, responses) {
+  const rows = Object.entries(after).map(([command, { calls, usec }]) => ({
+    command,
+    calls: calls - (before[command]?.calls ?? 0),
+    usec: usec - (before[command]?.usec ?? 0),
+  }));
+  const totalUsec = rows.reduce((sum, row) => sum + row.usec, 0);
+  return {
+    totalCalls: rows.reduce((sum, row) => sum + row.calls, 0),
+    totalUsec,
+    totalMs: round(totalUsec / 1000, 0),
+    usecPerResponse: responses ? round(totalUsec / responses, 1) : null,
+    top: rows
+      .filter((row) => row.calls > 0)
+      .sort((a, b) => b.usec - a.usec)
+      .slice(0, 6)
+      .map((row) => ({
+        command: row.command,
+        calls: row.calls,
+        percent: totalUsec ? round((row.usec / totalUsec) * 100, 0) : 0,
+        callsPerResponse: responses ? round(row.calls / responses, 2) : null,
+      })),
+  };
+}

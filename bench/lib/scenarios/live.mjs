@@ -1,0 +1,84 @@
+/**
+ * (b) The purchase endpoint: a live sale (every answer 202, the worker writing the orders meanwhile)
+ * and a sold-out one (every answer 410), then both audited.
+ */
+import { waitForOrdersWritten } from '../orders.mjs';
+import { startProfile, stopProfile } from '../profiler.mjs';
+import { SETTINGS, log } from '../settings.mjs';
+import { state } from '../stack.mjs';
+
+/** Both sales, created before any load: the live one with more stock than any run can sell. */
+export async function createEndpointSales(run) {
+  return {
+    live: await run.sales.create('bench live', SETTINGS.liveStock),
+    soldOut: await run.sales.create('bench sold out', 1),
+  };
+}
+
+/**
+ * A warm-up with its own users (JIT, connection pools, Lua script cache), not recorded, whose orders
+ * are written before the live run starts: the live run then pays for its own orders only.
+ */
+export async function runLiveSale(run, saleId) {
+  log(`warm-up ${SETTINGS.warmupS}s on sale ${saleId}`);
+  const warmup = await run.load({
+    key: 'warmup',
+    label: 'warm-up',
+    saleId,
+    pairs: await run.buyers.preparePairs(saleId, Math.min(SETTINGS.users, 60_000)),
+    expect: 202,
+    durationS: SETTINGS.warmupS,
+    settle: (statuses) => waitForOrdersWritten(saleId, statuses[202] ?? 0),
+  });
+  run.results.warmup = { requests: warmup.requests, reqPerSec: warmup.reqPerSec, errors: warmup.errors };
+  const warmupAccepted = warmup.statusCounts[202] ?? 0;
+
+  const live = await profiledTimedRun(run, 'the live sale', ['api-live', 'API CPU profile, live scenario'], {
+    key: 'live',
+    label: 'live sale (202)',
+    saleId,
+    expect: 202,
+    settle: (statuses) => waitForOrdersWritten(saleId, warmupAccepted + (statuses[202] ?? 0)),
+  });
+  run.answeredAsExpected('live sale: every answer 202', live);
+}
+
+/** Its single unit goes first, then the same load as the live sale must be refused with 410. */
+export async function runSoldOutSale(run, saleId) {
+  const firstBuyer = await run.buyers.preparePairs(saleId, 1);
+  await run.http.raw('POST', `/api/sales/${saleId}/purchase`, firstBuyer.body[0], firstBuyer.auth[0], 202);
+  await waitForOrdersWritten(saleId, 1); // its writing must not land in the sold-out run's costs
+  const profile = ['api-sold-out', 'API CPU profile, sold-out scenario'];
+  const soldOut = await profiledTimedRun(run, 'the sold-out sale', profile, {
+    key: 'soldOut',
+    label: 'sold-out sale (410)',
+    saleId,
+    expect: 410,
+  });
+  run.answeredAsExpected('sold-out sale: every answer 410', soldOut);
+}
+
+/**
+ * A timed run on the API with BENCH_USERS fresh buyers, recorded, with the API CPU-profiled during it
+ * when BENCH_CPU_PROF=1.
+ */
+async function profiledTimedRun(run, saleName, [profileName, profileTitle], options) {
+  log(`preparing ${SETTINGS.users} pairs for ${saleName}`);
+  const pairs = await run.buyers.preparePairs(options.saleId, SETTINGS.users);
+  await startProfile(state.api);
+  const measured = await run.load({ ...options, pairs, durationS: SETTINGS.durationS });
+  run.results.profiles ??= [];
+  await stopProfile(state.api, 'api', run.results.profiles, profileName, profileTitle);
+  run.results.scenarios.push(measured);
+  return measured;
+}
+
+/** Every order of both sales is written (the live run settled on it): audited while things are quiet. */
+export async function auditEndpointSales(run, sales) {
+  run.results.audits = {};
+  for (const [name, sale] of Object.entries(sales)) {
+    const audit = await run.sales.audit(sale.id);
+    run.results.audits[name] = audit;
+    run.check(`audit ${name} sale ok`, audit.ok === true, JSON.stringify(audit));
+  }
+}
