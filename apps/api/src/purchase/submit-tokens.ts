@@ -1,7 +1,6 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG } from '../infra/tokens';
+import { Injectable, Logger } from '@nestjs/common';
 import { SubmitTokenCodec } from './submit-token-codec';
 
 export interface IssuedSubmitToken {
@@ -25,7 +24,7 @@ export class SubmitTokens {
 
   constructor(
     private readonly saleRedis: SaleRedisRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectAppConfig() private readonly config: AppConfig,
   ) {
     this.codec = new SubmitTokenCodec(config.auth.jwtSecret);
   }

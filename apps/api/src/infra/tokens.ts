@@ -1,1 +1,0 @@
-export { APP_CONFIG } from '@flash-sale/config';
