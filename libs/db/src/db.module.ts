@@ -4,12 +4,15 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source';
 import { DemoRunRepository } from './demo-run.repository';
+import { OrderExpiryRepository } from './order-expiry.repository';
 import { OrderLifecycle } from './order-lifecycle';
 import { OrderQueryRepository } from './order-query.repository';
+import { OrderWritingRepository } from './order-writing.repository';
 import { PaymentRepository } from './payment.repository';
 import { SaleBooksRepository } from './sale-books.repository';
 import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
+import { SaleWindowRepository } from './sale-window.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
 import { type LeasePolicy, StockLeases } from './stock-leases';
 import { StrategyPurchaseRepository } from './strategy-purchase.repository';
@@ -33,6 +36,8 @@ const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [
   UserRepository,
   DemoRunRepository,
   StrategyPurchaseRepository,
+  OrderExpiryRepository,
+  SaleWindowRepository,
 ];
 
 /**
@@ -52,6 +57,11 @@ export class DbModule {
         useFactory: (source: DataSource) => new (repository as new (source: DataSource) => unknown)(source),
       })),
       { provide: SaleStockRepository, useValue: new SaleStockRepository() },
+      {
+        provide: OrderWritingRepository,
+        inject: [dataSource, SaleStockRepository],
+        useFactory: (source: DataSource, stock: SaleStockRepository) => new OrderWritingRepository(source, stock),
+      },
       {
         provide: OrderLifecycle,
         inject: [dataSource, SaleStockRepository, SaleActivity],
