@@ -26,6 +26,15 @@ export class OrdersQueue {
 export class LifecycleQueue {
   constructor(readonly queue: Queue) {}
 
+  /**
+   * Calls `listener` each time the queue's Redis connection is ready again after a loss. A Redis that
+   * comes back without its data has forgotten the schedulers too: this is when to register them again.
+   */
+  async onReconnect(listener: () => void): Promise<void> {
+    // Resolves once the first connection is ready, so every later 'ready' is a reconnect.
+    (await this.queue.client).on('ready', listener);
+  }
+
   /** Idempotent: registering a scheduler again only updates it. */
   async schedule(jobName: string, everyMs: number, keep: { completed: number; failed: number }): Promise<void> {
     await this.queue.upsertJobScheduler(
