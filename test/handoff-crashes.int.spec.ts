@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrate } from '@flash-sale/db';
-import { writeOrdersJob } from '@flash-sale/queue';
+import { OrdersQueue, writeOrdersJob } from '@flash-sale/queue';
 import {
   createRedisClient,
   KeyBuilder,
@@ -12,10 +12,8 @@ import {
 } from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { ORDERS_QUEUE } from '../apps/worker/src/worker.tokens';
 import { ApiClient } from './support/api-client';
 import { exited } from './support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
@@ -193,7 +191,7 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
     expect(await saleRedis.handoffBacklog(saleId)).toBe(3000);
 
     worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
-    const queue = worker.get<Queue>(ORDERS_QUEUE);
+    const queue = worker.get(OrdersQueue).queue;
     const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     // (This test's own pool sees the server go and come back too: a failed probe reads as -1.)

@@ -7,8 +7,6 @@ import {
   ReservationScripts,
   SaleRedisRepository,
 } from '@flash-sale/redis';
-import { LEGACY_EXPIRE_ORDER_JOB, QueueName } from '@flash-sale/queue';
-import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { signPaymentBody } from '../apps/api/src/payments/payment-signature';
 import { OrderExpiry } from '../apps/worker/src/lifecycle/order-expiry';
@@ -207,16 +205,15 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     const late = await pay(buyer, orderNo);
     expect(late.status).toBe(409);
     expect((late.body as ErrorBody).error.code).toBe('INVALID_TRANSITION');
-    // Expiring again (another sweep, a direct expiry) gives nothing back twice.
+    // Sweeping again gives nothing back twice.
     expect(await stack.worker!.get(OrderExpiry).sweep()).toBe(0);
-    expect(await stack.worker!.get(OrderExpiry).expire(orderNo, saleId)).toBe('not-pending');
     expect(await saleRedis.remaining(saleId)).toBe(2);
     expect(await available(saleId)).toBe(2);
     // The buyer's slot is free again.
     expect((await buy(saleId, buyer)).status).toBe(202);
   });
 
-  it('expiry racing payment on 30 orders → exactly one wins each, stock conserved', async () => {
+  it('cancel racing payment on 30 orders → exactly one wins each, stock conserved', async () => {
     const saleId = await createSale(30);
     const buyers = await inBatches(
       Array.from({ length: 30 }, (_, i) => i),
@@ -224,22 +221,21 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
       () => stack.client.guest(),
     );
     const orderNos = await inBatches(buyers, 10, (buyer) => buyWritten(saleId, buyer));
-    const expiry = stack.worker!.get(OrderExpiry);
 
     const results = await Promise.all(
-      orderNos.map((orderNo, i) => Promise.all([pay(buyers[i]!, orderNo), expiry.expire(orderNo, saleId)])),
+      orderNos.map((orderNo, i) => Promise.all([pay(buyers[i]!, orderNo), cancel(buyers[i]!, orderNo)])),
     );
     let paid = 0;
-    for (const [i, [payment, expired]] of results.entries()) {
+    for (const [i, [payment, cancelled]] of results.entries()) {
       const status = await statusOf(orderNos[i]!);
-      expect(['PAID', 'EXPIRED']).toContain(status);
+      expect(['PAID', 'CANCELLED']).toContain(status);
       if (status === 'PAID') {
         paid += 1;
         expect(payment.status).toBe(200);
-        expect(expired).toBe('not-pending');
+        expect(cancelled.status).toBe(409);
       } else {
         expect(payment.status).toBe(409);
-        expect(expired).toBe('expired');
+        expect(cancelled.status).toBe(200);
       }
     }
     expect(await available(saleId)).toBe(30 - paid);
@@ -295,33 +291,6 @@ describe('order lifecycle (real API, worker, MariaDB, Redis)', () => {
     expect(await expiry.sweep()).toBe(0);
     expect(await saleRedis.remaining(saleId)).toBe(31 - held);
     expect((await audit(saleId)).body).toMatchObject({ ok: true, held, drift: 0 });
-  });
-
-  it('an expire-order job left in Redis by an earlier version still expires its order', async () => {
-    const saleId = await createSale(2);
-    const buyer = await stack.client.guest();
-    const orderNo = await buyWritten(saleId, buyer);
-    const connection = createRedisClient(testEnv.config.redis, { maxRetriesPerRequest: null });
-    const lifecycle = new Queue(QueueName.OrderLifecycle, { connection, prefix: testEnv.config.queue.prefix });
-    try {
-      const job = await lifecycle.add(LEGACY_EXPIRE_ORDER_JOB, {
-        orderNo,
-        saleId,
-        expiresAt: new Date(Date.now() - 1_000).toISOString(),
-      });
-      await waitFor(
-        'the legacy job',
-        () => job.getState(),
-        (state) => state === 'completed',
-      );
-      expect((await lifecycle.getJob(job.id!))?.returnvalue).toBe('expired');
-    } finally {
-      await lifecycle.close();
-      connection.disconnect();
-    }
-    expect(await statusOf(orderNo)).toBe('EXPIRED');
-    expect(await saleRedis.remaining(saleId)).toBe(2);
-    expect(await available(saleId)).toBe(2);
   });
 
   it('cancel → another user can buy that very unit; the canceller can buy again', async () => {

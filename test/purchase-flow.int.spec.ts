@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Queue } from 'bullmq';
-import { ORDERS_QUEUE } from '../apps/worker/src/worker.tokens';
+import { OrdersQueue } from '@flash-sale/queue';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
@@ -136,7 +135,7 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
     const buyer = await stack.client.guest('Ada');
     const stranger = await stack.client.guest();
     // Pause the orders queue so the reservation stays unwritten for a moment.
-    const ordersQueue = stack.worker!.get<Queue>(ORDERS_QUEUE);
+    const ordersQueue = stack.worker!.get(OrdersQueue).queue;
     await ordersQueue.pause();
     let orderNo: string;
     try {

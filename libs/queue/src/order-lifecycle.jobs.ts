@@ -18,24 +18,8 @@ export const RECONCILE_STOCK_JOB = 'reconcile-stock';
  */
 export const CHECK_IDLE_SALES_JOB = 'check-idle-sales';
 
-/**
- * Legacy: earlier versions added one delayed `expire-order` job per order. Nothing adds them any
- * more; the worker still accepts those left in Redis by an earlier version (it expires the order if
- * it is due, else leaves it to the sweep), so an upgrade strands none.
- */
-export const LEGACY_EXPIRE_ORDER_JOB = 'expire-order';
-
-/** Payload of a legacy `expire-order` job. */
-export interface LegacyExpireOrderJobData {
-  orderNo: string;
-  saleId: string;
-  /** ISO-8601 payment deadline. */
-  expiresAt: string;
-}
-
 export type LifecycleJobName =
   | typeof EXPIRE_OVERDUE_ORDERS_JOB
   | typeof RECOVER_RESERVATIONS_JOB
   | typeof RECONCILE_STOCK_JOB
-  | typeof CHECK_IDLE_SALES_JOB
-  | typeof LEGACY_EXPIRE_ORDER_JOB;
+  | typeof CHECK_IDLE_SALES_JOB;

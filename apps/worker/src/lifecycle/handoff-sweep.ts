@@ -1,16 +1,15 @@
-import type { AppConfig } from '@flash-sale/config';
-import { writeOrdersJob } from '@flash-sale/queue';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { SaleWindowRepository } from '@flash-sale/db';
+import { OrdersQueue } from '@flash-sale/queue';
 import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bullmq';
-import type { DataSource } from 'typeorm';
-import { LIFECYCLE_CONFIG, ORDERS_QUEUE, WORKER_CONFIG } from '../worker.tokens';
+import { Injectable, Logger } from '@nestjs/common';
 
 /** Sales marked active this recently are checked on every run. */
 const ACTIVE_WINDOW_MS = 15 * 60_000;
-/** Every sale in its window (or ended within the hour) is checked this often, marked or not. */
+/** Every sale in its window is checked this often, marked or not. */
 const FULL_PASS_EVERY_MS = 5 * 60_000;
+/** The full pass includes sales ended this recently: their last hand-offs may still wait. */
+const ENDED_WITHIN_MS = 60 * 60_000;
 
 /**
  * The safety net of the hand-off. The reservation and its hand-off entry are one atomic step, and the
@@ -25,21 +24,29 @@ const FULL_PASS_EVERY_MS = 5 * 60_000;
 export class HandoffSweep {
   private readonly logger = new Logger(HandoffSweep.name);
   private lastFullPassAt = 0;
+  private readonly config: AppConfig['lifecycle'];
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly saleWindows: SaleWindowRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly activity: SaleActivity,
-    @Inject(ORDERS_QUEUE) private readonly ordersQueue: Queue,
-    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
-    @Inject(WORKER_CONFIG) private readonly workerConfig: AppConfig['worker'],
-  ) {}
+    private readonly ordersQueue: OrdersQueue,
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.config = config.lifecycle;
+  }
 
   /** Returns how many sales with unwritten hand-offs it nudged. */
-  async run(now = Date.now()): Promise<number> {
+  async run(): Promise<number> {
+    const now = Date.now();
     const saleIds = new Set(await this.activity.activeSince(now - ACTIVE_WINDOW_MS));
     if (now - this.lastFullPassAt >= FULL_PASS_EVERY_MS) {
-      for (const saleId of await this.salesInWindow(now)) saleIds.add(saleId);
+      // Open by the next run, so a sale starting in between is not left out until the next full pass.
+      const inWindow = await this.saleWindows.redisBackedSalesOpenBetween(
+        new Date(now - ENDED_WITHIN_MS),
+        new Date(now + this.config.recoveryIntervalMs),
+      );
+      for (const saleId of inWindow) saleIds.add(saleId);
       this.lastFullPassAt = now;
     }
     const withBacklog: string[] = [];
@@ -49,18 +56,10 @@ export class HandoffSweep {
     });
     if (withBacklog.length === 0) return 0;
     // Deduplicated per sale: a sale whose job waits or runs gets no second one.
-    await this.ordersQueue.addBulk(withBacklog.map((saleId) => writeOrdersJob(saleId, this.workerConfig.jobAttempts)));
+    await this.ordersQueue.wakeWriters(withBacklog);
     // A sale with a backlog stays in the index until it is written.
     await this.activity.touch(withBacklog, now);
     this.logger.debug(`Nudged the writers of ${withBacklog.length} sale(s) with unwritten hand-offs`);
     return withBacklog.length;
-  }
-
-  private async salesInWindow(now: number): Promise<string[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT id FROM sales WHERE strategy = 'redis-lua' AND starts_at <= ? AND ends_at > ?`,
-      [new Date(now + this.config.recoveryIntervalMs), new Date(now - 3_600_000)],
-    )) as { id: string | number }[];
-    return rows.map((row) => String(row.id));
   }
 }

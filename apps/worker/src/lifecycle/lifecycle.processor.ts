@@ -1,49 +1,54 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   CHECK_IDLE_SALES_JOB,
   EXPIRE_OVERDUE_ORDERS_JOB,
-  LEGACY_EXPIRE_ORDER_JOB,
+  LifecycleQueue,
   type LifecycleJobName,
   QueueName,
+  QueueWorkers,
   RECONCILE_STOCK_JOB,
   RECOVER_RESERVATIONS_JOB,
 } from '@flash-sale/queue';
-import type { RedisClient } from '@flash-sale/redis';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { type Job, type Queue, Worker } from 'bullmq';
-import { BULL_CONNECTION, LIFECYCLE_CONFIG, LIFECYCLE_QUEUE, QUEUE_PREFIX, REDIS_CLIENT } from '../worker.tokens';
-import { OrderExpiry } from './order-expiry';
+import { RedisConnection } from '@flash-sale/redis';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Job, Worker } from 'bullmq';
 import { HandoffSweep } from './handoff-sweep';
+import { OrderExpiry } from './order-expiry';
 import { StockReconciliation } from './stock-reconciliation';
+
+/** Completed and failed runs kept in Redis per scheduled job. */
+const KEPT_RUNS = { completed: 100, failed: 100 };
+/** The expiry sweep runs every interval (a second by default): only a short tail of it is kept. */
+const KEPT_EXPIRY_RUNS = { completed: 10, failed: 100 };
 
 /**
  * Consumes the `order-lifecycle` queue: its scheduled jobs — the expiry sweep, recovery,
- * reconciliation and the check of idle sales — plus `expire-order` jobs an earlier version may have
- * left in Redis. The handler table is typed by job name, so a job without a handler (or with two)
- * does not compile.
+ * reconciliation and the check of idle sales. The handler table is typed by job name, so a job
+ * without a handler (or with two) does not compile.
  */
 @Injectable()
 export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LifecycleProcessor.name);
+  private readonly config: AppConfig['lifecycle'];
+  private readonly handlers: Record<LifecycleJobName, () => Promise<unknown>>;
   private worker?: Worker;
-  private readonly handlers: Record<LifecycleJobName, (job: Job) => Promise<unknown>>;
   private reconcilingAfterReconnect?: Promise<void>;
 
   constructor(
     expiry: OrderExpiry,
     handoffSweep: HandoffSweep,
     private readonly reconciliation: StockReconciliation,
-    @Inject(LIFECYCLE_QUEUE) private readonly queue: Queue,
-    @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
-    @Inject(QUEUE_PREFIX) private readonly prefix: string,
-    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
+    private readonly lifecycleQueue: LifecycleQueue,
+    private readonly workers: QueueWorkers,
+    private readonly redis: RedisConnection,
+    @InjectAppConfig() config: AppConfig,
   ) {
+    this.config = config.lifecycle;
     this.handlers = {
       // A run stops after about one interval, so a wave of expiries never makes runs pile up behind
       // each other; the next run goes on with what is left.
       [EXPIRE_OVERDUE_ORDERS_JOB]: async () => ({
-        expired: await expiry.sweep(new Date(), config.expirySweepIntervalMs),
+        expired: await expiry.sweep(new Date(), this.config.expirySweepIntervalMs),
       }),
       [RECOVER_RESERVATIONS_JOB]: async () => ({ nudgedSales: await handoffSweep.run() }),
       [RECONCILE_STOCK_JOB]: async () => {
@@ -51,7 +56,6 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
         return { reconciled, drifts: Object.fromEntries(drifts) };
       },
       [CHECK_IDLE_SALES_JOB]: () => reconciliation.checkIdleSales(),
-      [LEGACY_EXPIRE_ORDER_JOB]: (job) => expiry.runLegacyJob(job),
     };
   }
 
@@ -59,17 +63,13 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     await this.registerSchedulers();
     // A Redis that comes back without its data has forgotten the schedulers too (and with them the
     // reconciliation that repairs such a loss): register them again on every reconnect. Idempotent.
-    this.connection.on('ready', () => {
+    await this.lifecycleQueue.onReconnect(() => {
       this.registerSchedulers().catch((error: unknown) =>
-        this.logger.warn(`Could not register job schedulers: ${error instanceof Error ? error.message : error}`),
+        this.logger.warn(`Could not register job schedulers: ${errorText(error)}`),
       );
     });
     this.reconcileEverySaleAfterReconnects();
-    this.worker = new Worker(QueueName.OrderLifecycle, (job) => this.process(job), {
-      connection: this.connection,
-      prefix: this.prefix,
-      concurrency: 16,
-    });
+    this.worker = this.workers.start(QueueName.OrderLifecycle, (job) => this.process(job), { concurrency: 16 });
     this.worker.on('error', (error) => this.logger.error(`Lifecycle worker error: ${error.message}`));
   }
 
@@ -81,8 +81,8 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
    * marks of a running system are intact then.
    */
   private reconcileEverySaleAfterReconnects(): void {
-    let connectedBefore = this.redis.status === 'ready';
-    this.redis.on('ready', () => {
+    let connectedBefore = this.redis.isReady;
+    this.redis.onReady(() => {
       if (!connectedBefore) {
         connectedBefore = true;
         return;
@@ -93,9 +93,9 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
         .then(({ reconciled }) => this.logger.log(`Redis is back: ${reconciled} sale(s) reconciled`))
         .catch((error: unknown) =>
           this.logger.warn(
-            `Reconciliation after the Redis reconnect failed (the idle-sale check will verify every sale): ${
-              error instanceof Error ? error.message : error
-            }`,
+            `Reconciliation after the Redis reconnect failed (the idle-sale check will verify every sale): ${errorText(
+              error,
+            )}`,
           ),
         )
         .finally(() => (this.reconcilingAfterReconnect = undefined));
@@ -104,27 +104,11 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
 
   /** Job schedulers live in Redis: however many workers start, each run happens once. */
   private async registerSchedulers(): Promise<void> {
-    await this.queue.upsertJobScheduler(
-      EXPIRE_OVERDUE_ORDERS_JOB,
-      { every: this.config.expirySweepIntervalMs },
-      // Runs every interval (a second by default): keep only a short tail of them in Redis.
-      { name: EXPIRE_OVERDUE_ORDERS_JOB, opts: { removeOnComplete: 10, removeOnFail: 100 } },
-    );
-    await this.queue.upsertJobScheduler(
-      RECOVER_RESERVATIONS_JOB,
-      { every: this.config.recoveryIntervalMs },
-      { name: RECOVER_RESERVATIONS_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-    );
-    await this.queue.upsertJobScheduler(
-      RECONCILE_STOCK_JOB,
-      { every: this.config.reconcileIntervalMs },
-      { name: RECONCILE_STOCK_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-    );
-    await this.queue.upsertJobScheduler(
-      CHECK_IDLE_SALES_JOB,
-      { every: this.config.idleSaleCheckIntervalMs },
-      { name: CHECK_IDLE_SALES_JOB, opts: { removeOnComplete: 100, removeOnFail: 100 } },
-    );
+    const { config } = this;
+    await this.lifecycleQueue.schedule(EXPIRE_OVERDUE_ORDERS_JOB, config.expirySweepIntervalMs, KEPT_EXPIRY_RUNS);
+    await this.lifecycleQueue.schedule(RECOVER_RESERVATIONS_JOB, config.recoveryIntervalMs, KEPT_RUNS);
+    await this.lifecycleQueue.schedule(RECONCILE_STOCK_JOB, config.reconcileIntervalMs, KEPT_RUNS);
+    await this.lifecycleQueue.schedule(CHECK_IDLE_SALES_JOB, config.idleSaleCheckIntervalMs, KEPT_RUNS);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -133,8 +117,12 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
   }
 
   private process(job: Job): Promise<unknown> {
-    const handler = this.handlers[job.name as LifecycleJobName] as ((job: Job) => Promise<unknown>) | undefined;
+    const handler = this.handlers[job.name as LifecycleJobName] as (() => Promise<unknown>) | undefined;
     if (!handler) throw new Error(`No handler for job "${job.name}" on ${QueueName.OrderLifecycle}`);
-    return handler(job);
+    return handler();
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,13 +1,6 @@
-import { OrderLifecycle, type OverdueOrder, StockLeases } from '@flash-sale/db';
-import { RETURNED_STATUSES } from '@flash-sale/domain';
-import type { LegacyExpireOrderJobData } from '@flash-sale/queue';
+import { OrderExpiryRepository, OrderLifecycle, type OverdueOrder, StockLeases } from '@flash-sale/db';
 import { ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { Job } from 'bullmq';
-import type { DataSource } from 'typeorm';
-
-export type ExpiryOutcome = 'expired' | 'not-pending' | 'not-due';
 
 /** Overdue orders read per query and sale (the oldest deadlines first) and moved per transaction. */
 const SWEEP_PAGE = 500;
@@ -22,8 +15,8 @@ const DEFERRED_SALE_BACKOFF_MS = 5_000;
  * stored in Redis, so one run per interval per cluster) is THE expiry mechanism: writing an order
  * costs nothing for its expiry. A run costs one query on the `(status, expires_at)` index (the only
  * one when none is due), then, per sale with overdue orders, one query per 500 of them and one
- * transaction per batch of 100. An order therefore expires up
- * to one interval after its deadline, never before it. Every order, however it was written (worker,
+ * transaction per batch of 100. An order therefore expires up to one interval after its deadline,
+ * never before it. Every order, however it was written (worker,
  * db-* strategies, the Redis-down fallback), is found the same way, so none can miss its expiry.
  *
  * The guarantees are those of the compare-and-set (OrderLifecycle): of the sweep and a payment or a
@@ -39,7 +32,7 @@ export class OrderExpiry {
   private readonly logger = new Logger(OrderExpiry.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly expiryRepository: OrderExpiryRepository,
     private readonly lifecycle: OrderLifecycle,
     private readonly scripts: ReservationScripts,
     private readonly leases: StockLeases,
@@ -57,13 +50,8 @@ export class OrderExpiry {
     const stopAt = Date.now() + budgetMs;
     // Sale by sale, so one sale's trouble (or its sheer number of overdue orders) never keeps another
     // sale's orders from expiring on time.
-    const sales = (await this.dataSource.query(
-      `SELECT DISTINCT sale_id FROM orders WHERE status = 'PENDING_PAYMENT' AND expires_at <= ?`,
-      [now],
-    )) as { sale_id: string }[];
     let expired = 0;
-    for (const { sale_id } of sales) {
-      const saleId = String(sale_id);
+    for (const saleId of await this.expiryRepository.salesWithOverdueOrders(now)) {
       if ((this.deferredUntil.get(saleId) ?? 0) > Date.now()) continue;
       this.deferredUntil.delete(saleId);
       const moved = await this.sweepSale(saleId, now, stopAt);
@@ -78,16 +66,7 @@ export class OrderExpiry {
   private async sweepSale(saleId: string, now: Date, stopAt: number): Promise<number> {
     let expired = 0;
     for (;;) {
-      const overdue = (await this.dataSource.query(
-        `SELECT order_no, version, quantity FROM orders
-          WHERE sale_id = ? AND status = 'PENDING_PAYMENT' AND expires_at <= ? ORDER BY expires_at LIMIT ${SWEEP_PAGE}`,
-        [saleId, now],
-      )) as { order_no: string; version: number; quantity: number }[];
-      const orders = overdue.map((row) => ({
-        orderNo: row.order_no,
-        version: Number(row.version),
-        quantity: Number(row.quantity),
-      }));
+      const orders = await this.expiryRepository.overdueOrders(saleId, now, SWEEP_PAGE);
       let movedThisPage = 0;
       for (let i = 0; i < orders.length; i += SWEEP_BATCH) {
         let won: OverdueOrder[];
@@ -106,7 +85,7 @@ export class OrderExpiry {
       expired += movedThisPage;
       // A short page means nothing more is due; a page that moved nothing means others (payments,
       // an overlapping sweep) own what is left, and looping would only read the same rows again.
-      if (overdue.length < SWEEP_PAGE || movedThisPage === 0 || Date.now() >= stopAt) return expired;
+      if (orders.length < SWEEP_PAGE || movedThisPage === 0 || Date.now() >= stopAt) return expired;
     }
   }
 
@@ -117,28 +96,6 @@ export class OrderExpiry {
       // The units wait in `available`: the next purchase that finds Redis dry leases them.
       this.logger.warn(`Sale ${saleId}: lease top-up after expiry failed: ${errorText(error)}`);
     }
-  }
-
-  /**
-   * One order, now (tests, repairs, legacy jobs). Like the sweep, a compare-and-set: safe to race
-   * with a payment, a cancel or the sweep itself.
-   */
-  async expire(orderNo: string, saleId: string): Promise<ExpiryOutcome> {
-    const result = await this.lifecycle.returnUnits(orderNo, 'EXPIRED');
-    // Release even when another process made the move: if it died before releasing, this repairs it
-    // (the script gives the unit back only once).
-    if (result.order && RETURNED_STATUSES.includes(result.order.status)) await this.scripts.release(saleId, orderNo);
-    if (result.changed) await this.topUp(saleId);
-    return result.changed ? 'expired' : 'not-pending';
-  }
-
-  /**
-   * A delayed `expire-order` job left in Redis by an earlier version: expire the order if it is due;
-   * if not, the sweep will at its deadline.
-   */
-  async runLegacyJob(job: Job<LegacyExpireOrderJobData>): Promise<ExpiryOutcome> {
-    if (new Date(job.data.expiresAt).getTime() > Date.now()) return 'not-due';
-    return this.expire(job.data.orderNo, job.data.saleId);
   }
 
   /** The buyers of orders the sweep expired are freed in Redis; a failure here is repaired by reconciliation. */

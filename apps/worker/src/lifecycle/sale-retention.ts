@@ -1,7 +1,6 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleRedisRepository } from '@flash-sale/redis';
-import { Inject, Injectable } from '@nestjs/common';
-import { LIFECYCLE_CONFIG } from '../worker.tokens';
+import { Injectable } from '@nestjs/common';
 
 /**
  * Redis holds a sale only while it can matter: once a Redis-backed sale has ended and every
@@ -14,10 +13,14 @@ import { LIFECYCLE_CONFIG } from '../worker.tokens';
  */
 @Injectable()
 export class SaleRetention {
+  private readonly config: AppConfig['lifecycle'];
+
   constructor(
     private readonly saleRedis: SaleRedisRepository,
-    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
-  ) {}
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.config = config.lifecycle;
+  }
 
   /** Sets the expiry if the sale has ended and nothing of it waits to be written; returns whether it did. */
   async retireIfWritten(saleId: string, endsAt: Date, now = Date.now()): Promise<boolean> {
@@ -28,7 +31,7 @@ export class SaleRetention {
   }
 
   /** When an ended sale's keys leave Redis. */
-  expiresAt(endsAt: Date): number {
+  private expiresAt(endsAt: Date): number {
     return endsAt.getTime() + this.config.saleRedisRetentionMs;
   }
 }

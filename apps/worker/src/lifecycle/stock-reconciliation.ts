@@ -1,9 +1,8 @@
 import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository, StockLeases } from '@flash-sale/db';
 import { compareBooks, RETURNED_STATUSES } from '@flash-sale/domain';
 import { ReservationScripts, SaleActivity, SaleRedisRepository, type SaleRedisSnapshot } from '@flash-sale/redis';
-import type { AppConfig } from '@flash-sale/config';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { LIFECYCLE_CONFIG } from '../worker.tokens';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { Injectable, Logger } from '@nestjs/common';
 import { SaleRetention } from './sale-retention';
 
 interface Ledgers {
@@ -58,6 +57,7 @@ export interface IdleSaleCheck {
 @Injectable()
 export class StockReconciliation {
   private readonly logger = new Logger(StockReconciliation.name);
+  private readonly config: AppConfig['lifecycle'];
 
   constructor(
     private readonly saleBooks: SaleBooksRepository,
@@ -67,8 +67,10 @@ export class StockReconciliation {
     private readonly leases: StockLeases,
     private readonly activity: SaleActivity,
     private readonly retention: SaleRetention,
-    @Inject(LIFECYCLE_CONFIG) private readonly config: AppConfig['lifecycle'],
-  ) {}
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.config = config.lifecycle;
+  }
 
   /** The periodic run: the sales active lately and those whose books need work. */
   async run(now = Date.now()): Promise<ReconciliationRun> {

@@ -17,21 +17,18 @@ describe('WorkerMetricsServer', () => {
 
   it('serves GET /metrics (404 elsewhere) and closes at shutdown; port 0 starts nothing', async () => {
     const metrics = new WorkerMetrics();
-    metrics.observeCommitted(
-      [
-        {
-          orderNo: 'S1-A',
-          saleId: '1',
-          userId: 'u',
-          quantity: 1,
-          slot: 1,
-          reservedAt: new Date(),
-          epoch: 1,
-          submitToken: null,
-        },
-      ],
-      ['created'],
-    );
+    metrics.observeCreated([
+      {
+        orderNo: 'S1-A',
+        saleId: '1',
+        userId: 'u',
+        quantity: 1,
+        slot: 1,
+        reservedAt: new Date(),
+        epoch: 1,
+        submitToken: null,
+      },
+    ]);
     const disabled = new WorkerMetricsServer(metrics, 0, '127.0.0.1');
     await disabled.onApplicationBootstrap();
     expect(disabled.boundPort()).toBeUndefined();

@@ -1,7 +1,6 @@
 import type { HandedOffOrder } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import type { WriteOutcome } from '../orders/order-writer';
 
 /**
  * The worker's Prometheus registry, served by WorkerMetricsServer. Its own registry (not prom-client's
@@ -22,11 +21,9 @@ export class WorkerMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** After a group commit: every order that commit created (not the duplicates, not the refused). */
-  observeCommitted(orders: readonly HandedOffOrder[], outcomes: readonly WriteOutcome[]): void {
+  /** After a group commit: the orders that commit created (not the duplicates, not the refused). */
+  observeCreated(orders: readonly HandedOffOrder[]): void {
     const now = Date.now();
-    orders.forEach((order, i) => {
-      if (outcomes[i] === 'created') this.orderCreation.observe(Math.max(0, now - order.reservedAt.getTime()) / 1000);
-    });
+    for (const order of orders) this.orderCreation.observe(Math.max(0, now - order.reservedAt.getTime()) / 1000);
   }
 }

@@ -1,27 +1,27 @@
-import type { AppConfig } from '@flash-sale/config';
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type AppConfig, APP_CONFIG } from '@flash-sale/config';
+import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { workerLoggerParams } from './logging';
 import { WorkerMetricsServer } from './metrics-server';
 import { WorkerMetrics } from './worker-metrics';
 
-/** The worker's operations: pino logs (main.ts installs them) and its metrics endpoint. */
-@Module({})
-export class WorkerOpsModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: WorkerOpsModule,
-      imports: [LoggerModule.forRoot(workerLoggerParams(config.ops))],
-      providers: [
-        WorkerMetrics,
-        {
-          provide: WorkerMetricsServer,
-          inject: [WorkerMetrics],
-          useFactory: (metrics: WorkerMetrics) =>
-            new WorkerMetricsServer(metrics, config.ops.workerMetricsPort, config.http.host),
-        },
-      ],
-      exports: [WorkerMetrics, WorkerMetricsServer],
-    };
-  }
-}
+/** The worker's operations: pino logs (main.ts installs them), its metrics and their endpoint. */
+@Module({
+  imports: [
+    LoggerModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => workerLoggerParams(config.ops),
+    }),
+  ],
+  providers: [
+    WorkerMetrics,
+    {
+      provide: WorkerMetricsServer,
+      inject: [WorkerMetrics, APP_CONFIG],
+      useFactory: (metrics: WorkerMetrics, config: AppConfig) =>
+        new WorkerMetricsServer(metrics, config.ops.workerMetricsPort, config.http.host),
+    },
+  ],
+  exports: [WorkerMetrics],
+})
+export class WorkerOpsModule {}

@@ -1,12 +1,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import type { HandedOffOrder } from '@flash-sale/domain';
 import type { WriteOrdersResult } from '@flash-sale/queue';
 import { type HandoffEntry, HandoffStream, SaleActivity } from '@flash-sale/redis';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { WorkerMetrics } from '../ops/worker-metrics';
-import { LIFECYCLE_CONFIG, WORKER_CONFIG } from '../worker.tokens';
 import { OrderWriter } from './order-writer';
 
 /** A job hands the sale back to the queue after about this long, so the board shows progress. */
@@ -35,21 +34,25 @@ type Record = (batchSize: number) => void;
 export class HandoffDrain {
   private readonly logger = new Logger(HandoffDrain.name);
   /** This process's consumer name in every sale's group. */
-  readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   /** Sales where an attempt of this process failed with entries in hand: those are read back first. */
   private readonly unacknowledgedHere = new Set<string>();
   /** When this process last looked for a dead worker's entries, per sale (they must idle first). */
   private readonly lastClaimAt = new Map<string, number>();
   private readonly lastMarkedAt = new Map<string, number>();
+  private readonly config: AppConfig['worker'];
+  private readonly lifecycle: AppConfig['lifecycle'];
 
   constructor(
     private readonly stream: HandoffStream,
     private readonly writer: OrderWriter,
     private readonly activity: SaleActivity,
     private readonly metrics: WorkerMetrics,
-    @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
-    @Inject(LIFECYCLE_CONFIG) private readonly lifecycle: AppConfig['lifecycle'],
-  ) {}
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.config = config.worker;
+    this.lifecycle = config.lifecycle;
+  }
 
   /** Writes what is waiting in the sale's stream, until it is empty (or about MAX_DRAIN_MS passed). */
   async drain(saleId: string): Promise<WriteOrdersResult> {
@@ -149,7 +152,7 @@ export class HandoffDrain {
     }
     if (orders.length > 0) {
       const outcomes = await this.writer.writeBatch(saleId, orders);
-      this.metrics.observeCommitted(orders, outcomes);
+      this.metrics.observeCreated(orders.filter((_, i) => outcomes[i] === 'created'));
     }
     await this.stream.acknowledge(
       saleId,

@@ -1,19 +1,16 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   isDuplicateKeyError,
+  type NewOrderRow,
   OptimisticConflict,
-  OrderEntity,
+  OrderWritingRepository,
   type SaleStockRow,
-  SaleStockRepository,
   type StockMove,
   withOptimisticRetries,
 } from '@flash-sale/db';
 import { type HandedOffOrder, RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import { ReservationScripts } from '@flash-sale/redis';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { WORKER_CONFIG } from '../worker.tokens';
+import { Injectable, Logger } from '@nestjs/common';
 
 export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
 
@@ -75,15 +72,15 @@ class StockTake {
 @Injectable()
 export class OrderWriter {
   private readonly logger = new Logger(OrderWriter.name);
-  /** Observability for tests and the benchmark; never read by the write path itself. */
-  readonly stats = { transactions: 0, optimisticConflicts: 0, ordersCreated: 0 };
+  private readonly optimisticLockRetries: number;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly saleStock: SaleStockRepository,
+    private readonly orderWriting: OrderWritingRepository,
     private readonly scripts: ReservationScripts,
-    @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
-  ) {}
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.optimisticLockRetries = config.worker.optimisticLockRetries;
+  }
 
   /** Writes a batch of orders of one sale; returns one outcome per input, in order. */
   async writeBatch(saleId: string, orders: readonly HandedOffOrder[]): Promise<WriteOutcome[]> {
@@ -133,25 +130,24 @@ export class OrderWriter {
     let outcome: WriteOutcome = 'rejected';
     try {
       await this.withOptimisticRetries(() =>
-        this.dataSource.transaction('READ COMMITTED', async (manager) => {
-          const sale = await this.saleStock.read(manager, order.saleId);
-          await insertOrders(manager, [this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
+        this.orderWriting.transaction(async (transaction) => {
+          const sale = await transaction.readSale(order.saleId);
+          await transaction.insert([this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
           const source = sale && unitSource(order, sale);
           if (!sale || source === 'available') return;
           const take = new StockTake(sale);
           // Units that are not in the lease (a sale in trouble) cannot be given back: nothing moves.
           if (!take.take(source!, order.quantity)) return;
           const back = { ...take.move, available: take.move.available + order.quantity };
-          if (!(await this.saleStock.move(manager, order.saleId, sale.version, back))) throw new OptimisticConflict();
+          if (!(await transaction.moveStock(order.saleId, sale.version, back))) throw new OptimisticConflict();
         }),
       );
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       outcome = 'already-exists';
     }
-    const existing = await this.dataSource.getRepository(OrderEntity).findOneBy({ orderNo: order.orderNo });
-    if (existing && RETURNED_STATUSES.includes(existing.status))
-      await this.scripts.release(order.saleId, order.orderNo);
+    const status = await this.orderWriting.statusOf(order.orderNo);
+    if (status && RETURNED_STATUSES.includes(status)) await this.scripts.release(order.saleId, order.orderNo);
     return outcome;
   }
 
@@ -160,24 +156,24 @@ export class OrderWriter {
     orders: readonly HandedOffOrder[],
     lookForExisting: boolean,
   ): Promise<Decision[]> {
-    // READ COMMITTED: the version read just before the update is the latest committed one (see OrderLifecycle).
-    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
-      this.stats.transactions += 1;
-      const sale = await this.saleStock.read(manager, saleId);
+    return this.orderWriting.transaction(async (transaction) => {
+      const sale = await transaction.readSale(saleId);
       if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
 
-      const existing = lookForExisting ? await this.existingOrders(manager, orders) : new Map<string, never>();
+      const existing = lookForExisting
+        ? await transaction.statusesOf(orders.map((order) => order.orderNo))
+        : new Map<string, never>();
       const expiresAt = new Date(Date.now() + sale.paymentTimeoutSeconds * 1000);
       const decisions: Decision[] = [];
       const seen = new Set<string>();
-      const rows: OrderRow[] = [];
+      const rows: NewOrderRow[] = [];
       const take = new StockTake(sale);
       for (const order of orders) {
         const found = existing.get(order.orderNo);
         if (found !== undefined || seen.has(order.orderNo)) {
           // Already written (a retried or duplicated job). A FAILED one goes through the (idempotent)
           // release again, in case the earlier attempt died between its commit and the release.
-          decisions.push({ order, outcome: found?.status === 'FAILED' ? 'rejected' : 'already-exists' });
+          decisions.push({ order, outcome: found === 'FAILED' ? 'rejected' : 'already-exists' });
           continue;
         }
         seen.add(order.orderNo);
@@ -189,32 +185,16 @@ export class OrderWriter {
           decisions.push({ order, outcome: 'rejected' });
         }
       }
-      if (rows.length > 0) await insertOrders(manager, rows);
-      if (take.changed && !(await this.saleStock.move(manager, saleId, sale.version, take.move))) {
+      if (rows.length > 0) await transaction.insert(rows);
+      if (take.changed && !(await transaction.moveStock(saleId, sale.version, take.move))) {
         throw new OptimisticConflict();
       }
-      this.stats.ordersCreated += decisions.filter((decision) => decision.outcome === 'created').length;
       return decisions;
     });
   }
 
-  private async existingOrders(
-    manager: EntityManager,
-    orders: readonly HandedOffOrder[],
-  ): Promise<Map<string, Pick<OrderEntity, 'status'>>> {
-    // Plain SQL, like the insert: TypeORM's query builder cost more CPU than MySQL's work here.
-    const found = (await manager.query(
-      `SELECT order_no, status FROM orders WHERE order_no IN (${orders.map(() => '?').join(', ')})`,
-      orders.map((order) => order.orderNo),
-    )) as { order_no: string; status: OrderStatus }[];
-    return new Map(found.map((row) => [row.order_no, { status: row.status }]));
-  }
-
   private withOptimisticRetries<T>(attempt: () => Promise<T>): Promise<T> {
-    return withOptimisticRetries(attempt, {
-      retries: this.config.optimisticLockRetries,
-      onConflict: () => (this.stats.optimisticConflicts += 1),
-    });
+    return withOptimisticRetries(attempt, { retries: this.optimisticLockRetries });
   }
 
   private async releaseRejected(decisions: readonly Decision[]): Promise<void> {
@@ -232,7 +212,7 @@ export class OrderWriter {
     priceCents: number,
     failureReason: string | null,
     expiresAt: Date | null = null,
-  ): OrderRow {
+  ): NewOrderRow {
     const holding = status === 'PENDING_PAYMENT';
     return {
       orderNo: order.orderNo,
@@ -250,52 +230,4 @@ export class OrderWriter {
       submitToken: order.submitToken,
     };
   }
-}
-
-/** The columns the writer sets; the others keep their defaults (version 0, timestamps now, no token). */
-type OrderRow = Pick<
-  OrderEntity,
-  | 'orderNo'
-  | 'saleId'
-  | 'userId'
-  | 'userSlot'
-  | 'quantity'
-  | 'amountCents'
-  | 'status'
-  | 'failureReason'
-  | 'reservedAt'
-  | 'expiresAt'
-  | 'leaseEpoch'
-  | 'submitToken'
->;
-
-/**
- * One multi-row INSERT in plain SQL. The group commit's critical path is one transaction per sale at a
- * time, and TypeORM's insert builder spent a large share of the worker's CPU inside that path building
- * what is this one statement; the dates go through the driver exactly as before (UTC).
- */
-function insertOrders(manager: EntityManager, rows: readonly OrderRow[]): Promise<unknown> {
-  const params: unknown[] = [];
-  for (const row of rows) {
-    params.push(
-      row.orderNo,
-      row.saleId,
-      row.userId,
-      row.userSlot,
-      row.quantity,
-      row.amountCents,
-      row.status,
-      row.failureReason,
-      row.reservedAt,
-      row.expiresAt,
-      row.leaseEpoch,
-      row.submitToken,
-    );
-  }
-  return manager.query(
-    `INSERT INTO orders (order_no, sale_id, user_id, user_slot, quantity, amount_cents, status, failure_reason,
-       reserved_at, expires_at, lease_epoch, submit_token)
-     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-    params,
-  );
 }

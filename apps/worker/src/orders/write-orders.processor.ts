@@ -1,17 +1,16 @@
-import type { AppConfig } from '@flash-sale/config';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   LEGACY_CREATE_ORDER_JOB,
   type LegacyCreateOrderJobData,
+  OrdersQueue,
   QueueName,
+  QueueWorkers,
   WRITE_ORDERS_JOB,
   type WriteOrdersJobData,
-  writeOrdersJob,
   type WriteOrdersResult,
 } from '@flash-sale/queue';
-import type { RedisClient } from '@flash-sale/redis';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { type Job, type Queue, Worker } from 'bullmq';
-import { BULL_CONNECTION, ORDERS_QUEUE, QUEUE_PREFIX, WORKER_CONFIG } from '../worker.tokens';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Job, Worker } from 'bullmq';
 import { HandoffDrain } from './handoff-drain';
 import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer';
 
@@ -19,27 +18,27 @@ import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer'
  * Consumes the orders queue: `write-orders` jobs (one per sale with a backlog, see HandoffDrain) and
  * the `create-order` jobs an earlier version may have left.
  *
- * The BullMQ Worker is built here rather than with @nestjs/bullmq's `@Processor`, whose worker
+ * The BullMQ Worker is started here rather than with @nestjs/bullmq's `@Processor`, whose worker
  * options are fixed at decoration time: concurrency and the stalled-job lock come from config.
  */
 @Injectable()
 export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WriteOrdersProcessor.name);
+  private readonly config: AppConfig['worker'];
   private worker?: Worker;
 
   constructor(
     private readonly drain: HandoffDrain,
     private readonly writer: OrderWriter,
-    @Inject(WORKER_CONFIG) private readonly config: AppConfig['worker'],
-    @Inject(BULL_CONNECTION) private readonly connection: RedisClient,
-    @Inject(QUEUE_PREFIX) private readonly prefix: string,
-    @Inject(ORDERS_QUEUE) private readonly queue: Queue,
-  ) {}
+    private readonly ordersQueue: OrdersQueue,
+    private readonly workers: QueueWorkers,
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.config = config.worker;
+  }
 
   onApplicationBootstrap(): void {
-    this.worker = new Worker(QueueName.Orders, (job) => this.process(job), {
-      connection: this.connection,
-      prefix: this.prefix,
+    this.worker = this.workers.start(QueueName.Orders, (job) => this.process(job), {
       // Sales written at once (one job per sale: its stream is written by one worker at a time).
       concurrency: this.config.concurrency,
       // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
@@ -58,7 +57,7 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
     await this.worker?.close();
   }
 
-  process(job: Job): Promise<WriteOrdersResult | { outcome: WriteOutcome }> {
+  private process(job: Job): Promise<WriteOrdersResult | { outcome: WriteOutcome }> {
     if (job.name === WRITE_ORDERS_JOB) return this.writeOrders((job.data as WriteOrdersJobData).saleId);
     if (job.name === LEGACY_CREATE_ORDER_JOB) return this.writeLegacy(job as Job<LegacyCreateOrderJobData>);
     throw new Error(`No handler for job "${job.name}" on ${QueueName.Orders}`);
@@ -66,11 +65,8 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
 
   private async writeOrders(saleId: string): Promise<WriteOrdersResult> {
     const result = await this.drain.drain(saleId);
-    if (result.handedOn) {
-      // Added while this job is active, the sale's next job waits for this one to finish (keepLastIfActive).
-      const next = writeOrdersJob(saleId, this.config.jobAttempts);
-      await this.queue.add(next.name, next.data, next.opts);
-    }
+    // Woken while this job is active, the sale's next job waits for this one to finish (keepLastIfActive).
+    if (result.handedOn) await this.ordersQueue.wakeWriters([saleId]);
     return result;
   }
 

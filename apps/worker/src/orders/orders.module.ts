@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { WorkerOpsModule } from '../ops/worker-ops.module';
+import { HandoffDrain } from './handoff-drain';
+import { OrderWriter } from './order-writer';
+import { WriteOrdersProcessor } from './write-orders.processor';
+
+/** Writing orders: the `orders` queue's processor, the hand-off drain and the group-commit writer. */
+@Module({
+  imports: [WorkerOpsModule],
+  providers: [OrderWriter, HandoffDrain, WriteOrdersProcessor],
+})
+export class OrdersModule {}
