@@ -116,7 +116,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     await this.reconcilingAfterReconnect;
   }
 
-  private process(job: Job): Promise<unknown> {
+  private async process(job: Job): Promise<unknown> {
     const handler = this.handlers[job.name as LifecycleJobName] as (() => Promise<unknown>) | undefined;
     if (!handler) throw new Error(`No handler for job "${job.name}" on ${QueueName.OrderLifecycle}`);
     return handler();
