@@ -12,7 +12,6 @@ import { PaymentRepository } from './payment.repository';
 import { SaleBooksRepository } from './sale-books.repository';
 import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
-import { SaleWindowRepository } from './sale-window.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
 import { type LeasePolicy, StockLeases } from './stock-leases';
 import { StrategyPurchaseRepository } from './strategy-purchase.repository';
@@ -37,7 +36,6 @@ const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [
   DemoRunRepository,
   StrategyPurchaseRepository,
   OrderExpiryRepository,
-  SaleWindowRepository,
 ];
 
 /**

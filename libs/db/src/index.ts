@@ -8,7 +8,6 @@ export * from './entities/payment.entity';
 export * from './order-lifecycle';
 export * from './order-writing.repository';
 export * from './order-expiry.repository';
-export * from './sale-window.repository';
 export * from './sale-books.repository';
 export * from './stock-lease.repository';
 export * from './stock-leases';

@@ -1,4 +1,4 @@
-import { type DataSource, MoreThan, type Repository } from 'typeorm';
+import { type DataSource, LessThanOrEqual, MoreThan, type Repository } from 'typeorm';
 import { SaleEntity } from './entities/sale.entity';
 
 /** What an admin gives for a new sale; the stock columns start from `stock`. */
@@ -52,5 +52,14 @@ export class SaleRepository {
 
   endingAfter(since: Date): Promise<SaleEntity[]> {
     return this.sales.find({ where: { endsAt: MoreThan(since) } });
+  }
+
+  /** The ids of the Redis-backed (`redis-lua`) sales that start by `to` and end after `from`. */
+  async redisBackedOpenBetween(from: Date, to: Date): Promise<string[]> {
+    const sales = await this.sales.find({
+      select: { id: true },
+      where: { strategy: 'redis-lua', startsAt: LessThanOrEqual(to), endsAt: MoreThan(from) },
+    });
+    return sales.map((sale) => String(sale.id));
   }
 }

@@ -1,5 +1,5 @@
 import { loadConfig } from '@flash-sale/config';
-import type { SaleWindowRepository } from '@flash-sale/db';
+import type { SaleRepository } from '@flash-sale/db';
 import type { OrdersQueue } from '@flash-sale/queue';
 import type { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
@@ -20,8 +20,8 @@ class FakeSales {
     activeSince: async (since: number) => [...this.marks].filter(([, at]) => at >= since).map(([saleId]) => saleId),
     touch: async (saleIds: readonly string[], at: number) => saleIds.forEach((saleId) => this.marks.set(saleId, at)),
   };
-  readonly saleWindows = {
-    redisBackedSalesOpenBetween: async (from: Date, to: Date) => {
+  readonly saleRepository = {
+    redisBackedOpenBetween: async (from: Date, to: Date) => {
       this.windowReads.push({ from, to });
       return this.inWindow;
     },
@@ -41,7 +41,7 @@ describe('HandoffSweep', () => {
   beforeEach(() => {
     sales = new FakeSales();
     sweep = new HandoffSweep(
-      sales.saleWindows as unknown as SaleWindowRepository,
+      sales.saleRepository as unknown as SaleRepository,
       sales.saleRedis as unknown as SaleRedisRepository,
       sales.activity as unknown as SaleActivity,
       sales.ordersQueue as unknown as OrdersQueue,

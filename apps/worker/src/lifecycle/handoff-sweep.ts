@@ -1,5 +1,5 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { SaleWindowRepository } from '@flash-sale/db';
+import { SaleRepository } from '@flash-sale/db';
 import { OrdersQueue } from '@flash-sale/queue';
 import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -27,7 +27,7 @@ export class HandoffSweep {
   private readonly config: AppConfig['lifecycle'];
 
   constructor(
-    private readonly saleWindows: SaleWindowRepository,
+    private readonly sales: SaleRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly activity: SaleActivity,
     private readonly ordersQueue: OrdersQueue,
@@ -42,7 +42,7 @@ export class HandoffSweep {
     const saleIds = new Set(await this.activity.activeSince(now - ACTIVE_WINDOW_MS));
     if (now - this.lastFullPassAt >= FULL_PASS_EVERY_MS) {
       // Open by the next run, so a sale starting in between is not left out until the next full pass.
-      const inWindow = await this.saleWindows.redisBackedSalesOpenBetween(
+      const inWindow = await this.sales.redisBackedOpenBetween(
         new Date(now - ENDED_WITHIN_MS),
         new Date(now + this.config.recoveryIntervalMs),
       );
