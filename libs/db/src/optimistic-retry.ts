@@ -22,14 +22,13 @@ function mysqlCode(error: unknown): string {
  */
 export async function withOptimisticRetries<T>(
   attempt: () => Promise<T>,
-  options: { retries: number; onConflict?: () => void },
+  options: { retries: number },
 ): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof OptimisticConflict) && !RETRYABLE_MYSQL_ERRORS.has(mysqlCode(error))) throw error;
-      if (error instanceof OptimisticConflict) options.onConflict?.();
       if (tries >= options.retries) {
         throw new OptimisticLockExhaustedError(`Gave up after ${tries} optimistic-lock conflicts or deadlocks`);
       }
