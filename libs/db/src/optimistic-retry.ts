@@ -20,10 +20,7 @@ function mysqlCode(error: unknown): string {
  * deadlocks, at most `retries` times, sleeping a full-jitter backoff in between so that competing
  * writers spread apart instead of colliding again.
  */
-export async function withOptimisticRetries<T>(
-  attempt: () => Promise<T>,
-  options: { retries: number },
-): Promise<T> {
+export async function withOptimisticRetries<T>(attempt: () => Promise<T>, options: { retries: number }): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
