@@ -99,7 +99,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', 'scripts/**/*.js', '*.config.js'],
+    files: ['**/*.mjs', '**/*.cjs', 'scripts/**/*.js', '*.config.js'],
     languageOptions: {
       globals: {
         process: 'readonly',

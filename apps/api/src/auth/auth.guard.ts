@@ -36,7 +36,7 @@ export class AuthGuard implements CanActivate {
    * verification more expensive than a later hit saves — a flash-sale shopper sends only a handful of
    * requests (docs/performance.md has the measurement).
    */
-  private readonly verifyToken: (token: string) => TokenClaims;
+  private readonly verifyToken: (accessToken: string) => TokenClaims;
 
   constructor(
     private readonly reflector: Reflector,
@@ -67,15 +67,15 @@ export class AuthGuard implements CanActivate {
   }
 
   /** The caller an access token names, or 401. Also used outside Nest routes (the queue dashboard). */
-  async verify(token: string): Promise<AuthUser> {
-    return this.userOf(token);
+  async verify(accessToken: string): Promise<AuthUser> {
+    return this.userOf(accessToken);
   }
 
   /** `verify`, synchronously: for code that runs before Nest's pipeline (purchase/purchase-admission.ts). */
-  userOf(token: string): AuthUser {
+  userOf(accessToken: string): AuthUser {
     let claims: TokenClaims;
     try {
-      claims = this.verifyToken(token);
+      claims = this.verifyToken(accessToken);
     } catch {
       throw new DomainError(ErrorCode.Unauthenticated, 'The access token is invalid or expired');
     }

@@ -76,7 +76,7 @@ export class PurchaseService {
   async purchase(
     user: AuthUser,
     saleId: string,
-    token: string,
+    submitToken: string,
     quantity: number,
     limitsDue = false,
   ): Promise<PurchaseAccepted> {
@@ -93,11 +93,11 @@ export class PurchaseService {
         limitsDue = false;
       }
       if (sale.strategy !== 'redis-lua') {
-        const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, sale.strategy);
+        const created = await this.dbPurchase.purchase(sale, user.id, submitToken, quantity, sale.strategy);
         this.metrics.countPurchase('accepted');
         return created;
       }
-      return await this.purchaseThroughRedis(sale, user, token, quantity, limitsDue);
+      return await this.purchaseThroughRedis(sale, user, submitToken, quantity, limitsDue);
     } catch (error) {
       this.metrics.countRefusedPurchase(error);
       throw error;
@@ -113,18 +113,18 @@ export class PurchaseService {
   private async purchaseThroughRedis(
     sale: SaleEntity,
     user: AuthUser,
-    token: string,
+    submitToken: string,
     quantity: number,
     limitsDue: boolean,
   ) {
-    if (!this.reachesScript()) return this.fallBack(sale, user, token, quantity);
+    if (!this.reachesScript()) return this.fallBack(sale, user, submitToken, quantity);
     if (this.reloadAfterFallback.delete(sale.id)) await this.leases.ensureLoaded(sale.id);
     if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
     try {
-      return await this.reserve(sale, user, token, quantity, limitsDue);
+      return await this.reserve(sale, user, submitToken, quantity, limitsDue);
     } catch (error) {
       if (!this.config.purchase.redisFallback || !isDependencyDown(error) || this.redis.isReady) throw error;
-      return this.fallBack(sale, user, token, quantity);
+      return this.fallBack(sale, user, submitToken, quantity);
     }
   }
 
@@ -134,16 +134,21 @@ export class PurchaseService {
    * may have bought a unit in Redis a moment before it went down; the buyer is asked to retry once
    * Redis is back, when the same token gets its true answer.
    */
-  private async fallBack(sale: SaleEntity, user: AuthUser, token: string, quantity: number): Promise<OrderCreated> {
-    this.dbPurchase.checkWindowAndToken(sale, user.id, token);
-    const replayed = await this.dbPurchase.orderOfToken(token, user.id);
+  private async fallBack(
+    sale: SaleEntity,
+    user: AuthUser,
+    submitToken: string,
+    quantity: number,
+  ): Promise<OrderCreated> {
+    this.dbPurchase.checkWindowAndToken(sale, user.id, submitToken);
+    const replayed = await this.dbPurchase.orderOfToken(submitToken, user.id);
     if (replayed) return replayed;
-    if (!this.tokens.issuedWithoutRedis(token)) {
+    if (!this.tokens.issuedWithoutRedis(submitToken)) {
       throw notNow('Purchases are paused for a moment; retry with the same token');
     }
     this.reloadAfterFallback.add(sale.id);
     try {
-      const created = await this.dbPurchase.purchase(sale, user.id, token, quantity, 'db-optimistic');
+      const created = await this.dbPurchase.purchase(sale, user.id, submitToken, quantity, 'db-optimistic');
       this.metrics.countPurchase('accepted');
       return created;
     } catch (error) {
@@ -159,7 +164,7 @@ export class PurchaseService {
   private async reserve(
     sale: SaleEntity,
     user: AuthUser,
-    token: string,
+    submitToken: string,
     quantity: number,
     limitsDue: boolean,
   ): Promise<PurchaseAccepted> {
@@ -170,7 +175,7 @@ export class PurchaseService {
       const result = await this.scripts.reserve({
         saleId: sale.id,
         userId: user.id,
-        token,
+        token: submitToken,
         quantity,
         orderNo: this.orderNumbers.next(sale.id),
         // Counted by the first attempt only: a retry is the same purchase.
@@ -180,7 +185,7 @@ export class PurchaseService {
       switch (result.kind) {
         case 'reserved':
         case 'replayed':
-          return this.accepted(sale, user, token, result);
+          return this.accepted(sale, user, submitToken, result);
         case 'order-number-taken':
           continue;
         case 'rate-limited':
@@ -213,12 +218,12 @@ export class PurchaseService {
             this.soldOut.noteSoldOut(sale.id);
             throw refusal(result.code);
           }
-          if (result.code === ErrorCode.TokenInvalid && !adoptedToken && this.tokens.issuedWithoutRedis(token)) {
+          if (result.code === ErrorCode.TokenInvalid && !adoptedToken && this.tokens.issuedWithoutRedis(submitToken)) {
             // Issued while Redis was down: MySQL may have sold with it, else Redis must learn it.
-            if (!this.tokens.verify(token, sale.id, user.id)) throw refusal(result.code);
-            const replayed = await this.dbPurchase.orderOfToken(token, user.id);
+            if (!this.tokens.verify(submitToken, sale.id, user.id)) throw refusal(result.code);
+            const replayed = await this.dbPurchase.orderOfToken(submitToken, user.id);
             if (replayed) return replayed;
-            await this.tokens.adoptIntoRedis(token, sale.id, user.id);
+            await this.tokens.adoptIntoRedis(submitToken, sale.id, user.id);
             adoptedToken = true;
             continue;
           }
@@ -236,7 +241,7 @@ export class PurchaseService {
   private async accepted(
     sale: SaleEntity,
     user: AuthUser,
-    token: string,
+    submitToken: string,
     result: Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>,
   ): Promise<PurchaseAccepted> {
     if (result.epoch === 0) {
