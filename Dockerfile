@@ -12,6 +12,7 @@ COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
 COPY apps/web/package.json apps/web/
 COPY libs/config/package.json libs/config/
+COPY libs/contract/package.json libs/contract/
 COPY libs/db/package.json libs/db/
 COPY libs/domain/package.json libs/domain/
 COPY libs/queue/package.json libs/queue/

@@ -20,9 +20,11 @@ export default tseslint.config(
         {
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:domain', 'type:infra'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:domain', 'type:infra'] },
+            // The HTTP contract is the bottom layer: everything may speak it, it speaks nothing else.
+            { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contract'] },
+            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
           ],
         },
       ],
@@ -90,8 +92,29 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@nestjs/*', 'ioredis', 'typeorm', 'bullmq', 'mysql2', '@flash-sale/*'],
+              group: ['@nestjs/*', 'ioredis', 'typeorm', 'bullmq', 'mysql2', '@flash-sale/*', '!@flash-sale/contract'],
               message: 'libs/domain is pure TypeScript: no framework or infrastructure imports.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // k6 and the browser load the contract's sources as they are, one file at a time, by relative path:
+    // a value import (even of a sibling) would not resolve there. Types are erased, so they may come
+    // from anywhere.
+    files: ['libs/contract/src/**/*.ts'],
+    ignores: ['libs/contract/src/index.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['*'],
+              allowTypeImports: true,
+              message: 'libs/contract imports nothing but types (k6 loads these files one by one).',
             },
           ],
         },

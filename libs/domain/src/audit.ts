@@ -1,6 +1,6 @@
-import { ORDER_STATUSES, type OrderStatus } from './order';
+import { ORDER_STATUSES, type OrdersByStatus } from '@flash-sale/contract';
 
-export type OrdersByStatus = Record<OrderStatus, number>;
+export type { OrdersByStatus } from '@flash-sale/contract';
 
 export function emptyOrdersByStatus(): OrdersByStatus {
   return Object.fromEntries(ORDER_STATUSES.map((status) => [status, 0])) as OrdersByStatus;

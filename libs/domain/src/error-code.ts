@@ -1,27 +1,7 @@
-/**
- * Stable error codes of the HTTP contract (API.md). The domain knows codes, not HTTP statuses:
- * the API maps each code to its status in exactly one table (apps/api/src/common/error-status.ts).
- */
-export enum ErrorCode {
-  ValidationFailed = 'VALIDATION_FAILED',
-  Unauthenticated = 'UNAUTHENTICATED',
-  InvalidCredentials = 'INVALID_CREDENTIALS',
-  NameTaken = 'NAME_TAKEN',
-  InvalidSignature = 'INVALID_SIGNATURE',
-  Forbidden = 'FORBIDDEN',
-  NotFound = 'NOT_FOUND',
-  SaleNotFound = 'SALE_NOT_FOUND',
-  SaleNotStarted = 'SALE_NOT_STARTED',
-  SaleEnded = 'SALE_ENDED',
-  TokenInvalid = 'TOKEN_INVALID',
-  LimitReached = 'LIMIT_REACHED',
-  SoldOut = 'SOLD_OUT',
-  OrderNotFound = 'ORDER_NOT_FOUND',
-  InvalidTransition = 'INVALID_TRANSITION',
-  RateLimited = 'RATE_LIMITED',
-  Unavailable = 'UNAVAILABLE',
-  Internal = 'INTERNAL',
-}
+import { ErrorCode } from '@flash-sale/contract';
+
+// The codes are the HTTP contract's (libs/contract); the domain raises them without knowing statuses.
+export { ErrorCode };
 
 /** A refusal the domain can name. Carries no HTTP knowledge. */
 export class DomainError extends Error {

@@ -1,5 +1,6 @@
-export const ORDER_STATUSES = ['QUEUED', 'PENDING_PAYMENT', 'PAID', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import type { OrderStatus } from '@flash-sale/contract';
+
+export { ORDER_STATUSES, type OrderStatus } from '@flash-sale/contract';
 
 /** Statuses whose units are taken from stock. `held` in the audit is the sum of their quantities. */
 export const HOLDING_STATUSES: readonly OrderStatus[] = ['PENDING_PAYMENT', 'PAID'];

@@ -1,16 +1,7 @@
-export const SALE_STRATEGIES = ['redis-lua', 'db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const;
-export type SaleStrategy = (typeof SALE_STRATEGIES)[number];
+import type { SaleStatus } from '@flash-sale/contract';
 
-export type SaleStatus = 'upcoming' | 'live' | 'sold_out' | 'ended';
-
-/** Upper bounds that keep a sale's Redis state small and a single purchase sane. */
-export const SALE_LIMITS = {
-  maxStock: 10_000_000,
-  /** Per-user purchase slots are a bitmask in Redis (see reserve-6.lua), so the limit stays well under 31. */
-  maxPerUserLimit: 20,
-  maxQuantity: 20,
-  maxPaymentTimeoutSeconds: 86_400,
-} as const;
+// The contract's vocabulary and bounds (libs/contract), re-exported for the code that imports the domain.
+export { SALE_LIMITS, SALE_STRATEGIES, type SaleStatus, type SaleStrategy } from '@flash-sale/contract';
 
 export interface SaleWindow {
   startsAt: Date;

@@ -1,3 +1,4 @@
+import type { Audit, SaleDashboard } from '@flash-sale/contract';
 import { Controller, Get, Param } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
 import { AuditService } from './audit.service';
@@ -13,13 +14,13 @@ export class AuditController {
   ) {}
 
   @Get(':id/audit')
-  auditSale(@Param('id') id: string) {
+  auditSale(@Param('id') id: string): Promise<Audit> {
     return this.audit.audit(id);
   }
 
   /** The admin console's live view: sale, audit, queue depth and the purchase count, in one sample. */
   @Get(':id/dashboard')
-  dashboardSample(@Param('id') id: string) {
+  dashboardSample(@Param('id') id: string): Promise<SaleDashboard> {
     return this.dashboard.sample(id);
   }
 }

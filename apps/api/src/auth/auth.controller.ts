@@ -1,3 +1,4 @@
+import type { AdminSession, Session } from '@flash-sale/contract';
 import { Body, Controller, Headers, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { RateLimit } from '../protection/rate-limit.interceptor';
 import { AdminSignInDto, GuestSignInDto, LoginDto, RegisterDto } from './auth.dto';
@@ -14,14 +15,14 @@ export class AuthController {
   @Post('guest')
   @RateLimit('guest-sign-in')
   @HttpCode(HttpStatus.CREATED)
-  guest(@Body() body: GuestSignInDto) {
+  guest(@Body() body: GuestSignInDto): Promise<Session> {
     return this.auth.signInGuest(body.name);
   }
 
   @Post('admin')
   @RateLimit('admin-sign-in')
   @HttpCode(HttpStatus.CREATED)
-  admin(@Body() body: AdminSignInDto) {
+  admin(@Body() body: AdminSignInDto): Promise<AdminSession> {
     return this.auth.signInAdmin(body.password);
   }
 
@@ -32,7 +33,7 @@ export class AuthController {
   @Post('register')
   @RateLimit('account-sign-in')
   @HttpCode(HttpStatus.CREATED)
-  register(@Body() body: RegisterDto, @Headers('authorization') authorization?: string) {
+  register(@Body() body: RegisterDto, @Headers('authorization') authorization?: string): Promise<Session> {
     const caller = authorization?.startsWith('Bearer ')
       ? this.guard.userOf(authorization.slice('Bearer '.length).trim())
       : undefined;
@@ -42,7 +43,7 @@ export class AuthController {
   @Post('login')
   @RateLimit('account-sign-in')
   @HttpCode(HttpStatus.CREATED)
-  login(@Body() body: LoginDto) {
+  login(@Body() body: LoginDto): Promise<Session> {
     return this.auth.login(body.name, body.password);
   }
 }

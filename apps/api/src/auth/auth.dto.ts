@@ -1,47 +1,71 @@
-import { IsOptionalField } from '../common/validation';
+import {
+  type AdminSignInRequest,
+  AUTH_LIMITS,
+  type GuestSignInRequest,
+  type LoginRequest,
+  type RegisterRequest,
+} from '@flash-sale/contract';
 import { IsString, MaxLength, MinLength } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptionalField } from '../common/validation';
 
-export class GuestSignInDto {
-  @ApiPropertyOptional({ description: 'Display name; a generated one when absent', maxLength: 64, example: 'Ada' })
+export class GuestSignInDto implements GuestSignInRequest {
+  @ApiPropertyOptional({
+    description: 'Display name; a generated one when absent',
+    maxLength: AUTH_LIMITS.maxNameLength,
+    example: 'Ada',
+  })
   @IsOptionalField()
   @IsString()
-  @MaxLength(64)
+  @MaxLength(AUTH_LIMITS.maxNameLength)
   name?: string;
 }
 
-export class AdminSignInDto {
-  @ApiProperty({ description: 'ADMIN_PASSWORD of the API', minLength: 1, maxLength: 256, example: 'admin' })
+export class AdminSignInDto implements AdminSignInRequest {
+  @ApiProperty({
+    description: 'ADMIN_PASSWORD of the API',
+    minLength: 1,
+    maxLength: AUTH_LIMITS.maxAdminPasswordLength,
+    example: 'admin',
+  })
   @IsString()
   @MinLength(1)
-  @MaxLength(256)
+  @MaxLength(AUTH_LIMITS.maxAdminPasswordLength)
   password!: string;
 }
 
-export class RegisterDto {
-  @ApiProperty({ description: 'The name to sign in with; unique (case-insensitive)', maxLength: 64, example: 'ada' })
+export class RegisterDto implements RegisterRequest {
+  @ApiProperty({
+    description: 'The name to sign in with; unique (case-insensitive)',
+    maxLength: AUTH_LIMITS.maxNameLength,
+    example: 'ada',
+  })
   @IsString()
   @MinLength(1)
-  @MaxLength(64)
+  @MaxLength(AUTH_LIMITS.maxNameLength)
   name!: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @ApiProperty({
+    minLength: AUTH_LIMITS.minPasswordLength,
+    maxLength: AUTH_LIMITS.maxPasswordLength,
+    example: 'correct horse battery',
+  })
   @IsString()
-  @MinLength(8)
-  @MaxLength(128)
+  @MinLength(AUTH_LIMITS.minPasswordLength)
+  @MaxLength(AUTH_LIMITS.maxPasswordLength)
   password!: string;
 }
 
-export class LoginDto {
-  @ApiProperty({ maxLength: 64, example: 'ada' })
+export class LoginDto implements LoginRequest {
+  @ApiProperty({ maxLength: AUTH_LIMITS.maxNameLength, example: 'ada' })
   @IsString()
   @MinLength(1)
-  @MaxLength(64)
+  @MaxLength(AUTH_LIMITS.maxNameLength)
   name!: string;
 
   // No minimum here: a wrong password of any length is just a wrong password (401, not 400).
-  @ApiProperty({ maxLength: 128, example: 'correct horse battery' })
+  @ApiProperty({ maxLength: AUTH_LIMITS.maxPasswordLength, example: 'correct horse battery' })
   @IsString()
-  @MaxLength(128)
+  @MaxLength(AUTH_LIMITS.maxPasswordLength)
   password!: string;
 }

@@ -1,23 +1,11 @@
-import { SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/domain';
+import { type CreateDemoRunRequest, DEMO_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, Max, Min } from 'class-validator';
 import { IsOptionalField } from '../common/validation';
 
-/**
- * The demonstration's bounds: a burst the API can fire at itself in a few seconds on a laptop, and
- * never a load test in disguise (k6 is for that).
- */
-export const DEMO_LIMITS = { maxStock: 500, maxBuyers: 2_000 } as const;
+export { DEMO_DEFAULT_STRATEGIES, DEMO_LIMITS } from '@flash-sale/contract';
 
-/** naive-unsafe first: the oversell is what the audience waits for. */
-export const DEMO_DEFAULT_STRATEGIES: readonly SaleStrategy[] = [
-  'naive-unsafe',
-  'db-optimistic',
-  'db-pessimistic',
-  'redis-lua',
-];
-
-export class CreateDemoRunDto {
+export class CreateDemoRunDto implements CreateDemoRunRequest {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: DEMO_LIMITS.maxStock, example: 50 })
   @IsInt()
   @Min(1)

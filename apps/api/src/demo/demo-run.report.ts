@@ -1,49 +1,6 @@
-import type { OrdersByStatus, SaleStrategy } from '@flash-sale/domain';
+import type { DemoStrategyResult, SaleStrategy } from '@flash-sale/contract';
 
-export type DemoPhase = 'waiting' | 'preparing' | 'buying' | 'settling' | 'done' | 'failed';
-
-/** One strategy's row of the demonstration: the same burst, and what became of it. */
-export interface DemoStrategyResult {
-  strategy: SaleStrategy;
-  phase: DemoPhase;
-  saleId?: string;
-  /** Purchases sent so far (one per buyer). */
-  sent: number;
-  /** 201/202: the buyer was promised a unit. */
-  accepted: number;
-  /** 409/410: sold out, limit reached… a correct "no". */
-  refused: number;
-  /** Anything else (503 when optimistic retries ran out, a timeout…). */
-  errors: number;
-  /** From the sale's audit: units promised beyond the stock. */
-  oversold: number | null;
-  requestsPerSecond: number | null;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  durationMs: number | null;
-  audit: {
-    ok: boolean;
-    stock: number;
-    held: number;
-    oversold: number;
-    duplicateOrders: number;
-    lostReservations: number;
-    ordersByStatus: OrdersByStatus;
-  } | null;
-  error?: string;
-}
-
-/** `GET /api/admin/demo-runs/:id`: the run's progress, then its results. */
-export interface DemoRunReport {
-  id: string;
-  status: 'running' | 'finished' | 'failed';
-  stock: number;
-  buyers: number;
-  createdAt: string;
-  finishedAt: string | null;
-  results: DemoStrategyResult[];
-  error?: string;
-}
+export type { DemoPhase, DemoRunReport, DemoStrategyResult } from '@flash-sale/contract';
 
 export function emptyResult(strategy: SaleStrategy): DemoStrategyResult {
   return {

@@ -1,3 +1,4 @@
+import type { AdminOrderPage } from '@flash-sale/contract';
 import { Readable } from 'node:stream';
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
@@ -11,7 +12,7 @@ export class AdminOrdersController {
 
   /** `?status=PAID&q=<order number prefix | user id | account name>&cursor=<next>&limit=50` */
   @Get('orders')
-  list(@Param('id') saleId: string, @Query() query: AdminOrderQuery) {
+  list(@Param('id') saleId: string, @Query() query: AdminOrderQuery): Promise<AdminOrderPage> {
     return this.orders.list(saleId, query);
   }
 

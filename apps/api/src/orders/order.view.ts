@@ -1,21 +1,9 @@
 import type { OrderEntity, SaleEntity } from '@flash-sale/db';
-import type { OrderStatus } from '@flash-sale/domain';
+import type { Order } from '@flash-sale/contract';
 import type { ReservationRecord } from '@flash-sale/redis';
 
-/** `Order` of API.md. */
-export interface OrderView {
-  orderNo: string;
-  saleId: string;
-  userId: string;
-  quantity: number;
-  amountCents: number;
-  status: OrderStatus;
-  createdAt: string;
-  expiresAt?: string;
-  paidAt?: string;
-  /** The payment's out-trade number (single-order reads only, once the owner started paying). */
-  paymentReference?: string;
-}
+/** `Order` of API.md: the name the order services use for the contract's shape. */
+export type OrderView = Order;
 
 export function orderViewOfRow(order: OrderEntity): OrderView {
   const view: OrderView = {

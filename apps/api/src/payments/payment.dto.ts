@@ -1,7 +1,8 @@
+import type { PaymentCallback } from '@flash-sale/contract';
 import { IsIn, IsInt, IsString, Matches, Min } from 'class-validator';
 
 /** What the provider posts to /api/payments/callback (signed). */
-export class PaymentCallbackDto {
+export class PaymentCallbackDto implements PaymentCallback {
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,64}$/)
   outTradeNo!: string;

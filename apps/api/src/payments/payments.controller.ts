@@ -1,4 +1,5 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import type { Order } from '@flash-sale/contract';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import {
   Body,
@@ -48,7 +49,7 @@ export class OrderPaymentController {
 
   @Post(':orderNo/pay')
   @HttpCode(HttpStatus.OK)
-  pay(@CurrentUser() user: AuthUser, @Param('orderNo') orderNo: string) {
+  pay(@CurrentUser() user: AuthUser, @Param('orderNo') orderNo: string): Promise<Order> {
     return this.payments.pay(user, orderNo);
   }
 }

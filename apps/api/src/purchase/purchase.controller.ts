@@ -1,3 +1,4 @@
+import type { PurchaseAccepted, SubmitToken } from '@flash-sale/contract';
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { AuthUser } from '../common/auth-user';
@@ -15,7 +16,7 @@ export class PurchaseController {
   @Post('tokens')
   @RateLimit('submit-token')
   @HttpCode(HttpStatus.CREATED)
-  async issueToken(@CurrentUser() user: AuthUser, @Param('id') saleId: string) {
+  async issueToken(@CurrentUser() user: AuthUser, @Param('id') saleId: string): Promise<SubmitToken> {
     const { token, expiresAt } = await this.purchases.issueToken(user, saleId);
     return { token, expiresAt: expiresAt.toISOString() };
   }
@@ -31,7 +32,7 @@ export class PurchaseController {
     @Param('id') saleId: string,
     @Body() body: PurchaseDto,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<PurchaseAccepted> {
     const accepted = await this.purchases.purchase(user, saleId, body.token, body.quantity ?? 1);
     void reply.status(purchaseStatus(accepted));
     return accepted;

@@ -1,11 +1,11 @@
-import { SALE_LIMITS } from '@flash-sale/domain';
+import { type PurchaseRequest, SALE_LIMITS } from '@flash-sale/contract';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { IsOptionalField } from '../common/validation';
 
 const SUBMIT_TOKEN_PATTERN = /^[A-Za-z0-9_.-]{8,255}$/;
 
-export class PurchaseDto {
+export class PurchaseDto implements PurchaseRequest {
   @ApiProperty({
     description: 'Submit token from POST /api/sales/{id}/tokens: single use, bound to the caller and the sale',
     pattern: SUBMIT_TOKEN_PATTERN.source,

@@ -1,19 +1,33 @@
-import { IsOptionalField } from '../common/validation';
-import { SALE_LIMITS, SALE_STRATEGIES, type SaleStatus, type SaleStrategy } from '@flash-sale/domain';
+import {
+  type CreateSaleRequest,
+  type Sale,
+  SALE_DEFAULTS,
+  SALE_LIMITS,
+  SALE_STRATEGIES,
+  type SaleStrategy,
+  type UpdateSaleRequest,
+} from '@flash-sale/contract';
 import { IsIn, IsInt, IsISO8601, IsString, IsUrl, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptionalField } from '../common/validation';
 
-export class CreateSaleDto {
-  @ApiProperty({ minLength: 1, maxLength: 120, example: 'Sneakers' })
+export class CreateSaleDto implements CreateSaleRequest {
+  @ApiProperty({ minLength: 1, maxLength: SALE_LIMITS.maxNameLength, example: 'Sneakers' })
   @IsString()
   @MinLength(1)
-  @MaxLength(120)
+  @MaxLength(SALE_LIMITS.maxNameLength)
   name!: string;
 
-  @ApiProperty({ type: 'integer', description: 'Unit price in cents', minimum: 0, maximum: 100_000_000, example: 4999 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Unit price in cents',
+    minimum: 0,
+    maximum: SALE_LIMITS.maxPriceCents,
+    example: 4999,
+  })
   @IsInt()
   @Min(0)
-  @Max(100_000_000)
+  @Max(SALE_LIMITS.maxPriceCents)
   priceCents!: number;
 
   @ApiProperty({
@@ -33,7 +47,7 @@ export class CreateSaleDto {
     description: 'Units one buyer may hold',
     minimum: 1,
     maximum: SALE_LIMITS.maxPerUserLimit,
-    default: 1,
+    default: SALE_DEFAULTS.perUserLimit,
   })
   @IsOptionalField()
   @IsInt()
@@ -50,7 +64,7 @@ export class CreateSaleDto {
   @IsISO8601({ strict: true })
   endsAt!: string;
 
-  @ApiPropertyOptional({ enum: SALE_STRATEGIES, default: 'redis-lua' })
+  @ApiPropertyOptional({ enum: SALE_STRATEGIES, default: SALE_DEFAULTS.strategy })
   @IsOptionalField()
   @IsIn(SALE_STRATEGIES)
   strategy?: SaleStrategy;
@@ -58,26 +72,30 @@ export class CreateSaleDto {
   @ApiPropertyOptional({
     type: 'integer',
     description: 'How long an order waits for payment before it expires (seconds)',
-    default: 600,
-    minimum: 10,
+    default: SALE_DEFAULTS.paymentTimeoutSeconds,
+    minimum: SALE_LIMITS.minPaymentTimeoutSeconds,
     maximum: SALE_LIMITS.maxPaymentTimeoutSeconds,
   })
   @IsOptionalField()
   @IsInt()
-  @Min(10)
+  @Min(SALE_LIMITS.minPaymentTimeoutSeconds)
   @Max(SALE_LIMITS.maxPaymentTimeoutSeconds)
   paymentTimeoutSeconds?: number;
 
-  @ApiPropertyOptional({ maxLength: 2000 })
+  @ApiPropertyOptional({ maxLength: SALE_LIMITS.maxDescriptionLength })
   @IsOptionalField()
   @IsString()
-  @MaxLength(2000)
+  @MaxLength(SALE_LIMITS.maxDescriptionLength)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'http(s) URL of a picture', maxLength: 500, format: 'uri' })
+  @ApiPropertyOptional({
+    description: 'http(s) URL of a picture',
+    maxLength: SALE_LIMITS.maxImageUrlLength,
+    format: 'uri',
+  })
   @IsOptionalField()
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
-  @MaxLength(500)
+  @MaxLength(SALE_LIMITS.maxImageUrlLength)
   imageUrl?: string;
 }
 
@@ -86,25 +104,28 @@ export class CreateSaleDto {
  * are accounted for by the stock ledger (MySQL and Redis), and changing them is a ledger operation.
  * Ending a sale early is setting `endsAt` to now: the usual window checks then refuse purchases.
  */
-export class UpdateSaleDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
+export class UpdateSaleDto implements UpdateSaleRequest {
+  @ApiPropertyOptional({ minLength: 1, maxLength: SALE_LIMITS.maxNameLength })
   @IsOptionalField()
   @IsString()
   @MinLength(1)
-  @MaxLength(120)
+  @MaxLength(SALE_LIMITS.maxNameLength)
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 2000, nullable: true })
+  @ApiPropertyOptional({ maxLength: SALE_LIMITS.maxDescriptionLength, nullable: true })
   @IsOptionalField()
   @IsString()
-  @MaxLength(2000)
+  @MaxLength(SALE_LIMITS.maxDescriptionLength)
   description?: string;
 
-  @ApiPropertyOptional({ description: 'http(s) URL of a picture; "" removes it', maxLength: 500 })
+  @ApiPropertyOptional({
+    description: 'http(s) URL of a picture; "" removes it',
+    maxLength: SALE_LIMITS.maxImageUrlLength,
+  })
   @IsOptionalField()
   @ValidateIf((_object, value) => value !== '')
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
-  @MaxLength(500)
+  @MaxLength(SALE_LIMITS.maxImageUrlLength)
   imageUrl?: string;
 
   @ApiPropertyOptional({ description: 'ISO-8601; now (or earlier) ends the sale at once', format: 'date-time' })
@@ -113,19 +134,5 @@ export class UpdateSaleDto {
   endsAt?: string;
 }
 
-/** `Sale` of API.md. */
-export interface SaleView {
-  id: string;
-  name: string;
-  description: string | null;
-  imageUrl: string | null;
-  priceCents: number;
-  stock: number;
-  remaining: number;
-  perUserLimit: number;
-  startsAt: string;
-  endsAt: string;
-  strategy: SaleStrategy;
-  paymentTimeoutSeconds: number;
-  status: SaleStatus;
-}
+/** `Sale` of API.md: the name the sale services use for the contract's shape. */
+export type SaleView = Sale;

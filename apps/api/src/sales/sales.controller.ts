@@ -1,3 +1,4 @@
+import type { Sale } from '@flash-sale/contract';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
 import { CreateSaleDto, UpdateSaleDto } from './sale.dto';
@@ -8,12 +9,12 @@ export class SalesController {
   constructor(private readonly sales: SalesService) {}
 
   @Get()
-  list() {
+  list(): Promise<Sale[]> {
     return this.sales.list();
   }
 
   @Get(':id')
-  get(@Param('id') id: string) {
+  get(@Param('id') id: string): Promise<Sale> {
     return this.sales.get(id);
   }
 }
@@ -25,18 +26,18 @@ export class AdminSalesController {
 
   @Post()
   @HttpCode(HttpStatus.CREATED)
-  create(@Body() body: CreateSaleDto) {
+  create(@Body() body: CreateSaleDto): Promise<Sale> {
     return this.sales.create(body);
   }
 
   @Patch(':id')
-  update(@Param('id') id: string, @Body() body: UpdateSaleDto) {
+  update(@Param('id') id: string, @Body() body: UpdateSaleDto): Promise<Sale> {
     return this.sales.update(id, body);
   }
 
   @Post(':id/preload')
   @HttpCode(HttpStatus.OK)
-  preload(@Param('id') id: string) {
+  preload(@Param('id') id: string): Promise<Sale> {
     return this.sales.preload(id);
   }
 }

@@ -1,0 +1,68 @@
+export const SALE_STRATEGIES = ['redis-lua', 'db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const;
+export type SaleStrategy = (typeof SALE_STRATEGIES)[number];
+
+export const SALE_STATUSES = ['upcoming', 'live', 'sold_out', 'ended'] as const;
+export type SaleStatus = (typeof SALE_STATUSES)[number];
+
+/** Bounds of a sale's fields and of one purchase: they keep a sale's Redis state small and a purchase sane. */
+export const SALE_LIMITS = {
+  maxNameLength: 120,
+  maxPriceCents: 100_000_000,
+  maxStock: 10_000_000,
+  /** Per-user purchase slots are a bitmask in Redis (see reserve-6.lua), so the limit stays well under 31. */
+  maxPerUserLimit: 20,
+  maxQuantity: 20,
+  minPaymentTimeoutSeconds: 10,
+  maxPaymentTimeoutSeconds: 86_400,
+  maxDescriptionLength: 2000,
+  maxImageUrlLength: 500,
+} as const;
+
+/** What `POST /api/admin/sales` assumes for an optional field left out. */
+export const SALE_DEFAULTS = {
+  perUserLimit: 1,
+  strategy: 'redis-lua',
+  paymentTimeoutSeconds: 600,
+} as const satisfies { perUserLimit: number; strategy: SaleStrategy; paymentTimeoutSeconds: number };
+
+/** `Sale`: the answer of every sale route. */
+export interface Sale {
+  id: string;
+  name: string;
+  description: string | null;
+  imageUrl: string | null;
+  priceCents: number;
+  stock: number;
+  remaining: number;
+  perUserLimit: number;
+  startsAt: string;
+  endsAt: string;
+  strategy: SaleStrategy;
+  paymentTimeoutSeconds: number;
+  status: SaleStatus;
+}
+
+/** `POST /api/admin/sales`; see SALE_DEFAULTS for what a missing field means (`startsAt`: now). */
+export interface CreateSaleRequest {
+  name: string;
+  priceCents: number;
+  stock: number;
+  perUserLimit?: number;
+  startsAt?: string;
+  endsAt: string;
+  strategy?: SaleStrategy;
+  paymentTimeoutSeconds?: number;
+  description?: string;
+  imageUrl?: string;
+}
+
+/**
+ * `PATCH /api/admin/sales/:id`. Stock is not among the fields: units are a ledger operation. `endsAt`
+ * now (or earlier) ends the sale early; `imageUrl: ""` removes the picture.
+ */
+export interface UpdateSaleRequest {
+  name?: string;
+  description?: string;
+  imageUrl?: string;
+  endsAt?: string;
+}
