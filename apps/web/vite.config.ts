@@ -9,8 +9,8 @@ const serverPaths = ['/api', '/docs', '/docs-json', '/health', '/metrics', '/adm
 export default defineConfig({
   plugins: [react()],
   resolve: {
-    // The pure domain library (error codes, statuses, limits) is shared with the API as source.
-    alias: { '@flash-sale/domain': fileURLToPath(new URL('../../libs/domain/src/index.ts', import.meta.url)) },
+    // The HTTP contract (error codes, statuses, limits, shapes) is shared with the API as source.
+    alias: { '@flash-sale/contract': fileURLToPath(new URL('../../libs/contract/src/index.ts', import.meta.url)) },
   },
   server: {
     port: Number(process.env.WEB_PORT ?? 5173),

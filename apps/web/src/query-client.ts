@@ -1,5 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode } from '@flash-sale/contract';
 import { isApiError } from './api/api-error';
 
 /**

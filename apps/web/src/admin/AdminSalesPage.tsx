@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { Sale } from '../api/types';
+import type { Sale } from '@flash-sale/contract';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { Audit } from '../api/types';
+import type { Audit } from '@flash-sale/contract';
 import { clockTimeElement } from './clock-time';
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;

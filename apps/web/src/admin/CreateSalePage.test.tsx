@@ -1,17 +1,17 @@
 import { fireEvent, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import type { CreateSaleInput } from '../api/types';
+import type { CreateSaleRequest } from '@flash-sale/contract';
 import { renderApp } from '../test/render';
 import { server } from '../test/server';
 import { errorBody, makeDashboard, makeSale } from './test-fixtures';
 
 /** Records what the form posts, answering with `respond`. */
-function createSaleEndpoint(respond: (body: CreateSaleInput) => Response) {
-  const sent: CreateSaleInput[] = [];
+function createSaleEndpoint(respond: (body: CreateSaleRequest) => Response) {
+  const sent: CreateSaleRequest[] = [];
   server.use(
     http.post('/api/admin/sales', async ({ request }) => {
-      const body = (await request.json()) as CreateSaleInput;
+      const body = (await request.json()) as CreateSaleRequest;
       sent.push(body);
       return respond(body);
     }),

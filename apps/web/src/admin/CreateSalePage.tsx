@@ -1,15 +1,14 @@
-import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/domain';
+import { type CreateSaleRequest, SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { CreateSaleInput } from '../api/types';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { asAdmin } from './admin-request';
 import { FormField } from './FormField';
-import { defaultSaleFormValues, SALE_FORM_LIMITS, saleFormSchema, type SaleFormValues } from './sale-form-schema';
+import { defaultSaleFormValues, saleFormSchema, type SaleFormValues } from './sale-form-schema';
 
 /** How each strategy sells (DESIGN.md "Strategies"), as the select's options and the hint beneath it. */
 const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
@@ -52,12 +51,12 @@ export function CreateSalePage() {
     handleSubmit,
     control,
     formState: { errors },
-  } = useForm<SaleFormValues, unknown, CreateSaleInput>({ resolver: zodResolver(saleFormSchema), defaultValues });
+  } = useForm<SaleFormValues, unknown, CreateSaleRequest>({ resolver: zodResolver(saleFormSchema), defaultValues });
   const strategy = useWatch({ control, name: 'strategy' });
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
   const create = useMutation({
-    mutationFn: (input: CreateSaleInput) => asAdmin((token) => api.createSale(input, token)),
+    mutationFn: (input: CreateSaleRequest) => asAdmin((token) => api.createSale(input, token)),
     onSuccess: (sale) => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.sales });
       void navigate(`/admin/sales/${encodeURIComponent(sale.id)}`);
@@ -208,7 +207,7 @@ export function CreateSalePage() {
           <FormField
             id={fieldId('paymentTimeoutSeconds')}
             label="Payment timeout (seconds)"
-            hint={`How long a buyer has to pay before the order expires and its units return to stock, ${SALE_FORM_LIMITS.minPaymentTimeoutSeconds}–${count(SALE_LIMITS.maxPaymentTimeoutSeconds)}.`}
+            hint={`How long a buyer has to pay before the order expires and its units return to stock, ${SALE_LIMITS.minPaymentTimeoutSeconds}–${count(SALE_LIMITS.maxPaymentTimeoutSeconds)}.`}
             error={errors.paymentTimeoutSeconds?.message}
           >
             {(control) => (
@@ -216,7 +215,7 @@ export function CreateSalePage() {
                 className="input"
                 type="number"
                 inputMode="numeric"
-                min={SALE_FORM_LIMITS.minPaymentTimeoutSeconds}
+                min={SALE_LIMITS.minPaymentTimeoutSeconds}
                 max={SALE_LIMITS.maxPaymentTimeoutSeconds}
                 step={1}
                 {...control}

@@ -1,8 +1,8 @@
+import { DEMO_LIMITS, type DemoRunReport, type DemoStrategyResult } from '@flash-sale/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, lazy, Suspense, useId, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { DemoRun, DemoStrategyResult } from '../api/types';
 import { StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
@@ -10,9 +10,6 @@ import { asAdmin } from './admin-request';
 
 const DemoPlot = lazy(() => import('./DemoPlot'));
 
-/** The API's bounds (POST /api/admin/demo-runs): the form says them before the server has to. */
-const MAX_STOCK = 500;
-const MAX_BUYERS = 2_000;
 const POLL_MS = 500;
 
 const PHASE_LABEL: Record<DemoStrategyResult['phase'], string> = {
@@ -83,7 +80,7 @@ export function DemoPage() {
             className="input"
             type="number"
             min={1}
-            max={MAX_STOCK}
+            max={DEMO_LIMITS.maxStock}
             value={stock}
             onChange={(event) => setStock(Number(event.target.value))}
             required
@@ -96,7 +93,7 @@ export function DemoPage() {
             className="input"
             type="number"
             min={1}
-            max={MAX_BUYERS}
+            max={DEMO_LIMITS.maxBuyers}
             value={buyers}
             onChange={(event) => setBuyers(Number(event.target.value))}
             required
@@ -133,14 +130,14 @@ export function DemoPage() {
   );
 }
 
-function runSummary(run: DemoRun): string {
+function runSummary(run: DemoRunReport): string {
   return run.results
     .filter((result) => result.oversold !== null)
     .map((result) => `${result.strategy} oversold ${result.oversold}`)
     .join(', ');
 }
 
-function DemoRunView({ run }: { run: DemoRun }) {
+function DemoRunView({ run }: { run: DemoRunReport }) {
   const n = (value: number | null, suffix = '') => (value === null ? '—' : `${value.toLocaleString('en-US')}${suffix}`);
   return (
     <section className="card panel" aria-labelledby="demo-results" aria-busy={run.status === 'running'}>

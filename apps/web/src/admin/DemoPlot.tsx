@@ -1,5 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { DemoStrategyResult } from '../api/types';
+import type { DemoStrategyResult } from '@flash-sale/contract';
 
 /**
  * Accepted units against the stock and oversold units, one group of bars per strategy. Its own module

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { Sale, UpdateSaleInput } from '../api/types';
+import type { Sale, UpdateSaleRequest } from '@flash-sale/contract';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { asAdmin } from './admin-request';
 
@@ -46,7 +46,7 @@ function EditSaleForm({ sale }: { sale: Sale }) {
   const navigate = useNavigate();
   const dashboard = `/admin/sales/${encodeURIComponent(sale.id)}`;
   const save = useMutation({
-    mutationFn: (input: UpdateSaleInput) => asAdmin((token) => api.updateSale(sale.id, input, token)),
+    mutationFn: (input: UpdateSaleRequest) => asAdmin((token) => api.updateSale(sale.id, input, token)),
     onSuccess: (updated) => {
       queryClient.setQueryData(queryKeys.sale(updated.id), updated);
       void queryClient.invalidateQueries({ queryKey: queryKeys.sales });
@@ -57,7 +57,7 @@ function EditSaleForm({ sale }: { sale: Sale }) {
   const endNow = useEndSaleNow();
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const input: UpdateSaleInput = { name: name.trim(), description, imageUrl: imageUrl.trim() };
+    const input: UpdateSaleRequest = { name: name.trim(), description, imageUrl: imageUrl.trim() };
     const end = new Date(endsAt);
     if (!Number.isNaN(end.getTime()) && toLocalInput(sale.endsAt) !== endsAt) input.endsAt = end.toISOString();
     save.mutate(input);

@@ -1,4 +1,4 @@
-import { ORDER_STATUSES, type OrdersByStatus } from '@flash-sale/domain';
+import { ORDER_STATUSES, type OrdersByStatus } from '@flash-sale/contract';
 import { useId } from 'react';
 import { OrderStatusBadge } from '../components/badges';
 

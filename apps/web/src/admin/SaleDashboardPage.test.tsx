@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import type { SaleDashboard } from '../api/types';
+import type { SaleDashboard } from '@flash-sale/contract';
 import { renderApp } from '../test/render';
 import { server } from '../test/server';
 import { errorBody, makeAudit, makeDashboard, makeSale } from './test-fixtures';

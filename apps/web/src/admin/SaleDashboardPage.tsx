@@ -1,8 +1,7 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode, type SaleDashboard } from '@flash-sale/contract';
 import { type ReactNode, useId } from 'react';
 import { Link, useParams } from 'react-router';
 import { isApiError } from '../api/api-error';
-import type { SaleDashboard } from '../api/types';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';

@@ -1,4 +1,4 @@
-import { ORDER_STATUSES } from '@flash-sale/domain';
+import { ORDER_STATUSES } from '@flash-sale/contract';
 import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';

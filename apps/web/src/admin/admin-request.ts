@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode } from '@flash-sale/contract';
 import { ApiError } from '../api/api-error';
 import { sessionStore } from '../session/session-store';
 

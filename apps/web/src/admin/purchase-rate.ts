@@ -1,4 +1,4 @@
-import type { SaleDashboard } from '../api/types';
+import type { SaleDashboard } from '@flash-sale/contract';
 
 /** One point of the purchases-per-second chart: the rate between the previous sample and this one. */
 export interface RatePoint {

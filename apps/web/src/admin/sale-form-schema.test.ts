@@ -1,4 +1,4 @@
-import { SALE_LIMITS } from '@flash-sale/domain';
+import { SALE_LIMITS } from '@flash-sale/contract';
 import {
   defaultSaleFormValues,
   localDateTimeToIso,

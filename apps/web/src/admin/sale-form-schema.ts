@@ -1,15 +1,5 @@
-import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/domain';
+import { type CreateSaleRequest, SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { z } from 'zod';
-import type { CreateSaleInput } from '../api/types';
-
-/** The API's bounds (apps/api/src/sales/sale.dto.ts) that @flash-sale/domain does not export. */
-export const SALE_FORM_LIMITS = {
-  nameMax: 120,
-  descriptionMax: 2_000,
-  imageUrlMax: 500,
-  maxPriceCents: 100_000_000, // $1,000,000.00
-  minPaymentTimeoutSeconds: 10,
-} as const;
 
 /** What the create-sale form's inputs hold: strings, exactly as the browser hands them over. */
 export interface SaleFormValues {
@@ -116,21 +106,21 @@ function isWebAddress(value: string): boolean {
  * The create-sale form: validates what the admin typed with the API's own limits, so mistakes show
  * beside their field instead of as a 400, and turns it into the `POST /api/admin/sales` body.
  */
-export const saleFormSchema: z.ZodType<CreateSaleInput, SaleFormValues> = z
+export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
   .object({
     name: z
       .string()
       .trim()
       .min(1, 'Enter a name')
-      .max(SALE_FORM_LIMITS.nameMax, `At most ${SALE_FORM_LIMITS.nameMax} characters`),
+      .max(SALE_LIMITS.maxNameLength, `At most ${SALE_LIMITS.maxNameLength} characters`),
     description: z
       .string()
       .trim()
-      .max(SALE_FORM_LIMITS.descriptionMax, `At most ${count(SALE_FORM_LIMITS.descriptionMax)} characters`),
+      .max(SALE_LIMITS.maxDescriptionLength, `At most ${count(SALE_LIMITS.maxDescriptionLength)} characters`),
     imageUrl: z
       .string()
       .trim()
-      .max(SALE_FORM_LIMITS.imageUrlMax, `At most ${SALE_FORM_LIMITS.imageUrlMax} characters`)
+      .max(SALE_LIMITS.maxImageUrlLength, `At most ${SALE_LIMITS.maxImageUrlLength} characters`)
       .refine((value) => value === '' || isWebAddress(value), 'Enter a web address starting with http:// or https://'),
     price: z
       .string()
@@ -144,7 +134,7 @@ export const saleFormSchema: z.ZodType<CreateSaleInput, SaleFormValues> = z
         }
         return cents;
       })
-      .pipe(z.number().max(SALE_FORM_LIMITS.maxPriceCents, 'At most $1,000,000.00')),
+      .pipe(z.number().max(SALE_LIMITS.maxPriceCents, 'At most $1,000,000.00')),
     stock: wholeNumber('Enter how many units are for sale', 1, SALE_LIMITS.maxStock),
     perUserLimit: wholeNumber('Enter how many units one customer may buy', 1, SALE_LIMITS.maxPerUserLimit),
     startsAt: localInstant('Choose when the sale starts'),
@@ -152,7 +142,7 @@ export const saleFormSchema: z.ZodType<CreateSaleInput, SaleFormValues> = z
     strategy: z.enum(SALE_STRATEGIES, 'Choose a strategy'),
     paymentTimeoutSeconds: wholeNumber(
       'Enter the payment timeout',
-      SALE_FORM_LIMITS.minPaymentTimeoutSeconds,
+      SALE_LIMITS.minPaymentTimeoutSeconds,
       SALE_LIMITS.maxPaymentTimeoutSeconds,
     ),
   })
@@ -162,7 +152,7 @@ export const saleFormSchema: z.ZodType<CreateSaleInput, SaleFormValues> = z
     // Compare the two times whenever both parsed, even while other fields still have errors.
     when: ({ issues }) => !issues.some((issue) => issue.path?.[0] === 'startsAt' || issue.path?.[0] === 'endsAt'),
   })
-  .transform(({ price, description, imageUrl, ...sale }): CreateSaleInput => ({
+  .transform(({ price, description, imageUrl, ...sale }): CreateSaleRequest => ({
     ...sale,
     priceCents: price,
     ...(description ? { description } : {}),

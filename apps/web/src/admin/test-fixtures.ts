@@ -1,5 +1,4 @@
-import { emptyOrdersByStatus } from '@flash-sale/domain';
-import type { Audit, Sale, SaleDashboard } from '../api/types';
+import type { Audit, Sale, SaleDashboard } from '@flash-sale/contract';
 
 /** Test data for the admin console's tests: valid API.md shapes, overridden per test. */
 export function makeSale(overrides: Partial<Sale> = {}): Sale {
@@ -27,7 +26,7 @@ export function makeAudit(overrides: Partial<Audit> = {}): Audit {
     stock: 100,
     remaining: 37,
     held: 55,
-    ordersByStatus: { ...emptyOrdersByStatus(), QUEUED: 8, PENDING_PAYMENT: 20, PAID: 35, CANCELLED: 4, EXPIRED: 2 },
+    ordersByStatus: { QUEUED: 8, PENDING_PAYMENT: 20, PAID: 35, CANCELLED: 4, EXPIRED: 2, FAILED: 0 },
     oversold: 0,
     duplicateOrders: 0,
     lostReservations: 0,

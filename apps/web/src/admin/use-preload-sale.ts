@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, queryKeys } from '../api/endpoints';
-import type { Sale } from '../api/types';
+import type { Sale } from '@flash-sale/contract';
 import { asAdmin } from './admin-request';
 
 /**

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode } from '@flash-sale/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { isApiError } from '../api/api-error';
 import { api, queryKeys } from '../api/endpoints';

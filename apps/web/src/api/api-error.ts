@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode } from '@flash-sale/contract';
 
 /**
  * A refusal from the API, `{"error": {"code", "message"}}` of API.md, or a failure to reach it

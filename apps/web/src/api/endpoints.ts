@@ -2,24 +2,24 @@ import { apiDownload, apiRequest } from './client';
 import type {
   AdminOrderPage,
   Audit,
-  DemoRun,
-  UpdateSaleInput,
-  CreateSaleInput,
-  GuestSession,
+  DemoRunReport,
+  UpdateSaleRequest,
+  CreateSaleRequest,
+  Session,
   Order,
   PurchaseAccepted,
   Sale,
   SaleDashboard,
   SubmitToken,
-} from './types';
+} from '@flash-sale/contract';
 
 /** Every route of API.md the storefront and the admin console use, typed. */
 export const api = {
-  signInGuest: (name: string) => apiRequest<GuestSession>('/auth/guest', { method: 'POST', body: { name } }),
+  signInGuest: (name: string) => apiRequest<Session>('/auth/guest', { method: 'POST', body: { name } }),
   register: (name: string, password: string, guestToken?: string) =>
-    apiRequest<GuestSession>('/auth/register', { method: 'POST', body: { name, password }, token: guestToken }),
+    apiRequest<Session>('/auth/register', { method: 'POST', body: { name, password }, token: guestToken }),
   signIn: (name: string, password: string) =>
-    apiRequest<GuestSession>('/auth/login', { method: 'POST', body: { name, password } }),
+    apiRequest<Session>('/auth/login', { method: 'POST', body: { name, password } }),
   signInAdmin: (password: string) =>
     apiRequest<{ token: string }>('/auth/admin', { method: 'POST', body: { password } }),
 
@@ -44,13 +44,13 @@ export const api = {
   cancelOrder: (orderNo: string, token: string) =>
     apiRequest<Order>(`/orders/${encodeURIComponent(orderNo)}/cancel`, { method: 'POST', token }),
 
-  createSale: (input: CreateSaleInput, adminToken: string) =>
+  createSale: (input: CreateSaleRequest, adminToken: string) =>
     apiRequest<Sale>('/admin/sales', { method: 'POST', body: input, token: adminToken }),
   preloadSale: (saleId: string, adminToken: string) =>
     apiRequest<Sale>(`/admin/sales/${encodeURIComponent(saleId)}/preload`, { method: 'POST', token: adminToken }),
   auditSale: (saleId: string, adminToken: string, signal?: AbortSignal) =>
     apiRequest<Audit>(`/admin/sales/${encodeURIComponent(saleId)}/audit`, { token: adminToken, signal }),
-  updateSale: (saleId: string, input: UpdateSaleInput, adminToken: string) =>
+  updateSale: (saleId: string, input: UpdateSaleRequest, adminToken: string) =>
     apiRequest<Sale>(`/admin/sales/${encodeURIComponent(saleId)}`, { method: 'PATCH', body: input, token: adminToken }),
   saleOrders: (
     saleId: string,
@@ -71,9 +71,9 @@ export const api = {
   startDemoRun: (input: { stock: number; buyers: number }, adminToken: string) =>
     apiRequest<{ id: string }>('/admin/demo-runs', { method: 'POST', body: input, token: adminToken }),
   demoRun: (id: string, adminToken: string, signal?: AbortSignal) =>
-    apiRequest<DemoRun>(`/admin/demo-runs/${encodeURIComponent(id)}`, { token: adminToken, signal }),
+    apiRequest<DemoRunReport>(`/admin/demo-runs/${encodeURIComponent(id)}`, { token: adminToken, signal }),
   demoRuns: (adminToken: string, signal?: AbortSignal) =>
-    apiRequest<DemoRun[]>('/admin/demo-runs', { token: adminToken, signal }),
+    apiRequest<DemoRunReport[]>('/admin/demo-runs', { token: adminToken, signal }),
   saleDashboard: (saleId: string, adminToken: string, signal?: AbortSignal) =>
     apiRequest<SaleDashboard>(`/admin/sales/${encodeURIComponent(saleId)}/dashboard`, { token: adminToken, signal }),
 };

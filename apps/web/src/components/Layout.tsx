@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, NavLink, Outlet, ScrollRestoration, useLocation } from 'react-router';
-import type { GuestSession } from '../api/types';
+import type { Session } from '@flash-sale/contract';
 import { sessionStore } from '../session/session-store';
 import { useSession } from '../session/use-session';
 
@@ -62,7 +62,7 @@ function SignInLink() {
  * Who is signed in, and signing out. A guest's account exists only in this browser: signing out loses
  * its orders for good, so the guest is told so and offered to register (which keeps them) first.
  */
-function SignedInShopper({ guest }: { guest: GuestSession }) {
+function SignedInShopper({ guest }: { guest: Session }) {
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
   const warningId = useId();

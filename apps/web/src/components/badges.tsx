@@ -1,4 +1,4 @@
-import type { OrderStatus, SaleStatus, SaleStrategy } from '@flash-sale/domain';
+import type { OrderStatus, SaleStatus, SaleStrategy } from '@flash-sale/contract';
 
 const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
   upcoming: 'Coming soon',

@@ -1,4 +1,4 @@
-import type { GuestSession } from '../api/types';
+import type { Session } from '@flash-sale/contract';
 
 /**
  * Who is signed in, kept in the browser's localStorage: the shopper's session and the admin token
@@ -10,7 +10,7 @@ const GUEST_KEY = 'flashbuy.guest';
 const ADMIN_KEY = 'flashbuy.admin';
 
 export interface SessionState {
-  guest: GuestSession | null;
+  guest: Session | null;
   adminToken: string | null;
 }
 
@@ -36,7 +36,7 @@ class SessionStore {
 
   private load(): SessionState {
     return {
-      guest: read<GuestSession>(localStorage, GUEST_KEY),
+      guest: read<Session>(localStorage, GUEST_KEY),
       adminToken: read<string>(localStorage, ADMIN_KEY),
     };
   }
@@ -48,7 +48,7 @@ class SessionStore {
 
   readonly getSnapshot = (): SessionState => this.state;
 
-  setGuest(guest: GuestSession | null): void {
+  setGuest(guest: Session | null): void {
     write(localStorage, GUEST_KEY, guest);
     this.update({ ...this.state, guest });
   }

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode } from '@flash-sale/contract';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse } from 'msw';

@@ -1,8 +1,7 @@
-import { ErrorCode, type SaleStatus } from '@flash-sale/domain';
+import { ErrorCode, type Sale, type SaleStatus, type Session } from '@flash-sale/contract';
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { isApiError } from '../api/api-error';
-import type { GuestSession, Sale } from '../api/types';
 import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatMoney } from '../components/format';
@@ -17,7 +16,7 @@ const MAX_PICKER_QUANTITY = 10;
 interface BuyPanelProps {
   sale: Sale;
   status: SaleStatus;
-  guest: GuestSession | null;
+  guest: Session | null;
 }
 
 export function BuyPanel({ sale, status, guest }: BuyPanelProps) {
@@ -79,7 +78,7 @@ function SaleWindowNotice({ sale, status, holding = false }: { sale: Sale; statu
   }
 }
 
-function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; guest: GuestSession }) {
+function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; guest: Session }) {
   const [quantity, setQuantity] = useState(1);
   const quantityId = useId();
   const flow = useBuyFlow(sale.id, guest);

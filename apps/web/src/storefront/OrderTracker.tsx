@@ -1,9 +1,8 @@
-import type { OrderStatus } from '@flash-sale/domain';
+import type { Order, OrderStatus, Session } from '@flash-sale/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { GuestSession, Order } from '../api/types';
 import { orderStatusLabel } from '../components/badges';
 import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
@@ -32,7 +31,7 @@ export function OrderTracker({
   compact = false,
 }: {
   orderNo: string;
-  guest: GuestSession;
+  guest: Session;
   initial?: Order;
   compact?: boolean;
 }) {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { GuestSession } from '../api/types';
+import type { Session } from '@flash-sale/contract';
 import { OrderStatusBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime, formatMoney } from '../components/format';
@@ -21,7 +21,7 @@ export function OrdersPage() {
   );
 }
 
-function OrderList({ guest }: { guest: GuestSession }) {
+function OrderList({ guest }: { guest: Session }) {
   const orders = useQuery({
     queryKey: queryKeys.orders(guest.user.id),
     queryFn: ({ signal }) => api.listOrders(guest.token, signal),

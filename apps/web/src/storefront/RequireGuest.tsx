@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';
-import type { GuestSession } from '../api/types';
+import type { Session } from '@flash-sale/contract';
 import { useSession } from '../session/use-session';
 
 /** Pages about "my" things need a signed-in guest; others get a way to sign in and come back. */
-export function RequireGuest({ children }: { children: (guest: GuestSession) => ReactNode }) {
+export function RequireGuest({ children }: { children: (guest: Session) => ReactNode }) {
   const { guest } = useSession();
   const location = useLocation();
   if (guest) return <>{children(guest)}</>;

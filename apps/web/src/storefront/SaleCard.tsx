@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { Sale } from '../api/types';
+import type { Sale } from '@flash-sale/contract';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { Countdown } from '../components/Countdown';
 import { formatMoney } from '../components/format';

@@ -1,4 +1,4 @@
-import type { Sale } from '../api/types';
+import type { Sale } from '@flash-sale/contract';
 
 /** The sale's picture, or a branded placeholder; decorative either way (the name is the heading). */
 export function SaleImage({ sale, className }: { sale: Sale; className: string }) {

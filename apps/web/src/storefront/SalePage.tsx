@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode } from '@flash-sale/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';

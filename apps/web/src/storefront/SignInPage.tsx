@@ -1,10 +1,9 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode, type Session } from '@flash-sale/contract';
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { isApiError } from '../api/api-error';
 import { api } from '../api/endpoints';
-import type { GuestSession } from '../api/types';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { sessionStore } from '../session/session-store';
 import { useSession } from '../session/use-session';
@@ -43,7 +42,7 @@ export function SignInPage() {
   const nameId = useId();
   const passwordId = useId();
   const submitIt = useMutation({
-    mutationFn: (): Promise<GuestSession> => {
+    mutationFn: (): Promise<Session> => {
       if (mode === 'guest') return api.signInGuest(name.trim());
       if (mode === 'register') return api.register(name.trim(), password, keepingGuest?.token);
       return api.signIn(name.trim(), password);

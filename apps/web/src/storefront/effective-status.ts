@@ -1,5 +1,4 @@
-import type { SaleStatus } from '@flash-sale/domain';
-import type { Sale } from '../api/types';
+import type { Sale, SaleStatus } from '@flash-sale/contract';
 
 /**
  * The sale's status now, by the server's clock: the status in a fetched Sale was true when it was

@@ -1,9 +1,8 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode, type PurchaseAccepted, type Session } from '@flash-sale/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, isApiError } from '../api/api-error';
 import { api, queryKeys } from '../api/endpoints';
-import type { GuestSession, PurchaseAccepted } from '../api/types';
 import { sessionStore } from '../session/session-store';
 import { pendingPurchases } from './pending-purchase';
 
@@ -65,7 +64,7 @@ async function retryingAfterWaits<T>(attempt: () => Promise<T>, onWait: (seconds
  * - On mount, a pending purchase left by a reload is finished: the shopper did click Buy, and the
  *   replay either returns the order that was already made or makes the one that was asked for.
  */
-export function useBuyFlow(saleId: string, guest: GuestSession | null, onAccepted?: (order: PurchaseAccepted) => void) {
+export function useBuyFlow(saleId: string, guest: Session | null, onAccepted?: (order: PurchaseAccepted) => void) {
   const userId = guest?.user.id;
   const jwt = guest?.token;
   // A purchase a reload interrupted is finished on mount (the effect below): start in that phase.

@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import type { Order, Sale } from '../api/types';
+import type { Order, Sale } from '@flash-sale/contract';
 import { server } from './server';
 
 export function aSale(overrides: Partial<Sale> = {}): Sale {
