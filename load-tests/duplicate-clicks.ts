@@ -13,7 +13,8 @@ import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api, classifyPurchase, must, type PurchaseOutcome, type Session } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
-import { API_LIMITS, commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
+import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
+import { commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
 import { prepareBuyer, sleepUntil } from './lib/flows.ts';
 import {
   purchaseDuration,
@@ -29,8 +30,8 @@ import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
 const USERS = envInt('USERS', 500);
-const STOCK = envInt('STOCK', 200, 1, API_LIMITS.maxStock);
-const PER_USER_LIMIT = envInt('PER_USER_LIMIT', 1, 1, API_LIMITS.maxPerUserLimit);
+const STOCK = envInt('STOCK', 200, 1, SALE_LIMITS.maxStock);
+const PER_USER_LIMIT = envInt('PER_USER_LIMIT', 1, 1, SALE_LIMITS.maxPerUserLimit);
 /** Copies of the same token sent at once (a double, triple… click). */
 const CLICKS = envInt('CLICKS', 5, 2, 50);
 /** Other tokens of the same buyer, sent in the same instant. */

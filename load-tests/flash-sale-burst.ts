@@ -13,14 +13,15 @@ import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { Api, must } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
-import { API_LIMITS, commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
+import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
+import { commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
 import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
 import { fmt, stat, summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
 const USERS = envInt('USERS', 2000);
-const STOCK = envInt('STOCK', 500, 1, API_LIMITS.maxStock);
+const STOCK = envInt('STOCK', 500, 1, SALE_LIMITS.maxStock);
 /** Seconds between setup and the opening: every buyer must have signed in and got a token by then. */
 const START_DELAY = envInt('START_DELAY', 10, 1, 100);
 const STRATEGY = envStrategy('STRATEGY', 'redis-lua');

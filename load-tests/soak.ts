@@ -12,7 +12,8 @@ import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api, must } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
-import { API_LIMITS, commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
+import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
+import { commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, waitUntilWritten } from './lib/flows.ts';
 import { recordUnexpected, completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
@@ -23,7 +24,7 @@ const RATE = envInt('RATE', 50, 1, 100_000);
 const DURATION = envDuration('DURATION', '5m');
 const SALES = envInt('SALES', 3, 1, 50);
 /** Units of each sale: large, so the soak measures steady selling, not a sell-out. */
-const STOCK = envInt('STOCK', 1_000_000, 1, API_LIMITS.maxStock);
+const STOCK = envInt('STOCK', 1_000_000, 1, SALE_LIMITS.maxStock);
 const PAY_RATIO = envNumber('PAY_RATIO', 0.3, 0, 1);
 const CANCEL_RATIO = envNumber('CANCEL_RATIO', 0.2, 0, 1 - PAY_RATIO);
 /** How long a buyer waits for its order's row before paying or cancelling it. */

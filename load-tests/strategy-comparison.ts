@@ -17,27 +17,18 @@ import exec from 'k6/execution';
 import type { Options, Scenario, Threshold } from 'k6/options';
 import { Api } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
-import {
-  API_LIMITS,
-  STRATEGIES,
-  UNSAFE_STRATEGY,
-  commonConfig,
-  envInt,
-  envStrategies,
-  isStrategy,
-  runId,
-  type Strategy,
-} from './lib/config.ts';
+import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '../libs/contract/src/sale.ts';
+import { UNSAFE_STRATEGY, commonConfig, envInt, envStrategies, isStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
 import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
 import { count, fmt, fmtMs, stat, summaryHandler, table } from './lib/summary.ts';
 
 const config = commonConfig();
-const SELECTED = envStrategies('STRATEGIES', STRATEGIES);
+const SELECTED = envStrategies('STRATEGIES', SALE_STRATEGIES);
 /** Buyers per strategy. */
 const USERS = envInt('USERS', 500);
 /** Units of each sale. */
-const STOCK = envInt('STOCK', 100, 1, API_LIMITS.maxStock);
+const STOCK = envInt('STOCK', 100, 1, SALE_LIMITS.maxStock);
 const START_DELAY = envInt('START_DELAY', 15, 1, 100);
 const EXPECTED_SOLD = Math.min(STOCK, USERS);
 
@@ -88,7 +79,7 @@ export const options: Options = {
 
 interface SetupData {
   /** Sale id per strategy. */
-  sales: Partial<Record<Strategy, string>>;
+  sales: Partial<Record<SaleStrategy, string>>;
   startsAtMs: number;
   runId: string;
 }
@@ -99,7 +90,7 @@ export function setup(): SetupData {
   const admin = signInAdmin(config);
   const id = runId();
   const startsAt = new Date(Date.now() + START_DELAY * 1000);
-  const sales: Partial<Record<Strategy, string>> = {};
+  const sales: Partial<Record<SaleStrategy, string>> = {};
   for (const strategy of SELECTED) {
     const created = admin.api.createSale(admin.token, {
       name: `k6 comparison ${id} ${strategy}`,
@@ -150,7 +141,7 @@ export function teardown(data: SetupData): void {
   }
 }
 
-function verdict(data: K6SummaryData, strategy: Strategy): string {
+function verdict(data: K6SummaryData, strategy: SaleStrategy): string {
   const oversold = stat(data, `oversold_units{strategy:${strategy}}`, 'value');
   if (strategy === UNSAFE_STRATEGY) {
     if (oversold === undefined) return 'UNSAFE (not audited)';

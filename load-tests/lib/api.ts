@@ -5,7 +5,12 @@
 // contract: the status the contract promises *and* the body shape. Anything else comes back as
 // `{ ok: false }` with the status and the API's error code, for the caller to count.
 import http, { type ObjectBatchRequest, type Params, type RefinedResponse } from 'k6/http';
-import type { Strategy } from './config.ts';
+import type { Audit } from '../../libs/contract/src/audit.ts';
+import type { Session as SessionAnswer } from '../../libs/contract/src/auth.ts';
+import { ErrorCode } from '../../libs/contract/src/error-code.ts';
+import { ORDER_STATUSES, type Order } from '../../libs/contract/src/order.ts';
+import type { PurchaseAccepted, SubmitToken } from '../../libs/contract/src/purchase.ts';
+import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
 
 export type Endpoint =
   | 'auth_guest'
@@ -32,85 +37,25 @@ const ROUTES: Record<Endpoint, string> = {
   audit: 'GET /api/admin/sales/:id/audit',
 };
 
-// --- The contract's types (API.md) -------------------------------------------------------------
+// --- The contract's types (libs/contract, after API.md) that only k6 has --------------------------
 
-export interface ApiErrorBody {
+/** The `error` of an error answer, as k6 reads it: an empty code when the body is not one. */
+export interface ApiError {
   code: string;
   message: string;
 }
 
+/** A signed-in guest, as the scenarios carry it. */
 export interface Session {
   token: string;
   userId: string;
   name: string;
 }
 
-export type SaleStatus = 'upcoming' | 'live' | 'sold_out' | 'ended';
-
-export interface Sale {
-  id: string;
-  name: string;
-  priceCents: number;
-  stock: number;
-  remaining: number;
-  perUserLimit: number;
-  startsAt: string;
-  endsAt: string;
-  strategy: Strategy;
-  status: SaleStatus;
-}
-
-export interface CreateSaleInput {
-  name: string;
-  priceCents: number;
-  stock: number;
-  perUserLimit?: number;
-  startsAt?: string;
-  endsAt: string;
-  strategy?: Strategy;
-  paymentTimeoutSeconds?: number;
-  description?: string;
-}
-
-export interface SubmitToken {
-  token: string;
-  expiresAt: string;
-}
-
-export const ORDER_STATUSES = ['QUEUED', 'PENDING_PAYMENT', 'PAID', 'CANCELLED', 'EXPIRED', 'FAILED'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-export interface Order {
-  orderNo: string;
-  saleId: string;
-  userId: string;
-  quantity: number;
-  amountCents: number;
-  status: OrderStatus;
-  createdAt: string;
-  expiresAt?: string;
-  paidAt?: string;
-}
-
-export interface Audit {
-  saleId: string;
-  stock: number;
-  remaining: number;
-  held: number;
-  ordersByStatus: Record<OrderStatus, number>;
-  oversold: number;
-  duplicateOrders: number;
-  lostReservations: number;
-  ok: boolean;
-}
-
-/** What a successful purchase answers: 202 QUEUED for redis-lua, 201 PENDING_PAYMENT for the others. */
-export interface PurchaseAccepted {
-  orderNo: string;
-  status: 'QUEUED' | 'PENDING_PAYMENT';
-}
-
-export function expectedPurchase(strategy: Strategy): { status: 201 | 202; orderStatus: PurchaseAccepted['status'] } {
+export function expectedPurchase(strategy: SaleStrategy): {
+  status: 201 | 202;
+  orderStatus: PurchaseAccepted['status'];
+} {
   return strategy === 'redis-lua'
     ? { status: 202, orderStatus: 'QUEUED' }
     : { status: 201, orderStatus: 'PENDING_PAYMENT' };
@@ -155,7 +100,7 @@ function hasIntegers(value: Json, ...keys: string[]): boolean {
   return keys.every((key) => Number.isInteger(value[key]));
 }
 
-function errorOf(body: unknown): ApiErrorBody {
+function errorOf(body: unknown): ApiError {
   if (isObject(body) && isObject(body.error) && typeof body.error.code === 'string') {
     return { code: body.error.code, message: typeof body.error.message === 'string' ? body.error.message : '' };
   }
@@ -227,14 +172,10 @@ export class Api {
 
   /** `POST /api/auth/guest` → 201 `{token, user: {id, name}}`. */
   guest(name?: string, tags?: Record<string, string>): Result<Session> {
-    const result = this.call<{ token: string; user: { id: string; name?: string } }>(
-      'auth_guest',
-      'POST',
-      '/api/auth/guest',
-      201,
-      isSession,
-      { json: name ? { name } : {}, tags },
-    );
+    const result = this.call<SessionAnswer>('auth_guest', 'POST', '/api/auth/guest', 201, isSession, {
+      json: name ? { name } : {},
+      tags,
+    });
     if (!result.ok) return result;
     const { token, user } = result.value;
     return { ...result, value: { token, userId: user.id, name: user.name ?? '' } };
@@ -256,7 +197,7 @@ export class Api {
   }
 
   /** `POST /api/admin/sales` → 201 Sale. */
-  createSale(adminToken: string, input: CreateSaleInput): Result<Sale> {
+  createSale(adminToken: string, input: CreateSaleRequest): Result<Sale> {
     return this.call<Sale>('create_sale', 'POST', '/api/admin/sales', 201, isSale, { token: adminToken, json: input });
   }
 
@@ -303,7 +244,7 @@ export class Api {
     session: Session,
     saleId: string,
     submitToken: string,
-    strategy: Strategy,
+    strategy: SaleStrategy,
     options: { quantity?: number; tags?: Record<string, string> } = {},
   ): { outcome: PurchaseOutcome; res: RefinedResponse<'text'> } {
     const request = this.purchaseRequest(session, saleId, submitToken, options);
@@ -348,7 +289,7 @@ export class Api {
  * redis-lua, 201 PENDING_PAYMENT for db-optimistic, db-pessimistic and naive-unsafe); the refusals a
  * flash sale is expected to produce are 410 SOLD_OUT and 409 LIMIT_REACHED; anything else is unexpected.
  */
-export function classifyPurchase(res: RefinedResponse<'text'>, strategy: Strategy): PurchaseOutcome {
+export function classifyPurchase(res: RefinedResponse<'text'>, strategy: SaleStrategy): PurchaseOutcome {
   const body = parse(res);
   const success = expectedPurchase(strategy);
   if (res.status === success.status) {
@@ -363,9 +304,9 @@ export function classifyPurchase(res: RefinedResponse<'text'>, strategy: Strateg
     };
   }
   const error = errorOf(body);
-  if (res.status === 410 && error.code === 'SOLD_OUT') return { kind: 'sold_out', status: 410 };
-  if (res.status === 409 && error.code === 'LIMIT_REACHED') return { kind: 'limit_reached', status: 409 };
-  if (res.status === 409 && error.code === 'SALE_NOT_STARTED') return { kind: 'not_started', status: 409 };
+  if (res.status === 410 && error.code === ErrorCode.SoldOut) return { kind: 'sold_out', status: 410 };
+  if (res.status === 409 && error.code === ErrorCode.LimitReached) return { kind: 'limit_reached', status: 409 };
+  if (res.status === 409 && error.code === ErrorCode.SaleNotStarted) return { kind: 'not_started', status: 409 };
   return {
     kind: 'unexpected',
     status: res.status,

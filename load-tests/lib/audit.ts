@@ -2,7 +2,8 @@
 // audit (`GET /api/admin/sales/:id/audit`, recomputed by the API from MySQL and Redis) into k6 checks
 // and metrics that thresholds can fail the run on.
 import { check, sleep } from 'k6';
-import { Api, must, type Audit } from './api.ts';
+import type { Audit } from '../../libs/contract/src/audit.ts';
+import { Api, must } from './api.ts';
 import type { CommonConfig } from './config.ts';
 import { auditOk, auditViolations, duplicateOrders, heldUnits, lostReservations, oversoldUnits } from './metrics.ts';
 

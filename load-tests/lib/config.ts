@@ -1,14 +1,10 @@
 // Settings from `-e NAME=value` (or the environment with --include-system-env-vars), read once in the
 // init context. A bad value stops the run before any VU starts, naming the variable.
 
-export const STRATEGIES = ['redis-lua', 'db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const;
-export type Strategy = (typeof STRATEGIES)[number];
+import { SALE_STRATEGIES, type SaleStrategy } from '../../libs/contract/src/sale.ts';
 
 /** The one strategy that is expected to oversell: reported, labelled UNSAFE, never a failed threshold. */
-export const UNSAFE_STRATEGY: Strategy = 'naive-unsafe';
-
-/** Upper bounds of the API's sale validation (libs/domain SALE_LIMITS). */
-export const API_LIMITS = { maxStock: 10_000_000, maxPerUserLimit: 20 } as const;
+export const UNSAFE_STRATEGY: SaleStrategy = 'naive-unsafe';
 
 function raw(name: string): string | undefined {
   const value = __ENV[name];
@@ -49,25 +45,25 @@ export function envDuration(name: string, fallback: string): { text: string; sec
   return { text, seconds };
 }
 
-export function envStrategy(name: string, fallback: Strategy): Strategy {
+export function envStrategy(name: string, fallback: SaleStrategy): SaleStrategy {
   const value = envString(name, fallback);
-  if (!isStrategy(value)) throw new Error(`${name} must be one of ${STRATEGIES.join(', ')}, got "${value}"`);
+  if (!isStrategy(value)) throw new Error(`${name} must be one of ${SALE_STRATEGIES.join(', ')}, got "${value}"`);
   return value;
 }
 
-export function envStrategies(name: string, fallback: readonly Strategy[]): Strategy[] {
+export function envStrategies(name: string, fallback: readonly SaleStrategy[]): SaleStrategy[] {
   const value = raw(name);
   if (value === undefined) return [...fallback];
   const list = value.split(',').map((item) => item.trim());
   const unknown = list.filter((item) => !isStrategy(item));
   if (unknown.length > 0 || list.length === 0) {
-    throw new Error(`${name} must be a comma-separated list of ${STRATEGIES.join(', ')}, got "${value}"`);
+    throw new Error(`${name} must be a comma-separated list of ${SALE_STRATEGIES.join(', ')}, got "${value}"`);
   }
-  return STRATEGIES.filter((strategy) => list.includes(strategy));
+  return SALE_STRATEGIES.filter((strategy) => list.includes(strategy));
 }
 
-export function isStrategy(value: string): value is Strategy {
-  return (STRATEGIES as readonly string[]).includes(value);
+export function isStrategy(value: string): value is SaleStrategy {
+  return (SALE_STRATEGIES as readonly string[]).includes(value);
 }
 
 /** What every scenario shares. */

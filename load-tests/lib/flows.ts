@@ -1,8 +1,9 @@
 // Buyer steps shared by the scenarios: sign in and fetch a token, wait for the opening instant, buy
 // once, wait for an order's row.
 import { sleep } from 'k6';
-import type { Api, Order, PurchaseOutcome, Session } from './api.ts';
-import type { Strategy } from './config.ts';
+import type { Order } from '../../libs/contract/src/order.ts';
+import type { SaleStrategy } from '../../libs/contract/src/sale.ts';
+import type { Api, PurchaseOutcome, Session } from './api.ts';
 import { buyersLate, recordPurchase, recordUnexpected } from './metrics.ts';
 
 export interface Buyer {
@@ -42,7 +43,7 @@ export function buy(
   api: Api,
   buyer: Buyer,
   saleId: string,
-  strategy: Strategy,
+  strategy: SaleStrategy,
   tags: Record<string, string> = {},
   notStartedRetrySeconds = 5,
 ): PurchaseOutcome {
