@@ -3,9 +3,10 @@ import { type AppConfig, loadConfig } from '@flash-sale/config';
 import { databaseName, migrate } from '@flash-sale/db';
 import { createRedisClient } from '@flash-sale/redis';
 import { DataSource } from 'typeorm';
+import { deleteKeys, TEST_REDIS_URL } from './test-redis';
 
 const MYSQL_SERVER_URL = process.env['TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306';
-const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
 export interface TestEnv {
   config: AppConfig;
@@ -53,27 +54,14 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
       await server.initialize();
       await server.query(`DROP DATABASE IF EXISTS \`${databaseName(databaseUrl)}\``);
       await server.destroy();
-      await deleteKeys(REDIS_URL, [`${env['REDIS_KEY_PREFIX']}:*`, `${env['QUEUE_PREFIX']}:*`]);
+      const redis = createRedisClient({ url: REDIS_URL, clusterNodes: [] });
+      try {
+        await deleteKeys(redis, [`${env['REDIS_KEY_PREFIX']}:*`, `${env['QUEUE_PREFIX']}:*`]);
+      } finally {
+        redis.disconnect();
+      }
     },
   };
-}
-
-async function deleteKeys(url: string, patterns: string[]): Promise<void> {
-  const redis = createRedisClient({ url, clusterNodes: [] });
-  try {
-    for (const pattern of patterns) {
-      // SCAN's MATCH is a glob: escape the braces of the queue's hash tag.
-      const match = pattern.replace(/[{}[\]]/g, (c) => `\\${c}`);
-      let cursor = '0';
-      do {
-        const [next, keys] = await (redis as import('ioredis').Redis).scan(cursor, 'MATCH', match, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
-    }
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** A DataSource on the test database, for assertions straight from MySQL. */

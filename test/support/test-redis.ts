@@ -4,6 +4,28 @@ import type { Redis } from 'ioredis';
 
 export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
+/** Every key matching a `prefix:*` pattern, by SCAN; braces (a queue's hash tag) are matched literally. */
+export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
+  // SCAN's MATCH is a glob: escape the braces and brackets of a hash tag.
+  const match = pattern.replace(/[{}[\]]/g, (c) => `\\${c}`);
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await (redis as Redis).scan(cursor, 'MATCH', match, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...found);
+  } while (cursor !== '0');
+  return keys;
+}
+
+/** Deletes every key matching each pattern (see scanKeys). */
+export async function deleteKeys(redis: RedisClient, patterns: readonly string[]): Promise<void> {
+  for (const pattern of patterns) {
+    const keys = await scanKeys(redis, pattern);
+    if (keys.length) await redis.del(...keys);
+  }
+}
+
 /** A Redis client with a random key prefix, so tests never collide; `cleanup` deletes its keys. */
 export function createTestRedis(): { redis: RedisClient; keys: KeyBuilder; cleanup(): Promise<void> } {
   const prefix = `fs-test-${randomBytes(4).toString('hex')}`;
@@ -12,12 +34,7 @@ export function createTestRedis(): { redis: RedisClient; keys: KeyBuilder; clean
     redis,
     keys: new KeyBuilder(prefix),
     async cleanup() {
-      let cursor = '0';
-      do {
-        const [next, found] = await (redis as Redis).scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (found.length) await redis.del(...found);
-      } while (cursor !== '0');
+      await deleteKeys(redis, [`${prefix}:*`]);
       redis.disconnect();
     },
   };
