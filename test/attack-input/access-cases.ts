@@ -1,4 +1,4 @@
-import { type AttackCase, jwt, nestedArrays, purchasePath, signed } from './attack-world';
+import { type AttackCase, jwt, nestedArrays, purchasePath } from './attack-world';
 
 /** Access tokens (forged, expired, unsigned, exp-less JWTs) and other people's orders. */
 export const accessCases: AttackCase[] = [
