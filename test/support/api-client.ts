@@ -1,3 +1,12 @@
+import type {
+  AdminSession,
+  CreateSaleRequest,
+  ErrorBody,
+  PurchaseAccepted,
+  Sale,
+  Session,
+  SubmitToken,
+} from '@flash-sale/contract';
 import { Agent, request } from 'undici';
 
 export interface ApiResponse<T = unknown> {
@@ -52,13 +61,13 @@ export class ApiClient {
   }
 
   async adminToken(password: string): Promise<string> {
-    const response = await this.call<{ token: string }>('POST', '/api/auth/admin', { json: { password } });
+    const response = await this.call<AdminSession>('POST', '/api/auth/admin', { json: { password } });
     if (response.status !== 201) throw new Error(`admin sign-in failed: ${response.status}`);
     return response.body.token;
   }
 
   async guest(name?: string): Promise<{ token: string; userId: string }> {
-    const response = await this.call<{ token: string; user: { id: string } }>('POST', '/api/auth/guest', {
+    const response = await this.call<Session>('POST', '/api/auth/guest', {
       json: name ? { name } : {},
     });
     if (response.status !== 201) throw new Error(`guest sign-in failed: ${response.status}`);
@@ -66,9 +75,32 @@ export class ApiClient {
   }
 
   async submitToken(saleId: string, guestToken: string): Promise<string> {
-    const response = await this.call<{ token: string }>('POST', `/api/sales/${saleId}/tokens`, { token: guestToken });
+    const response = await this.call<SubmitToken>('POST', `/api/sales/${saleId}/tokens`, { token: guestToken });
     if (response.status !== 201) throw new Error(`token request failed: ${response.status}`);
     return response.body.token;
+  }
+
+  /**
+   * `POST /api/admin/sales` with what a test does not care about filled in (a live sale for an hour);
+   * throws unless it answers 201.
+   */
+  async createSale(adminToken: string, fields: Partial<CreateSaleRequest> = {}): Promise<Sale> {
+    const response = await this.call<Sale>('POST', '/api/admin/sales', {
+      token: adminToken,
+      json: { name: 'Test sale', priceCents: 100, stock: 10, endsAt: inAnHour(), ...fields },
+    });
+    if (response.status !== 201)
+      throw new Error(`sale creation failed: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  }
+
+  /** One purchase with a fresh submit token, answered as it is (202/201 or a refusal). */
+  async buy(saleId: string, guestToken: string, quantity?: number): Promise<ApiResponse<PurchaseAnswer>> {
+    const token = await this.submitToken(saleId, guestToken);
+    return this.call<PurchaseAnswer>('POST', `/api/sales/${saleId}/purchase`, {
+      token: guestToken,
+      json: quantity === undefined ? { token } : { token, quantity },
+    });
   }
 
   /**
@@ -97,6 +129,12 @@ export class ApiClient {
     await this.agent.close();
   }
 }
+
+/** A purchase's answer: accepted, or refused with the contract's error body. */
+export type PurchaseAnswer = PurchaseAccepted & Partial<ErrorBody>;
+
+/** An ISO time an hour from now: a sale's `endsAt` that no test outlives. */
+export const inAnHour = (): string => new Date(Date.now() + 3_600_000).toISOString();
 
 /** Runs `task` over `items` with at most `limit` in flight (sign-ins before the burst). */
 export async function inBatches<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {

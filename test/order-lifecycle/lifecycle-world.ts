@@ -1,0 +1,97 @@
+import type { ErrorBody, Order } from '@flash-sale/contract';
+import {
+  createRedisClient,
+  KeyBuilder,
+  type RedisClient,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
+import { signPaymentBody } from '../../apps/api/src/payments/payment-signature';
+import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
+import { countRows, waitFor } from '../support/fixtures';
+import { type StackWorld, useStackWorld } from '../support/stack-world';
+
+type Guest = { token: string; userId: string };
+type OrderAnswer = ApiResponse<Order & ErrorBody>;
+
+/** The order-lifecycle files' world: the stack, direct Redis access, and the steps of an order's life. */
+export interface LifecycleWorld extends StackWorld {
+  redis: RedisClient;
+  keys: KeyBuilder;
+  saleRedis: SaleRedisRepository;
+  scripts: ReservationScripts;
+  /** A sale whose orders wait `paymentTimeoutSeconds` (shorter than the API allows) for payment. */
+  createSale(stock: number, paymentTimeoutSeconds?: number): Promise<string>;
+  buy(saleId: string, guest: Guest): Promise<ApiResponse<PurchaseAnswer>>;
+  /** Buys one unit and waits until the worker has written the order. */
+  buyWritten(saleId: string, guest: Guest): Promise<string>;
+  pay(guest: Guest, orderNo: string): Promise<OrderAnswer>;
+  cancel(guest: Guest, orderNo: string): Promise<OrderAnswer>;
+  statusOf(orderNo: string): Promise<string | undefined>;
+  /** Units MySQL has not handed to an order: unleased (`available`) plus leased to Redis and unsold. */
+  available(saleId: string): Promise<number>;
+  audit(saleId: string): Promise<ApiResponse<Record<string, unknown>>>;
+  signedCallback(body: object, secret?: string): Promise<ApiResponse<{ outcome: string } & ErrorBody>>;
+}
+
+/** Payment, expiry, cancel, recovery and reconciliation run on the real services, timed by the tests. */
+export function useLifecycleWorld(): LifecycleWorld {
+  const stackWorld = useStackWorld({
+    database: true,
+    env: {
+      // The simulated provider calls back late, three times, in random order.
+      PAYMENT_CALLBACK_DELAY_MS: '20',
+      PAYMENT_CALLBACK_JITTER_MS: '150',
+      PAYMENT_CALLBACK_COPIES: '3',
+      // Recovery and reconciliation are run by hand here, so their timing cannot make a test pass by
+      // luck. The expiry sweep is the expiry mechanism itself: it runs on its schedule, a fast one.
+      RECOVERY_INTERVAL_MS: '3600000',
+      RECONCILE_INTERVAL_MS: '3600000',
+      RECOVERY_GRACE_MS: '0',
+      EXPIRY_SWEEP_INTERVAL_MS: '250',
+    },
+  });
+  const w = stackWorld as LifecycleWorld;
+  beforeAll(() => {
+    w.redis = createRedisClient(w.testEnv.config.redis);
+    w.keys = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
+    w.saleRedis = new SaleRedisRepository(w.redis, w.keys);
+    w.scripts = new ReservationScripts(w.redis, w.keys);
+  });
+  afterAll(() => w.redis.disconnect());
+
+  w.createSale = async (stock, paymentTimeoutSeconds = 600) => {
+    const sale = await w.client.createSale(w.admin, { name: 'Lifecycle sale', priceCents: 2500, stock });
+    await w.db.query('UPDATE sales SET payment_timeout_seconds = ? WHERE id = ?', [paymentTimeoutSeconds, sale.id]);
+    return sale.id;
+  };
+  w.buy = (saleId, guest) => w.client.buy(saleId, guest.token);
+  w.buyWritten = async (saleId, guest) => {
+    const response = await w.buy(saleId, guest);
+    expect(response.status).toBe(202);
+    const { orderNo } = response.body;
+    await waitFor(
+      `order ${orderNo} written`,
+      () =>
+        countRows(w.db, `SELECT COUNT(*) AS n FROM orders WHERE order_no = ? AND status = 'PENDING_PAYMENT'`, [
+          orderNo,
+        ]),
+      (n) => n === 1,
+    );
+    return orderNo;
+  };
+  w.pay = (guest, orderNo) => w.client.call('POST', `/api/orders/${orderNo}/pay`, { token: guest.token });
+  w.cancel = (guest, orderNo) => w.client.call('POST', `/api/orders/${orderNo}/cancel`, { token: guest.token });
+  w.statusOf = async (orderNo) =>
+    ((await w.db.query('SELECT status FROM orders WHERE order_no = ?', [orderNo])) as { status: string }[])[0]?.status;
+  w.available = (saleId) => countRows(w.db, 'SELECT available + leased AS n FROM sales WHERE id = ?', [saleId]);
+  w.audit = (saleId) => w.client.call('GET', `/api/admin/sales/${saleId}/audit`, { token: w.admin });
+  w.signedCallback = (body, secret = w.testEnv.config.payment.webhookSecret) => {
+    const raw = JSON.stringify(body);
+    return w.client.call('POST', '/api/payments/callback', {
+      rawBody: raw,
+      headers: { 'x-payment-signature': signPaymentBody(raw, secret) },
+    });
+  };
+  return w;
+}
