@@ -11,7 +11,7 @@ import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
-import { Api, classifyPurchase, must, type PurchaseOutcome, type Session } from './lib/api.ts';
+import { Api, classifyPurchase, type PurchaseOutcome, type Session, stillNotStarted } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
@@ -24,9 +24,9 @@ import {
   recordUnexpected,
   warnSome,
   completeSetup,
-  SETUP_THRESHOLD,
 } from './lib/metrics.ts';
-import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
+import { auditLine, burstScenario, contractThresholds, createSaleOpeningLater, runOptions } from './lib/scenario.ts';
+import { count, summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
 const USERS = envInt('USERS', 500);
@@ -48,33 +48,16 @@ const replayMismatch = new Counter('replay_mismatch');
 const limitExceeded = new Counter('limit_exceeded');
 
 export const options: Options = {
-  scenarios: {
-    [SCENARIO]: {
-      executor: 'per-vu-iterations',
-      vus: USERS,
-      iterations: 1,
-      maxDuration: `${START_DELAY + 120}s`,
-      tags: { strategy: STRATEGY },
-    },
-  },
+  scenarios: { [SCENARIO]: burstScenario(USERS, START_DELAY, { tags: { strategy: STRATEGY } }) },
   // One batch carries every click of a buyer: let them all go in parallel.
   batch: CLICKS + EXTRA_TOKENS,
   batchPerHost: CLICKS + EXTRA_TOKENS,
-  setupTimeout: '60s',
-  teardownTimeout: `${config.quietTimeoutSeconds + 60}s`,
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+  ...runOptions(config),
   thresholds: {
-    ...SETUP_THRESHOLD,
-    purchase_unexpected: ['count==0'],
-    request_unexpected: ['count==0'],
+    ...contractThresholds(config, SCENARIO),
     replay_mismatch: ['count==0'],
     limit_exceeded: ['count==0'],
     purchase_accepted: [`count==${EXPECTED_ACCEPTED}`],
-    [`http_req_duration{scenario:${SCENARIO}}`]: [`p(95)<${config.p95Ms}`],
-    purchase_duration: [`p(95)<${config.p95Ms}`],
-    oversold_units: ['value==0'],
-    audit_violations: ['count==0'],
-    checks: ['rate==1'],
   },
 };
 
@@ -89,18 +72,17 @@ const api = new Api(config.baseUrl, config.httpTimeout);
 export function setup(): SetupData {
   const admin = signInAdmin(config);
   const id = runId();
-  const startsAt = new Date(Date.now() + START_DELAY * 1000);
-  const sale = must(
-    admin.api.createSale(admin.token, {
+  const sale = createSaleOpeningLater(
+    admin,
+    START_DELAY,
+    {
       name: `k6 duplicate clicks ${id}`,
       description: `k6 duplicate-clicks: ${USERS} buyers × (${CLICKS} clicks + ${EXTRA_TOKENS} tokens)`,
       priceCents: 1999,
       stock: STOCK,
       perUserLimit: PER_USER_LIMIT,
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + 3600_000).toISOString(),
       strategy: STRATEGY,
-    }),
+    },
     `Creating the ${STRATEGY} sale`,
   );
   console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}) opens at ${sale.startsAt}`);
@@ -139,15 +121,7 @@ function clickAll(
         again.push(i);
         return;
       }
-      outcomes[i] =
-        outcome.kind === 'not_started'
-          ? {
-              kind: 'unexpected',
-              status: 409,
-              code: 'SALE_NOT_STARTED',
-              message: 'still not started 5 s after its start',
-            }
-          : outcome;
+      outcomes[i] = outcome.kind === 'not_started' ? stillNotStarted(5) : outcome;
       durations[i] = res.timings.duration;
     });
     pending = again;
@@ -247,9 +221,6 @@ export const handleSummary = summaryHandler({
     `Replays answered with the same order: ${count(data, 'purchase_replayed')}; ` +
       `buyers whose replays disagreed: ${count(data, 'replay_mismatch')}; ` +
       `buyers above the limit: ${count(data, 'limit_exceeded')}`,
-    `Audit: held ${fmt(stat(data, 'held_units', 'value'))}, oversold ${fmt(stat(data, 'oversold_units', 'value'))}, ` +
-      `duplicate orders ${fmt(stat(data, 'duplicate_orders', 'value'))}, ` +
-      `lost reservations ${fmt(stat(data, 'lost_reservations', 'value'))}, ` +
-      `ok ${stat(data, 'audit_ok', 'value') === 1 ? 'yes' : 'NO'}`,
+    auditLine(data),
   ],
 });

@@ -11,13 +11,14 @@
 //   k6 run load-tests/flash-sale-burst.ts -e BASE_URL=http://localhost:3000 -e USERS=2000 -e STOCK=500
 import exec from 'k6/execution';
 import type { Options } from 'k6/options';
-import { Api, must } from './lib/api.ts';
+import { Api } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
-import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
-import { fmt, stat, summaryHandler } from './lib/summary.ts';
+import { completeSetup } from './lib/metrics.ts';
+import { auditLine, burstScenario, contractThresholds, createSaleOpeningLater, runOptions } from './lib/scenario.ts';
+import { summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
 const USERS = envInt('USERS', 2000);
@@ -29,28 +30,11 @@ const EXPECTED_ACCEPTED = Math.min(STOCK, USERS);
 const SCENARIO = 'burst';
 
 export const options: Options = {
-  scenarios: {
-    [SCENARIO]: {
-      executor: 'per-vu-iterations',
-      vus: USERS,
-      iterations: 1,
-      maxDuration: `${START_DELAY + 120}s`,
-      tags: { strategy: STRATEGY },
-    },
-  },
-  setupTimeout: '60s',
-  teardownTimeout: `${config.quietTimeoutSeconds + 60}s`,
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+  scenarios: { [SCENARIO]: burstScenario(USERS, START_DELAY, { tags: { strategy: STRATEGY } }) },
+  ...runOptions(config),
   thresholds: {
-    ...SETUP_THRESHOLD,
-    purchase_unexpected: ['count==0'],
-    request_unexpected: ['count==0'],
+    ...contractThresholds(config, SCENARIO),
     purchase_accepted: [`count==${EXPECTED_ACCEPTED}`],
-    [`http_req_duration{scenario:${SCENARIO}}`]: [`p(95)<${config.p95Ms}`],
-    purchase_duration: [`p(95)<${config.p95Ms}`],
-    oversold_units: ['value==0'],
-    audit_violations: ['count==0'],
-    checks: ['rate==1'],
   },
 };
 
@@ -65,18 +49,17 @@ const api = new Api(config.baseUrl, config.httpTimeout);
 export function setup(): SetupData {
   const admin = signInAdmin(config);
   const id = runId();
-  const startsAt = new Date(Date.now() + START_DELAY * 1000);
-  const sale = must(
-    admin.api.createSale(admin.token, {
+  const sale = createSaleOpeningLater(
+    admin,
+    START_DELAY,
+    {
       name: `k6 burst ${id}`,
       description: `k6 flash-sale-burst: ${USERS} buyers, ${STOCK} units`,
       priceCents: 4999,
       stock: STOCK,
       perUserLimit: 1,
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + 3600_000).toISOString(),
       strategy: STRATEGY,
-    }),
+    },
     `Creating the ${STRATEGY} sale`,
   );
   console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}) opens at ${sale.startsAt} for ${USERS} buyers`);
@@ -105,9 +88,6 @@ export const handleSummary = summaryHandler({
   config,
   details: (data) => [
     `Sale: ${STRATEGY}, stock ${STOCK}, ${USERS} buyers → expected accepted ${EXPECTED_ACCEPTED}`,
-    `Audit: held ${fmt(stat(data, 'held_units', 'value'))}, oversold ${fmt(stat(data, 'oversold_units', 'value'))}, ` +
-      `duplicate orders ${fmt(stat(data, 'duplicate_orders', 'value'))}, ` +
-      `lost reservations ${fmt(stat(data, 'lost_reservations', 'value'))}, ` +
-      `ok ${stat(data, 'audit_ok', 'value') === 1 ? 'yes' : 'NO'}`,
+    auditLine(data),
   ],
 });

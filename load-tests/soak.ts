@@ -15,7 +15,8 @@ import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, waitUntilWritten } from './lib/flows.ts';
-import { recordUnexpected, completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
+import { recordUnexpected, completeSetup } from './lib/metrics.ts';
+import { contractThresholds, runOptions } from './lib/scenario.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 
 const config = commonConfig();
@@ -48,19 +49,8 @@ export const options: Options = {
       tags: { strategy: STRATEGY },
     },
   },
-  setupTimeout: '60s',
-  teardownTimeout: `${SALES * config.quietTimeoutSeconds + 60}s`,
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
-  thresholds: {
-    ...SETUP_THRESHOLD,
-    purchase_unexpected: ['count==0'],
-    request_unexpected: ['count==0'],
-    [`http_req_duration{scenario:${SCENARIO}}`]: [`p(95)<${config.p95Ms}`],
-    purchase_duration: [`p(95)<${config.p95Ms}`],
-    oversold_units: ['value==0'],
-    audit_violations: ['count==0'],
-    checks: ['rate==1'],
-  },
+  ...runOptions(config, SALES),
+  thresholds: contractThresholds(config, SCENARIO),
 };
 
 interface SetupData {

@@ -21,6 +21,7 @@ import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '../libs/contrac
 import { UNSAFE_STRATEGY, commonConfig, envInt, envStrategies, isStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
 import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
+import { burstScenario, opensIn, runOptions } from './lib/scenario.ts';
 import { count, fmt, fmtMs, stat, summaryHandler, table } from './lib/summary.ts';
 
 const config = commonConfig();
@@ -35,13 +36,7 @@ const EXPECTED_SOLD = Math.min(STOCK, USERS);
 function scenarios(): Record<string, Scenario> {
   const all: Record<string, Scenario> = {};
   for (const strategy of SELECTED) {
-    all[strategy] = {
-      executor: 'per-vu-iterations',
-      vus: USERS,
-      iterations: 1,
-      maxDuration: `${START_DELAY + 180}s`,
-      tags: { strategy },
-    };
+    all[strategy] = burstScenario(USERS, START_DELAY, { maxDuration: `${START_DELAY + 180}s`, tags: { strategy } });
   }
   return all;
 }
@@ -71,9 +66,7 @@ function thresholds(): Record<string, Threshold[]> {
 
 export const options: Options = {
   scenarios: scenarios(),
-  setupTimeout: '60s',
-  teardownTimeout: `${SELECTED.length * config.quietTimeoutSeconds + 60}s`,
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)'],
+  ...runOptions(config, SELECTED.length),
   thresholds: thresholds(),
 };
 
@@ -89,7 +82,9 @@ const api = new Api(config.baseUrl, config.httpTimeout);
 export function setup(): SetupData {
   const admin = signInAdmin(config);
   const id = runId();
-  const startsAt = new Date(Date.now() + START_DELAY * 1000);
+  // One opening instant for every strategy's sale.
+  const opening = opensIn(START_DELAY);
+  const startsAt = new Date(opening.startsAt);
   const sales: Partial<Record<SaleStrategy, string>> = {};
   for (const strategy of SELECTED) {
     const created = admin.api.createSale(admin.token, {
@@ -98,8 +93,7 @@ export function setup(): SetupData {
       priceCents: 2999,
       stock: STOCK,
       perUserLimit: 1,
-      startsAt: startsAt.toISOString(),
-      endsAt: new Date(startsAt.getTime() + 3600_000).toISOString(),
+      ...opening,
       strategy,
     });
     if (!created.ok) {

@@ -315,6 +315,16 @@ export function classifyPurchase(res: RefinedResponse<'text'>, strategy: SaleStr
   };
 }
 
+/** A `409 SALE_NOT_STARTED` that outlived its retries: the clocks are too far apart, an unexpected answer. */
+export function stillNotStarted(seconds: number): PurchaseOutcome {
+  return {
+    kind: 'unexpected',
+    status: 409,
+    code: ErrorCode.SaleNotStarted,
+    message: `still not started ${seconds} s after its start time: are the clocks far apart?`,
+  };
+}
+
 /** Throws (stopping setup or teardown) unless the call kept the contract. */
 export function must<T>(result: Result<T>, what: string): T {
   if (result.ok) return result.value;

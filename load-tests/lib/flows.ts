@@ -3,7 +3,7 @@
 import { sleep } from 'k6';
 import type { Order } from '../../libs/contract/src/order.ts';
 import type { SaleStrategy } from '../../libs/contract/src/sale.ts';
-import type { Api, PurchaseOutcome, Session } from './api.ts';
+import { type Api, type PurchaseOutcome, type Session, stillNotStarted } from './api.ts';
 import { buyersLate, recordPurchase, recordUnexpected } from './metrics.ts';
 
 export interface Buyer {
@@ -51,12 +51,7 @@ export function buy(
   for (;;) {
     const { outcome, res } = api.purchase(buyer.session, saleId, buyer.token, strategy, { tags });
     if (outcome.kind === 'not_started' && Date.now() >= giveUpAt) {
-      const late: PurchaseOutcome = {
-        kind: 'unexpected',
-        status: 409,
-        code: 'SALE_NOT_STARTED',
-        message: `still not started ${notStartedRetrySeconds} s after its start time: are the clocks far apart?`,
-      };
+      const late = stillNotStarted(notStartedRetrySeconds);
       recordPurchase(late, res.timings.duration, tags);
       return late;
     }
