@@ -1,44 +1,24 @@
-import { startStack, type RunningStack } from './support/running-stack';
+import type { ErrorBody, Session } from '@flash-sale/contract';
 import { waitFor } from './support/fixtures';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
-
-interface Session {
-  token: string;
-  user: { id: string; name: string; registered: boolean };
-}
-interface ErrorBody {
-  error: { code: string; message: string };
-}
+import { useStackWorld } from './support/stack-world';
+import { openDatabase } from './support/test-env';
 
 /** Accounts (API.md "Auth"): register, sign in again anywhere and find one's orders; a guest keeps its id. */
 describe('accounts (real API, worker, Redis, MariaDB)', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let admin: string;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    stack = await startStack(testEnv.config);
-    admin = await stack.client.adminToken('test-admin-password');
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld();
 
   const register = (json: unknown, token?: string) =>
-    stack.client.call<Session & ErrorBody>('POST', '/api/auth/register', { json, token });
-  const login = (json: unknown) => stack.client.call<Session & ErrorBody>('POST', '/api/auth/login', { json });
+    w.stack.client.call<Session & ErrorBody>('POST', '/api/auth/register', { json, token });
+  const login = (json: unknown) => w.stack.client.call<Session & ErrorBody>('POST', '/api/auth/login', { json });
 
   async function buyOne(token: string): Promise<string> {
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
+    const sale = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: w.admin,
       json: { name: 'Account sale', priceCents: 250, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
     });
-    const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const bought = await w.stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
       token,
-      json: { token: await stack.client.submitToken(sale.body.id, token) },
+      json: { token: await w.stack.client.submitToken(sale.body.id, token) },
     });
     expect(bought.status).toBe(202);
     return bought.body.orderNo;
@@ -57,7 +37,7 @@ describe('accounts (real API, worker, Redis, MariaDB)', () => {
       'the order row',
       async () =>
         (
-          await stack.client.call<{ orderNo: string; status: string }[]>('GET', '/api/orders', {
+          await w.stack.client.call<{ orderNo: string; status: string }[]>('GET', '/api/orders', {
             token: again.body.token,
           })
         ).body,
@@ -67,7 +47,7 @@ describe('accounts (real API, worker, Redis, MariaDB)', () => {
     expect(orders.map((order) => order.orderNo)).toEqual([orderNo]);
 
     // The password is stored as a salted scrypt hash, never as given.
-    const db = await openDatabase(testEnv.config);
+    const db = await openDatabase(w.testEnv.config);
     const [row] = (await db.query('SELECT password_hash FROM users WHERE id = ?', [created.body.user.id])) as {
       password_hash: string;
     }[];
@@ -77,13 +57,13 @@ describe('accounts (real API, worker, Redis, MariaDB)', () => {
   });
 
   it('a guest who registers keeps its id and its orders', async () => {
-    const guest = await stack.client.guest('Grace');
+    const guest = await w.stack.client.guest('Grace');
     const orderNo = await buyOne(guest.token);
     const registered = await register({ name: 'Grace Hopper', password: 'cobol-forever' }, guest.token);
     expect(registered.status).toBe(201);
     expect(registered.body.user).toEqual({ id: guest.userId, name: 'Grace Hopper', registered: true });
     const signedIn = await login({ name: 'Grace Hopper', password: 'cobol-forever' });
-    const order = await stack.client.call<{ orderNo: string }>('GET', `/api/orders/${orderNo}`, {
+    const order = await w.stack.client.call<{ orderNo: string }>('GET', `/api/orders/${orderNo}`, {
       token: signedIn.body.token,
     });
     expect(order.status).toBe(200);

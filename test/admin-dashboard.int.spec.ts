@@ -1,35 +1,14 @@
-import { startStack, type RunningStack } from './support/running-stack';
+import type { SaleDashboard } from '@flash-sale/contract';
 import { waitFor } from './support/fixtures';
-import { createTestEnv, type TestEnv } from './support/test-env';
-
-interface DashboardBody {
-  sale: { id: string; remaining: number; status: string };
-  audit: { ok: boolean; oversold: number; ordersByStatus: Record<string, number> };
-  handoff: { unwritten: number; beingWritten: number; failedJobs: number };
-  purchases: number;
-  sampledAt: string;
-}
+import { useStackWorld } from './support/stack-world';
 
 /** `GET /api/admin/sales/:id/dashboard`: the admin console's one sample per second, from the real books. */
 describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let admin: string;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    stack = await startStack(testEnv.config);
-    admin = await stack.client.adminToken('test-admin-password');
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld();
 
   it('counts purchases, remaining, orders by status and the queue from what was really bought', async () => {
-    const created = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
+    const created = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: w.admin,
       json: {
         name: 'Dashboard sale',
         priceCents: 100,
@@ -38,12 +17,12 @@ describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
       },
     });
     const saleId = created.body.id;
-    const buyers = await Promise.all([1, 2, 3].map(() => stack.client.guest()));
+    const buyers = await Promise.all([1, 2, 3].map(() => w.stack.client.guest()));
     const answers = await Promise.all(
       buyers.map(async (buyer) =>
-        stack.client.call('POST', `/api/sales/${saleId}/purchase`, {
+        w.stack.client.call('POST', `/api/sales/${saleId}/purchase`, {
           token: buyer.token,
-          json: { token: await stack.client.submitToken(saleId, buyer.token) },
+          json: { token: await w.stack.client.submitToken(saleId, buyer.token) },
         }),
       ),
     );
@@ -52,7 +31,8 @@ describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
     const sample = await waitFor(
       'the three orders written and their hand-offs acknowledged',
       async () =>
-        (await stack.client.call<DashboardBody>('GET', `/api/admin/sales/${saleId}/dashboard`, { token: admin })).body,
+        (await w.stack.client.call<SaleDashboard>('GET', `/api/admin/sales/${saleId}/dashboard`, { token: w.admin }))
+          .body,
       // A worker acknowledges a batch's entries just after its commit: wait for both.
       (body) => body.audit.ordersByStatus['PENDING_PAYMENT'] === 3 && body.handoff.unwritten === 0,
     );
@@ -64,14 +44,14 @@ describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
   });
 
   it('is for admins only, and names an unknown sale', async () => {
-    const guest = await stack.client.guest();
-    const asGuest = await stack.client.call<{ error: { code: string } }>('GET', '/api/admin/sales/1/dashboard', {
+    const guest = await w.stack.client.guest();
+    const asGuest = await w.stack.client.call<{ error: { code: string } }>('GET', '/api/admin/sales/1/dashboard', {
       token: guest.token,
     });
     expect(asGuest.status).toBe(403);
-    expect((await stack.client.call('GET', '/api/admin/sales/1/dashboard')).status).toBe(401);
-    const unknown = await stack.client.call<{ error: { code: string } }>('GET', '/api/admin/sales/999999/dashboard', {
-      token: admin,
+    expect((await w.stack.client.call('GET', '/api/admin/sales/1/dashboard')).status).toBe(401);
+    const unknown = await w.stack.client.call<{ error: { code: string } }>('GET', '/api/admin/sales/999999/dashboard', {
+      token: w.admin,
     });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('SALE_NOT_FOUND');

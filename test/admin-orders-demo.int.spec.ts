@@ -1,50 +1,14 @@
-import { startStack, type RunningStack } from './support/running-stack';
+import type { AdminOrder, DemoRunReport } from '@flash-sale/contract';
 import { waitFor } from './support/fixtures';
-import { createTestEnv, type TestEnv } from './support/test-env';
-
-interface AdminOrder {
-  orderNo: string;
-  userId: string;
-  userName: string | null;
-  status: string;
-}
-interface DemoRun {
-  id: string;
-  status: string;
-  results: {
-    strategy: string;
-    phase: string;
-    accepted: number;
-    refused: number;
-    errors: number;
-    oversold: number | null;
-    requestsPerSecond: number | null;
-    p50Ms: number | null;
-    p95Ms: number | null;
-    audit: { ok: boolean; oversold: number } | null;
-  }[];
-}
+import { useStackWorld } from './support/stack-world';
 
 /** The admin's view of a sale's orders, ending a sale early, and the oversell demonstration's API. */
 describe('admin orders, sale edits and demo runs (real API, worker, Redis, MariaDB)', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let admin: string;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    stack = await startStack(testEnv.config);
-    admin = await stack.client.adminToken('test-admin-password');
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld();
 
   async function saleWithOrders(buyers: number) {
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
+    const sale = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: w.admin,
       json: {
         name: 'Admin orders',
         priceCents: 500,
@@ -53,18 +17,22 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
       },
     });
     const saleId = sale.body.id;
-    const registered = await stack.client.call<{ token: string; user: { id: string } }>('POST', '/api/auth/register', {
-      json: { name: 'Searchable Sam', password: 'long-enough-password' },
-    });
+    const registered = await w.stack.client.call<{ token: string; user: { id: string } }>(
+      'POST',
+      '/api/auth/register',
+      {
+        json: { name: 'Searchable Sam', password: 'long-enough-password' },
+      },
+    );
     const guests = [
       registered.body,
-      ...(await Promise.all(Array.from({ length: buyers - 1 }, () => stack.client.guest()))),
+      ...(await Promise.all(Array.from({ length: buyers - 1 }, () => w.stack.client.guest()))),
     ];
     const orderNos: string[] = [];
     for (const guest of guests) {
-      const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${saleId}/purchase`, {
+      const bought = await w.stack.client.call<{ orderNo: string }>('POST', `/api/sales/${saleId}/purchase`, {
         token: guest.token,
-        json: { token: await stack.client.submitToken(saleId, guest.token) },
+        json: { token: await w.stack.client.submitToken(saleId, guest.token) },
       });
       expect(bought.status).toBe(202);
       orderNos.push(bought.body.orderNo);
@@ -72,8 +40,8 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     await waitFor(
       'the orders written',
       () =>
-        stack.client.call<{ items: AdminOrder[] }>('GET', `/api/admin/sales/${saleId}/orders?limit=200`, {
-          token: admin,
+        w.stack.client.call<{ items: AdminOrder[] }>('GET', `/api/admin/sales/${saleId}/orders?limit=200`, {
+          token: w.admin,
         }),
       (answer) => answer.body.items.length === buyers,
       15_000,
@@ -84,8 +52,8 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
   it('lists a sale’s orders in cursor pages, filters by status, searches by order number, user id or name, exports CSV', async () => {
     const { saleId, orderNos, sam } = await saleWithOrders(5);
     const list = (query: string) =>
-      stack.client.call<{ items: AdminOrder[]; next?: string }>('GET', `/api/admin/sales/${saleId}/orders${query}`, {
-        token: admin,
+      w.stack.client.call<{ items: AdminOrder[]; next?: string }>('GET', `/api/admin/sales/${saleId}/orders${query}`, {
+        token: w.admin,
       });
 
     const first = await list('?limit=2');
@@ -105,23 +73,25 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     expect((await list('?status=PENDING_PAYMENT')).body.items).toHaveLength(5);
 
     for (const bad of ['?status=SHIPPED', '?cursor=abc', '?limit=0', '?limit=500']) {
-      const refused = await stack.client.call<{ error: { code: string } }>(
+      const refused = await w.stack.client.call<{ error: { code: string } }>(
         'GET',
         `/api/admin/sales/${saleId}/orders${bad}`,
         {
-          token: admin,
+          token: w.admin,
         },
       );
       expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
     }
-    const guest = await stack.client.guest();
-    expect((await stack.client.raw('GET', `/api/admin/sales/${saleId}/orders`, { token: guest.token })).status).toBe(
+    const guest = await w.stack.client.guest();
+    expect((await w.stack.client.raw('GET', `/api/admin/sales/${saleId}/orders`, { token: guest.token })).status).toBe(
       403,
     );
-    expect((await stack.client.raw('GET', `/api/admin/sales/${saleId}/orders.csv`)).status).toBe(401);
-    expect((await stack.client.raw('GET', '/api/admin/sales/999999/orders.csv', { token: admin })).status).toBe(404);
+    expect((await w.stack.client.raw('GET', `/api/admin/sales/${saleId}/orders.csv`)).status).toBe(401);
+    expect((await w.stack.client.raw('GET', '/api/admin/sales/999999/orders.csv', { token: w.admin })).status).toBe(
+      404,
+    );
 
-    const csv = await stack.client.raw('GET', `/api/admin/sales/${saleId}/orders.csv`, { token: admin });
+    const csv = await w.stack.client.raw('GET', `/api/admin/sales/${saleId}/orders.csv`, { token: w.admin });
     expect(csv.status).toBe(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.headers['content-disposition']).toContain(`sale-${saleId}-orders.csv`);
@@ -132,23 +102,23 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
   });
 
   it('edits a sale and ends it early: purchases are then refused SALE_ENDED, the storefront says ended', async () => {
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
+    const sale = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: w.admin,
       json: { name: 'To be ended', priceCents: 100, stock: 5, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
     });
-    const buyer = await stack.client.guest();
-    const submitToken = await stack.client.submitToken(sale.body.id, buyer.token);
-    const edited = await stack.client.call<{ name: string; imageUrl: string | null; status: string }>(
+    const buyer = await w.stack.client.guest();
+    const submitToken = await w.stack.client.submitToken(sale.body.id, buyer.token);
+    const edited = await w.stack.client.call<{ name: string; imageUrl: string | null; status: string }>(
       'PATCH',
       `/api/admin/sales/${sale.body.id}`,
       {
-        token: admin,
+        token: w.admin,
         json: { name: 'Ended early', imageUrl: 'https://example.com/a.png', endsAt: new Date().toISOString() },
       },
     );
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ name: 'Ended early', imageUrl: 'https://example.com/a.png', status: 'ended' });
-    const refused = await stack.client.call<{ error: { code: string } }>(
+    const refused = await w.stack.client.call<{ error: { code: string } }>(
       'POST',
       `/api/sales/${sale.body.id}/purchase`,
       {
@@ -158,8 +128,8 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     );
     expect([refused.status, refused.body.error.code]).toEqual([410, 'SALE_ENDED']);
     for (const json of [{ stock: 1 }, { endsAt: 'tomorrow' }, { name: '' }, { imageUrl: 'javascript:alert(1)' }]) {
-      const bad = await stack.client.call<{ error: { code: string } }>('PATCH', `/api/admin/sales/${sale.body.id}`, {
-        token: admin,
+      const bad = await w.stack.client.call<{ error: { code: string } }>('PATCH', `/api/admin/sales/${sale.body.id}`, {
+        token: w.admin,
         json,
       });
       expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
@@ -172,21 +142,22 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
       { stock: 10, buyers: 5_000 },
       { stock: 5, buyers: 10, strategies: ['nope'] },
     ]) {
-      const bad = await stack.client.call<{ error: { code: string } }>('POST', '/api/admin/demo-runs', {
-        token: admin,
+      const bad = await w.stack.client.call<{ error: { code: string } }>('POST', '/api/admin/demo-runs', {
+        token: w.admin,
         json,
       });
       expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
     }
-    const started = await stack.client.call<{ id: string }>('POST', '/api/admin/demo-runs', {
-      token: admin,
+    const started = await w.stack.client.call<{ id: string }>('POST', '/api/admin/demo-runs', {
+      token: w.admin,
       json: { stock: 20, buyers: 200 },
     });
     expect(started.status).toBe(202);
     const run = await waitFor(
       'the demonstration to finish',
       async () =>
-        (await stack.client.call<DemoRun>('GET', `/api/admin/demo-runs/${started.body.id}`, { token: admin })).body,
+        (await w.stack.client.call<DemoRunReport>('GET', `/api/admin/demo-runs/${started.body.id}`, { token: w.admin }))
+          .body,
       (body) => body.status !== 'running',
       120_000,
     );
@@ -209,7 +180,7 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     expect(byStrategy['naive-unsafe']!.oversold).toBeGreaterThan(0);
     expect(byStrategy['naive-unsafe']!.audit?.ok).toBe(false);
 
-    const listed = await stack.client.call<DemoRun[]>('GET', '/api/admin/demo-runs', { token: admin });
+    const listed = await w.stack.client.call<DemoRunReport[]>('GET', '/api/admin/demo-runs', { token: w.admin });
     expect(listed.body.map((item) => item.id)).toContain(started.body.id);
   });
 });
