@@ -23,7 +23,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
         const result = await w.scripts.reserve({
           saleId,
           userId: `orphan${i}`,
-          token,
+          submitToken: token,
           quantity: 1,
           orderNo: orderNumbers.next(saleId),
         });

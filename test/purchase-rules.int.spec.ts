@@ -141,7 +141,7 @@ function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleRedi
       const result = await scripts().reserve({
         saleId,
         userId: buyer,
-        token: submitToken,
+        submitToken,
         quantity,
         orderNo: orderNumbers.next(saleId),
       });

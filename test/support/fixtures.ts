@@ -51,7 +51,13 @@ export async function reserveForUsers(
     Array.from({ length: count }, async (_, i) => {
       const userId = `buyer${i}`;
       const { token } = await issueTestToken(saleRedis, saleId, userId, 300);
-      const result = await scripts.reserve({ saleId, userId, token, quantity: 1, orderNo: orderNumbers.next(saleId) });
+      const result = await scripts.reserve({
+        saleId,
+        userId,
+        submitToken: token,
+        quantity: 1,
+        orderNo: orderNumbers.next(saleId),
+      });
       if (result.kind !== 'reserved') throw new Error(`fixture reservation refused: ${JSON.stringify(result)}`);
       return {
         orderNo: result.orderNo,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@flash-sale/config';
+import { REQUEST_LIMITS } from '@flash-sale/contract';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
@@ -28,7 +29,7 @@ export async function createApiApp(
   // Logs are pino's JSON lines (ops/logging.ts); `logger: false` (the tests) silences them all.
   const quiet = options.logger === false;
   const adapter = new FastifyAdapter({
-    bodyLimit: 64 * 1024,
+    bodyLimit: REQUEST_LIMITS.maxBodyBytes,
     genReqId: requestId,
     clientErrorHandler,
     frameworkErrors,

@@ -5,3 +5,4 @@ export * from './order-number';
 export * from './audit';
 export * from './books';
 export * from './purchase-rules';
+export * from './error-message';

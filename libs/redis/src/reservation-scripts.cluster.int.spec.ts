@@ -65,7 +65,13 @@ describe('reservation scripts on a real Redis Cluster', () => {
           const { token } = await issueTestToken(saleRedis, saleId, userId, 60);
           return {
             saleId,
-            result: await scripts.reserve({ saleId, userId, token, quantity: 1, orderNo: orderNumbers.next(saleId) }),
+            result: await scripts.reserve({
+              saleId,
+              userId,
+              submitToken: token,
+              quantity: 1,
+              orderNo: orderNumbers.next(saleId),
+            }),
           };
         }),
       ),

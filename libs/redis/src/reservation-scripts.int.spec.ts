@@ -49,7 +49,7 @@ describe('reservation scripts (real Redis)', () => {
 
   async function buy(saleId: string, userId: string, token?: string, quantity = 1): Promise<ReserveResult> {
     const submitToken = token ?? (await issueTestToken(repo, saleId, userId, 60)).token;
-    return scripts.reserve({ saleId, userId, token: submitToken, quantity, orderNo: orderNumbers.next(saleId) });
+    return scripts.reserve({ saleId, userId, submitToken, quantity, orderNo: orderNumbers.next(saleId) });
   }
 
   const refusal = (code: ErrorCode) => expect.objectContaining({ kind: 'refused', code });
@@ -125,7 +125,13 @@ describe('reservation scripts (real Redis)', () => {
       const first = await buy(saleId, 'alice');
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
       const { token } = await issueTestToken(repo, saleId, 'bob', 60);
-      const clash = await scripts.reserve({ saleId, userId: 'bob', token, quantity: 1, orderNo: first.orderNo });
+      const clash = await scripts.reserve({
+        saleId,
+        userId: 'bob',
+        submitToken: token,
+        quantity: 1,
+        orderNo: first.orderNo,
+      });
       expect(clash).toEqual({ kind: 'order-number-taken' });
       expect(await repo.remaining(saleId)).toBe(4);
       expect(await buy(saleId, 'bob', token)).toMatchObject({ kind: 'reserved' });
@@ -242,7 +248,7 @@ describe('reservation scripts (real Redis)', () => {
             clientScripts[i % clientScripts.length]!.reserve({
               saleId,
               userId,
-              token,
+              submitToken: token,
               quantity: 1,
               orderNo: orderNumbers.next(saleId),
             }),

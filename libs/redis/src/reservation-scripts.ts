@@ -51,7 +51,7 @@ export interface PurchaseLimits {
 export interface ReserveInput {
   saleId: string;
   userId: string;
-  token: string;
+  submitToken: string;
   quantity: number;
   orderNo: string;
   /** Count the purchase rate limits first, in the same script; omitted when already counted. */
@@ -129,14 +129,14 @@ export class ReservationScripts {
       sale.meta,
       sale.stock,
       sale.buyers,
-      sale.token(input.token),
+      sale.token(input.submitToken),
       sale.reservations,
       sale.replays,
       sale.handoff,
       sale.purchaseLimitOf(input.userId),
       sale.purchaseLimit,
       input.userId,
-      input.token,
+      input.submitToken,
       input.quantity,
       input.orderNo,
       ...limitArgs(input.limits),

@@ -1,26 +1,12 @@
 import { type LeaseLedger, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
-import {
-  auditVerdict,
-  type BookedReservation,
-  compareBooks,
-  emptyOrdersByStatus,
-  type OrdersByStatus,
-} from '@flash-sale/domain';
+import { auditVerdict, type BookedReservation, compareBooks, emptyOrdersByStatus } from '@flash-sale/domain';
+import type { Audit } from '@flash-sale/contract';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 
-export interface AuditView {
-  saleId: string;
-  stock: number;
-  /** Units still sellable: Redis's leased balance + what MySQL has not leased. */
-  remaining: number;
-  held: number;
-  ordersByStatus: OrdersByStatus;
-  oversold: number;
-  duplicateOrders: number;
-  lostReservations: number;
-  ok: boolean;
+/** The contract's Audit, with every field this API always computes, and the books behind the verdict. */
+export interface AuditView extends Audit {
   /** Redis vs MySQL over the live leases, now (see compareBooks); 0 when they agree. */
   drift: number;
   /** The sale ended and its Redis keys expired (SALE_REDIS_RETENTION_MS): audited from MySQL alone. */

@@ -13,7 +13,3 @@ export async function withDeadline<T>(promise: Promise<T>, ms: number, what: str
     clearTimeout(timer);
   }
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

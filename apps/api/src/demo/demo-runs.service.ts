@@ -1,5 +1,6 @@
 import { DemoRunRepository } from '@flash-sale/db';
-import { DomainError, ErrorCode } from '@flash-sale/domain';
+import type { Audit } from '@flash-sale/contract';
+import { DomainError, ErrorCode, errorMessage } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
@@ -16,16 +17,6 @@ const SETTLE_TIMEOUT_MS = 30_000;
 /** The whole run's budget; a strategy still going after it is marked failed. */
 const RUN_TIMEOUT_MS = 180_000;
 const LISTED_RUNS = 20;
-
-interface AuditBody {
-  ok: boolean;
-  stock: number;
-  held: number;
-  oversold: number;
-  duplicateOrders: number;
-  lostReservations: number;
-  ordersByStatus: NonNullable<DemoStrategyResult['audit']>['ordersByStatus'];
-}
 
 /**
  * The oversell demonstration (DESIGN.md "Strategies"): one sale per strategy, the same burst of
@@ -102,14 +93,14 @@ export class DemoRunsService implements OnApplicationShutdown {
           await this.runStrategy(client, adminToken, report, result, deadline);
         } catch (error) {
           result.phase = 'failed';
-          result.error = error instanceof Error ? error.message : String(error);
+          result.error = errorMessage(error);
         }
         await this.save(report);
       }
       report.status = report.results.every((result) => result.phase === 'done') ? 'finished' : 'failed';
     } catch (error) {
       report.status = 'failed';
-      report.error = error instanceof Error ? error.message : String(error);
+      report.error = errorMessage(error);
       this.logger.error(`demonstration ${report.id} failed: ${report.error}`);
     } finally {
       client.close();
@@ -176,9 +167,9 @@ export class DemoRunsService implements OnApplicationShutdown {
     // redis-lua answers 202 before its orders are written: the audit is read once the queue drained.
     result.phase = 'settling';
     const settleBy = Math.min(deadline, Date.now() + SETTLE_TIMEOUT_MS);
-    let audit: AuditBody | undefined;
+    let audit: Audit | undefined;
     for (;;) {
-      const answer = await client.call<AuditBody>('GET', `/admin/sales/${saleId}/audit`, adminToken);
+      const answer = await client.call<Audit>('GET', `/admin/sales/${saleId}/audit`, adminToken);
       if (answer.status !== 200) throw new Error(`the audit answered ${answer.status}`);
       audit = answer.body;
       if (audit.ordersByStatus.QUEUED === 0 || Date.now() > settleBy) break;

@@ -1,10 +1,10 @@
 import { StockLeaseRepository } from '@flash-sale/db';
-import { DomainError } from '@flash-sale/domain';
+import { DomainError, errorMessage } from '@flash-sale/domain';
 import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
-import { errorMessage, withDeadline } from '../common/deadline';
+import { withDeadline } from '../common/deadline';
 import { ProductQueues } from '@flash-sale/queue';
 
 /** Job states that make up the queue depth (completed jobs are done: their order row proves them). */

@@ -1,7 +1,8 @@
+import { errorMessage } from '@flash-sale/domain';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { errorMessage, withDeadline } from '../common/deadline';
+import { withDeadline } from '../common/deadline';
 import { ProductQueues } from '@flash-sale/queue';
 
 /** How long a readiness probe waits for each dependency. */

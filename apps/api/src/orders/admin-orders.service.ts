@@ -1,3 +1,4 @@
+import { ADMIN_ORDER_PAGE } from '@flash-sale/contract';
 import { OrderQueryRepository, type OrderWithBuyerName, type SaleOrdersFilter } from '@flash-sale/db';
 import { DomainError, ErrorCode, ORDER_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
@@ -16,8 +17,6 @@ export interface AdminOrderQuery {
   limit?: string;
 }
 
-const DEFAULT_PAGE = 50;
-const MAX_PAGE = 200;
 /** The CSV is read in pages of this many rows, so a big sale never sits in one result set. */
 const CSV_BATCH = 1_000;
 const CURSOR_PATTERN = /^[1-9][0-9]{0,19}$/;
@@ -97,10 +96,10 @@ function adminOrderView({ order, userName }: OrderWithBuyerName): AdminOrderView
 }
 
 function parseLimit(limit: string | undefined): number {
-  if (limit === undefined || limit === '') return DEFAULT_PAGE;
+  if (limit === undefined || limit === '') return ADMIN_ORDER_PAGE.defaultSize;
   const value = Number(limit);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE) {
-    throw new DomainError(ErrorCode.ValidationFailed, `limit must be an integer from 1 to ${MAX_PAGE}`);
+  if (!Number.isInteger(value) || value < 1 || value > ADMIN_ORDER_PAGE.maxSize) {
+    throw new DomainError(ErrorCode.ValidationFailed, `limit must be an integer from 1 to ${ADMIN_ORDER_PAGE.maxSize}`);
   }
   return value;
 }

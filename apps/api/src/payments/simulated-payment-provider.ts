@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { createHash } from 'node:crypto';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
@@ -66,7 +67,7 @@ export class SimulatedPaymentProvider implements OnApplicationShutdown {
       this.metrics.countPaymentCallback(response.status, String(answer.outcome ?? answer.error?.code ?? 'unknown'));
       if (!response.ok) this.logger.warn(`Callback for ${callback.outTradeNo} answered ${response.status}`);
     } catch (error) {
-      this.logger.warn(`Callback for ${callback.outTradeNo} failed: ${error instanceof Error ? error.message : error}`);
+      this.logger.warn(`Callback for ${callback.outTradeNo} failed: ${errorMessage(error)}`);
     }
   }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { type PurchaseLimits, RedisConnection, ReservationScripts } from '@flash-sale/redis';
 import type { FastifyRequest } from 'fastify';
@@ -52,7 +53,7 @@ export class PurchaseRateLimit {
     try {
       waitMs = await this.scripts.purchaseLimitWait(saleId, userId, this.limits);
     } catch (error) {
-      this.logger.warn(`Purchase limits unavailable: ${error instanceof Error ? error.message : error}`);
+      this.logger.warn(`Purchase limits unavailable: ${errorMessage(error)}`);
       return;
     }
     if (waitMs > 0) throw rateLimited(waitMs);

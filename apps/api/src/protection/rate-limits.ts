@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { type AppConfig, InjectAppConfig, type RateLimit } from '@flash-sale/config';
 import { RateLimiterStore } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -76,7 +77,7 @@ export class RateLimits {
       if (outcome instanceof RateLimiterRes) throw rateLimited(outcome.msBeforeNext);
       // Neither Redis nor the in-process insurance answered: let the request through rather than
       // refuse an honest buyer for an infrastructure fault (the purchase path has its own answer).
-      this.logger.warn(`Rate limit "${profile}" unavailable: ${outcome instanceof Error ? outcome.message : outcome}`);
+      this.logger.warn(`Rate limit "${profile}" unavailable: ${errorMessage(outcome)}`);
     }
   }
 
@@ -88,7 +89,7 @@ export class RateLimits {
     try {
       state = await limiter.get(subject);
     } catch (error) {
-      this.logger.warn(`Rate limit "${profile}" unreadable: ${error instanceof Error ? error.message : error}`);
+      this.logger.warn(`Rate limit "${profile}" unreadable: ${errorMessage(error)}`);
       return;
     }
     if (state && state.consumedPoints >= limiter.points) throw rateLimited(state.msBeforeNext);

@@ -1,5 +1,5 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { DomainError, ErrorCode, OrderNumberGenerator, RetryLaterError } from '@flash-sale/domain';
+import { DomainError, ErrorCode, errorMessage, OrderNumberGenerator, RetryLaterError } from '@flash-sale/domain';
 import { type SaleEntity, StockLeases } from '@flash-sale/db';
 import { RedisConnection, ReservationScripts, type ReserveResult, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -175,7 +175,7 @@ export class PurchaseService {
       const result = await this.scripts.reserve({
         saleId: sale.id,
         userId: user.id,
-        token: submitToken,
+        submitToken,
         quantity,
         orderNo: this.orderNumbers.next(sale.id),
         // Counted by the first attempt only: a retry is the same purchase.
@@ -255,7 +255,7 @@ export class PurchaseService {
     if (result.balance < this.leases.policy.lowWater) {
       // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
       this.leases.topUp(sale.id).catch((error: unknown) => {
-        this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${error instanceof Error ? error.message : error}`);
+        this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
       });
     }
     await this.acknowledgeDurably();

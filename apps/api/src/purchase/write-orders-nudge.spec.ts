@@ -1,4 +1,5 @@
 import type { OrdersQueue } from '@flash-sale/queue';
+import { Logger } from '@nestjs/common';
 import type { SaleActivity } from '@flash-sale/redis';
 import { WriteOrdersNudge } from './write-orders-nudge';
 
@@ -42,7 +43,10 @@ describe('WriteOrdersNudge', () => {
 
   it('still answers its callers when the queue cannot be reached (the hand-off sweep wakes the writer)', async () => {
     const { nudge, wakeUps } = fakes({ queueFails: true });
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     await expect(nudge.nudge('9')).resolves.toBeUndefined();
     expect(wakeUps).toEqual([]);
+    expect(warn).toHaveBeenCalledWith('Could not nudge the order writers: Redis is down');
+    warn.mockRestore();
   });
 });

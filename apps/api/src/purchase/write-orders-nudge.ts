@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { OrdersQueue } from '@flash-sale/queue';
 import { SaleActivity } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -42,7 +43,7 @@ export class WriteOrdersNudge {
       await Promise.all([this.orders.wakeWriters(saleIds), this.activity.touch(saleIds)]);
     } catch (error) {
       // The orders are safe in their streams; the worker's hand-off sweep wakes their writer instead.
-      this.logger.warn(`Could not nudge the order writers: ${error instanceof Error ? error.message : error}`);
+      this.logger.warn(`Could not nudge the order writers: ${errorMessage(error)}`);
     }
   }
 }

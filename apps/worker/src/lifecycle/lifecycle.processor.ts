@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   CHECK_IDLE_SALES_JOB,
@@ -65,7 +66,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     // reconciliation that repairs such a loss): register them again on every reconnect. Idempotent.
     await this.lifecycleQueue.onReconnect(() => {
       this.registerSchedulers().catch((error: unknown) =>
-        this.logger.warn(`Could not register job schedulers: ${errorText(error)}`),
+        this.logger.warn(`Could not register job schedulers: ${errorMessage(error)}`),
       );
     });
     this.reconcileEverySaleAfterReconnects();
@@ -93,7 +94,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
         .then(({ reconciled }) => this.logger.log(`Redis is back: ${reconciled} sale(s) reconciled`))
         .catch((error: unknown) =>
           this.logger.warn(
-            `Reconciliation after the Redis reconnect failed (the idle-sale check will verify every sale): ${errorText(
+            `Reconciliation after the Redis reconnect failed (the idle-sale check will verify every sale): ${errorMessage(
               error,
             )}`,
           ),
@@ -121,8 +122,4 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     if (!handler) throw new Error(`No handler for job "${job.name}" on ${QueueName.OrderLifecycle}`);
     return handler();
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { OrderExpiryRepository, OrderLifecycle, type OverdueOrder, StockLeases } from '@flash-sale/db';
 import { ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -76,7 +77,7 @@ export class OrderExpiry {
           // Rolled back as a whole (e.g. optimistic-lock retries ran out on a busy sale): these orders
           // are still PENDING_PAYMENT; the sale gets a pause before the next try, other sales go on.
           this.deferredUntil.set(saleId, Date.now() + DEFERRED_SALE_BACKOFF_MS);
-          this.logger.warn(`Sale ${saleId}: expiry batch deferred: ${errorText(error)}`);
+          this.logger.warn(`Sale ${saleId}: expiry batch deferred: ${errorMessage(error)}`);
           return expired + movedThisPage;
         }
         movedThisPage += won.length;
@@ -94,7 +95,7 @@ export class OrderExpiry {
       await this.leases.topUp(saleId);
     } catch (error) {
       // The units wait in `available`: the next purchase that finds Redis dry leases them.
-      this.logger.warn(`Sale ${saleId}: lease top-up after expiry failed: ${errorText(error)}`);
+      this.logger.warn(`Sale ${saleId}: lease top-up after expiry failed: ${errorMessage(error)}`);
     }
   }
 
@@ -108,8 +109,4 @@ export class OrderExpiry {
       );
     }
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

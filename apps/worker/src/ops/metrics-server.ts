@@ -1,3 +1,4 @@
+import { errorMessage } from '@flash-sale/domain';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -29,7 +30,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
       this.metrics.registry.metrics().then(
         (body) => response.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(body),
         (error: unknown) => {
-          this.logger.error(`Metrics scrape failed: ${errorText(error)}`);
+          this.logger.error(`Metrics scrape failed: ${errorMessage(error)}`);
           response.writeHead(500, { 'content-type': 'text/plain' }).end('Metrics unavailable\n');
         },
       );
@@ -40,7 +41,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
         server.listen(this.port, this.host, () => resolve());
       });
     } catch (error) {
-      this.logger.error(`No metrics endpoint: cannot listen on ${this.host}:${this.port} (${errorText(error)})`);
+      this.logger.error(`No metrics endpoint: cannot listen on ${this.host}:${this.port} (${errorMessage(error)})`);
       return;
     }
     this.server = server;
@@ -59,8 +60,4 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
   boundPort(): number | undefined {
     return (this.server?.address() as AddressInfo | null)?.port;
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
