@@ -56,7 +56,7 @@ app.post('/purchase', async (request, reply) => {
     const result = await scripts.reserve({
       saleId,
       userId,
-      token: body.token,
+      submitToken: body.token,
       quantity: 1,
       orderNo: orderNumbers.next(saleId),
     });
