@@ -114,7 +114,7 @@ export class StockLeases {
     return singleFlight(this.verifications, saleId, () => this.verifyOnce(saleId));
   }
 
-  private async verifyOnce(saleId: string): Promise<VerifyOutcome> {
+  private async verifyOnce(saleId: string, lookedAgain = false): Promise<VerifyOutcome> {
     const sale = await this.repository.saleRow(saleId);
     if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 'not-redis-backed';
     if (hasEnded(sale)) return 'ended';
@@ -130,6 +130,13 @@ export class StockLeases {
       granted.some((lease) => !redis.grants.has(lease.leaseId)) ||
       written > redis.reservedUnits;
     if (!lost) return 'current';
+    // Another process may be restarting the sale right now, between opening the next incarnation in
+    // MySQL and loading it into Redis: Redis then lacks the epoch MySQL names only for that moment.
+    // Look once more after it before declaring a loss, or two processes would each restart the sale.
+    if (!lookedAgain && (!redis || redis.epoch < sale.redisEpoch)) {
+      await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+      return this.verifyOnce(saleId, true);
+    }
     // The sale may have ended since it was read: then nothing restarts.
     if ((await this.restartIncarnation(saleId, sale.redisEpoch)) === 'ended') return 'ended';
     await this.topUp(saleId);
@@ -197,6 +204,9 @@ export class StockLeases {
 }
 
 /** Over: it sells nothing more, and nothing is leased to it any more. */
+/** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */
+const LOAD_IN_FLIGHT_MS = 1_000;
+
 function hasEnded(sale: SaleLeaseRow, now = Date.now()): boolean {
   return sale.endsAt.getTime() <= now;
 }
