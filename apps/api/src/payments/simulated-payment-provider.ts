@@ -1,7 +1,7 @@
 import { errorMessage } from '@flash-sale/domain';
 import { createHash } from 'node:crypto';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { MetricsService } from '../metrics/metrics.service';
 import { PAYMENT_SIGNATURE_HEADER, signPaymentBody } from './payment-signature';
@@ -14,9 +14,10 @@ import type { PaymentCallbackDto } from './payment.dto';
  * copies of different payments arrive out of order. The callbacks are HMAC-signed.
  */
 @Injectable()
-export class SimulatedPaymentProvider implements OnApplicationShutdown {
+export class SimulatedPaymentProvider implements BeforeApplicationShutdown {
   private readonly logger = new Logger(SimulatedPaymentProvider.name);
   private readonly pending = new Set<NodeJS.Timeout>();
+  private readonly delivering = new Set<Promise<void>>();
 
   constructor(
     @InjectAppConfig() private readonly config: AppConfig,
@@ -38,7 +39,8 @@ export class SimulatedPaymentProvider implements OnApplicationShutdown {
       const timer = setTimeout(
         () => {
           this.pending.delete(timer);
-          void this.deliver(callback);
+          const delivery = this.deliver(callback).finally(() => this.delivering.delete(delivery));
+          this.delivering.add(delivery);
         },
         callbackDelayMs + Math.random() * callbackJitterMs,
       );
@@ -47,9 +49,15 @@ export class SimulatedPaymentProvider implements OnApplicationShutdown {
     return { transactionId };
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Before the HTTP server closes: callbacks not sent yet are dropped, those on their way are let
+   * finish. A callback still in flight when the server closes would leave its keep-alive connection
+   * open, and the server would wait for it to time out.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     for (const timer of this.pending) clearTimeout(timer);
     this.pending.clear();
+    await Promise.allSettled([...this.delivering]);
   }
 
   private async deliver(callback: PaymentCallbackDto): Promise<void> {
