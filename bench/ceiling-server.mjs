@@ -20,7 +20,7 @@
 import { require, requireBuilt } from './lib/app-dist.mjs';
 
 const Fastify = require('fastify');
-const { createRedisClient, KeyBuilder, ReservationScripts } = require('@flash-sale/redis');
+const { createRedisClient, KeyBuilder, REQUEST_COMMAND_RETRIES, ReservationScripts } = require('@flash-sale/redis');
 const { ErrorCode, OrderNumberGenerator } = require('@flash-sale/domain');
 
 const required = (name) => {
@@ -39,7 +39,7 @@ const keyPrefix = required('REDIS_KEY_PREFIX');
 // The API's Redis options (RedisModule.forRoot in apps/api/src/app.module.ts), single node.
 const redis = createRedisClient(
   { url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', clusterNodes: [] },
-  { maxRetriesPerRequest: 2 },
+  { maxRetriesPerRequest: REQUEST_COMMAND_RETRIES },
 );
 const scripts = new ReservationScripts(redis, new KeyBuilder(keyPrefix));
 const orderNumbers = new OrderNumberGenerator();

@@ -23,7 +23,7 @@ import { Api, type Session } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { commonConfig, envInt, runId } from './lib/config.ts';
 import { sleepUntil } from './lib/flows.ts';
-import { recordPurchase, recordUnexpected } from './lib/metrics.ts';
+import { completeSetup, recordPurchase, recordUnexpected } from './lib/metrics.ts';
 import { auditLine, burstScenario, contractThresholds, createSaleOpeningLater, runOptions } from './lib/scenario.ts';
 import { count, summaryHandler } from './lib/summary.ts';
 
@@ -109,7 +109,7 @@ export function setup(): SetupData {
     },
     'Creating the sale',
   );
-  return { saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id };
+  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id });
 }
 
 /** A `429` as API.md has it: code RATE_LIMITED and a `retry-after` of at least one second. */

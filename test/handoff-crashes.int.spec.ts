@@ -3,13 +3,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrate } from '@flash-sale/db';
 import { OrdersQueue, writeOrdersJob } from '@flash-sale/queue';
-import {
-  createRedisClient,
-  KeyBuilder,
-  type RedisClient,
-  ReservationScripts,
-  SaleRedisRepository,
-} from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
@@ -20,6 +13,7 @@ import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/f
 import { freePort } from './support/free-port';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 
 const API_ENTRY = join(__dirname, '..', 'apps', 'api', 'dist', 'main.js');
 const HOUR_MS = '3600000';
@@ -156,7 +150,7 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
   let mariadb: PrivateMariaDb;
   let testEnv: TestEnv;
   let db: DataSource;
-  let redis: RedisClient;
+  let access: SaleRedisAccess;
   let worker: INestApplicationContext;
 
   beforeAll(async () => {
@@ -171,21 +165,19 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
       RECOVERY_GRACE_MS: '1000',
     });
     db = await openDatabase(testEnv.config);
-    redis = createRedisClient(testEnv.config.redis);
+    access = openSaleRedis(testEnv.config.redis);
   });
 
   afterAll(async () => {
     await worker?.close();
     await db?.destroy();
-    redis?.disconnect();
+    access?.redis.disconnect();
     await mariadb?.destroy();
     await testEnv?.cleanup();
   });
 
   it('every hand-off is written exactly once after MariaDB comes back', async () => {
-    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
-    const scripts = new ReservationScripts(redis, keys);
-    const saleRedis = new SaleRedisRepository(redis, keys);
+    const { scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 3000);
     expect(await saleRedis.handoffBacklog(saleId)).toBe(3000);

@@ -1,14 +1,9 @@
 import { StockLeaseRepository, StockLeases } from '@flash-sale/db';
-import {
-  createRedisClient,
-  KeyBuilder,
-  type RedisClient,
-  ReservationScripts,
-  SaleRedisRepository,
-} from '@flash-sale/redis';
+import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { createLiveSale } from './support/fixtures';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 
 /**
  * Two processes over one sale (say the API after a Redis restart and the worker's reconciliation):
@@ -19,50 +14,61 @@ import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 describe('incarnation restart seen mid-way by another process (real Redis and MariaDB)', () => {
   let testEnv: TestEnv;
   let db: DataSource;
-  let redis: RedisClient;
-  let saleRedis: SaleRedisRepository;
+  let access: SaleRedisAccess;
 
   /** A process's own lease protocol, as each app builds it. */
-  const processLeases = (scripts: ReservationScripts) =>
+  const processLeases = (scripts: ReservationScripts, saleRedis = access.saleRedis) =>
     new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, { leaseSize: 20, lowWater: 0 });
+  const epochOf = async (saleId: string) =>
+    Number((await db.query('SELECT redis_epoch FROM sales WHERE id = ?', [saleId]))[0].redis_epoch);
 
   beforeAll(async () => {
     testEnv = await createTestEnv();
     db = await openDatabase(testEnv.config);
-    redis = createRedisClient(testEnv.config.redis);
-    saleRedis = new SaleRedisRepository(redis, new KeyBuilder(testEnv.config.redis.keyPrefix));
+    access = openSaleRedis(testEnv.config.redis);
   });
 
   afterAll(async () => {
-    await db.destroy();
-    redis.disconnect();
-    await testEnv.cleanup();
+    await db?.destroy();
+    access?.redis.disconnect();
+    await testEnv?.cleanup();
   });
 
   it('a verification during another process restart leaves the sale on the new incarnation', async () => {
-    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
-    const saleId = await createLiveSale(db, new ReservationScripts(redis, keys), saleRedis, { stock: 40 });
-    const epochOf = async () =>
-      Number((await db.query('SELECT redis_epoch FROM sales WHERE id = ?', [saleId]))[0].redis_epoch);
-    expect(await epochOf()).toBe(1);
+    const { redis, keys, scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    expect(await epochOf(saleId)).toBe(1);
 
-    // Process A restarts the sale; its load into Redis is slow (a busy machine), so MySQL names epoch
-    // 2 well before Redis holds it.
-    const slowScripts = new ReservationScripts(redis, keys);
-    const realLoad = slowScripts.load.bind(slowScripts);
-    jest.spyOn(slowScripts, 'load').mockImplementation(async (...args) => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    // Process A restarts the sale, and its load into Redis waits at a gate the test opens: MySQL
+    // names epoch 2 while Redis still holds epoch 1.
+    const restarterScripts = new ReservationScripts(redis, keys);
+    const realLoad = restarterScripts.load.bind(restarterScripts);
+    let loadReached!: () => void;
+    const loadWasReached = new Promise<void>((resolve) => (loadReached = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    jest.spyOn(restarterScripts, 'load').mockImplementation(async (...args) => {
+      loadReached();
+      await gate;
       return realLoad(...args);
     });
-    const restarting = processLeases(slowScripts).restartIncarnation(saleId, 1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await epochOf()).toBe(2); // opened in MySQL, not yet in Redis
+    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, 1);
+    await loadWasReached;
+    expect(await epochOf(saleId)).toBe(2); // opened in MySQL, not yet in Redis
+    expect((await saleRedis.incarnation(saleId))?.epoch).toBe(1);
 
-    // Process B verifies meanwhile.
-    const verified = await processLeases(new ReservationScripts(redis, keys)).verifyIncarnation(saleId);
+    // Process B verifies meanwhile: it reads Redis (epoch 1) before A's load, which goes on right after.
+    const verifierRedis = new SaleRedisRepository(redis, keys);
+    const realIncarnation = verifierRedis.incarnation.bind(verifierRedis);
+    jest.spyOn(verifierRedis, 'incarnation').mockImplementation(async (id) => {
+      const seen = await realIncarnation(id);
+      openGate();
+      return seen;
+    });
+    const verifying = processLeases(new ReservationScripts(redis, keys), verifierRedis).verifyIncarnation(saleId);
     expect(await restarting).toBe('opened');
-    expect(verified).toBe('current');
-    expect(await epochOf()).toBe(2);
+    expect(await verifying).toBe('current');
+    expect(await epochOf(saleId)).toBe(2);
     expect((await saleRedis.incarnation(saleId))?.epoch).toBe(2);
   });
 });

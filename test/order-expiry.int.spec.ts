@@ -1,3 +1,4 @@
+import { OrderLifecycle } from '@flash-sale/db';
 import { OrderExpiry } from '../apps/worker/src/lifecycle/order-expiry';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
@@ -30,12 +31,25 @@ describe('order expiry (real API, worker, MariaDB, Redis)', () => {
     const late = await pay(buyer, orderNo);
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe('INVALID_TRANSITION');
-    // Sweeping again gives nothing back twice.
+    // Sweeping again gives nothing back twice, and expiring it again directly loses the compare-and-set.
     expect(await w.stack.worker!.get(OrderExpiry).sweep()).toBe(0);
+    const expiredAgain = await w.stack
+      .worker!.get(OrderLifecycle)
+      .expireOverdue(saleId, [{ orderNo, version: 0, quantity: 1 }], new Date());
+    expect(expiredAgain).toEqual([]);
     expect(await w.saleRedis.remaining(saleId)).toBe(2);
     expect(await available(saleId)).toBe(2);
     // The buyer's slot is free again.
-    expect((await buy(saleId, buyer)).status).toBe(202);
+    const again = await buy(saleId, buyer);
+    expect(again.status).toBe(202);
+    // Its one-second deadline passes too: the sweep expires it, so no order of this test is left due
+    // for the next one's sweeps to count.
+    await waitFor(
+      'the second order expired',
+      () => statusOf(again.body.orderNo),
+      (status) => status === 'EXPIRED',
+      20_000,
+    );
   });
 
   it('the sweep racing payment on 30 overdue orders → exactly one wins each; nothing expires before its deadline', async () => {

@@ -2,19 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueueName, writeOrdersJob } from '@flash-sale/queue';
-import {
-  createRedisClient,
-  HANDOFF_GROUP,
-  KeyBuilder,
-  type RedisClient,
-  ReservationScripts,
-  SaleRedisRepository,
-} from '@flash-sale/redis';
+import { createRedisClient, HANDOFF_GROUP, type RedisClient } from '@flash-sale/redis';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { exited } from './support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 
 const WORKER_ENTRY = join(__dirname, '..', 'apps', 'worker', 'dist', 'main.js');
 
@@ -31,7 +25,7 @@ function startWorker(env: Record<string, string>): ChildProcess {
 describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real processes, MariaDB, Redis)', () => {
   let testEnv: TestEnv;
   let db: DataSource;
-  let redis: RedisClient;
+  let access: SaleRedisAccess;
   let queueConnection: RedisClient;
   let queue: Queue;
   const children: ChildProcess[] = [];
@@ -46,7 +40,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
       RECOVERY_GRACE_MS: '1000',
     });
     db = await openDatabase(testEnv.config);
-    redis = createRedisClient(testEnv.config.redis);
+    access = openSaleRedis(testEnv.config.redis);
     queueConnection = createRedisClient(testEnv.config.redis, { maxRetriesPerRequest: null });
     queue = new Queue(QueueName.Orders, { prefix: testEnv.config.queue.prefix, connection: queueConnection });
   });
@@ -56,22 +50,20 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     await Promise.all(children.map(exited));
     await queue.close();
     queueConnection.disconnect();
-    redis.disconnect();
+    access.redis.disconnect();
     await db.destroy();
     await testEnv.cleanup();
   });
 
   it('restarted, it ends with 1,000 orders, each exactly once', async () => {
-    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
-    const scripts = new ReservationScripts(redis, keys);
-    const saleRedis = new SaleRedisRepository(redis, keys);
+    const { keys, scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
     expect(await saleRedis.handoffBacklog(saleId)).toBe(1000);
     const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     const handoff = keys.sale(saleId).handoff;
-    const unacknowledged = async () => Number(((await redis.xpending(handoff, HANDOFF_GROUP)) as [number])[0]);
+    const unacknowledged = async () => Number(((await access.redis.xpending(handoff, HANDOFF_GROUP)) as [number])[0]);
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
 
     const first = startWorker(testEnv.env);

@@ -1,25 +1,15 @@
 import type { ErrorBody, Order } from '@flash-sale/contract';
-import {
-  createRedisClient,
-  KeyBuilder,
-  type RedisClient,
-  ReservationScripts,
-  SaleRedisRepository,
-} from '@flash-sale/redis';
 import { signPaymentBody } from '../../apps/api/src/payments/payment-signature';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
 import { countRows, waitFor } from '../support/fixtures';
 import { type StackWorld, useStackWorld } from '../support/stack-world';
+import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
 
 type Guest = { token: string; userId: string };
 type OrderAnswer = ApiResponse<Order & ErrorBody>;
 
 /** The order-lifecycle files' world: the stack, direct Redis access, and the steps of an order's life. */
-export interface LifecycleWorld extends StackWorld {
-  redis: RedisClient;
-  keys: KeyBuilder;
-  saleRedis: SaleRedisRepository;
-  scripts: ReservationScripts;
+export interface LifecycleWorld extends StackWorld, SaleRedisAccess {
   /** A sale whose orders wait `paymentTimeoutSeconds` (shorter than the API allows) for payment. */
   createSale(stock: number, paymentTimeoutSeconds?: number): Promise<string>;
   buy(saleId: string, guest: Guest): Promise<ApiResponse<PurchaseAnswer>>;
@@ -53,12 +43,9 @@ export function useLifecycleWorld(): LifecycleWorld {
   });
   const w = stackWorld as LifecycleWorld;
   beforeAll(() => {
-    w.redis = createRedisClient(w.testEnv.config.redis);
-    w.keys = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
-    w.saleRedis = new SaleRedisRepository(w.redis, w.keys);
-    w.scripts = new ReservationScripts(w.redis, w.keys);
+    Object.assign(w, openSaleRedis(w.testEnv.config.redis));
   });
-  afterAll(() => w.redis.disconnect());
+  afterAll(() => w.redis?.disconnect());
 
   w.createSale = async (stock, paymentTimeoutSeconds = 600) => {
     const sale = await w.client.createSale(w.admin, { name: 'Lifecycle sale', priceCents: 2500, stock });

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import {
+  createRedisClient,
+  KeyBuilder,
+  type RedisClient,
+  type RedisConnectionConfig,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
 import type { Redis } from 'ioredis';
 
 export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -38,4 +45,19 @@ export function createTestRedis(): { redis: RedisClient; keys: KeyBuilder; clean
       redis.disconnect();
     },
   };
+}
+
+/** A sale's Redis as the apps reach it: one client and the repositories over it. */
+export interface SaleRedisAccess {
+  redis: RedisClient;
+  keys: KeyBuilder;
+  scripts: ReservationScripts;
+  saleRedis: SaleRedisRepository;
+}
+
+/** Opens a client on the test's Redis with its key prefix, and the repositories the tests drive it with. */
+export function openSaleRedis(config: RedisConnectionConfig & { keyPrefix: string }): SaleRedisAccess {
+  const redis = createRedisClient(config);
+  const keys = new KeyBuilder(config.keyPrefix);
+  return { redis, keys, scripts: new ReservationScripts(redis, keys), saleRedis: new SaleRedisRepository(redis, keys) };
 }

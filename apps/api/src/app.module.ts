@@ -1,7 +1,7 @@
 import { type AppConfig, AppConfigModule } from '@flash-sale/config';
 import { DbModule } from '@flash-sale/db';
 import { QueueModule } from '@flash-sale/queue';
-import { RedisModule } from '@flash-sale/redis';
+import { RedisModule, REQUEST_COMMAND_RETRIES } from '@flash-sale/redis';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -22,7 +22,7 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis.
-        RedisModule.forRoot({ ...config.redis, maxRetriesPerRequest: 2 }),
+        RedisModule.forRoot({ ...config.redis, maxRetriesPerRequest: REQUEST_COMMAND_RETRIES }),
         QueueModule.forRoot({
           redis: config.redis,
           prefix: config.queue.prefix,

@@ -15,7 +15,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         AppConfigModule.forRoot(config),
-        RedisModule.forRoot({ ...config.redis }),
+        RedisModule.forRoot(config.redis),
         QueueModule.forRoot({
           redis: config.redis,
           prefix: config.queue.prefix,

@@ -1,4 +1,4 @@
-import type { OrdersByStatus } from './order';
+import type { Audit } from './audit';
 import type { SaleStrategy } from './sale';
 
 /**
@@ -47,15 +47,10 @@ export interface DemoStrategyResult {
   p50Ms: number | null;
   p95Ms: number | null;
   durationMs: number | null;
-  audit: {
-    ok: boolean;
-    stock: number;
-    held: number;
-    oversold: number;
-    duplicateOrders: number;
-    lostReservations: number;
-    ordersByStatus: OrdersByStatus;
-  } | null;
+  audit: Pick<
+    Audit,
+    'ok' | 'stock' | 'held' | 'oversold' | 'duplicateOrders' | 'lostReservations' | 'ordersByStatus'
+  > | null;
   error?: string;
 }
 

@@ -9,7 +9,7 @@ export const SALE_LIMITS = {
   maxNameLength: 120,
   maxPriceCents: 100_000_000,
   maxStock: 10_000_000,
-  /** Per-user purchase slots are a bitmask in Redis (see reserve-6.lua), so the limit stays well under 31. */
+  /** Per-user purchase slots are a bitmask in Redis (see reserve-9.lua), so the limit stays well under 31. */
   maxPerUserLimit: 20,
   maxQuantity: 20,
   minPaymentTimeoutSeconds: 10,

@@ -27,14 +27,13 @@ export interface DbModuleOptions {
 }
 
 /** The repositories that take only the DataSource. */
-const DATA_SOURCE_REPOSITORIES: Type<unknown>[] = [
+const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   StockLeaseRepository,
   SaleBooksRepository,
   SaleRepository,
   OrderQueryRepository,
   UserRepository,
   DemoRunRepository,
-  StrategyPurchaseRepository,
   OrderExpiryRepository,
 ];
 
@@ -52,14 +51,15 @@ export class DbModule {
       ...DATA_SOURCE_REPOSITORIES.map((repository) => ({
         provide: repository,
         inject: [dataSource],
-        useFactory: (source: DataSource) => new (repository as new (source: DataSource) => unknown)(source),
+        useFactory: (source: DataSource) => new repository(source),
       })),
       { provide: SaleStockRepository, useValue: new SaleStockRepository() },
-      {
-        provide: OrderWritingRepository,
+      // The writers that take units off the sale's row, through the one SaleStockRepository.
+      ...[OrderWritingRepository, StrategyPurchaseRepository].map((repository) => ({
+        provide: repository,
         inject: [dataSource, SaleStockRepository],
-        useFactory: (source: DataSource, stock: SaleStockRepository) => new OrderWritingRepository(source, stock),
-      },
+        useFactory: (source: DataSource, stock: SaleStockRepository) => new repository(source, stock),
+      })),
       {
         provide: OrderLifecycle,
         inject: [dataSource, SaleStockRepository, SaleActivity],

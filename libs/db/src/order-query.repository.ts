@@ -1,5 +1,5 @@
 import type { OrderStatus } from '@flash-sale/domain';
-import { type DataSource, In, type Repository, type SelectQueryBuilder } from 'typeorm';
+import type { DataSource, Repository, SelectQueryBuilder } from 'typeorm';
 import { OrderEntity } from './entities/order.entity';
 import { UserEntity } from './entities/user.entity';
 import { PaymentEntity } from './entities/payment.entity';
@@ -42,11 +42,18 @@ export class OrderQueryRepository {
     return this.orders.find({ where: { userId }, order: { id: 'DESC' }, take: limit });
   }
 
-  /** Which of these order numbers have a row. */
-  async written(orderNos: readonly string[]): Promise<Set<string>> {
-    if (orderNos.length === 0) return new Set();
-    const rows = await this.orders.find({ select: { orderNo: true }, where: { orderNo: In([...orderNos]) } });
-    return new Set(rows.map((row) => row.orderNo));
+  /** Which of these order numbers MySQL has a row for now. */
+  async writtenAmong(orderNos: readonly string[]): Promise<Set<string>> {
+    const written = new Set<string>();
+    for (let i = 0; i < orderNos.length; i += 1000) {
+      const chunk = orderNos.slice(i, i + 1000);
+      const rows = (await this.dataSource.query(
+        `SELECT order_no FROM orders WHERE order_no IN (${chunk.map(() => '?').join(', ')})`,
+        chunk,
+      )) as { order_no: string }[];
+      for (const row of rows) written.add(row.order_no);
+    }
+    return written;
   }
 
   /** One page of a sale's orders, newest first. */

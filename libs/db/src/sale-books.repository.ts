@@ -57,18 +57,4 @@ export class SaleBooksRepository {
       unitsAboveUserLimit: Number(excess?.excess ?? 0),
     };
   }
-
-  /** Which of these order numbers MySQL has a row for now. */
-  async writtenAmong(orderNos: readonly string[]): Promise<Set<string>> {
-    const written = new Set<string>();
-    for (let i = 0; i < orderNos.length; i += 1000) {
-      const chunk = orderNos.slice(i, i + 1000);
-      const rows = (await this.dataSource.query(
-        `SELECT order_no FROM orders WHERE order_no IN (${chunk.map(() => '?').join(', ')})`,
-        chunk,
-      )) as { order_no: string }[];
-      for (const row of rows) written.add(row.order_no);
-    }
-    return written;
-  }
 }

@@ -203,10 +203,10 @@ export class StockLeases {
   }
 }
 
-/** Over: it sells nothing more, and nothing is leased to it any more. */
 /** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */
 const LOAD_IN_FLIGHT_MS = 1_000;
 
+/** Over: it sells nothing more, and nothing is leased to it any more. */
 function hasEnded(sale: SaleLeaseRow, now = Date.now()): boolean {
   return sale.endsAt.getTime() <= now;
 }

@@ -2,7 +2,7 @@ import { HOLDING_STATUSES } from '@flash-sale/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { OrderEntity } from './entities/order.entity';
-import { SaleStockRepository, type SaleStockRow } from './sale-stock.repository';
+import type { SaleStockRepository, SaleStockRow } from './sale-stock.repository';
 
 /** What a buyer holds in a sale, for the per-user limit and the order's purchase slot. */
 export interface BuyerHolding {
@@ -93,9 +93,10 @@ export class PurchaseStatements {
  * Redis-down fallback): the facts their purchase rules need and the writes of an accepted purchase.
  */
 export class StrategyPurchaseRepository {
-  private readonly saleStock = new SaleStockRepository();
-
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly saleStock: SaleStockRepository,
+  ) {}
 
   inTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>, isolation?: IsolationLevel): Promise<T> {
     const run = (manager: EntityManager) => work(new PurchaseStatements(manager, this.saleStock));

@@ -9,8 +9,15 @@ import { ErrorCode } from './error-code';
  */
 
 /** The refusals the rules answer, in the order they are checked. */
-export type PurchaseRefusalCode =
-  ErrorCode.SaleNotStarted | ErrorCode.SaleEnded | ErrorCode.TokenInvalid | ErrorCode.LimitReached | ErrorCode.SoldOut;
+export const PURCHASE_REFUSAL_CODES = [
+  ErrorCode.SaleNotStarted,
+  ErrorCode.SaleEnded,
+  ErrorCode.TokenInvalid,
+  ErrorCode.LimitReached,
+  ErrorCode.SoldOut,
+] as const;
+
+export type PurchaseRefusalCode = (typeof PURCHASE_REFUSAL_CODES)[number];
 
 export type PurchaseDecision =
   | { readonly kind: 'accept' }

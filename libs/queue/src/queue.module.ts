@@ -3,6 +3,7 @@ import {
   type RedisClient,
   type RedisConnectionConfig,
   RedisOutageReporter,
+  REQUEST_COMMAND_RETRIES,
 } from '@flash-sale/redis';
 import {
   type DynamicModule,
@@ -70,7 +71,9 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
         {
           provide: QUEUE_CONNECTION,
           useFactory: () =>
-            createRedisClient(options.redis, { maxRetriesPerRequest: options.role === 'producer' ? 2 : null }),
+            createRedisClient(options.redis, {
+              maxRetriesPerRequest: options.role === 'producer' ? REQUEST_COMMAND_RETRIES : null,
+            }),
         },
         {
           provide: OrdersQueue,

@@ -2,6 +2,12 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
 
+/**
+ * A process that serves requests (the API) fails a Redis command after this many reconnect attempts,
+ * so a request gets its 503 rather than waiting for Redis to come back.
+ */
+export const REQUEST_COMMAND_RETRIES = 2;
+
 export interface RedisConnectionConfig {
   url: string;
   /** `host:port` of cluster nodes; when non-empty the client runs in cluster mode. */

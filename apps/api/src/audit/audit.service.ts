@@ -1,4 +1,4 @@
-import { type LeaseLedger, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
+import { type LeaseLedger, OrderQueryRepository, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
 import { auditVerdict, type BookedReservation, compareBooks, emptyOrdersByStatus } from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
 import { SaleRedisRepository } from '@flash-sale/redis';
@@ -40,6 +40,7 @@ export class AuditService {
   constructor(
     private readonly catalog: SaleCatalog,
     private readonly saleBooks: SaleBooksRepository,
+    private readonly orderQueries: OrderQueryRepository,
     private readonly saleRedis: SaleRedisRepository,
     private readonly leaseRepository: StockLeaseRepository,
   ) {}
@@ -132,7 +133,7 @@ export class AuditService {
     if (unwritten.length === 0) return { queued: 0, queuedUnits: 0, lost: 0 };
     const inStream = await this.saleRedis.handoffOrderNumbers(saleId);
     const notInStream = unwritten.filter((reservation) => !inStream.has(reservation.orderNo));
-    const writtenSince = await this.saleBooks.writtenAmong(notInStream.map((reservation) => reservation.orderNo));
+    const writtenSince = await this.orderQueries.writtenAmong(notInStream.map((reservation) => reservation.orderNo));
     let queued = 0;
     let queuedUnits = 0;
     for (const reservation of unwritten) {

@@ -87,7 +87,7 @@ export class OrdersService {
     const written = new Set(rows.map((row) => row.orderNo));
     const unwritten = reservations.filter(({ reservation }) => !written.has(reservation.orderNo));
     // A reservation missing from this page of rows may still be an older row; ask MySQL once.
-    const olderWritten = await this.orders.written(unwritten.map((u) => u.reservation.orderNo));
+    const olderWritten = await this.orders.writtenAmong(unwritten.map((u) => u.reservation.orderNo));
     const queued = unwritten
       .filter(({ reservation }) => !olderWritten.has(reservation.orderNo))
       .map(({ reservation, sale }) => orderViewOfReservation(reservation, sale));

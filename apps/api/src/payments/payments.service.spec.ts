@@ -1,57 +1,78 @@
 import type { ClaimOutcome, OrderEntity, PaymentEntity, PaymentRepository, TransitionResult } from '@flash-sale/db';
 import { DomainError, ErrorCode, type OrderStatus } from '@flash-sale/domain';
+import { Logger } from '@nestjs/common';
 import type { OrdersService } from '../orders/orders.service';
 import { PaymentsService } from './payments.service';
 import type { SimulatedPaymentProvider } from './simulated-payment-provider';
 
 const PAYMENT = { outTradeNo: 'PAY-1', orderNo: '1', amountCents: 500, transactionId: null } as PaymentEntity;
 
-/** A payment store in memory: what the notification claims, and which order status it finds. */
+/**
+ * A payment store in memory: what claiming the transaction answers, the transaction id the payment
+ * holds afterwards, and which status the order has; it records every call the service makes.
+ */
 function paymentsWith(claim: ClaimOutcome, orderStatusAfter: OrderStatus, recordedTransaction = 'tx-1') {
-  const refunds: string[] = [];
+  const calls: string[] = [];
   const repository = {
     inTransaction: <T>(work: (transaction: unknown) => Promise<T>) =>
       work({
         findByOutTradeNo: async (outTradeNo: string) =>
           outTradeNo === PAYMENT.outTradeNo ? { ...PAYMENT, transactionId: recordedTransaction } : null,
-        claim: async () => claim,
-        markOrderPaid: async (): Promise<TransitionResult> => ({
-          changed: orderStatusAfter === 'PAID',
-          order: { status: orderStatusAfter } as OrderEntity,
-        }),
-        requireRefund: async (outTradeNo: string) => void refunds.push(outTradeNo),
+        claim: async (outTradeNo: string, transactionId: string) => {
+          calls.push(`claim ${outTradeNo} ${transactionId}`);
+          return claim;
+        },
+        markOrderPaid: async (orderNo: string): Promise<TransitionResult> => {
+          calls.push(`paid ${orderNo}`);
+          return { changed: orderStatusAfter === 'PAID', order: { status: orderStatusAfter } as OrderEntity };
+        },
+        requireRefund: async (outTradeNo: string) => void calls.push(`refund ${outTradeNo}`),
       }),
   } as unknown as PaymentRepository;
   const service = new PaymentsService(repository, {} as OrdersService, {} as SimulatedPaymentProvider);
-  return { service, refunds };
+  return { service, calls };
 }
 
 const notification = { outTradeNo: 'PAY-1', transactionId: 'tx-1', amountCents: 500 };
 
 describe('PaymentsService.applyNotification', () => {
+  let errors: jest.SpyInstance;
+  beforeEach(() => {
+    errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
   it('applies a first delivery and moves the order to PAID', async () => {
-    const { service, refunds } = paymentsWith('claimed', 'PAID');
+    const { service, calls } = paymentsWith('claimed', 'PAID');
     await expect(service.applyNotification(notification)).resolves.toBe('applied');
-    expect(refunds).toEqual([]);
+    expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1']);
   });
 
   it('acknowledges a repeated delivery, or a transaction already used elsewhere, without applying it', async () => {
-    await expect(paymentsWith('already-claimed', 'PAID').service.applyNotification(notification)).resolves.toBe(
-      'duplicate',
-    );
-    await expect(paymentsWith('used-elsewhere', 'PAID').service.applyNotification(notification)).resolves.toBe(
-      'duplicate',
-    );
+    for (const claim of ['already-claimed', 'used-elsewhere'] as const) {
+      const { service, calls } = paymentsWith(claim, 'PAID');
+      await expect(service.applyNotification(notification)).resolves.toBe('duplicate');
+      expect(calls).toEqual(['claim PAY-1 tx-1']); // the order is not touched
+    }
+    expect(errors).not.toHaveBeenCalled();
+  });
+
+  it('reports a second, different transaction for an already paid payment as one to refund', async () => {
+    const { service, calls } = paymentsWith('already-claimed', 'PAID', 'tx-other');
+    await expect(service.applyNotification(notification)).resolves.toBe('duplicate');
+    expect(calls).toEqual(['claim PAY-1 tx-1']);
+    expect(errors).toHaveBeenCalledWith('Second transaction tx-1 for PAY-1: refund it');
   });
 
   it('marks the payment for refund when the order expired or was cancelled first', async () => {
-    const { service, refunds } = paymentsWith('claimed', 'EXPIRED');
+    const { service, calls } = paymentsWith('claimed', 'EXPIRED');
     await expect(service.applyNotification(notification)).resolves.toBe('refund-required');
-    expect(refunds).toEqual(['PAY-1']);
+    expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1', 'refund PAY-1']);
   });
 
   it('refuses an unknown payment (404) and a wrong amount (400) before claiming anything', async () => {
-    const { service } = paymentsWith('claimed', 'PAID');
+    const { service, calls } = paymentsWith('claimed', 'PAID');
     const code = (promise: Promise<unknown>) =>
       promise.then(
         () => 'applied',
@@ -59,5 +80,6 @@ describe('PaymentsService.applyNotification', () => {
       );
     expect(await code(service.applyNotification({ ...notification, outTradeNo: 'PAY-404' }))).toBe(ErrorCode.NotFound);
     expect(await code(service.applyNotification({ ...notification, amountCents: 1 }))).toBe(ErrorCode.ValidationFailed);
+    expect(calls).toEqual([]);
   });
 });

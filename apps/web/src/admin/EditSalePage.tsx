@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { Sale, UpdateSaleRequest } from '@flash-sale/contract';
+import { type Sale, SALE_LIMITS, type UpdateSaleRequest } from '@flash-sale/contract';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { asAdmin } from './admin-request';
 
@@ -96,7 +96,7 @@ function EditSaleForm({ sale }: { sale: Sale }) {
             id={ids.name}
             className="input"
             value={name}
-            maxLength={120}
+            maxLength={SALE_LIMITS.maxNameLength}
             required
             onChange={(e) => setName(e.target.value)}
           />
@@ -107,7 +107,7 @@ function EditSaleForm({ sale }: { sale: Sale }) {
             id={ids.description}
             className="input"
             rows={3}
-            maxLength={2000}
+            maxLength={SALE_LIMITS.maxDescriptionLength}
             value={description}
             onChange={(e) => setDescription(e.target.value)}
           />
@@ -118,7 +118,7 @@ function EditSaleForm({ sale }: { sale: Sale }) {
             id={ids.imageUrl}
             className="input"
             type="url"
-            maxLength={500}
+            maxLength={SALE_LIMITS.maxImageUrlLength}
             value={imageUrl}
             onChange={(e) => setImageUrl(e.target.value)}
           />

@@ -136,6 +136,11 @@ describe('LifecycleProcessor', () => {
     queue.reconnect();
     await new Promise((resolve) => setImmediate(resolve));
     expect(Logger.prototype.warn).toHaveBeenCalledWith(expect.stringContaining('Could not register job schedulers'));
+    queue.scheduleFails = false;
+    const before = queue.schedules.length;
+    queue.reconnect();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queue.schedules.slice(before)).toEqual(expected);
   });
 
   it('reconciles every sale when the main Redis connection comes back, once at a time, not on the first connect', async () => {

@@ -20,6 +20,8 @@ interface StoredOrder {
 class FakeStores {
   readonly orders = new Map<string, StoredOrder>();
   readonly pageReads: { saleId: string; limit: number }[] = [];
+  /** How often the sweep asked which sales have overdue orders. */
+  salesReads = 0;
   readonly transactions: { saleId: string; size: number }[] = [];
   readonly released: string[] = [];
   readonly toppedUp: string[] = [];
@@ -49,7 +51,10 @@ class FakeStores {
   }
 
   readonly repository = {
-    salesWithOverdueOrders: async (dueBy: Date) => [...new Set(this.due(dueBy).map(([, order]) => order.saleId))],
+    salesWithOverdueOrders: async (dueBy: Date) => {
+      this.salesReads += 1;
+      return [...new Set(this.due(dueBy).map(([, order]) => order.saleId))];
+    },
     overdueOrders: async (saleId: string, dueBy: Date, limit: number): Promise<OverdueOrder[]> => {
       this.pageReads.push({ saleId, limit });
       return this.due(dueBy)
@@ -139,6 +144,7 @@ describe('OrderExpiry.sweep', () => {
     stores.add('1', 2, START + 60_000);
 
     expect(await expiry.sweep(new Date(START))).toBe(0);
+    expect(stores.salesReads).toBe(1);
     expect(stores.pageReads).toEqual([]);
     expect(stores.transactions).toEqual([]);
     expect(stores.toppedUp).toEqual([]);
