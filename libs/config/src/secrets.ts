@@ -21,7 +21,7 @@ export interface Secrets {
 }
 
 const HOW_TO_MAKE_ONE = 'make one with `openssl rand -base64 48`';
-/** Signing keys and tokens: HS256 and HMAC-SHA256 want a key of at least 256 bits of randomness. */
+/** Signing keys and tokens: HS256 and HMAC-SHA256 want a key at least as long as the hash (32 bytes). */
 const KEY_MIN_LENGTH = 32;
 /**
  * Three of the four classes rather than all four: `openssl rand -base64 48` always has lower- and
