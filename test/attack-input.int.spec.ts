@@ -4,11 +4,12 @@ import type { DataSource } from 'typeorm';
 import { accessCases } from './attack-input/access-cases';
 import { type AttackWorld, hour, iso, type Send, signed } from './attack-input/attack-world';
 import { callbackCases } from './attack-input/callback-cases';
+import { exposureCases } from './attack-input/exposure-cases';
 import { purchaseBodyCases } from './attack-input/purchase-body-cases';
 import { routeBodyCases } from './attack-input/route-body-cases';
 import { countRows } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase } from './support/test-env';
+import { createTestEnv, openDatabase, productionSecrets } from './support/test-env';
 import { scanKeys } from './support/test-redis';
 
 interface ErrorBody {
@@ -24,9 +25,10 @@ interface Answer {
 /**
  * What an attacker sends, on every route: nesting bombs, prototype keys, huge and odd bodies, wrong
  * types, forged, expired, unsigned and exp-less JWTs, tampered and replayed payment callbacks, oversize
- * URLs and headers (the cases: test/attack-input/). Each case answers API.md's status and code with the
- * contract's body and an `x-request-id`, and writes nothing: row counts and (non-rate-limit) Redis keys
- * are the same after.
+ * URLs and headers, what a production deployment exposes (the cases: test/attack-input/). Each case
+ * answers docs/api.md's status and code with the contract's body and an `x-request-id`, and writes
+ * nothing: row counts and (non-rate-limit) Redis keys are the same after. The API runs with
+ * NODE_ENV=production and strong secrets, as deployed.
  */
 describe('attack input (real API on MariaDB and Redis)', () => {
   const world = {} as AttackWorld;
@@ -36,9 +38,10 @@ describe('attack input (real API on MariaDB and Redis)', () => {
 
   beforeAll(async () => {
     // No provider callbacks in this file: a late one would write while a case is being measured.
-    const testEnv = await createTestEnv({ PAYMENT_CALLBACK_COPIES: '0' });
+    const testEnv = await createTestEnv({ PAYMENT_CALLBACK_COPIES: '0', ...productionSecrets() });
     world.testEnv = testEnv;
     world.jwtSecret = testEnv.env['JWT_SECRET']!;
+    world.metricsToken = testEnv.env['METRICS_TOKEN']!;
     db = await openDatabase(testEnv.config);
     redis = createRedisClient(testEnv.config.redis);
     stack = await startStack(testEnv.config, { worker: false });
@@ -121,7 +124,7 @@ describe('attack input (real API on MariaDB and Redis)', () => {
     return { status: response.statusCode, body: parsed, headers: response.headers };
   }
 
-  const cases = [...purchaseBodyCases, ...routeBodyCases, ...accessCases, ...callbackCases];
+  const cases = [...purchaseBodyCases, ...routeBodyCases, ...accessCases, ...callbackCases, ...exposureCases];
 
   it('covers at least 60 cases', () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
@@ -146,6 +149,12 @@ describe('attack input (real API on MariaDB and Redis)', () => {
     expect(answer.body).toEqual({ received: true, outcome: 'duplicate' });
     expect(answer.headers['x-request-id']).toBeTruthy();
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('the bearer of METRICS_TOKEN reads /metrics', async () => {
+    const answer = await send({ path: '/metrics', method: 'GET', token: world.metricsToken });
+    expect(answer.status).toBe(200);
+    expect(String(answer.body)).toContain('flash_sale_purchases_total');
   });
 
   it('security headers are on every answer', async () => {

@@ -45,8 +45,10 @@ export const MYSQL_SERVER_URL = (process.env.BENCH_MYSQL_URL || 'mysql://root@12
 export const DATABASE_URL = `${MYSQL_SERVER_URL}/${DB_NAME}`;
 export const REDIS_KEY_PREFIX = `fs-bench-${RUN_ID}`;
 export const QUEUE_PREFIX = `{fs-bench-${RUN_ID}}`; // braces: one hash tag, as the app's default prefix has
-export const JWT_SECRET = 'bench-jwt-secret-not-for-production-0123456789';
-export const ADMIN_PASSWORD = 'bench-admin-password';
+// Fresh per run: the bench runs the API in production mode, which refuses published or weak secrets.
+export const JWT_SECRET = randomBytes(48).toString('base64');
+export const ADMIN_PASSWORD = randomBytes(24).toString('base64url');
+export const PAYMENT_WEBHOOK_SECRET = randomBytes(48).toString('base64');
 export const TOKEN_TTL_S = 600; // submit tokens must outlive the whole run (prepared before each scenario)
 export const TMP = path.join(os.tmpdir(), `flash-sale-bench-${RUN_ID}`);
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results');

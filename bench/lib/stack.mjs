@@ -18,6 +18,7 @@ import {
   DATABASE_URL,
   DB_NAME,
   JWT_SECRET,
+  PAYMENT_WEBHOOK_SECRET,
   MYSQL_SERVER_URL,
   QUEUE_PREFIX,
   REDIS_KEY_PREFIX,
@@ -136,7 +137,7 @@ async function appEnvironment(redisUrl, port) {
     QUEUE_PREFIX,
     JWT_SECRET,
     ADMIN_PASSWORD,
-    PAYMENT_WEBHOOK_SECRET: 'bench-payment-webhook-secret',
+    PAYMENT_WEBHOOK_SECRET,
     SUBMIT_TOKEN_TTL_SECONDS: String(TOKEN_TTL_S),
     // Its own metrics port: another worker on this machine may hold the default (9464).
     WORKER_METRICS_PORT: String(await freePort()),

@@ -16,6 +16,8 @@ export interface AttackWorld {
   /** The provider's callback of that payment, already applied. */
   paidCallback: string;
   jwtSecret: string;
+  /** The API runs as in production: /metrics answers only this bearer token. */
+  metricsToken: string;
 }
 
 export type Send = { method?: string; path: string; token?: string; body?: string; headers?: Record<string, string> };

@@ -64,6 +64,22 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
   };
 }
 
+/**
+ * What production needs on top of a test's environment: `NODE_ENV=production` and fresh secrets that
+ * pass its checks (libs/config secrets.ts), made as docs/operations.md says (`openssl rand -base64 48`).
+ */
+export function productionSecrets(): Record<string, string> {
+  // The 'Aa1' tail: a draw with neither digit nor symbol (once in ~600,000) must not fail a test at random.
+  const key = () => `${randomBytes(48).toString('base64')}Aa1`;
+  return {
+    NODE_ENV: 'production',
+    JWT_SECRET: key(),
+    PAYMENT_WEBHOOK_SECRET: key(),
+    METRICS_TOKEN: key(),
+    ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+  };
+}
+
 /** A DataSource on the test database, for assertions straight from MySQL. */
 export async function openDatabase(config: AppConfig): Promise<DataSource> {
   const dataSource = new DataSource({

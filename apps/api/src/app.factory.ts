@@ -35,6 +35,8 @@ export async function createApiApp(
     frameworkErrors,
     // Keep-alive connections from load generators and browsers live longer than Node's default.
     keepAliveTimeout: 65_000,
+    // Behind a load balancer: believe its X-Forwarded-For/-Proto (client IP for rate limits, https), no one else's.
+    trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
     ...fastifyLogging(config.ops, quiet),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
@@ -55,7 +57,7 @@ export async function createApiApp(
   app.setGlobalPrefix('api', { exclude: ['health', 'health/ready', 'metrics', 'docs'] });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ErrorFilter());
-  await installOpsRoutes(app);
+  await installOpsRoutes(app, config);
   const storefrontDir = config.web.storefrontDir ?? options.storefrontDir;
   if (storefrontDir && !(await installStorefront(app, storefrontDir)) && !quiet) {
     app

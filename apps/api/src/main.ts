@@ -12,14 +12,10 @@ async function bootstrap(): Promise<void> {
   logger.log(
     `API listening on http://localhost:${config.http.port}/api, storefront on http://localhost:${config.http.port}/`,
   );
-  const loopback = /^(127\.|::1$|localhost$)/.test(config.http.host);
-  if (!loopback && !config.production) {
-    logger.warn(
-      `Listening on ${config.http.host} in development mode: unset secrets have public development values (set JWT_SECRET, ADMIN_PASSWORD, PAYMENT_WEBHOOK_SECRET)`,
-    );
-  }
-  if (config.auth.adminPasswordIsDefault) {
-    logger.warn(`ADMIN_PASSWORD is not set: the development admin password is "${config.auth.adminPassword}"`);
+  if (config.developmentSecretsNotice) {
+    const loopback = /^(127\.|::1$|localhost$)/.test(config.http.host);
+    const reach = loopback ? '' : ` — and it listens on ${config.http.host}, reachable beyond this machine`;
+    logger.warn(`${config.developmentSecretsNotice}${reach}`);
   }
 }
 

@@ -1,14 +1,33 @@
+import { ConfigError } from './config-error';
+import { readSecrets } from './secrets';
+
+export { ConfigError } from './config-error';
+
 /**
  * The one place that reads the environment. It is validated once at boot and mapped into typed
  * sections; a bad value stops the process with a message that names the variable.
  */
 export interface AppConfig {
   production: boolean;
-  http: { port: number; host: string };
+  /**
+   * Development only: one line saying which secrets are the public development values or would be
+   * refused in production (secrets.ts); the API logs it once at start. Undefined in production.
+   */
+  developmentSecretsNotice: string | undefined;
+  http: {
+    port: number;
+    host: string;
+    /**
+     * The load balancers or reverse proxies whose `X-Forwarded-For` / `X-Forwarded-Proto` are believed
+     * (Fastify's `trustProxy`): their addresses or CIDR ranges, or proxy-addr's `loopback`,
+     * `linklocal`, `uniquelocal`. Empty: none, the client is the socket's peer.
+     */
+    trustProxy: string[];
+  };
   database: { url: string };
   redis: { url: string; clusterNodes: string[]; keyPrefix: string };
   queue: { prefix: string };
-  auth: { jwtSecret: string; adminPassword: string; adminPasswordIsDefault: boolean; jwtTtlSeconds: number };
+  auth: { jwtSecret: string; adminPassword: string; jwtTtlSeconds: number };
   payment: {
     webhookSecret: string;
     /** Where the simulated provider posts its callbacks; by default this API's own listening address. */
@@ -94,6 +113,13 @@ export interface AppConfig {
   ops: {
     /** Port of the worker's Prometheus endpoint (`GET /metrics`); 0 disables it. */
     workerMetricsPort: number;
+    /**
+     * Who may scrape `/metrics` (the API's and the worker's): with a token, only a request that sends
+     * it as `Authorization: Bearer <token>`; without one, anybody in development and nobody in production.
+     */
+    metrics: { token: string | undefined; open: boolean };
+    /** The OpenAPI pages `/docs` and `/docs-json`: on in development, off in production unless asked for. */
+    docsEnabled: boolean;
     logLevel: LogLevel;
     /** Human-readable log lines (pino-pretty) instead of JSON, for a terminal. */
     logPretty: boolean;
@@ -143,17 +169,7 @@ export type DurableAck = (typeof DURABLE_ACKS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 type Env = Record<string, string | undefined>;
-
-const DEV_DEFAULTS = {
-  JWT_SECRET: 'dev-only-jwt-secret-change-me',
-  ADMIN_PASSWORD: 'admin',
-  PAYMENT_WEBHOOK_SECRET: 'dev-only-payment-webhook-secret',
-};
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -165,13 +181,6 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function secret(env: Env, name: keyof typeof DEV_DEFAULTS, production: boolean): string {
-  const value = env[name];
-  if (value) return value;
-  if (production) throw new ConfigError(`${name} must be set when NODE_ENV=production`);
-  return DEV_DEFAULTS[name];
-}
-
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -181,9 +190,10 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
   return raw as T;
 }
 
-function flag(env: Env, name: string): boolean {
+function flag(env: Env, name: string, fallback = false): boolean {
   const raw = env[name];
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '0' || raw === 'false') return false;
   if (raw === '1' || raw === 'true') return true;
   throw new ConfigError(`${name} must be 1 or 0, got "${raw}"`);
 }
@@ -212,12 +222,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     if (!/^[^:\s]+:\d{1,5}$/.test(node))
       throw new ConfigError(`REDIS_CLUSTER_NODES entry must be host:port, got "${node}"`);
   }
-  const adminPassword = secret(env, 'ADMIN_PASSWORD', production);
+  const { secrets, notice } = readSecrets(env, production);
   const reconcileIntervalMs = integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000);
   return {
     production,
+    developmentSecretsNotice: notice,
     // Loopback unless told otherwise: a development stack with public default secrets must not be reachable.
-    http: { port: integer(env, 'PORT', 3000, 0, 65535), host: env['HOST'] || '127.0.0.1' },
+    http: {
+      port: integer(env, 'PORT', 3000, 0, 65535),
+      host: env['HOST'] || '127.0.0.1',
+      trustProxy: trustedProxies(env),
+    },
     database: { url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']) },
     redis: {
       url: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
@@ -227,13 +242,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     // Braces make BullMQ's keys one hash tag, which Redis Cluster requires.
     queue: { prefix: env['QUEUE_PREFIX'] || '{fs-queue}' },
     auth: {
-      jwtSecret: secret(env, 'JWT_SECRET', production),
-      adminPassword,
-      adminPasswordIsDefault: !env['ADMIN_PASSWORD'],
+      jwtSecret: secrets.jwtSecret,
+      adminPassword: secrets.adminPassword,
       jwtTtlSeconds: integer(env, 'JWT_TTL_SECONDS', 86_400, 60, 30 * 86_400),
     },
     payment: {
-      webhookSecret: secret(env, 'PAYMENT_WEBHOOK_SECRET', production),
+      webhookSecret: secrets.webhookSecret,
       callbackUrl: env['PAYMENT_CALLBACK_URL'] ? url(env, 'PAYMENT_CALLBACK_URL', '', ['http:', 'https:']) : undefined,
       callbackDelayMs: integer(env, 'PAYMENT_CALLBACK_DELAY_MS', 500, 0, 600_000),
       callbackJitterMs: integer(env, 'PAYMENT_CALLBACK_JITTER_MS', 1_000, 0, 600_000),
@@ -260,6 +274,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     web: { storefrontDir: env['STOREFRONT_DIR'] || undefined },
     ops: {
       workerMetricsPort: integer(env, 'WORKER_METRICS_PORT', 9464, 0, 65535),
+      metrics: { token: secrets.metricsToken, open: !production && secrets.metricsToken === undefined },
+      docsEnabled: flag(env, 'DOCS_ENABLED', !production),
       logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
       logPretty: flag(env, 'LOG_PRETTY'),
     },
@@ -280,6 +296,22 @@ export function loadConfig(env: Env = process.env): AppConfig {
       expirySweepIntervalMs: integer(env, 'EXPIRY_SWEEP_INTERVAL_MS', 1_000, 100, 600_000),
     },
   };
+}
+
+/** Addresses and CIDR ranges as proxy-addr (Fastify's `trustProxy`) takes them; never `true` (anyone). */
+function trustedProxies(env: Env): string[] {
+  const entries = (env['TRUST_PROXY'] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (!/^([0-9a-fA-F.:]+(\/\d{1,3})?|loopback|linklocal|uniquelocal)$/.test(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY entry must be an IP, a CIDR range, loopback, linklocal or uniquelocal, got "${entry}"`,
+      );
+    }
+  }
+  return entries;
 }
 
 function rateLimit(env: Env, name: string, points: number, durationSeconds: number): RateLimit {

@@ -1,6 +1,7 @@
-import { Controller, Get, Res } from '@nestjs/common';
+import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { MetricsGuard } from './metrics.guard';
 import { MetricsService } from './metrics.service';
 
 @ApiTags('Operations')
@@ -8,8 +9,12 @@ import { MetricsService } from './metrics.service';
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
-  /** Prometheus text format. Like /health, meant for the internal network: it carries no sale data beyond ids. */
+  /**
+   * Prometheus text format, for the internal network: it carries no sale data beyond ids, but tells
+   * load and failures. In production only for the bearer of METRICS_TOKEN (MetricsGuard).
+   */
   @Get()
+  @UseGuards(MetricsGuard)
   @ApiProduces('text/plain')
   async scrape(@Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
     const body = await this.metrics.render();

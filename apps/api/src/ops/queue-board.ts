@@ -21,7 +21,10 @@ const QUEUE_BOARD_COOKIE = 'fs_admin';
  * AuthGuard; refusals have the API's error body. Read-only: emptying or removing jobs by hand could drop
  * the only job of a reservation, which is exactly what the audit reports as lost.
  */
-export async function installQueueBoard(app: NestFastifyApplication): Promise<void> {
+export async function installQueueBoard(
+  app: NestFastifyApplication,
+  options: { secureCookie: boolean },
+): Promise<void> {
   const guard = app.get(AuthGuard);
   const jwt = app.get(JwtService);
   const serverAdapter = new BullBoardFastifyAdapter();
@@ -71,7 +74,8 @@ export async function installQueueBoard(app: NestFastifyApplication): Promise<vo
           path: QUEUE_BOARD_PATH,
           httpOnly: true,
           sameSite: 'lax',
-          secure: request.protocol === 'https',
+          // `request.protocol` is the client's only through a trusted proxy (TRUST_PROXY, docs/operations.md).
+          secure: options.secureCookie || request.protocol === 'https',
           ...(expiresAt ? { maxAge: Math.max(0, expiresAt - Math.floor(Date.now() / 1000)) } : {}),
         })
         .status(204)

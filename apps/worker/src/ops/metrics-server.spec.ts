@@ -4,6 +4,8 @@ import { freePort } from '../../../../test/support/free-port';
 import { WorkerMetricsServer } from './metrics-server';
 import { WorkerMetrics } from './worker-metrics';
 
+const OPEN = { token: undefined, open: true };
+
 describe('WorkerMetricsServer', () => {
   let logged: jest.SpyInstance[];
 
@@ -29,12 +31,12 @@ describe('WorkerMetricsServer', () => {
         submitToken: null,
       },
     ]);
-    const disabled = new WorkerMetricsServer(metrics, 0, '127.0.0.1');
+    const disabled = new WorkerMetricsServer(metrics, 0, '127.0.0.1', OPEN);
     await disabled.onApplicationBootstrap();
     expect(disabled.boundPort()).toBeUndefined();
 
     const port = await freePort();
-    const server = new WorkerMetricsServer(metrics, port, '127.0.0.1');
+    const server = new WorkerMetricsServer(metrics, port, '127.0.0.1', OPEN);
     await server.onApplicationBootstrap();
     try {
       expect(server.boundPort()).toBe(port);
@@ -48,12 +50,47 @@ describe('WorkerMetricsServer', () => {
     expect(server.boundPort()).toBeUndefined();
   });
 
+  it('with a metrics token, a scrape without it or with another gets 401 and the error body; with it, 200', async () => {
+    const port = await freePort();
+    const token = 'Metrics-token-0123456789-abcdefghijklmnop';
+    const server = new WorkerMetricsServer(new WorkerMetrics(), port, '127.0.0.1', { token, open: false });
+    await server.onApplicationBootstrap();
+    const scrape = (authorization?: string) =>
+      fetch(`http://127.0.0.1:${port}/metrics`, { headers: authorization ? { authorization } : {} });
+    try {
+      for (const authorization of [undefined, `Bearer ${token}x`, `Basic ${token}`, `Bearer `]) {
+        const refused = await scrape(authorization);
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+        expect(await refused.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+      }
+      const allowed = await scrape(`Bearer ${token}`);
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain('process_cpu_user_seconds_total');
+    } finally {
+      await server.onApplicationShutdown();
+    }
+  });
+
+  it('closed without a token (production without METRICS_TOKEN): every scrape gets 401', async () => {
+    const port = await freePort();
+    const server = new WorkerMetricsServer(new WorkerMetrics(), port, '127.0.0.1', { token: undefined, open: false });
+    await server.onApplicationBootstrap();
+    try {
+      const refused = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer x' } });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('METRICS_TOKEN');
+    } finally {
+      await server.onApplicationShutdown();
+    }
+  });
+
   it('a port already taken is logged and the worker starts anyway, without its endpoint', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const server = new WorkerMetricsServer(new WorkerMetrics(), port, '127.0.0.1');
+      const server = new WorkerMetricsServer(new WorkerMetrics(), port, '127.0.0.1', OPEN);
       await expect(server.onApplicationBootstrap()).resolves.toBeUndefined();
       expect(server.boundPort()).toBeUndefined();
       expect(logged[1]).toHaveBeenCalledWith(expect.stringContaining('EADDRINUSE'));

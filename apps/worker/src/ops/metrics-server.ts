@@ -1,4 +1,5 @@
-import { errorMessage } from '@flash-sale/domain';
+import { type AppConfig, METRICS_CHALLENGE, metricsScrapeRefusal } from '@flash-sale/config';
+import { ErrorCode, errorMessage } from '@flash-sale/domain';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -8,6 +9,8 @@ import type { WorkerMetrics } from './worker-metrics';
  * The worker has no HTTP server of its own: this tiny one answers `GET /metrics` for Prometheus on
  * WORKER_METRICS_PORT (0: not started). A port that cannot be bound (another worker on the same host)
  * is logged as an error, and the worker runs on without it: orders matter more than their metrics.
+ * Scrapes are let in by the API's rule (METRICS_TOKEN; libs/config metrics-access.ts), and refused
+ * with the API's 401 body.
  */
 export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WorkerMetricsServer.name);
@@ -17,6 +20,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
     private readonly metrics: WorkerMetrics,
     private readonly port: number,
     private readonly host: string,
+    private readonly access: AppConfig['ops']['metrics'],
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -25,6 +29,13 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, OnApplicatio
       const path = (request.url ?? '').split('?')[0];
       if (request.method !== 'GET' || path !== '/metrics') {
         response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: try GET /metrics\n');
+        return;
+      }
+      const refusal = metricsScrapeRefusal(this.access, request.headers.authorization);
+      if (refusal !== undefined) {
+        response
+          .writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': METRICS_CHALLENGE })
+          .end(JSON.stringify({ error: { code: ErrorCode.Unauthenticated, message: refusal } }));
         return;
       }
       this.metrics.registry.metrics().then(

@@ -19,7 +19,7 @@ import { WorkerMetrics } from './worker-metrics';
       provide: WorkerMetricsServer,
       inject: [WorkerMetrics, APP_CONFIG],
       useFactory: (metrics: WorkerMetrics, config: AppConfig) =>
-        new WorkerMetricsServer(metrics, config.ops.workerMetricsPort, config.http.host),
+        new WorkerMetricsServer(metrics, config.ops.workerMetricsPort, config.http.host, config.ops.metrics),
     },
   ],
   exports: [WorkerMetrics],
