@@ -17,6 +17,11 @@ export class RedisConnection {
     this.client.on('ready', listener);
   }
 
+  /** Called whenever the connection is lost (before any reconnection). */
+  onClose(listener: () => void): void {
+    this.client.on('close', listener);
+  }
+
   async ping(): Promise<void> {
     await this.client.ping();
   }

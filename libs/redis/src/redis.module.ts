@@ -23,6 +23,13 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
    * couple rather than hold a request open while Redis is down; the worker can wait (ioredis default).
    */
   maxRetriesPerRequest?: number;
+  /**
+   * Commands sent but unanswered when the connection drops fail instead of being sent again on the
+   * next connection: that Redis may have restarted without its data, and a purchase must not run
+   * there before its sale's incarnation is verified (the API's IncarnationGuard). The caller treats
+   * the failure as an uncertain outcome.
+   */
+  resendUnansweredCommands?: boolean;
 }
 
 /** The repositories over the product's Redis keys and scripts; every class here takes the one client. */
@@ -42,15 +49,18 @@ export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {}
 
   static forRoot(options: RedisModuleOptions): DynamicModule {
-    const { keyPrefix, maxRetriesPerRequest, ...connection } = options;
+    const { keyPrefix, maxRetriesPerRequest, resendUnansweredCommands, ...connection } = options;
+    const clientOptions = {
+      ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+      ...(resendUnansweredCommands === false ? { autoResendUnfulfilledCommands: false } : {}),
+    };
     const outageLogger = new Logger('Redis');
     return {
       module: RedisModule,
       providers: [
         {
           provide: REDIS_CLIENT,
-          useFactory: () =>
-            createRedisClient(connection, maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+          useFactory: () => createRedisClient(connection, clientOptions),
         },
         { provide: KeyBuilder, useValue: new KeyBuilder(keyPrefix) },
         ...REPOSITORIES.map((repository) => ({
