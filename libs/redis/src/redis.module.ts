@@ -1,8 +1,9 @@
+import { Redis } from 'ioredis';
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { HandoffStream } from './handoff-stream';
 import { RedisOutageReporter } from './outage-reporter';
 import { RateLimiterStore } from './rate-limiter-store';
-import { createRedisClient, type RedisClient, type RedisConnectionConfig } from './redis-client';
+import { createRedisClient, type RedisClient, type RedisConnectionConfig, RedisReplyLostError } from './redis-client';
 import { RedisConnection } from './redis-connection';
 import { ReservationScripts } from './reservation-scripts';
 import { SaleActivity } from './sale-activity';
@@ -24,10 +25,10 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
    */
   maxRetriesPerRequest?: number;
   /**
-   * Commands sent but unanswered when the connection drops fail instead of being sent again on the
-   * next connection: that Redis may have restarted without its data, and a purchase must not run
-   * there before its sale's incarnation is verified (the API's IncarnationGuard). The caller treats
-   * the failure as an uncertain outcome.
+   * false: commands sent but unanswered when the connection drops fail at once instead of being sent
+   * again on the next connection (ioredis's default): that Redis may have restarted without its data,
+   * and a purchase must not run there before its sale's incarnation is verified (the API's
+   * IncarnationGuard). The caller treats the failure as an uncertain outcome.
    */
   resendUnansweredCommands?: boolean;
 }
@@ -60,7 +61,11 @@ export class RedisModule implements OnApplicationShutdown {
       providers: [
         {
           provide: REDIS_CLIENT,
-          useFactory: () => createRedisClient(connection, clientOptions),
+          useFactory: () => {
+            const client = createRedisClient(connection, clientOptions);
+            if (resendUnansweredCommands === false) failUnansweredOnDisconnect(client);
+            return client;
+          },
         },
         { provide: KeyBuilder, useValue: new KeyBuilder(keyPrefix) },
         ...REPOSITORIES.map((repository) => ({
@@ -90,4 +95,17 @@ export class RedisModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.client.quit().catch(() => undefined);
   }
+}
+
+/**
+ * ioredis keeps the commands a lost connection never answered and, without `autoResendUnfulfilledCommands`,
+ * drops them on the next connection without settling their promises. Rejecting them when the
+ * connection closes gives their callers an answer: the command may or may not have run.
+ */
+function failUnansweredOnDisconnect(client: RedisClient): void {
+  if (!(client instanceof Redis)) return;
+  const withQueue = client as unknown as { flushQueue(error: Error, options: { offlineQueue: boolean }): void };
+  client.on('close', () => {
+    withQueue.flushQueue(new RedisReplyLostError(), { offlineQueue: false });
+  });
 }
