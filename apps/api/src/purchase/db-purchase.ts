@@ -104,7 +104,11 @@ export class DbPurchase {
           if (forRedisBuyersFallback && !(await statements.claimBuyerForFallback(sale.id, order.userId!))) {
             // Redis may hold a reservation of this buyer's (or sell with this token) that MySQL has not
             // seen: selling here could break their per-user limit or sell one token twice.
-            throw new RetryLaterError(ErrorCode.Unavailable, 'Purchases are paused for a moment; retry with the same token', 1);
+            throw new RetryLaterError(
+              ErrorCode.Unavailable,
+              'Purchases are paused for a moment; retry with the same token',
+              1,
+            );
           }
           const stock = await statements.readVersioned(sale.id);
           await this.insertIfAllowed(statements, sale, request, order, stock?.available ?? 0);

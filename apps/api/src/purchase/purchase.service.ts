@@ -215,7 +215,11 @@ export class PurchaseService {
             this.soldOut.noteSoldOut(sale.id);
             throw refusal(result.code);
           }
-          if (result.code === ErrorCode.TokenInvalid && !adoptedToken && this.tokens.verify(submitToken, sale.id, user.id)) {
+          if (
+            result.code === ErrorCode.TokenInvalid &&
+            !adoptedToken &&
+            this.tokens.verify(submitToken, sale.id, user.id)
+          ) {
             // Signed for this buyer and sale, unexpired, yet unknown to Redis: issued while Redis was
             // down, or forgotten by a Redis restarted without its data. MySQL decides, as for the fallback.
             const replayed = await this.dbPurchase.orderOfToken(submitToken, user.id);

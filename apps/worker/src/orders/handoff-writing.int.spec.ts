@@ -33,7 +33,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   let keys: KeyBuilder;
 
   beforeAll(async () => {
-    testEnv = await createTestEnv({ ORDER_JOB_ATTEMPTS: '3', RECOVERY_GRACE_MS: '300' });
+    testEnv = await createTestEnv({ ORDER_JOB_ATTEMPTS: '3', HANDOFF_CLAIM_IDLE_MS: '300' });
     db = await openDatabase(testEnv.config);
     ({ redis, keys, scripts, saleRedis } = openSaleRedis(testEnv.config.redis));
     // Two independent worker processes' worth of state: each its own pool, writer and BullMQ worker.
@@ -253,7 +253,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const [pending] = (await redis.xpending(keys.sale(saleId).handoff, HANDOFF_GROUP)) as [number];
     expect(pending).toBe(1);
 
-    // The sweep wakes the sale's writer; the entry, idle past RECOVERY_GRACE_MS, is taken over and written.
+    // The sweep wakes the sale's writer; the entry, idle past HANDOFF_CLAIM_IDLE_MS, is taken over and written.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await workerA.get(HandoffSweep).run()).toBeGreaterThanOrEqual(1);
     await waitFor(
