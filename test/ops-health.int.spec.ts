@@ -8,7 +8,7 @@ import { createTestEnv, type TestEnv } from './support/test-env';
 
 interface Readiness {
   status: 'ok' | 'error';
-  info: Record<string, { status: string }>;
+  info: Record<string, { status: string; persistence?: string; warning?: string }>;
   error: Record<string, { status: string; message?: string }>;
 }
 
@@ -60,6 +60,9 @@ describe('GET /health and /health/ready (private redis-server and mariadbd)', ()
     const response = await readyWith(200, 'ready');
     expect(response.body.status).toBe('ok');
     expect(Object.keys(response.body.info).sort()).toEqual(['mysql', 'queue', 'redis']);
+    // This Redis keeps nothing on disk: the report says so, and what it can cost.
+    expect(response.body.info['redis']).toMatchObject({ status: 'up', persistence: 'none' });
+    expect(response.body.info['redis']!.warning).toMatch(/loses the purchases not yet written/);
   });
 
   it('Redis down → 503 with terminus report naming redis and the queue; back → 200', async () => {

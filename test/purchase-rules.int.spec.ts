@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { dataSourceOptions, SaleEntity, SaleStockRepository, StrategyPurchaseRepository } from '@flash-sale/db';
+import {
+  dataSourceOptions,
+  SaleBuyerRepository,
+  SaleEntity,
+  SaleStockRepository,
+  StockLeaseRepository,
+  StockLeases,
+  StrategyPurchaseRepository,
+} from '@flash-sale/db';
 import { decidePurchase, DomainError, OrderNumberGenerator, PURCHASE_REFUSAL_CODES } from '@flash-sale/domain';
-import { type RedisClient, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { type RedisClient, RedisConnection, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { DataSource } from 'typeorm';
 import { DbPurchase, type DbStrategy } from '../apps/api/src/purchase/db-purchase';
+import { RedisBuyers } from '../apps/api/src/purchase/redis-buyers';
 import { SubmitTokens } from '../apps/api/src/purchase/submit-tokens';
 import {
   type CaseBuyer,
@@ -220,7 +229,9 @@ describe('purchase rules: the same cases against every implementation', () => {
     testEnv = await createTestEnv();
     db = new DataSource(dataSourceOptions({ url: testEnv.config.database.url, poolSize: 2 }));
     await db.initialize();
-    tokens = new SubmitTokens(saleRedis, testEnv.config);
+    const leases = new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, { leaseSize: 10, lowWater: 1 });
+    const redisBuyers = new RedisBuyers(new SaleBuyerRepository(db), leases);
+    tokens = new SubmitTokens(saleRedis, redisBuyers, new RedisConnection(redis), testEnv.config);
     dbPurchase = new DbPurchase(new StrategyPurchaseRepository(db, new SaleStockRepository()), tokens, testEnv.config);
   });
 

@@ -37,7 +37,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     testEnv = await createTestEnv({
       ORDER_BATCH_SIZE: '4',
       WORKER_LOCK_DURATION_MS: '2000',
-      RECOVERY_GRACE_MS: '1000',
+      HANDOFF_CLAIM_IDLE_MS: '1000',
     });
     db = await openDatabase(testEnv.config);
     access = openSaleRedis(testEnv.config.redis);
@@ -53,6 +53,53 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     access.redis.disconnect();
     await db.destroy();
     await testEnv.cleanup();
+  });
+
+  it('beside a live worker, with the default lock and claim times: the sale is written again within 5 s', async () => {
+    const { keys, scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3000 });
+    await reserveForUsers(scripts, saleRedis, saleId, 3000);
+    const defaults = { ...testEnv.env, WORKER_LOCK_DURATION_MS: '', HANDOFF_CLAIM_IDLE_MS: '' };
+    const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
+
+    const workers = [startWorker(defaults), startWorker(defaults)];
+    children.push(...workers);
+    await waitFor(
+      'both workers listening',
+      () => queue.getWorkersCount(),
+      (n) => n === 2,
+      30_000,
+    );
+    const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
+    await queue.add(job.name, job.data, job.opts);
+    // The worker writing the sale is the consumer holding its entries (named host:pid:…).
+    const holder = await waitFor(
+      'a worker holding entries',
+      async () => {
+        const consumers = (await access.redis
+          .xinfo('CONSUMERS', keys.sale(saleId).handoff, HANDOFF_GROUP)
+          .catch(() => [])) as unknown[][]; // no group before the first read
+        const busy = consumers.find((fields) => Number(fields[fields.indexOf('pending') + 1]) > 0);
+        const pid = busy && Number(String(busy[busy.indexOf('name') + 1]).split(':')[1]);
+        return workers.find((worker) => worker.pid === pid);
+      },
+      Boolean,
+      30_000,
+    );
+    holder!.kill('SIGKILL');
+    await exited(holder!);
+    const killedAt = Date.now();
+    const writtenAtKill = await rows();
+    expect(writtenAtKill).toBeLessThan(3000); // the kill landed mid-drain
+    // The live worker goes on within seconds: the dead job's lock expires, the stalled check moves the
+    // job, and the dead worker's entries are claimed once idle.
+    await waitFor('writing resumed', rows, (n) => n > writtenAtKill + 4, 30_000);
+    const stalledForMs = Date.now() - killedAt;
+    await waitFor('all 3,000 orders', rows, (n) => n >= 3000, 60_000);
+    expect(stalledForMs).toBeLessThan(5_000);
+    expect(await countRows(db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
+      3000,
+    );
   });
 
   it('restarted, it ends with 1,000 orders, each exactly once', async () => {

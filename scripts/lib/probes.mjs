@@ -8,13 +8,31 @@ import tls from 'node:tls';
 
 /** Sends PING (after AUTH when the URL has a password) over a raw socket and expects +PONG. */
 export function redisAnswers(url, timeoutMs = 1_000) {
+  return redisProbe(url, ['PING'], timeoutMs, (received) => (received.includes('+PONG') ? true : undefined));
+}
+
+/**
+ * Whether the Redis at `url` keeps an append-only file ('aof') or not ('none'; snapshots at most), or
+ * could not be asked (undefined). Without AOF a Redis crash loses the purchases not yet written to MySQL.
+ */
+export async function redisPersistence(url, timeoutMs = 1_000) {
+  const verdict = await redisProbe(url, ['INFO', 'persistence'], timeoutMs, (received) => {
+    if (received.includes('aof_enabled:1')) return 'aof';
+    if (received.includes('aof_enabled:0')) return 'none';
+    return undefined;
+  });
+  return verdict || undefined;
+}
+
+/** One Redis command (after AUTH when the URL has a password) over a raw socket; `decide` reads the reply. */
+function redisProbe(url, command, timeoutMs, decide) {
   const parsed = new URL(url);
   const commands = [];
   if (parsed.password) {
     const auth = parsed.username ? ['AUTH', parsed.username, parsed.password] : ['AUTH', parsed.password];
     commands.push(auth.map(decodeURIComponent));
   }
-  commands.push(['PING']);
+  commands.push(command);
   // RESP arrays, so a password with spaces or quotes needs no escaping.
   const request = commands
     .map((args) => `*${args.length}\r\n` + args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join(''))
@@ -30,9 +48,8 @@ export function redisAnswers(url, timeoutMs = 1_000) {
     timeoutMs,
     (socket) => socket.write(request),
     (received) => {
-      if (received.includes('+PONG')) return true;
       if (received.startsWith('-') || received.includes('\r\n-')) return false; // e.g. -NOAUTH, -WRONGPASS
-      return undefined; // keep reading
+      return decide(received);
     },
   );
 }

@@ -15,7 +15,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startMysqlServer, findMysqlServer } from './mysql-server.mjs';
 import { freePort } from './ports.mjs';
-import { mysqlAnswers, redisAnswers } from './probes.mjs';
+import { mysqlAnswers, redisAnswers, redisPersistence } from './probes.mjs';
 import { findExecutable, shortPath, waitUntil } from './processes.mjs';
 import { startRedisServer } from './redis-server.mjs';
 
@@ -89,7 +89,15 @@ async function planRedis(env, forcePrivate, log) {
     return { kind: 'existing', url: undefined };
   }
   const existing = await findExisting('Redis', 'REDIS_URL', DEFAULT_REDIS_URL, redisAnswers, env, forcePrivate, log);
-  if (existing) return existing;
+  if (existing) {
+    if ((await redisPersistence(existing.url)) === 'none') {
+      log(
+        'Redis: this Redis keeps no append-only file: if it crashes, purchases not yet written to MySQL are lost ' +
+          '(enable appendonly, or set FLASH_SALE_PRIVATE_SERVICES=1 for a persistent private one)',
+      );
+    }
+    return existing;
+  }
   const binary = findExecutable(['redis-server']);
   return binary ? { kind: 'private', binary } : { kind: 'missing', what: 'redis' };
 }

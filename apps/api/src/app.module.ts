@@ -22,7 +22,12 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis.
-        RedisModule.forRoot({ ...config.redis, maxRetriesPerRequest: REQUEST_COMMAND_RETRIES }),
+        // and a purchase cut off by a disconnect is never sent again to a Redis not yet verified.
+        RedisModule.forRoot({
+          ...config.redis,
+          maxRetriesPerRequest: REQUEST_COMMAND_RETRIES,
+          resendUnansweredCommands: false,
+        }),
         QueueModule.forRoot({
           redis: config.redis,
           prefix: config.queue.prefix,

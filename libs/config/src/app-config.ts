@@ -69,14 +69,17 @@ export interface AppConfig {
     optimisticLockRetries: number;
     /** How long a job's lock lives without renewal; a dead worker's jobs are retaken after it. */
     lockDurationMs: number;
+    /**
+     * A hand-off entry a worker was given this long ago and never acknowledged is taken over by another
+     * (its worker died mid-batch). Writing an order twice is harmless (the second is a duplicate of the
+     * same order number), so this is short: a dead worker delays its sale by seconds.
+     */
+    claimIdleMs: number;
   };
   lifecycle: {
     /** How often the hand-off sweep wakes the writers of sales with unwritten hand-offs. */
     recoveryIntervalMs: number;
-    /**
-     * A hand-off entry a worker was given this long ago and never acknowledged is taken over by another
-     * (its worker died mid-batch); also how long settling an incarnation waits for late writes.
-     */
+    /** How long settling a lost incarnation waits for late writes of its hand-offs. */
     recoveryGraceMs: number;
     /** How often Redis and MySQL are compared for the sales that need it (the drift metric). */
     reconcileIntervalMs: number;
@@ -269,7 +272,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       batchSize: integer(env, 'ORDER_BATCH_SIZE', 200, 1, 5_000),
       jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
-      lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 30_000, 1_000, 600_000),
+      lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 2_000, 1_000, 600_000),
+      claimIdleMs: integer(env, 'HANDOFF_CLAIM_IDLE_MS', 2_000, 100, 600_000),
     },
     web: { storefrontDir: env['STOREFRONT_DIR'] || undefined },
     ops: {

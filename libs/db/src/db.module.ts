@@ -10,6 +10,7 @@ import { OrderQueryRepository } from './order-query.repository';
 import { OrderWritingRepository } from './order-writing.repository';
 import { PaymentRepository } from './payment.repository';
 import { SaleBooksRepository } from './sale-books.repository';
+import { SaleBuyerRepository } from './sale-buyer.repository';
 import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
@@ -35,6 +36,7 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   UserRepository,
   DemoRunRepository,
   OrderExpiryRepository,
+  SaleBuyerRepository,
 ];
 
 /**

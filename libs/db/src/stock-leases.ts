@@ -73,6 +73,15 @@ export class StockLeases {
   }
 
   /**
+   * `ensureLoaded`, by a load that starts after this call: one already running may have read MySQL's
+   * orders before the caller's latest one committed.
+   */
+  async ensureLoadedAfterNow(saleId: string): Promise<LoadOutcome> {
+    await this.loads.get(saleId)?.catch(() => undefined);
+    return this.ensureLoaded(saleId);
+  }
+
+  /**
    * Redis lost (or never had) incarnation `lostEpoch` of the sale, or holds a stale copy of it: open
    * the next incarnation in MySQL (the old leases become in doubt) and load it into Redis.
    *

@@ -2,6 +2,7 @@ import { HOLDING_STATUSES } from '@flash-sale/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { OrderEntity } from './entities/order.entity';
+import { SaleBuyerRepository } from './sale-buyer.repository';
 import type { SaleStockRepository, SaleStockRow } from './sale-stock.repository';
 
 /** What a buyer holds in a sale, for the per-user limit and the order's purchase slot. */
@@ -26,7 +27,16 @@ export class PurchaseStatements {
   constructor(
     private readonly manager: EntityManager,
     private readonly saleStock: SaleStockRepository,
+    private readonly saleBuyers: SaleBuyerRepository,
   ) {}
+
+  /**
+   * The Redis-down fallback's claim on the buyer (SaleBuyerRepository.claimForFallback): false when
+   * Redis may have sold to them, and MySQL must not.
+   */
+  claimBuyerForFallback(saleId: string, userId: string): Promise<boolean> {
+    return this.saleBuyers.claimForFallback(this.manager, saleId, userId);
+  }
 
   /** The sale's stock with its version, no lock (db-optimistic: the version guards the update). */
   readVersioned(saleId: string): Promise<SaleStockRow | undefined> {
@@ -93,19 +103,23 @@ export class PurchaseStatements {
  * Redis-down fallback): the facts their purchase rules need and the writes of an accepted purchase.
  */
 export class StrategyPurchaseRepository {
+  private readonly saleBuyers: SaleBuyerRepository;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly saleStock: SaleStockRepository,
-  ) {}
+  ) {
+    this.saleBuyers = new SaleBuyerRepository(dataSource);
+  }
 
   inTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>, isolation?: IsolationLevel): Promise<T> {
-    const run = (manager: EntityManager) => work(new PurchaseStatements(manager, this.saleStock));
+    const run = (manager: EntityManager) => work(new PurchaseStatements(manager, this.saleStock, this.saleBuyers));
     return isolation ? this.dataSource.transaction(isolation, run) : this.dataSource.transaction(run);
   }
 
   /** Each statement committed at once, no transaction around them: what naive-unsafe runs. */
   withoutTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>): Promise<T> {
-    return work(new PurchaseStatements(this.dataSource.manager, this.saleStock));
+    return work(new PurchaseStatements(this.dataSource.manager, this.saleStock, this.saleBuyers));
   }
 
   /** The order a submit token made, by any path that writes one synchronously. */

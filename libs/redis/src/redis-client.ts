@@ -8,6 +8,18 @@ export type RedisClient = Redis | Cluster;
  */
 export const REQUEST_COMMAND_RETRIES = 2;
 
+/**
+ * A command whose connection was lost before Redis answered: it may or may not have run. The caller
+ * must treat its outcome as unknown (a replay settles it).
+ */
+export class RedisReplyLostError extends Error {
+  override readonly name = 'RedisReplyLostError';
+
+  constructor() {
+    super('Connection lost before Redis answered: the command may have run');
+  }
+}
+
 export interface RedisConnectionConfig {
   url: string;
   /** `host:port` of cluster nodes; when non-empty the client runs in cluster mode. */

@@ -17,7 +17,22 @@ export class RedisConnection {
     this.client.on('ready', listener);
   }
 
+  /** Called whenever the connection is lost (before any reconnection). */
+  onClose(listener: () => void): void {
+    this.client.on('close', listener);
+  }
+
   async ping(): Promise<void> {
     await this.client.ping();
+  }
+
+  /**
+   * Whether Redis writes every change to its append-only file (`aof`), or keeps them only in memory
+   * between snapshots (`none`): without it, a Redis crash loses the reservations not yet written to
+   * MySQL — the `202`s they answered (docs/failure-model.md). In a cluster, the node that answers.
+   */
+  async persistence(): Promise<'aof' | 'none'> {
+    const info = await this.client.info('persistence');
+    return /^aof_enabled:1\r?$/m.test(info) ? 'aof' : 'none';
   }
 }

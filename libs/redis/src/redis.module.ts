@@ -1,8 +1,9 @@
+import { Redis } from 'ioredis';
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { HandoffStream } from './handoff-stream';
 import { RedisOutageReporter } from './outage-reporter';
 import { RateLimiterStore } from './rate-limiter-store';
-import { createRedisClient, type RedisClient, type RedisConnectionConfig } from './redis-client';
+import { createRedisClient, type RedisClient, type RedisConnectionConfig, RedisReplyLostError } from './redis-client';
 import { RedisConnection } from './redis-connection';
 import { ReservationScripts } from './reservation-scripts';
 import { SaleActivity } from './sale-activity';
@@ -23,6 +24,13 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
    * couple rather than hold a request open while Redis is down; the worker can wait (ioredis default).
    */
   maxRetriesPerRequest?: number;
+  /**
+   * false: commands sent but unanswered when the connection drops fail at once instead of being sent
+   * again on the next connection (ioredis's default): that Redis may have restarted without its data,
+   * and a purchase must not run there before its sale's incarnation is verified (the API's
+   * IncarnationGuard). The caller treats the failure as an uncertain outcome.
+   */
+  resendUnansweredCommands?: boolean;
 }
 
 /** The repositories over the product's Redis keys and scripts; every class here takes the one client. */
@@ -42,15 +50,22 @@ export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {}
 
   static forRoot(options: RedisModuleOptions): DynamicModule {
-    const { keyPrefix, maxRetriesPerRequest, ...connection } = options;
+    const { keyPrefix, maxRetriesPerRequest, resendUnansweredCommands, ...connection } = options;
+    const clientOptions = {
+      ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+      ...(resendUnansweredCommands === false ? { autoResendUnfulfilledCommands: false } : {}),
+    };
     const outageLogger = new Logger('Redis');
     return {
       module: RedisModule,
       providers: [
         {
           provide: REDIS_CLIENT,
-          useFactory: () =>
-            createRedisClient(connection, maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
+          useFactory: () => {
+            const client = createRedisClient(connection, clientOptions);
+            if (resendUnansweredCommands === false) failUnansweredOnDisconnect(client);
+            return client;
+          },
         },
         { provide: KeyBuilder, useValue: new KeyBuilder(keyPrefix) },
         ...REPOSITORIES.map((repository) => ({
@@ -80,4 +95,17 @@ export class RedisModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.client.quit().catch(() => undefined);
   }
+}
+
+/**
+ * ioredis keeps the commands a lost connection never answered and, without `autoResendUnfulfilledCommands`,
+ * drops them on the next connection without settling their promises. Rejecting them when the
+ * connection closes gives their callers an answer: the command may or may not have run.
+ */
+function failUnansweredOnDisconnect(client: RedisClient): void {
+  if (!(client instanceof Redis)) return;
+  const withQueue = client as unknown as { flushQueue(error: Error, options: { offlineQueue: boolean }): void };
+  client.on('close', () => {
+    withQueue.flushQueue(new RedisReplyLostError(), { offlineQueue: false });
+  });
 }

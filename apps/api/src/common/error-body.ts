@@ -40,6 +40,7 @@ export function isDependencyDown(error: unknown): boolean {
     DEPENDENCY_DOWN_CODES.has(candidate?.code ?? '') ||
     DEPENDENCY_DOWN_CODES.has(candidate?.driverError?.code ?? '') ||
     candidate?.name === 'MaxRetriesPerRequestError' ||
+    candidate?.name === 'RedisReplyLostError' ||
     /Connection is closed|Stream isn't writeable/.test(candidate?.message ?? '')
   );
 }

@@ -17,12 +17,20 @@ export class DependencyHealth {
     private readonly queues: ProductQueues,
   ) {}
 
-  /** The client the purchase path uses answers PING. */
+  /**
+   * The client the purchase path uses answers PING; the report names Redis's persistence, since a Redis
+   * without an append-only file loses the unwritten `202`s when it dies.
+   */
   async redisPing(key: string) {
     const check = this.indicators.check(key);
     try {
       await withDeadline(this.redis.ping(), CHECK_DEADLINE_MS, 'Redis');
-      return check.up();
+      const persistence = await withDeadline(this.redis.persistence(), CHECK_DEADLINE_MS, 'Redis');
+      return check.up(
+        persistence === 'aof'
+          ? { persistence }
+          : { persistence, warning: 'No append-only file: a Redis crash loses the purchases not yet written to MySQL' },
+      );
     } catch (error) {
       return check.down({ message: errorMessage(error) });
     }

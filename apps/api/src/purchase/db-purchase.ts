@@ -15,6 +15,7 @@ import {
   ErrorCode,
   OrderNumberGenerator,
   type PurchaseRequestFacts,
+  RetryLaterError,
 } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { refusal } from './refusals';
@@ -55,6 +56,8 @@ export class DbPurchase {
     submitToken: string,
     quantity: number,
     strategy: DbStrategy,
+    /** A Redis-backed sale selling through the fallback: only to a buyer Redis never sold to. */
+    forRedisBuyersFallback = false,
   ): Promise<OrderCreated> {
     // The window, the submit token and the replay first: they need neither the stock nor a lock.
     const request = this.requestFacts(sale, userId, submitToken);
@@ -69,7 +72,7 @@ export class DbPurchase {
 
     const order = this.newOrder(sale, userId, submitToken, quantity);
     try {
-      if (strategy === 'db-optimistic') await this.optimistic(sale, request, order);
+      if (strategy === 'db-optimistic') await this.optimistic(sale, request, order, forRedisBuyersFallback);
       else if (strategy === 'db-pessimistic') await this.pessimistic(sale, request, order);
       else await this.naiveUnsafe(sale, request, order);
     } catch (error) {
@@ -89,10 +92,24 @@ export class DbPurchase {
     return { orderNo: order.orderNo!, status: 'PENDING_PAYMENT' };
   }
 
-  private optimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+  private optimistic(
+    sale: SaleEntity,
+    request: PurchaseRequestFacts,
+    order: Partial<OrderEntity>,
+    forRedisBuyersFallback: boolean,
+  ): Promise<void> {
     return withOptimisticRetries(
       () =>
         this.repository.inTransaction(async (statements) => {
+          if (forRedisBuyersFallback && !(await statements.claimBuyerForFallback(sale.id, order.userId!))) {
+            // Redis may hold a reservation of this buyer's (or sell with this token) that MySQL has not
+            // seen: selling here could break their per-user limit or sell one token twice.
+            throw new RetryLaterError(
+              ErrorCode.Unavailable,
+              'Purchases are paused for a moment; retry with the same token',
+              1,
+            );
+          }
           const stock = await statements.readVersioned(sale.id);
           await this.insertIfAllowed(statements, sale, request, order, stock?.available ?? 0);
           if (!(await statements.takeUnitsAtVersion(sale.id, stock!.version, order.quantity!))) {

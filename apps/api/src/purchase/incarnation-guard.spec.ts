@@ -2,24 +2,32 @@ import type { StockLeases, VerifyOutcome } from '@flash-sale/db';
 import type { RedisConnection } from '@flash-sale/redis';
 import { IncarnationGuard } from './incarnation-guard';
 
-/** A connection whose readiness the test drives, and leases that count verifications. */
+/** A connection whose drops and reconnections the test drives, and leases that count verifications. */
 function fakes(readyAtStart: boolean) {
-  const listeners: (() => void)[] = [];
+  const readyListeners: (() => void)[] = [];
+  const closeListeners: (() => void)[] = [];
   const connection = {
     isReady: readyAtStart,
-    onReady: (listener: () => void) => void listeners.push(listener),
+    onReady: (listener: () => void) => void readyListeners.push(listener),
+    onClose: (listener: () => void) => void closeListeners.push(listener),
   } as unknown as RedisConnection;
   const verified: string[] = [];
-  let finish: (outcome: VerifyOutcome) => void = () => undefined;
+  const pending: ((outcome: VerifyOutcome) => void)[] = [];
   const leases = {
     verifyIncarnation: (saleId: string) => {
       verified.push(saleId);
-      return new Promise<VerifyOutcome>((resolve) => (finish = resolve));
+      return new Promise<VerifyOutcome>((resolve) => pending.push(resolve));
     },
   } as unknown as StockLeases;
   const guard = new IncarnationGuard(connection, leases);
   guard.onModuleInit();
-  return { guard, verified, ready: () => listeners.forEach((listener) => listener()), finish: () => finish('current') };
+  return {
+    guard,
+    verified,
+    ready: () => readyListeners.forEach((listener) => listener()),
+    drop: () => closeListeners.forEach((listener) => listener()),
+    finish: () => pending.shift()?.('current'),
+  };
 }
 
 describe('IncarnationGuard', () => {
@@ -27,14 +35,16 @@ describe('IncarnationGuard', () => {
     const upAtBoot = fakes(true);
     expect(upAtBoot.guard.mustVerify('1')).toBe(false);
     const upLater = fakes(false);
+    upLater.drop(); // a failed first attempt is no lost state
     upLater.ready();
     expect(upLater.guard.mustVerify('1')).toBe(false);
   });
 
-  it('after a reconnect, asks to verify each sale once, sharing a verification already running', async () => {
-    const { guard, verified, ready, finish } = fakes(true);
-    ready(); // Redis came back: it may have lost or rolled back any sale's state
+  it('from the moment the connection drops, asks to verify each sale once, sharing a running verification', async () => {
+    const { guard, verified, ready, drop, finish } = fakes(true);
+    drop(); // commands queued from now on reach whatever Redis answers next
     expect(guard.mustVerify('1')).toBe(true);
+    ready();
     const first = guard.verify('1');
     const second = guard.verify('1');
     expect(verified).toEqual(['1']);
@@ -42,7 +52,18 @@ describe('IncarnationGuard', () => {
     await Promise.all([first, second]);
     expect(guard.mustVerify('1')).toBe(false);
     expect(guard.mustVerify('2')).toBe(true);
-    ready(); // another reconnect: every sale again
+    drop(); // another outage: every sale again
+    expect(guard.mustVerify('1')).toBe(true);
+  });
+
+  it('does not count a verification that was running when the connection dropped again', async () => {
+    const { guard, drop, ready, finish } = fakes(true);
+    drop();
+    ready();
+    const before = guard.verify('1');
+    drop(); // the Redis it verified is gone; the next one may have lost the sale
+    finish();
+    await before;
     expect(guard.mustVerify('1')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { RedisConnection } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 
 /**
- * When this instance's Redis connection comes back (Redis restarted, or a failover moved it to a
+ * When this instance's Redis connection drops and comes back (Redis restarted, or a failover moved it to a
  * replica), the Redis it now talks to may hold no state or a stale copy of a sale — which would sell
  * units MySQL already saw converted. Before a sale sells again here, its incarnation is verified once
  * (StockLeases.verifyIncarnation) and, if lost, restarted on fresh leases. Until the first reconnect
@@ -13,6 +13,8 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 export class IncarnationGuard implements OnModuleInit {
   private readonly logger = new Logger(IncarnationGuard.name);
   private reconnected = false;
+  /** Connections lost so far: a verification counts only for the connection it ran on. */
+  private drops = 0;
   private readonly verified = new Set<string>();
   private readonly verifying = new Map<string, Promise<void>>();
 
@@ -22,13 +24,17 @@ export class IncarnationGuard implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // Armed when the connection drops, not when it comes back: ioredis sends the commands queued
+    // meanwhile as soon as it reconnects, before anyone hears of it, and a purchase queued then must
+    // already wait for the verification.
     let connectedBefore = this.redis.isReady;
     this.redis.onReady(() => {
-      if (!connectedBefore) {
-        connectedBefore = true;
-        return;
-      }
+      connectedBefore = true;
+    });
+    this.redis.onClose(() => {
+      if (!connectedBefore) return;
       this.reconnected = true;
+      this.drops += 1;
       this.verified.clear();
     });
   }
@@ -41,11 +47,12 @@ export class IncarnationGuard implements OnModuleInit {
   verify(saleId: string): Promise<void> {
     const running = this.verifying.get(saleId);
     if (running) return running;
+    const drops = this.drops;
     const started = this.leases
       .verifyIncarnation(saleId)
       .then((outcome) => {
         if (outcome === 'restarted') this.logger.warn(`Sale ${saleId}: Redis came back without its state; restarted`);
-        this.verified.add(saleId);
+        if (drops === this.drops) this.verified.add(saleId);
       })
       .finally(() => this.verifying.delete(saleId));
     this.verifying.set(saleId, started);

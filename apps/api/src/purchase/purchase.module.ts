@@ -9,6 +9,7 @@ import { PurchaseAdmission } from './purchase-admission';
 import { PurchaseController } from './purchase.controller';
 import { PurchaseRoute } from './purchase-route';
 import { PurchaseService } from './purchase.service';
+import { RedisBuyers } from './redis-buyers';
 import { SoldOutFastPath } from './sold-out-fast-path';
 import { SoldOutGate } from './sold-out-gate';
 import { SubmitTokens } from './submit-tokens';
@@ -26,6 +27,7 @@ import { WriteOrdersNudge } from './write-orders-nudge';
     PurchaseRoute,
     PurchaseAdmission,
     SubmitTokens,
+    RedisBuyers,
     DbPurchase,
     IncarnationGuard,
     SoldOutGate,

@@ -129,10 +129,10 @@ export class PurchaseService {
   }
 
   /**
-   * MySQL sells only units it never leased, and only with a token Redis cannot have consumed: one
-   * issued while Redis was down, or one MySQL already made an order with (a replay). Any other token
-   * may have bought a unit in Redis a moment before it went down; the buyer is asked to retry once
-   * Redis is back, when the same token gets its true answer.
+   * MySQL sells only units it never leased, and only to a buyer Redis never sold to (RedisBuyers): a
+   * buyer marked for Redis may hold a reservation there that MySQL has not seen, or a token Redis may
+   * have consumed a moment before it went down. They are asked to retry once Redis is back, when the
+   * same token gets its true answer. A token MySQL already made an order with replays that order.
    */
   private async fallBack(
     sale: SaleEntity,
@@ -143,12 +143,9 @@ export class PurchaseService {
     this.dbPurchase.checkWindowAndToken(sale, user.id, submitToken);
     const replayed = await this.dbPurchase.orderOfToken(submitToken, user.id);
     if (replayed) return replayed;
-    if (!this.tokens.issuedWithoutRedis(submitToken)) {
-      throw notNow('Purchases are paused for a moment; retry with the same token');
-    }
     this.reloadAfterFallback.add(sale.id);
     try {
-      const created = await this.dbPurchase.purchase(sale, user.id, submitToken, quantity, 'db-optimistic');
+      const created = await this.dbPurchase.purchase(sale, user.id, submitToken, quantity, 'db-optimistic', true);
       this.metrics.countPurchase('accepted');
       return created;
     } catch (error) {
@@ -218,9 +215,13 @@ export class PurchaseService {
             this.soldOut.noteSoldOut(sale.id);
             throw refusal(result.code);
           }
-          if (result.code === ErrorCode.TokenInvalid && !adoptedToken && this.tokens.issuedWithoutRedis(submitToken)) {
-            // Issued while Redis was down: MySQL may have sold with it, else Redis must learn it.
-            if (!this.tokens.verify(submitToken, sale.id, user.id)) throw refusal(result.code);
+          if (
+            result.code === ErrorCode.TokenInvalid &&
+            !adoptedToken &&
+            this.tokens.verify(submitToken, sale.id, user.id)
+          ) {
+            // Signed for this buyer and sale, unexpired, yet unknown to Redis: issued while Redis was
+            // down, or forgotten by a Redis restarted without its data. MySQL decides, as for the fallback.
             const replayed = await this.dbPurchase.orderOfToken(submitToken, user.id);
             if (replayed) return replayed;
             await this.tokens.adoptIntoRedis(submitToken, sale.id, user.id);

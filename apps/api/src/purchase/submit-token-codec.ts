@@ -8,11 +8,6 @@ export interface SubmitTokenClaims {
   /** user id */ u: string;
   /** expiry, epoch ms */ e: number;
   /** nonce: every token is distinct */ n: string;
-  /**
-   * 1 when issued while Redis was unreachable: Redis never had it, so it cannot have been consumed
-   * there, and the Redis-down fallback may sell with it.
-   */
-  f?: 1;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { RedisConnection, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
+import { RedisBuyers } from './redis-buyers';
 import { SubmitTokenCodec } from './submit-token-codec';
 
 export interface IssuedSubmitToken {
@@ -15,7 +16,8 @@ export interface IssuedSubmitToken {
  * copy is what the reservation script checks and consumes, atomically with the purchase. The
  * signature lets the MySQL-only paths — the db-* strategies, and a Redis-backed sale selling through
  * the fallback while Redis is down — check a token without Redis; there the order's unique
- * `submit_token` makes it single-use.
+ * `submit_token` makes it single-use. Before Redis holds a token, MySQL records that Redis may sell
+ * to its buyer (RedisBuyers), which is what keeps the fallback from selling to them a second time.
  */
 @Injectable()
 export class SubmitTokens {
@@ -24,44 +26,47 @@ export class SubmitTokens {
 
   constructor(
     private readonly saleRedis: SaleRedisRepository,
+    private readonly redisBuyers: RedisBuyers,
+    private readonly redis: RedisConnection,
     @InjectAppConfig() private readonly config: AppConfig,
   ) {
     this.codec = new SubmitTokenCodec(config.auth.jwtSecret);
   }
 
   /**
-   * `storeInRedis`: the sale sells through Redis. If Redis cannot be reached the token is marked as
-   * issued without Redis, which makes it usable by the fallback (and, once Redis is back, on Redis).
+   * `storeInRedis`: the sale sells through Redis. While Redis cannot be reached (with the fallback on)
+   * the token is only signed: Redis never held it, so the fallback may sell with it, and once Redis is
+   * back it is adopted there (`adoptIntoRedis`).
    */
   async issue(saleId: string, userId: string, storeInRedis: boolean): Promise<IssuedSubmitToken> {
     const ttlSeconds = this.config.purchase.submitTokenTtlSeconds;
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-    const claims = SubmitTokenCodec.claims(saleId, userId, expiresAt.getTime());
-    const token = this.codec.encode(claims);
-    if (!storeInRedis) return { token, expiresAt };
+    const token = this.codec.encode(SubmitTokenCodec.claims(saleId, userId, expiresAt.getTime()));
+    if (!storeInRedis || (this.config.purchase.redisFallback && !this.redis.isReady)) return { token, expiresAt };
+    await this.redisBuyers.mark(saleId, userId);
     try {
       await this.saleRedis.storeToken(saleId, token, userId, ttlSeconds);
-      return { token, expiresAt };
     } catch (error) {
       if (!this.config.purchase.redisFallback) throw error;
-      this.logger.warn(`Redis unavailable while issuing a token for sale ${saleId}; it will be usable by the fallback`);
-      return { token: this.codec.encode({ ...claims, f: 1 }), expiresAt };
+      // The buyer is marked for Redis, so the fallback will ask them to retry; the signed token is
+      // still theirs, adopted into Redis once it is back.
+      this.logger.warn(`Redis unavailable while issuing a token for sale ${saleId}`);
     }
+    return { token, expiresAt };
   }
 
   /**
-   * Puts a token issued while Redis was down into Redis, so the reservation script can check and
-   * consume it like any other; a token already there (or consumed: its replay is recorded) is left alone.
+   * Puts a validly signed token that Redis does not know into Redis — one issued while Redis was down,
+   * or one a Redis restarted without its data forgot — so the reservation script can check and
+   * consume it like any other. The caller has made sure MySQL has no order with it; a token already
+   * there (or consumed: its replay is recorded) is left alone.
    */
   async adoptIntoRedis(token: string, saleId: string, userId: string): Promise<void> {
     const claims = SubmitTokenCodec.decode(token);
     const ttlMs = (claims?.e ?? 0) - Date.now();
-    if (ttlMs > 0) await this.saleRedis.storeTokenIfAbsent(saleId, token, userId, Math.ceil(ttlMs / 1000));
-  }
-
-  /** True for a valid token that was issued while Redis was unreachable (see SubmitTokenClaims.f). */
-  issuedWithoutRedis(token: string): boolean {
-    return SubmitTokenCodec.decode(token)?.f === 1;
+    if (ttlMs <= 0) return;
+    await this.redisBuyers.mark(saleId, userId);
+    await this.saleRedis.storeTokenIfAbsent(saleId, token, userId, Math.ceil(ttlMs / 1000));
   }
 
   /** True when the token was issued by us, for this sale and user, and has not expired. */

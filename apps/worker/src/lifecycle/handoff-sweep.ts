@@ -17,7 +17,7 @@ const ENDED_WITHIN_MS = 60 * 60_000;
  * the common case. It wakes the writer of any sale whose stream still holds entries: one whose job
  * failed all its attempts (MySQL down for long), one whose nudge never reached the queue (an API
  * that died right after the script), one whose worker died mid-batch (the job then takes its entries
- * over once they are idle for RECOVERY_GRACE_MS). It looks at the sales marked active lately, and at
+ * over once they are idle for HANDOFF_CLAIM_IDLE_MS). It looks at the sales marked active lately, and at
  * every sale in its window only every few minutes: its cost follows activity, not the number of sales.
  */
 @Injectable()

@@ -27,7 +27,7 @@ type Record = (batchSize: number) => void;
  * Writes one sale's hand-off stream into MySQL (DESIGN.md step 4): claims entries through the consumer
  * group in batches, writes each batch in one transaction (group commit), then acknowledges and deletes
  * its entries. An entry is acknowledged only once its order row is committed, so a worker that dies
- * mid-batch leaves its entries pending: after `RECOVERY_GRACE_MS` of idleness another worker takes
+ * mid-batch leaves its entries pending: after `HANDOFF_CLAIM_IDLE_MS` of idleness another worker takes
  * them over, and MySQL's unique order number turns a second write into "already written".
  */
 @Injectable()
@@ -41,7 +41,6 @@ export class HandoffDrain {
   private readonly lastClaimAt = new Map<string, number>();
   private readonly lastMarkedAt = new Map<string, number>();
   private readonly config: AppConfig['worker'];
-  private readonly lifecycle: AppConfig['lifecycle'];
 
   constructor(
     private readonly stream: HandoffStream,
@@ -51,7 +50,6 @@ export class HandoffDrain {
     @InjectAppConfig() config: AppConfig,
   ) {
     this.config = config.worker;
-    this.lifecycle = config.lifecycle;
   }
 
   /** Writes what is waiting in the sale's stream, until it is empty (or about MAX_DRAIN_MS passed). */
@@ -90,12 +88,12 @@ export class HandoffDrain {
   }
 
   /**
-   * What other consumers were given and never acknowledged for RECOVERY_GRACE_MS (their worker died or
+   * What other consumers were given and never acknowledged for HANDOFF_CLAIM_IDLE_MS (their worker died or
    * stopped mid-batch). Looked for now and then, not on every job: such entries must idle first anyway.
    */
   private async writeAbandoned(saleId: string, record: Record): Promise<number> {
     const now = Date.now();
-    if (now - (this.lastClaimAt.get(saleId) ?? 0) < this.lifecycle.recoveryGraceMs / 2) return 0;
+    if (now - (this.lastClaimAt.get(saleId) ?? 0) < this.config.claimIdleMs / 2) return 0;
     this.lastClaimAt.set(saleId, now);
     let reclaimed = 0;
     let cursor = '0-0';
@@ -103,7 +101,7 @@ export class HandoffDrain {
       const claimed = await this.stream.claimIdle(
         saleId,
         this.consumer,
-        this.lifecycle.recoveryGraceMs,
+        this.config.claimIdleMs,
         this.config.batchSize,
         cursor,
       );

@@ -33,7 +33,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   let keys: KeyBuilder;
 
   beforeAll(async () => {
-    testEnv = await createTestEnv({ ORDER_JOB_ATTEMPTS: '3', RECOVERY_GRACE_MS: '300' });
+    testEnv = await createTestEnv({ ORDER_JOB_ATTEMPTS: '3', HANDOFF_CLAIM_IDLE_MS: '300' });
     db = await openDatabase(testEnv.config);
     ({ redis, keys, scripts, saleRedis } = openSaleRedis(testEnv.config.redis));
     // Two independent worker processes' worth of state: each its own pool, writer and BullMQ worker.
@@ -136,6 +136,32 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     expect(await available(saleId)).toBe(0);
   });
 
+  it('a reservation whose submit token already made another order → FAILED without the token, its units back', async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 5 });
+    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
+    // Another order made with the same token (a second sale with one token, which the purchase path
+    // must never make): the duplicate key it causes is no proof that this reservation is written.
+    await db.query(
+      `INSERT INTO orders (order_no, sale_id, user_id, user_slot, quantity, amount_cents, status, submit_token, reserved_at, expires_at)
+       VALUES (?, ?, ?, 1, 1, 100, 'PENDING_PAYMENT', ?, NOW(3), NOW(3))`,
+      [`${order!.orderNo}-other`, saleId, order!.userId, order!.submitToken],
+    );
+    const leasedBefore = await leased(saleId);
+    const availableBefore = await available(saleId);
+    await nudge(saleId);
+    await waitFor(
+      'the reservation settled',
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+    const [row] = (await db.query('SELECT status, failure_reason, submit_token FROM orders WHERE order_no = ?', [
+      order!.orderNo,
+    ])) as { status: string; failure_reason: string; submit_token: string | null }[];
+    expect(row).toEqual({ status: 'FAILED', failure_reason: 'DUPLICATE_SUBMIT_TOKEN', submit_token: null });
+    expect(await leased(saleId)).toBe(leasedBefore - 1);
+    expect(await available(saleId)).toBe(availableBefore + 1);
+  });
+
   it('two workers draining the same sale at once → each order once, each unit taken once', async () => {
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 200 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 150);
@@ -227,7 +253,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const [pending] = (await redis.xpending(keys.sale(saleId).handoff, HANDOFF_GROUP)) as [number];
     expect(pending).toBe(1);
 
-    // The sweep wakes the sale's writer; the entry, idle past RECOVERY_GRACE_MS, is taken over and written.
+    // The sweep wakes the sale's writer; the entry, idle past HANDOFF_CLAIM_IDLE_MS, is taken over and written.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await workerA.get(HandoffSweep).run()).toBeGreaterThanOrEqual(1);
     await waitFor(

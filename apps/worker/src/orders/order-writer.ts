@@ -17,6 +17,7 @@ export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
 export const FAILURE_REASONS = {
   soldOutInMySql: 'MYSQL_STOCK_EXHAUSTED',
   duplicateSlot: 'DUPLICATE_PURCHASE_SLOT',
+  duplicateToken: 'DUPLICATE_SUBMIT_TOKEN',
   retriesExhausted: 'RETRIES_EXHAUSTED',
 } as const;
 
@@ -129,26 +130,39 @@ export class OrderWriter {
   async failAndRelease(order: HandedOffOrder, reason: string): Promise<WriteOutcome> {
     let outcome: WriteOutcome = 'rejected';
     try {
-      await this.withOptimisticRetries(() =>
-        this.orderWriting.transaction(async (transaction) => {
-          const sale = await transaction.readSale(order.saleId);
-          await transaction.insert([this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
-          const source = sale && unitSource(order, sale);
-          if (!sale || source === 'available') return;
-          const take = new StockTake(sale);
-          // Units that are not in the lease (a sale in trouble) cannot be given back: nothing moves.
-          if (!take.take(source!, order.quantity)) return;
-          const back = { ...take.move, available: take.move.available + order.quantity };
-          if (!(await transaction.moveStock(order.saleId, sale.version, back))) throw new OptimisticConflict();
-        }),
-      );
+      await this.writeFailed(order, reason);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      outcome = 'already-exists';
+      if ((await this.orderWriting.statusOf(order.orderNo)) !== undefined) {
+        // This very order is written already: the duplicate is ours.
+        outcome = 'already-exists';
+      } else {
+        // Another order holds this reservation's submit token, so this one is a second sale with it:
+        // it is written FAILED without the token, and its units go back, rather than taken for done.
+        this.logger.error(`Order ${order.orderNo}: its submit token already made another order; written FAILED`);
+        await this.writeFailed({ ...order, submitToken: null }, FAILURE_REASONS.duplicateToken);
+      }
     }
     const status = await this.orderWriting.statusOf(order.orderNo);
     if (status && RETURNED_STATUSES.includes(status)) await this.scripts.release(order.saleId, order.orderNo);
     return outcome;
+  }
+
+  /** Inserts the order FAILED and gives its units back to `available`, in one transaction. */
+  private writeFailed(order: HandedOffOrder, reason: string): Promise<void> {
+    return this.withOptimisticRetries(() =>
+      this.orderWriting.transaction(async (transaction) => {
+        const sale = await transaction.readSale(order.saleId);
+        await transaction.insert([this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
+        const source = sale && unitSource(order, sale);
+        if (!sale || source === 'available') return;
+        const take = new StockTake(sale);
+        // Units that are not in the lease (a sale in trouble) cannot be given back: nothing moves.
+        if (!take.take(source!, order.quantity)) return;
+        const back = { ...take.move, available: take.move.available + order.quantity };
+        if (!(await transaction.moveStock(order.saleId, sale.version, back))) throw new OptimisticConflict();
+      }),
+    );
   }
 
   private async writeOnce(

@@ -49,7 +49,7 @@ describe('WriteOrdersProcessor', () => {
     ({ name, data, attemptsMade, opts: { attempts } }) as Job;
 
   it('takes its concurrency and stalled-job lock from the config', () => {
-    expect(options).toEqual({ concurrency: 12, lockDuration: 20_000, stalledInterval: 20_000 });
+    expect(options).toEqual({ concurrency: 12, lockDuration: 20_000, stalledInterval: 10_000 });
   });
 
   it("a write-orders job drains its sale; one that stopped at its time slice wakes the sale's next writer", async () => {

@@ -42,9 +42,10 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
       // Sales written at once (one job per sale: its stream is written by one worker at a time).
       concurrency: this.config.concurrency,
       // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
-      // jobs are found stalled and run again elsewhere, where the entries it held are taken over.
+      // jobs are found stalled (checked twice as often) and run again elsewhere, where the entries it
+      // held are taken over. Short: a sale waits for its one job, so a dead lock stalls the whole sale.
       lockDuration: this.config.lockDurationMs,
-      stalledInterval: this.config.lockDurationMs,
+      stalledInterval: Math.ceil(this.config.lockDurationMs / 2),
     });
     this.worker.on('error', (error) => this.logger.error(`Worker error: ${error.message}`));
     this.worker.on('failed', (job, error) =>
