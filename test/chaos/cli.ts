@@ -3,6 +3,7 @@
  * [--actions N] [--shrinks N] [--stock N] [--limit N]`: the fault-schedule explorer (docs/chaos.md).
  */
 import { parseArgs } from 'node:util';
+import { ChaosCluster } from './cluster';
 import { FAULT_KINDS, type FaultKind } from './commands';
 import { explore, type ExplorerOptions, type ExplorerSummary } from './explorer';
 
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     shrinks: { type: 'string', default: '30' },
     stock: { type: 'string', default: '12' },
     limit: { type: 'string', default: '3' },
+    'keep-going': { type: 'boolean', default: false },
   },
 });
 
@@ -93,6 +95,7 @@ async function main(): Promise<void> {
     maxShrinks: integer('shrinks', values.shrinks),
     stock: integer('stock', values.stock),
     perUserLimit: integer('limit', values.limit),
+    keepGoing: values['keep-going'],
     onProgress: (line) => console.log(line),
   };
   console.log(
@@ -100,7 +103,14 @@ async function main(): Promise<void> {
   );
   const summary = await explore(options);
   printSummary(summary, options);
-  process.exitCode = summary.failure ? 1 : 0;
+  process.exitCode = summary.failure || summary.violations > 0 ? 1 : 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`\n${signal}: stopping the processes`);
+    void ChaosCluster.stopRunning().finally(() => process.exit(130));
+  });
 }
 
 main().catch((error: unknown) => {

@@ -36,6 +36,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * methods are the nemesis' hands: they kill, stop, resume and restart those processes.
  */
 export class ChaosCluster {
+  /** Clusters not stopped yet, for a Ctrl-C to clean up (stopRunningClusters). */
+  private static readonly running = new Set<ChaosCluster>();
   readonly dir: string;
   readonly apiUrls: string[];
   private redis: ChildProcess | undefined;
@@ -104,6 +106,7 @@ export class ChaosCluster {
     };
     await promisify(execFile)(process.execPath, [MIGRATE_ENTRY], { env: { ...process.env, ...env } });
     const cluster = new ChaosCluster(env, redisPort, apiPorts, proxy, mariadb, databaseUrl, dir);
+    ChaosCluster.running.add(cluster);
     await cluster.startRedis({ empty: true });
     for (let index = 0; index < API_INSTANCES; index++) cluster.startApi(index);
     cluster.startWorker();
@@ -265,7 +268,13 @@ export class ChaosCluster {
     return createConnection({ uri: this.databaseUrl, supportBigNumbers: true, bigNumberStrings: false });
   }
 
+  /** Stops every cluster still running (an interrupted exploration leaves no process behind). */
+  static async stopRunning(): Promise<void> {
+    await Promise.all([...ChaosCluster.running].map((cluster) => cluster.stop()));
+  }
+
   async stop(): Promise<void> {
+    if (!ChaosCluster.running.delete(this)) return;
     this.resumeMysql();
     const children = [this.redis, this.worker, ...this.apis].filter((child): child is ChildProcess => !!child);
     for (const child of children) child.kill('SIGKILL');

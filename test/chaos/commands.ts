@@ -65,27 +65,54 @@ const always = () => true;
 const api = fc.integer({ min: 0, max: API_INSTANCES - 1 });
 const pick = fc.nat({ max: 1_000 });
 
-/** Client actions: buyers of one sale, as the storefront would act. */
-function clientCommands(perUserLimit: number): fc.Arbitrary<ChaosCommand>[] {
+type Weighted = { arbitrary: fc.Arbitrary<ChaosCommand>; weight: number };
+
+/**
+ * Client actions: buyers of one sale, as the storefront would act. Weighted towards buying and
+ * replaying, the actions the outages interfere with; new buyers are rarer so that one buyer meets
+ * several faults.
+ */
+function clientCommands(perUserLimit: number): Weighted[] {
   const quantity = fc.integer({ min: 1, max: perUserLimit });
   return [
-    api.map((a) => command(`newBuyer(api${a})`, always, (_m, real) => real.world.newBuyer(a))),
-    fc
-      .tuple(pick, api)
-      .map(([b, a]) => command(`mintToken(buyer#${b}, api${a})`, always, (_m, real) => real.world.mint(b, a))),
-    fc
-      .tuple(pick, quantity, api)
-      .map(([b, q, a]) => command(`buy(buyer#${b}, x${q}, api${a})`, always, (_m, real) => real.world.buy(b, q, a))),
-    fc
-      .tuple(pick, api)
-      .map(([t, a]) => command(`replay(token#${t}, api${a})`, always, (_m, real) => real.world.replay(t, a))),
-    fc
-      .tuple(pick, api)
-      .map(([o, a]) => command(`pay(order#${o}, api${a})`, always, (_m, real) => real.world.pay(o, a))),
-    fc
-      .tuple(pick, api)
-      .map(([o, a]) => command(`cancel(order#${o}, api${a})`, always, (_m, real) => real.world.cancel(o, a))),
-    fc.integer({ min: 100, max: 3_000 }).map((ms) => command(`wait(${ms}ms)`, always, () => sleep(ms))),
+    {
+      weight: 1,
+      arbitrary: api.map((a) => command(`newBuyer(api${a})`, always, (_m, real) => real.world.newBuyer(a))),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([b, a]) => command(`mintToken(buyer#${b}, api${a})`, always, (_m, real) => real.world.mint(b, a))),
+    },
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(pick, quantity, api)
+        .map(([b, q, a]) => command(`buy(buyer#${b}, x${q}, api${a})`, always, (_m, real) => real.world.buy(b, q, a))),
+    },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([t, a]) => command(`replay(recent#${t}, api${a})`, always, (_m, real) => real.world.replay(t, a))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([o, a]) => command(`pay(order#${o}, api${a})`, always, (_m, real) => real.world.pay(o, a))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([o, a]) => command(`cancel(order#${o}, api${a})`, always, (_m, real) => real.world.cancel(o, a))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.integer({ min: 100, max: 3_000 }).map((ms) => command(`wait(${ms}ms)`, always, () => sleep(ms))),
+    },
   ];
 }
 
@@ -232,8 +259,8 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
 }
 
 /**
- * The generator of a run's schedule: client actions interleaved with faults, weighted so that about
- * one command in three is a fault (each fault kind being rarer than each client action).
+ * The generator of a run's schedule: client actions interleaved with faults, about one command in
+ * four a fault or a fault's end.
  */
 export function scheduleArbitrary(
   kinds: ReadonlySet<FaultKind>,
@@ -245,8 +272,9 @@ export function scheduleArbitrary(
   const clients = clientCommands(perUserLimit);
   const faults = faultCommands(kinds, perUserLimit);
   const weighted = fc.oneof(
-    ...clients.map((arbitrary) => ({ arbitrary, weight: 4 })),
-    ...faults.map((arbitrary) => ({ arbitrary, weight: 2 })),
+    ...clients.map(({ arbitrary, weight }) => ({ arbitrary, weight: 2 * weight })),
+    // The faults share about a third of the weight, however many kinds are on.
+    ...faults.map((arbitrary) => ({ arbitrary, weight: Math.ceil(16 / faults.length) })),
   );
   return fc.limitShrink(fc.commands([weighted], { maxCommands, size: 'max', replayPath }), maxShrinks);
 }

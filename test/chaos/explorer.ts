@@ -19,6 +19,8 @@ export interface ExplorerOptions {
   maxShrinks: number;
   stock: number;
   perUserLimit: number;
+  /** Record violations and keep running new schedules instead of stopping (and shrinking) at the first. */
+  keepGoing?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -93,7 +95,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           perUserLimit: options.perUserLimit,
         });
         const model: Model = initialModel();
-        const world = new RunWorld(cluster, sale, () => activeFaults(model));
+        const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
         const real: Real = { world, cluster, faults, played: 0 };
         // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
         for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
@@ -103,12 +105,14 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           answersChecked += world.history.answersChecked;
           violations += found.length;
           options.onProgress?.(
-            `run ${runs}: ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
+            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
+              found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
+            }, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
           );
           if (found.length > 0) {
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
             lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
-            throw new ViolationFound(found);
+            if (!options.keepGoing) throw new ViolationFound(found);
           }
         } finally {
           await world.close();
@@ -169,7 +173,7 @@ async function settleAndCheck(cluster: ChaosCluster, world: RunWorld, adminJwt: 
   // An unknown answer must be settled one way by a replay; a promised one must replay the same order.
   for (const use of world.unsettledTokens()) {
     for (let attempt = 0; attempt < 3; attempt++) {
-      await world.replay(world.tokens.indexOf(use), attempt % 2, 'settle');
+      await world.settle(use, attempt % 2);
       if (world.history.ofToken(use.token).at(-1)?.outcome !== 'info') break;
       await sleep(1_000);
     }
@@ -180,7 +184,7 @@ async function settleAndCheck(cluster: ChaosCluster, world: RunWorld, adminJwt: 
   }
   for (const use of world.tokens) {
     if (world.history.ofToken(use.token).some((operation) => operation.outcome === 'ok')) {
-      await world.replay(world.tokens.indexOf(use), 1, 'settle');
+      await world.settle(use, 1);
     }
   }
   await waitForQuiet(cluster, world, adminJwt);
@@ -213,8 +217,12 @@ async function adminToken(cluster: ChaosCluster): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-function activeFaults(model: Model): string {
-  return [model.redisDown && 'redis down', model.workerPaused && 'worker paused', model.mysqlPaused && 'mysql paused']
+function activeFaults(cluster: ChaosCluster): string {
+  return [
+    !cluster.redisUp && 'redis down',
+    cluster.workerPaused && 'worker paused',
+    cluster.mysqlPaused && 'mysql paused',
+  ]
     .filter(Boolean)
     .join(', ');
 }

@@ -5,6 +5,9 @@ import { History, type Operation, type OperationKind, type Outcome } from './his
 /** A client gives up on an answer after this long: the operation's outcome is then unknown. */
 const CLIENT_TIMEOUT_MS = 4_000;
 
+/** A replay resends one of this many latest purchases. */
+const RECENT_PURCHASES = 4;
+
 export interface SaleUnderTest {
   id: string;
   stock: number;
@@ -111,10 +114,18 @@ export class RunWorld {
     await dropped;
   }
 
-  /** The same token again, as a client does after a 503, a lost answer, or a reload. */
-  async replay(tokenPick: number, api: number, kind: OperationKind = 'replay'): Promise<void> {
-    const use = this.pick(this.tokens, tokenPick);
-    if (use) await this.purchase(kind, use, api);
+  /**
+   * The same token again, as a client does after a 503, a lost answer, or a reload: one of the last
+   * few purchases (clients retry what they just sent, not what they bought long ago).
+   */
+  async replay(tokenPick: number, api: number): Promise<void> {
+    const use = this.pick(this.tokens.slice(-RECENT_PURCHASES), tokenPick);
+    if (use) await this.purchase('replay', use, api);
+  }
+
+  /** The final read: a token sent again once everything is back up. */
+  async settle(use: TokenUse, api: number): Promise<void> {
+    await this.purchase('settle', use, api);
   }
 
   async pay(orderPick: number, api: number): Promise<void> {
