@@ -276,7 +276,7 @@ export function scheduleArbitrary(
     // The faults share about a third of the weight, however many kinds are on.
     ...faults.map((arbitrary) => ({ arbitrary, weight: Math.ceil(16 / faults.length) })),
   );
-  return fc.limitShrink(fc.commands([weighted], { maxCommands, size: 'max', replayPath }), maxShrinks);
+  return fc.limitShrink(fc.noBias(fc.commands([weighted], { maxCommands, size: 'max', replayPath })), maxShrinks);
 }
 
 export function initialModel(): Model {
