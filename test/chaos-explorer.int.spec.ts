@@ -39,20 +39,24 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
     },
   ];
 
-  it.each(cases)('$name (seed $seed)', async ({ seed, runs, faults }) => {
-    const summary = await explore({
-      runs,
-      seed,
-      faults,
-      budgetMs: 100_000,
-      maxCommands: 40,
-      // A red run reports the schedule as generated: shrinking is for `npm run chaos`.
-      maxShrinks: 0,
-      stock: 12,
-      perUserLimit: 3,
-    });
-    expect(summary.runs).toBeGreaterThan(0);
-    expect(summary.answersChecked).toBeGreaterThan(0);
-    expect(report(summary)).toBe('no violation');
-  }, 180_000);
+  it.each(cases)(
+    '$name (seed $seed)',
+    async ({ seed, runs, faults }) => {
+      const summary = await explore({
+        runs,
+        seed,
+        faults,
+        budgetMs: 100_000,
+        maxCommands: 40,
+        // A red run reports the schedule as generated: shrinking is for `npm run chaos`.
+        maxShrinks: 0,
+        stock: 12,
+        perUserLimit: 3,
+      });
+      expect(summary.runs).toBeGreaterThan(0);
+      expect(summary.answersChecked).toBeGreaterThan(0);
+      expect(report(summary)).toBe('no violation');
+    },
+    180_000,
+  );
 });
