@@ -15,6 +15,8 @@ export interface PrivateMariaDb {
   start(): Promise<void>;
   /** Stops it and deletes its data directory. */
   destroy(): Promise<void>;
+  /** The running server's process id (for SIGSTOP/SIGCONT), or undefined while it is stopped. */
+  pid(): number | undefined;
 }
 
 /**
@@ -84,6 +86,7 @@ export async function startPrivateMariaDb(): Promise<PrivateMariaDb> {
     serverUrl,
     start,
     stop,
+    pid: () => server?.pid,
     async destroy() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

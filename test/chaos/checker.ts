@@ -1,0 +1,209 @@
+import { Redis } from 'ioredis';
+import type { RowDataPacket } from 'mysql2/promise';
+import type { ChaosCluster } from './cluster';
+import { describe, shortToken } from './history';
+import type { RunWorld } from './world';
+
+export interface Violation {
+  invariant: string;
+  detail: string;
+}
+
+export interface AuditAnswer {
+  ok: boolean;
+  oversold: number;
+  duplicateOrders: number;
+  lostReservations: number;
+  drift: number;
+  ordersByStatus: Record<string, number>;
+  books: { inDoubt: number; unitsAboveUserLimit: number; mysqlBooksBalance: boolean; redisBooksBalance: boolean };
+}
+
+interface OrderRow {
+  order_no: string;
+  user_id: string;
+  quantity: number;
+  status: string;
+  submit_token: string | null;
+}
+
+interface SaleRow {
+  stock: number;
+  available: number;
+  leased: number;
+  in_doubt: number;
+}
+
+const HOLDING = new Set(['PENDING_PAYMENT', 'PAID']);
+
+/** What the system holds after quiet: MySQL's rows, Redis' balance and backlog, the audit's verdict. */
+export interface FinalState {
+  orders: OrderRow[];
+  sale: SaleRow;
+  redisBalance: number;
+  handoffBacklog: number;
+  audit: AuditAnswer | undefined;
+}
+
+export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<FinalState> {
+  const connection = await cluster.mysql();
+  const redis = new Redis(cluster.redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    const [orders] = await connection.query<(OrderRow & RowDataPacket)[]>(
+      'SELECT order_no, user_id, quantity, status, submit_token FROM orders WHERE sale_id = ?',
+      [world.sale.id],
+    );
+    const [[sale]] = await connection.query<(SaleRow & RowDataPacket)[]>(
+      'SELECT stock, available, leased, in_doubt FROM sales WHERE id = ?',
+      [world.sale.id],
+    );
+    await redis.connect();
+    const base = `${cluster.env['REDIS_KEY_PREFIX']}:{sale:${world.sale.id}}`;
+    const [balance, backlog] = await Promise.all([redis.get(`${base}:stock`), redis.xlen(`${base}:handoff`)]);
+    return {
+      orders: orders.map((row) => ({ ...row, quantity: Number(row.quantity) })),
+      sale: {
+        stock: Number(sale!.stock),
+        available: Number(sale!.available),
+        leased: Number(sale!.leased),
+        in_doubt: Number(sale!.in_doubt),
+      },
+      redisBalance: Number(balance ?? 0),
+      handoffBacklog: backlog,
+      audit: await fetchAudit(cluster, world.sale.id, adminJwt),
+    };
+  } finally {
+    await connection.end();
+    redis.disconnect();
+  }
+}
+
+export async function fetchAudit(
+  cluster: ChaosCluster,
+  saleId: string,
+  adminJwt: string,
+): Promise<AuditAnswer | undefined> {
+  try {
+    const response = await fetch(`${cluster.apiUrls[0]}/api/admin/sales/${saleId}/audit`, {
+      headers: { authorization: `Bearer ${adminJwt}` },
+      signal: AbortSignal.timeout(5_000),
+    });
+    return response.ok ? ((await response.json()) as AuditAnswer) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The checker: judges the whole history against the final state. Each client remembers every 2xx it
+ * got; an unknown answer allows either outcome, but at most one order per token.
+ */
+export function check(world: RunWorld, state: FinalState): Violation[] {
+  const violations: Violation[] = [];
+  const fail = (invariant: string, detail: string) => violations.push({ invariant, detail });
+  const { history, sale, buyers } = world;
+  const ordersByNo = new Map(state.orders.map((row) => [row.order_no, row]));
+
+  // One submit token: one order number, on every answer, and never a refusal after a promise.
+  for (const use of world.tokens) {
+    const answers = history.ofToken(use.token);
+    const promised = answers.filter((operation) => operation.outcome === 'ok');
+    const numbers = new Set(promised.map((operation) => operation.orderNo));
+    if (numbers.size > 1) {
+      fail(
+        'one token, one order',
+        `token#${shortToken(use.token)} answered ${[...numbers].join(' and ')}: ${promised.map(describe).join('; ')}`,
+      );
+    }
+    const first = promised[0];
+    const refusedAfter =
+      first && answers.find((operation) => operation.index > first.index && operation.outcome === 'fail');
+    if (first && refusedAfter) {
+      fail('a promised token replays its answer', `${describe(first)}, then ${describe(refusedAfter)}`);
+    }
+    const row = state.orders.find((order) => order.submit_token === use.token);
+    if (row && first?.orderNo && row.order_no !== first.orderNo) {
+      fail(
+        'one token, one order',
+        `token#${shortToken(use.token)} was promised ${first.orderNo} but MySQL also has ${row.order_no} (${row.status}) for it`,
+      );
+    }
+  }
+
+  // Every 2xx ends as that buyer's order, with that number, never FAILED or missing.
+  for (const promise of world.promisedOrders()) {
+    const row = ordersByNo.get(promise.orderNo);
+    const buyer = buyers[promise.buyer]!;
+    if (!row) fail('every 202/201 is kept', `buyer${promise.buyer}'s order ${promise.orderNo} does not exist`);
+    else if (row.user_id !== buyer.userId) fail('every 202/201 is kept', `${promise.orderNo} belongs to another user`);
+    else if (row.status === 'FAILED')
+      fail('every 202/201 is kept', `buyer${promise.buyer}'s order ${promise.orderNo} ended FAILED`);
+  }
+
+  // Pay and cancel answered 200: the order is in that state.
+  for (const operation of history.operations) {
+    if (operation.outcome !== 'ok' || (operation.kind !== 'pay' && operation.kind !== 'cancel')) continue;
+    const expected = operation.kind === 'pay' ? 'PAID' : 'CANCELLED';
+    const status = ordersByNo.get(operation.subject)?.status;
+    if (status !== expected) fail('a 200 on pay/cancel holds', `${describe(operation)} but the order is ${status}`);
+  }
+
+  // No order nobody was promised, beyond one per token whose answers were all unknown.
+  for (const buyer of buyers) {
+    const promisedNos = new Set(
+      world
+        .promisedOrders()
+        .filter((p) => p.buyer === buyer.index)
+        .map((p) => p.orderNo),
+    );
+    const unexplained = state.orders.filter(
+      (row) => row.user_id === buyer.userId && row.status !== 'FAILED' && !promisedNos.has(row.order_no),
+    );
+    const unknownTokens = world.tokens
+      .filter(
+        (use) =>
+          use.buyer === buyer.index && history.ofToken(use.token).every((operation) => operation.outcome !== 'ok'),
+      )
+      .filter((use) => history.ofToken(use.token).some((operation) => operation.outcome === 'info')).length;
+    if (unexplained.length > unknownTokens) {
+      fail(
+        'no order without a purchase',
+        `buyer${buyer.index} has ${unexplained.length} orders nobody was promised (${unexplained.map((row) => row.order_no).join(', ')}) and only ${unknownTokens} unanswered tokens`,
+      );
+    }
+    const units = state.orders
+      .filter((row) => row.user_id === buyer.userId && (HOLDING.has(row.status) || row.status === 'QUEUED'))
+      .reduce((sum, row) => sum + row.quantity, 0);
+    if (units > sale.perUserLimit) {
+      fail('per-user limit in units', `buyer${buyer.index} holds ${units} units, limit ${sale.perUserLimit}`);
+    }
+  }
+
+  // Stock: never oversold, every unit accounted for, none leased without a reservation behind it.
+  const held = state.orders.filter((row) => HOLDING.has(row.status)).reduce((sum, row) => sum + row.quantity, 0);
+  if (held > state.sale.stock) fail('no oversell', `${held} units held of ${state.sale.stock}`);
+  if (state.sale.available + state.sale.leased + held !== state.sale.stock) {
+    fail(
+      'conservation',
+      `available ${state.sale.available} + leased ${state.sale.leased} + held ${held} != stock ${state.sale.stock}`,
+    );
+  }
+  if (state.handoffBacklog > 0) fail('quiet', `${state.handoffBacklog} reservations still unwritten after quiet`);
+  if (state.sale.in_doubt > 0) fail('quiet', `${state.sale.in_doubt} units still in doubt after quiet`);
+  const liveLeased = state.sale.leased - state.sale.in_doubt;
+  if (state.handoffBacklog === 0 && liveLeased !== state.redisBalance) {
+    fail(
+      'no unit leased without a reservation',
+      `MySQL has ${liveLeased} live leased units, Redis' balance is ${state.redisBalance} and nothing is unwritten`,
+    );
+  }
+  if (!state.audit) fail('audit', 'the audit did not answer');
+  else if (!state.audit.ok) {
+    const { oversold, duplicateOrders, lostReservations, drift, books } = state.audit;
+    fail(
+      'audit ok',
+      `oversold ${oversold}, duplicateOrders ${duplicateOrders}, lostReservations ${lostReservations}, drift ${drift}, inDoubt ${books.inDoubt}, unitsAboveUserLimit ${books.unitsAboveUserLimit}, mysqlBooksBalance ${books.mysqlBooksBalance}`,
+    );
+  }
+  return violations;
+}

@@ -1,0 +1,119 @@
+/**
+ * `npm run chaos -- [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
+ * [--actions N] [--shrinks N] [--stock N] [--limit N]`: the fault-schedule explorer (docs/chaos.md).
+ */
+import { parseArgs } from 'node:util';
+import { ChaosCluster } from './cluster';
+import { FAULT_KINDS, type FaultKind } from './commands';
+import { explore, type ExplorerOptions, type ExplorerSummary } from './explorer';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '20' },
+    seed: { type: 'string' },
+    path: { type: 'string' },
+    'replay-path': { type: 'string' },
+    faults: { type: 'string', default: FAULT_KINDS.join(',') },
+    budget: { type: 'string', default: '15m' },
+    actions: { type: 'string', default: '30' },
+    shrinks: { type: 'string', default: '30' },
+    stock: { type: 'string', default: '12' },
+    limit: { type: 'string', default: '3' },
+    'keep-going': { type: 'boolean', default: false },
+  },
+});
+
+function integer(name: string, raw: string | undefined): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number, got "${raw}"`);
+  return value;
+}
+
+/** `90s`, `10m`, `1h` or plain seconds. */
+function duration(raw: string): number {
+  const match = /^(\d+)(s|m|h)?$/.exec(raw);
+  if (!match) throw new Error(`--budget must look like 90s, 10m or 1h, got "${raw}"`);
+  return Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
+}
+
+function faultKinds(raw: string): FaultKind[] {
+  const kinds = raw
+    .split(',')
+    .map((kind) => kind.trim())
+    .filter(Boolean);
+  for (const kind of kinds) {
+    if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+      throw new Error(`unknown fault "${kind}"; the kinds are ${FAULT_KINDS.join(', ')}`);
+    }
+  }
+  return kinds as FaultKind[];
+}
+
+function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void {
+  const rows: [string, string][] = [
+    ['seed', String(summary.seed)],
+    ['runs', String(summary.runs)],
+    ['time', `${Math.round(summary.elapsedMs / 1000)} s`],
+    ...[...summary.faults].sort().map(([kind, n]): [string, string] => [`faults: ${kind}`, String(n)]),
+    ['answers checked', String(summary.answersChecked)],
+    ['violations', String(summary.violations)],
+    ['failing runs', summary.failingRuns.map((run) => `#${run.run} (${run.invariants.join(', ')})`).join('; ') || '-'],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log('\n' + rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
+  const failure = summary.failure;
+  if (!failure) return;
+  console.log(`\nVIOLATION (shrunk schedule, ${failure.schedule.length} commands):`);
+  for (const line of failure.schedule) console.log(`  ${line}`);
+  console.log('\nbroken invariants:');
+  for (const violation of failure.violations) console.log(`  ${violation.invariant}: ${violation.detail}`);
+  console.log('\nhistory of the failing run:');
+  for (const line of failure.history) console.log(`  ${line}`);
+  const replay = [
+    `--seed ${failure.seed}`,
+    `--path ${failure.path}`,
+    failure.replayPath ? `--replay-path '${failure.replayPath}'` : '',
+    `--faults ${options.faults.join(',')}`,
+    `--actions ${options.maxCommands}`,
+    `--stock ${options.stock} --limit ${options.perUserLimit}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  console.log(`\nreplay: npm run chaos -- ${replay}`);
+  console.log(`process logs and Redis' file: ${failure.workingDirectory}`);
+}
+
+async function main(): Promise<void> {
+  const options: ExplorerOptions = {
+    runs: integer('runs', values.runs),
+    seed: values.seed === undefined ? undefined : Number(values.seed),
+    path: values.path,
+    replayPath: values['replay-path'],
+    faults: faultKinds(values.faults!),
+    budgetMs: duration(values.budget!),
+    maxCommands: integer('actions', values.actions),
+    maxShrinks: integer('shrinks', values.shrinks),
+    stock: integer('stock', values.stock),
+    perUserLimit: integer('limit', values.limit),
+    keepGoing: values['keep-going'],
+    onProgress: (line) => console.log(line),
+  };
+  console.log(
+    `chaos: ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, budget ${values.budget}`,
+  );
+  const summary = await explore(options);
+  printSummary(summary, options);
+  process.exitCode = summary.failure || summary.violations > 0 ? 1 : 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`\n${signal}: stopping the processes`);
+    void ChaosCluster.stopRunning().finally(() => process.exit(130));
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 2;
+});

@@ -1,0 +1,308 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createConnection } from 'mysql2/promise';
+import { exited } from '../support/child-process';
+import { freePort } from '../support/free-port';
+import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
+import { redisAnswers, startPrivateRedis } from '../support/private-redis';
+import { ReplyDroppingProxy } from './reply-dropping-proxy';
+
+/** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/chaos): the repository root either way. */
+const REPO = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..', '..')].find((dir) =>
+  existsSync(join(dir, 'package.json')),
+)!;
+const API_ENTRY = join(REPO, 'apps', 'api', 'dist', 'main.js');
+const WORKER_ENTRY = join(REPO, 'apps', 'worker', 'dist', 'main.js');
+const MIGRATE_ENTRY = join(REPO, 'libs', 'db', 'dist', 'migrate.js');
+const SHARED_MYSQL = process.env['TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306';
+
+export const ADMIN_PASSWORD = 'chaos-admin-password';
+export const API_INSTANCES = 2;
+
+export interface ClusterOptions {
+  /** A MariaDB of the explorer's own (needed to SIGSTOP it); otherwise a database on the shared server. */
+  privateMysql: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The system under test as real processes: a private Redis with an append-only file, a proxy in front
+ * of it that can lose replies, MariaDB, two API instances and one worker, all built binaries. Its
+ * methods are the nemesis' hands: they kill, stop, resume and restart those processes.
+ */
+export class ChaosCluster {
+  /** Clusters not stopped yet, for a Ctrl-C to clean up (stopRunningClusters). */
+  private static readonly running = new Set<ChaosCluster>();
+  readonly dir: string;
+  readonly apiUrls: string[];
+  private redis: ChildProcess | undefined;
+  private readonly apis: (ChildProcess | undefined)[] = [];
+  private worker: ChildProcess | undefined;
+  private workerStopped = false;
+  private mysqlStopped = false;
+  private readonly logs: WriteStream;
+
+  private constructor(
+    readonly env: Record<string, string>,
+    readonly redisPort: number,
+    private readonly apiPorts: number[],
+    readonly proxy: ReplyDroppingProxy,
+    private readonly mariadb: PrivateMariaDb | undefined,
+    readonly databaseUrl: string,
+    dir: string,
+  ) {
+    this.dir = dir;
+    this.apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
+    this.logs = createWriteStream(join(dir, 'processes.log'), { flags: 'a' });
+  }
+
+  static async start(options: ClusterOptions): Promise<ChaosCluster> {
+    for (const entry of [API_ENTRY, WORKER_ENTRY, MIGRATE_ENTRY]) {
+      if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx tsc -b tsconfig.json)`);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'fs-chaos-'));
+    mkdirSync(join(dir, 'redis'));
+    const mariadb = options.privateMysql ? await startPrivateMariaDb() : undefined;
+    const id = randomBytes(4).toString('hex');
+    const databaseUrl = `${mariadb ? mariadb.serverUrl : SHARED_MYSQL}/flash_sale_test_chaos_${id}`;
+    const redisPort = await freePort();
+    const proxy = await ReplyDroppingProxy.start(await freePort(), redisPort);
+    const apiPorts = [await freePort(), await freePort()];
+    const env: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      // The worker reaches Redis directly; the API instances through the proxy (startApi).
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_KEY_PREFIX: `chaos-${id}`,
+      QUEUE_PREFIX: `{chaos-${id}-queue}`,
+      JWT_SECRET: `chaos-secret-${id}`,
+      ADMIN_PASSWORD,
+      PAYMENT_WEBHOOK_SECRET: `chaos-webhook-${id}`,
+      WORKER_METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      // The outage fallback is what the explorer is after: a redis-lua sale sells through MySQL while Redis is down.
+      REDIS_FALLBACK: 'on',
+      // One client address signs in every buyer and buys far faster than a person would.
+      RATE_LIMIT_PROFILE: 'load-test',
+      RATE_LIMIT_PURCHASES_POINTS: '100000',
+      RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
+      SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+      // Small leases keep units in MySQL for the fallback to sell, and make leases happen often.
+      LEASE_SIZE: '4',
+      LEASE_LOW_WATER: '1',
+      // Quiet comes in seconds: background repair runs often, a dead worker's jobs are retaken soon.
+      RECONCILE_INTERVAL_MS: '1000',
+      RECOVERY_INTERVAL_MS: '1000',
+      RECOVERY_GRACE_MS: '1000',
+      IDLE_SALE_CHECK_INTERVAL_MS: '1000',
+      WORKER_LOCK_DURATION_MS: '2000',
+      EXPIRY_SWEEP_INTERVAL_MS: '500',
+      PAYMENT_CALLBACK_DELAY_MS: '100',
+      PAYMENT_CALLBACK_JITTER_MS: '200',
+    };
+    await promisify(execFile)(process.execPath, [MIGRATE_ENTRY], { env: { ...process.env, ...env } });
+    const cluster = new ChaosCluster(env, redisPort, apiPorts, proxy, mariadb, databaseUrl, dir);
+    ChaosCluster.running.add(cluster);
+    await cluster.startRedis({ empty: true });
+    for (let index = 0; index < API_INSTANCES; index++) cluster.startApi(index);
+    cluster.startWorker();
+    await Promise.all(apiPorts.map((_, index) => cluster.waitForApi(index, 30_000)));
+    return cluster;
+  }
+
+  get redisUp(): boolean {
+    return this.redis !== undefined;
+  }
+
+  get workerPaused(): boolean {
+    return this.workerStopped;
+  }
+
+  get mysqlPaused(): boolean {
+    return this.mysqlStopped;
+  }
+
+  get mysqlPausable(): boolean {
+    return this.mariadb !== undefined;
+  }
+
+  // ---- Redis ----
+
+  async killRedis(): Promise<void> {
+    const redis = this.redis;
+    this.redis = undefined;
+    if (!redis) return;
+    redis.kill('SIGKILL');
+    await exited(redis);
+    this.proxy.cutAll();
+  }
+
+  /** Starts Redis from its append-only file, or `empty`: the file deleted first (a Redis that lost everything). */
+  async startRedis(options: { empty: boolean }): Promise<void> {
+    if (this.redis) return;
+    const aofDir = join(this.dir, 'redis');
+    if (options.empty) {
+      rmSync(aofDir, { recursive: true, force: true });
+      mkdirSync(aofDir);
+    }
+    const redis = startPrivateRedis(this.redisPort, { aofDir });
+    this.redis = redis;
+    const deadline = Date.now() + 10_000;
+    while (!(await redisAnswers(this.redisPort))) {
+      if (redis.exitCode !== null) throw new Error(`redis-server exited with ${redis.exitCode}`);
+      if (Date.now() > deadline) throw new Error('Redis did not start within 10 s');
+      await sleep(20);
+    }
+  }
+
+  // ---- API instances ----
+
+  startApi(index: number): void {
+    const env = { ...this.env, REDIS_URL: `redis://127.0.0.1:${this.proxy.port}`, PORT: String(this.apiPorts[index]) };
+    this.apis[index] = this.spawnLogged(`api${index}`, API_ENTRY, env);
+  }
+
+  async killApi(index: number): Promise<void> {
+    const api = this.apis[index];
+    this.apis[index] = undefined;
+    if (!api) return;
+    api.kill('SIGKILL');
+    await exited(api);
+  }
+
+  /** True once the instance answers its liveness route; false at the deadline. */
+  async waitForApi(index: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const response = await fetch(`${this.apiUrls[index]}/health`, { signal: AbortSignal.timeout(1_000) });
+        if (response.ok) return true;
+      } catch {
+        // not listening yet
+      }
+      await sleep(50);
+    }
+    return false;
+  }
+
+  /** True once the instance says Redis, MySQL and the queue all answer it; false at the deadline. */
+  async waitForApiReady(index: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const response = await fetch(`${this.apiUrls[index]}/health/ready`, { signal: AbortSignal.timeout(1_000) });
+        if (response.ok) return true;
+      } catch {
+        // not listening yet
+      }
+      await sleep(50);
+    }
+    return false;
+  }
+
+  // ---- worker ----
+
+  startWorker(): void {
+    this.worker = this.spawnLogged('worker', WORKER_ENTRY, this.env);
+    this.workerStopped = false;
+  }
+
+  async killWorker(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.workerStopped = false;
+    if (!worker) return;
+    worker.kill('SIGKILL');
+    await exited(worker);
+  }
+
+  pauseWorker(): void {
+    if (!this.worker || this.workerStopped) return;
+    this.worker.kill('SIGSTOP');
+    this.workerStopped = true;
+  }
+
+  resumeWorker(): void {
+    if (!this.worker || !this.workerStopped) return;
+    this.worker.kill('SIGCONT');
+    this.workerStopped = false;
+  }
+
+  // ---- MySQL ----
+
+  pauseMysql(): void {
+    const pid = this.mariadb?.pid();
+    if (pid === undefined || this.mysqlStopped) return;
+    process.kill(pid, 'SIGSTOP');
+    this.mysqlStopped = true;
+  }
+
+  resumeMysql(): void {
+    const pid = this.mariadb?.pid();
+    if (pid === undefined || !this.mysqlStopped) return;
+    process.kill(pid, 'SIGCONT');
+    this.mysqlStopped = false;
+  }
+
+  /** Everything running and answering again, whatever the faults left behind: the start of quiet. */
+  async restoreAll(): Promise<void> {
+    this.resumeMysql();
+    this.resumeWorker();
+    await this.startRedis({ empty: false });
+    if (!this.worker || this.worker.exitCode !== null) this.startWorker();
+    for (let index = 0; index < API_INSTANCES; index++) {
+      const api = this.apis[index];
+      if (!api || api.exitCode !== null || api.signalCode !== null) this.startApi(index);
+    }
+    for (let index = 0; index < API_INSTANCES; index++) {
+      if (!(await this.waitForApiReady(index, 30_000))) throw new Error(`API ${index} is not ready 30 s after restore`);
+    }
+  }
+
+  /** A MySQL connection for the checker (never through anything the nemesis touches). */
+  async mysql() {
+    return createConnection({ uri: this.databaseUrl, supportBigNumbers: true, bigNumberStrings: false });
+  }
+
+  /** Stops every cluster still running (an interrupted exploration leaves no process behind). */
+  static async stopRunning(): Promise<void> {
+    await Promise.all([...ChaosCluster.running].map((cluster) => cluster.stop()));
+  }
+
+  async stop(): Promise<void> {
+    if (!ChaosCluster.running.delete(this)) return;
+    this.resumeMysql();
+    const children = [this.redis, this.worker, ...this.apis].filter((child): child is ChildProcess => !!child);
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.all(children.map(exited));
+    await this.proxy.close();
+    this.logs.end();
+    if (this.mariadb) await this.mariadb.destroy();
+    else {
+      const connection = await createConnection({ uri: SHARED_MYSQL });
+      await connection.query(`DROP DATABASE IF EXISTS \`${new URL(this.databaseUrl).pathname.slice(1)}\``);
+      await connection.end();
+    }
+  }
+
+  /** Removes the working directory (the processes' log and Redis' file); kept after a failure. */
+  removeWorkingDirectory(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private spawnLogged(name: string, entry: string, env: Record<string, string>): ChildProcess {
+    const child = spawn(process.execPath, [entry], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const prefix = `[${name} ${child.pid}] `;
+    const write = (chunk: Buffer) => this.logs.write(prefix + chunk.toString());
+    child.stdout?.on('data', write);
+    child.stderr?.on('data', write);
+    return child;
+  }
+}

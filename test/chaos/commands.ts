@@ -1,0 +1,284 @@
+import fc from 'fast-check';
+import { API_INSTANCES, type ChaosCluster } from './cluster';
+import type { RunWorld } from './world';
+
+/** The nemesis' repertoire; `--faults` picks among them. */
+export const FAULT_KINDS = [
+  'redis-kill',
+  'redis-restart-empty',
+  'redis-flap',
+  'api-kill',
+  'worker-kill',
+  'worker-pause',
+  'mysql-pause',
+  'reply-lost',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** What the generator knows of the system: which faults are in force (commands that need another state wait). */
+export interface Model {
+  redisDown: boolean;
+  workerPaused: boolean;
+  mysqlPaused: boolean;
+}
+
+export interface Real {
+  world: RunWorld;
+  cluster: ChaosCluster;
+  /** Faults injected, by kind, over the whole exploration. */
+  faults: Map<string, number>;
+  /** Commands this run has played so far. */
+  played: number;
+}
+
+type ChaosCommand = fc.AsyncCommand<Model, Real>;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function count(real: Real, kind: string): void {
+  real.faults.set(kind, (real.faults.get(kind) ?? 0) + 1);
+}
+
+/** After Redis comes back, the API instances reconnect on their own; wait a little for them so the next purchase sees Redis. */
+async function letApisReconnect(real: Real): Promise<void> {
+  if (real.cluster.mysqlPaused) return sleep(500);
+  await Promise.all([...Array(API_INSTANCES).keys()].map((index) => real.cluster.waitForApiReady(index, 3_000)));
+}
+
+/** A command whose check is a predicate on the model and whose run is an async action. */
+function command(
+  label: string,
+  check: (model: Readonly<Model>) => boolean,
+  run: (model: Model, real: Real) => Promise<void>,
+): ChaosCommand {
+  return {
+    check,
+    run: async (model, real) => {
+      real.played += 1;
+      await run(model, real);
+    },
+    toString: () => label,
+  };
+}
+
+const always = () => true;
+const api = fc.integer({ min: 0, max: API_INSTANCES - 1 });
+const pick = fc.nat({ max: 1_000 });
+
+type Weighted = { arbitrary: fc.Arbitrary<ChaosCommand>; weight: number };
+
+/**
+ * Client actions: buyers of one sale, as the storefront would act. Weighted towards buying and
+ * replaying, the actions the outages interfere with; new buyers are rarer so that one buyer meets
+ * several faults.
+ */
+function clientCommands(perUserLimit: number): Weighted[] {
+  const quantity = fc.integer({ min: 1, max: perUserLimit });
+  return [
+    {
+      weight: 1,
+      arbitrary: api.map((a) => command(`newBuyer(api${a})`, always, (_m, real) => real.world.newBuyer(a))),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([b, a]) => command(`mintToken(buyer#${b}, api${a})`, always, (_m, real) => real.world.mint(b, a))),
+    },
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(pick, quantity, api)
+        .map(([b, q, a]) => command(`buy(buyer#${b}, x${q}, api${a})`, always, (_m, real) => real.world.buy(b, q, a))),
+    },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([t, a]) => command(`replay(recent#${t}, api${a})`, always, (_m, real) => real.world.replay(t, a))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([o, a]) => command(`pay(order#${o}, api${a})`, always, (_m, real) => real.world.pay(o, a))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(pick, api)
+        .map(([o, a]) => command(`cancel(order#${o}, api${a})`, always, (_m, real) => real.world.cancel(o, a))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.integer({ min: 100, max: 3_000 }).map((ms) => command(`wait(${ms}ms)`, always, () => sleep(ms))),
+    },
+  ];
+}
+
+/** The nemesis: each enabled fault kind, and its end where a fault lasts. */
+function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.Arbitrary<ChaosCommand>[] {
+  const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
+  const constant = (cmd: ChaosCommand) => fc.constant(cmd);
+  if (kinds.has('redis-kill') || kinds.has('redis-restart-empty')) {
+    arbitraries.push(
+      constant(
+        command(
+          'redisKill()',
+          (m) => !m.redisDown,
+          async (m, real) => {
+            count(real, 'redis-kill');
+            await real.cluster.killRedis();
+            m.redisDown = true;
+          },
+        ),
+      ),
+    );
+    const empties = kinds.has('redis-restart-empty') ? [false, true] : [false];
+    arbitraries.push(
+      fc.constantFrom(...empties).map((empty) =>
+        command(
+          empty ? 'redisRestartEmpty()' : 'redisRestartFromAof()',
+          (m) => m.redisDown,
+          async (m, real) => {
+            if (empty) count(real, 'redis-restart-empty');
+            await real.cluster.startRedis({ empty });
+            m.redisDown = false;
+            await letApisReconnect(real);
+          },
+        ),
+      ),
+    );
+  }
+  if (kinds.has('redis-flap')) {
+    arbitraries.push(
+      fc.integer({ min: 50, max: 900 }).map((gapMs) =>
+        command(
+          `redisFlap(${gapMs}ms)`,
+          (m) => !m.redisDown,
+          async (_m, real) => {
+            count(real, 'redis-flap');
+            await real.cluster.killRedis();
+            await sleep(gapMs);
+            await real.cluster.startRedis({ empty: false });
+          },
+        ),
+      ),
+    );
+  }
+  if (kinds.has('api-kill')) {
+    arbitraries.push(
+      api.map((a) =>
+        command(`apiKill(api${a})`, always, async (_m, real) => {
+          count(real, 'api-kill');
+          await real.cluster.killApi(a);
+          real.cluster.startApi(a);
+          await real.cluster.waitForApi(a, 15_000);
+        }),
+      ),
+    );
+  }
+  if (kinds.has('worker-kill')) {
+    arbitraries.push(
+      constant(
+        command('workerKill()', always, async (m, real) => {
+          count(real, 'worker-kill');
+          await real.cluster.killWorker();
+          real.cluster.startWorker();
+          m.workerPaused = false;
+        }),
+      ),
+    );
+  }
+  if (kinds.has('worker-pause')) {
+    arbitraries.push(
+      constant(
+        command(
+          'workerPause()',
+          (m) => !m.workerPaused,
+          async (m, real) => {
+            count(real, 'worker-pause');
+            real.cluster.pauseWorker();
+            m.workerPaused = true;
+          },
+        ),
+      ),
+      constant(
+        command(
+          'workerResume()',
+          (m) => m.workerPaused,
+          async (m, real) => {
+            real.cluster.resumeWorker();
+            m.workerPaused = false;
+          },
+        ),
+      ),
+    );
+  }
+  if (kinds.has('mysql-pause')) {
+    arbitraries.push(
+      constant(
+        command(
+          'mysqlPause()',
+          (m) => !m.mysqlPaused,
+          async (m, real) => {
+            count(real, 'mysql-pause');
+            real.cluster.pauseMysql();
+            m.mysqlPaused = true;
+          },
+        ),
+      ),
+      fc.integer({ min: 0, max: 2_000 }).map((afterMs) =>
+        command(
+          `mysqlResume(after ${afterMs}ms)`,
+          (m) => m.mysqlPaused,
+          async (m, real) => {
+            await sleep(afterMs);
+            real.cluster.resumeMysql();
+            m.mysqlPaused = false;
+          },
+        ),
+      ),
+    );
+  }
+  if (kinds.has('reply-lost')) {
+    arbitraries.push(
+      fc.tuple(pick, fc.integer({ min: 1, max: perUserLimit }), api).map(([b, q, a]) =>
+        command(
+          `buyWithReplyLost(buyer#${b}, x${q}, api${a})`,
+          (m) => !m.redisDown,
+          async (_m, real) => {
+            count(real, 'reply-lost');
+            await real.world.buy(b, q, a, true);
+          },
+        ),
+      ),
+    );
+  }
+  return arbitraries;
+}
+
+/**
+ * The generator of a run's schedule: client actions interleaved with faults, about one command in
+ * four a fault or a fault's end.
+ */
+export function scheduleArbitrary(
+  kinds: ReadonlySet<FaultKind>,
+  perUserLimit: number,
+  maxCommands: number,
+  replayPath: string | undefined,
+  maxShrinks: number,
+): fc.Arbitrary<Iterable<ChaosCommand>> {
+  const clients = clientCommands(perUserLimit);
+  const faults = faultCommands(kinds, perUserLimit);
+  const weighted = fc.oneof(
+    ...clients.map(({ arbitrary, weight }) => ({ arbitrary, weight: 2 * weight })),
+    // The faults share about a third of the weight, however many kinds are on.
+    ...faults.map((arbitrary) => ({ arbitrary, weight: Math.ceil(16 / faults.length) })),
+  );
+  return fc.limitShrink(fc.noBias(fc.commands([weighted], { maxCommands, size: 'max', replayPath })), maxShrinks);
+}
+
+export function initialModel(): Model {
+  return { redisDown: false, workerPaused: false, mysqlPaused: false };
+}

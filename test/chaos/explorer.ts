@@ -1,0 +1,232 @@
+import fc from 'fast-check';
+import { check, fetchAudit, readFinalState, type Violation } from './checker';
+import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
+import { type FaultKind, initialModel, type Model, type Real, scheduleArbitrary } from './commands';
+import { describe } from './history';
+import { RunWorld } from './world';
+
+export interface ExplorerOptions {
+  runs: number;
+  seed?: number;
+  path?: string;
+  /** fast-check's replay hint for the command list (printed with a failure). */
+  replayPath?: string;
+  faults: FaultKind[];
+  /** Stop starting new runs (and shrinking) after this long. */
+  budgetMs: number;
+  maxCommands: number;
+  /** Shrink attempts after a failure (each one is a whole run on the real processes). */
+  maxShrinks: number;
+  stock: number;
+  perUserLimit: number;
+  /** Record violations and keep running new schedules instead of stopping (and shrinking) at the first. */
+  keepGoing?: boolean;
+  onProgress?: (line: string) => void;
+}
+
+export interface Failure {
+  seed: number;
+  path: string;
+  replayPath: string | undefined;
+  /** The shrunk schedule, one command a line. */
+  schedule: string[];
+  violations: Violation[];
+  /** The failing run's history, one answer a line. */
+  history: string[];
+  workingDirectory: string;
+}
+
+export interface ExplorerSummary {
+  runs: number;
+  faults: Map<string, number>;
+  answersChecked: number;
+  violations: number;
+  /** Runs that found a violation, with the invariants each broke (shrink attempts included). */
+  failingRuns: { run: number; invariants: string[] }[];
+  failure?: Failure;
+  seed: number;
+  elapsedMs: number;
+}
+
+/** How long the system may take to settle after the last fault before that itself is a finding. */
+const QUIET_TIMEOUT_MS = 20_000;
+
+const INITIAL_BUYERS = 3;
+
+class ViolationFound extends Error {
+  constructor(readonly violations: Violation[]) {
+    super(violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n'));
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The fault-schedule explorer: fast-check generates schedules of client actions and faults (and
+ * shrinks a failing one), each run plays one on the real processes against a fresh sale, waits for
+ * quiet, settles every unknown answer with a replay, and the checker judges the history.
+ */
+export async function explore(options: ExplorerOptions): Promise<ExplorerSummary> {
+  const started = Date.now();
+  const privateMysql = options.faults.includes('mysql-pause');
+  const cluster = await ChaosCluster.start({ privateMysql });
+  const faults = new Map<string, number>();
+  let runs = 0;
+  let answersChecked = 0;
+  let violations = 0;
+  const failingRuns: ExplorerSummary['failingRuns'] = [];
+  let lastFailingRun: { violations: Violation[]; history: string[] } | undefined;
+  let keepDirectory = false;
+  try {
+    const adminJwt = await adminToken(cluster);
+    const property = fc.asyncProperty(
+      scheduleArbitrary(
+        new Set(options.faults),
+        options.perUserLimit,
+        options.maxCommands,
+        options.replayPath,
+        options.maxShrinks,
+      ),
+      async (schedule) => {
+        runs += 1;
+        await cluster.restoreAll();
+        const sale = await RunWorld.createSale(cluster, adminJwt, {
+          stock: options.stock,
+          perUserLimit: options.perUserLimit,
+        });
+        const model: Model = initialModel();
+        const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
+        const real: Real = { world, cluster, faults, played: 0 };
+        // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
+        for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
+        try {
+          await fc.asyncModelRun(() => ({ model, real }), schedule);
+          const found = await settleAndCheck(cluster, world, adminJwt);
+          answersChecked += world.history.answersChecked;
+          violations += found.length;
+          options.onProgress?.(
+            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
+              found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
+            }, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
+          );
+          if (found.length > 0) {
+            failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
+            lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
+            if (!options.keepGoing) throw new ViolationFound(found);
+          }
+        } finally {
+          await world.close();
+        }
+      },
+    );
+    const details = await fc.check(property, {
+      numRuns: options.runs,
+      seed: options.seed,
+      path: options.path,
+      plugins: [fc.interruptAfterTimeLimit(options.budgetMs)],
+      // Each shrink attempt replays a whole schedule on real processes: bounded.
+      ...(options.maxShrinks === 0 ? { endOnFailure: true } : {}),
+    });
+    const summary: ExplorerSummary = {
+      runs,
+      faults,
+      answersChecked,
+      violations,
+      failingRuns,
+      seed: details.seed,
+      elapsedMs: Date.now() - started,
+    };
+    if (details.failed && details.counterexample && details.counterexamplePath !== null) {
+      keepDirectory = true;
+      const printed = String((details.counterexample as unknown[])[0]);
+      const replayPath = /replayPath="([^"]*)"/.exec(printed)?.[1];
+      summary.failure = {
+        seed: details.seed,
+        path: details.counterexamplePath,
+        replayPath,
+        schedule: printed
+          .replace(/\s*\/\*replayPath=.*\*\/\s*$/, '')
+          .split(/,(?![^(]*\))/)
+          .map((line) => line.trim())
+          .filter(Boolean),
+        violations: lastFailingRun?.violations ?? [
+          { invariant: 'run', detail: String(details.errorInstance ?? 'the run failed') },
+        ],
+        history: lastFailingRun?.history ?? [],
+        workingDirectory: cluster.dir,
+      };
+    }
+    return summary;
+  } finally {
+    await cluster.stop();
+    if (!keepDirectory) cluster.removeWorkingDirectory();
+  }
+}
+
+/** The Jepsen final read: everything back up, quiet, every unknown answer settled by a replay, quiet again, judged. */
+async function settleAndCheck(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  await cluster.restoreAll();
+  if (!(await waitForQuiet(cluster, world, adminJwt))) {
+    violations.push({ invariant: 'quiet', detail: `not quiet ${QUIET_TIMEOUT_MS / 1000} s after the last fault` });
+  }
+  // An unknown answer must be settled one way by a replay; a promised one must replay the same order.
+  for (const use of world.unsettledTokens()) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await world.settle(use, attempt % 2);
+      if (world.history.ofToken(use.token).at(-1)?.outcome !== 'info') break;
+      await sleep(1_000);
+    }
+    const last = world.history.ofToken(use.token).at(-1);
+    if (last?.outcome === 'info') {
+      violations.push({ invariant: 'a replay settles an unknown answer', detail: describe(last) });
+    }
+  }
+  for (const use of world.tokens) {
+    if (world.history.ofToken(use.token).some((operation) => operation.outcome === 'ok')) {
+      await world.settle(use, 1);
+    }
+  }
+  await waitForQuiet(cluster, world, adminJwt);
+  const state = await readFinalState(cluster, world, adminJwt);
+  return [...violations, ...check(world, state)];
+}
+
+/** Quiet: nothing unwritten, nothing in doubt, reconciliation has looked since; false at the deadline. */
+async function waitForQuiet(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<boolean> {
+  const deadline = Date.now() + QUIET_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const audit = await fetchAudit(cluster, world.sale.id, adminJwt);
+    if (audit && audit.ordersByStatus['QUEUED'] === 0 && audit.books.inDoubt === 0) {
+      // Two reconciliation intervals, so that a run that raced the last write is followed by a clean one.
+      await sleep(2_500);
+      return true;
+    }
+    await sleep(300);
+  }
+  return false;
+}
+
+async function adminToken(cluster: ChaosCluster): Promise<string> {
+  const response = await fetch(`${cluster.apiUrls[0]}/api/auth/admin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ password: ADMIN_PASSWORD }),
+  });
+  if (response.status !== 201) throw new Error(`admin sign-in answered ${response.status}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+function activeFaults(cluster: ChaosCluster): string {
+  return [
+    !cluster.redisUp && 'redis down',
+    cluster.workerPaused && 'worker paused',
+    cluster.mysqlPaused && 'mysql paused',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+function total(faults: Map<string, number>): number {
+  return [...faults.values()].reduce((sum, n) => sum + n, 0);
+}

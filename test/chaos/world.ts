@@ -1,0 +1,232 @@
+import { Agent, request } from 'undici';
+import type { ChaosCluster } from './cluster';
+import { History, type Operation, type OperationKind, type Outcome } from './history';
+
+/** A client gives up on an answer after this long: the operation's outcome is then unknown. */
+const CLIENT_TIMEOUT_MS = 4_000;
+
+/** A replay resends one of this many latest purchases. */
+const RECENT_PURCHASES = 4;
+
+export interface SaleUnderTest {
+  id: string;
+  stock: number;
+  perUserLimit: number;
+}
+
+interface Buyer {
+  index: number;
+  userId: string;
+  jwt: string;
+  /** Tokens minted and not sent yet (a storefront fetches its token before the buyer clicks). */
+  unsent: string[];
+}
+
+export interface TokenUse {
+  token: string;
+  buyer: number;
+  quantity: number;
+}
+
+interface Answer {
+  status?: number;
+  body?: { orderNo?: string; token?: string; error?: { code?: string }; user?: { id: string } };
+  error?: string;
+}
+
+/**
+ * One run's clients: buyers of one fresh sale, and what each of them sent and was told (the history).
+ * Clients behave like the storefront: they mint a token, buy with it, and resend the same token.
+ */
+export class RunWorld {
+  readonly history = new History();
+  readonly buyers: Buyer[] = [];
+  readonly tokens: TokenUse[] = [];
+  private readonly agent = new Agent({
+    connections: 16,
+    headersTimeout: CLIENT_TIMEOUT_MS,
+    bodyTimeout: CLIENT_TIMEOUT_MS,
+  });
+
+  constructor(
+    readonly cluster: ChaosCluster,
+    readonly sale: SaleUnderTest,
+    /** A short description of the faults in force, stamped on each answer. */
+    private readonly faultsActive: () => string,
+  ) {}
+
+  static async createSale(
+    cluster: ChaosCluster,
+    adminJwt: string,
+    shape: { stock: number; perUserLimit: number },
+  ): Promise<SaleUnderTest> {
+    const world = new Agent({ connections: 1 });
+    try {
+      const response = await request(`${cluster.apiUrls[0]}/api/admin/sales`, {
+        method: 'POST',
+        dispatcher: world,
+        headers: { authorization: `Bearer ${adminJwt}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: `chaos ${Date.now()}`,
+          priceCents: 100,
+          stock: shape.stock,
+          perUserLimit: shape.perUserLimit,
+          endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+          strategy: 'redis-lua',
+          // The shortest allowed: unpaid orders expire within the run.
+          paymentTimeoutSeconds: 10,
+        }),
+      });
+      const body = (await response.body.json()) as { id: string };
+      if (response.statusCode !== 201) throw new Error(`creating the sale answered ${response.statusCode}`);
+      return { id: body.id, ...shape };
+    } finally {
+      await world.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  async newBuyer(api: number): Promise<void> {
+    const answer = await this.call(api, 'POST', '/api/auth/guest', undefined, {});
+    if (answer.status !== 201 || !answer.body?.token || !answer.body.user) return; // MySQL paused: no buyer
+    this.buyers.push({ index: this.buyers.length, userId: answer.body.user.id, jwt: answer.body.token, unsent: [] });
+  }
+
+  async mint(buyerPick: number, api: number): Promise<void> {
+    const buyer = this.pick(this.buyers, buyerPick);
+    const token = buyer && (await this.mintFor(buyer, api));
+    if (token) buyer.unsent.push(token);
+  }
+
+  /** Buys with the buyer's oldest unsent token (minted now if there is none). `dropReply`: the proxy loses Redis' reply. */
+  async buy(buyerPick: number, quantity: number, api: number, dropReply = false): Promise<void> {
+    const buyer = this.pick(this.buyers, buyerPick);
+    if (!buyer) return;
+    const token = buyer.unsent.shift() ?? (await this.mintFor(buyer, api));
+    if (!token) return;
+    const use = { token, buyer: buyer.index, quantity };
+    this.tokens.push(use);
+    const dropped = dropReply ? this.cluster.proxy.dropReplyTo(token, CLIENT_TIMEOUT_MS) : undefined;
+    await this.purchase('buy', use, api);
+    await dropped;
+  }
+
+  /**
+   * The same token again, as a client does after a 503, a lost answer, or a reload: one of the last
+   * few purchases (clients retry what they just sent, not what they bought long ago).
+   */
+  async replay(tokenPick: number, api: number): Promise<void> {
+    const use = this.pick(this.tokens.slice(-RECENT_PURCHASES), tokenPick);
+    if (use) await this.purchase('replay', use, api);
+  }
+
+  /** The final read: a token sent again once everything is back up. */
+  async settle(use: TokenUse, api: number): Promise<void> {
+    await this.purchase('settle', use, api);
+  }
+
+  async pay(orderPick: number, api: number): Promise<void> {
+    await this.changeOrder('pay', orderPick, api);
+  }
+
+  async cancel(orderPick: number, api: number): Promise<void> {
+    await this.changeOrder('cancel', orderPick, api);
+  }
+
+  /** Tokens whose every answer so far was unknown: the final read resends each once. */
+  unsettledTokens(): TokenUse[] {
+    return this.tokens.filter((use) => {
+      const answers = this.history.ofToken(use.token);
+      return answers.every((operation) => operation.outcome === 'info');
+    });
+  }
+
+  /** Order numbers some client was promised (2xx), with their buyer. */
+  promisedOrders(): { orderNo: string; buyer: number }[] {
+    const seen = new Map<string, number>();
+    for (const operation of this.history.operations) {
+      if (operation.outcome === 'ok' && operation.orderNo && !seen.has(operation.orderNo)) {
+        seen.set(operation.orderNo, operation.buyer);
+      }
+    }
+    return [...seen].map(([orderNo, buyer]) => ({ orderNo, buyer }));
+  }
+
+  private async changeOrder(kind: 'pay' | 'cancel', orderPick: number, api: number): Promise<void> {
+    const order = this.pick(this.promisedOrders(), orderPick);
+    if (!order) return;
+    const buyer = this.buyers[order.buyer]!;
+    const answer = await this.call(api, 'POST', `/api/orders/${order.orderNo}/${kind}`, buyer.jwt);
+    this.record(kind, api, buyer.index, order.orderNo, undefined, answer);
+  }
+
+  private async mintFor(buyer: Buyer, api: number): Promise<string | undefined> {
+    const answer = await this.call(api, 'POST', `/api/sales/${this.sale.id}/tokens`, buyer.jwt);
+    return answer.status === 201 ? answer.body?.token : undefined;
+  }
+
+  private async purchase(kind: OperationKind, use: TokenUse, api: number): Promise<void> {
+    const buyer = this.buyers[use.buyer]!;
+    const answer = await this.call(api, 'POST', `/api/sales/${this.sale.id}/purchase`, buyer.jwt, {
+      token: use.token,
+      quantity: use.quantity,
+    });
+    this.record(kind, api, buyer.index, use.token, use.quantity, answer);
+  }
+
+  private record(
+    kind: OperationKind,
+    api: number,
+    buyer: number,
+    subject: string,
+    quantity: number | undefined,
+    answer: Answer,
+  ): Operation {
+    const outcome: Outcome =
+      answer.status === undefined || answer.status >= 500 ? 'info' : answer.status < 300 ? 'ok' : 'fail';
+    return this.history.record({
+      kind,
+      api,
+      buyer,
+      subject,
+      quantity,
+      outcome,
+      status: answer.status,
+      code: answer.body?.error?.code,
+      orderNo: outcome === 'ok' && kind !== 'pay' && kind !== 'cancel' ? answer.body?.orderNo : undefined,
+      error: answer.error,
+      faultsActive: this.faultsActive(),
+    });
+  }
+
+  private async call(api: number, method: 'POST' | 'GET', path: string, jwt?: string, json?: unknown): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    if (jwt) headers['authorization'] = `Bearer ${jwt}`;
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    try {
+      const response = await request(`${this.cluster.apiUrls[api]}${path}`, {
+        method,
+        headers,
+        body: json === undefined ? undefined : JSON.stringify(json),
+        dispatcher: this.agent,
+      });
+      const text = await response.body.text();
+      let body: Answer['body'];
+      try {
+        body = text ? (JSON.parse(text) as Answer['body']) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: response.statusCode, body };
+    } catch (error) {
+      return { error: error instanceof Error ? ((error as { code?: string }).code ?? error.message) : String(error) };
+    }
+  }
+
+  private pick<T>(items: readonly T[], pick: number): T | undefined {
+    return items.length === 0 ? undefined : items[pick % items.length];
+  }
+}
