@@ -20,3 +20,4 @@ export * from './demo-run.repository';
 export * from './order-query.repository';
 export * from './payment.repository';
 export * from './strategy-purchase.repository';
+export * from './stock-segments';
