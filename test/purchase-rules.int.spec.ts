@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { dataSourceOptions, SaleEntity, SaleStockRepository, StrategyPurchaseRepository } from '@flash-sale/db';
+import {
+  dataSourceOptions,
+  SaleEntity,
+  SaleRepository,
+  SaleStockRepository,
+  StrategyPurchaseRepository,
+} from '@flash-sale/db';
 import { decidePurchase, DomainError, OrderNumberGenerator, PURCHASE_REFUSAL_CODES } from '@flash-sale/domain';
-import { type RedisClient, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { type RedisClient, ReservationScripts, SaleLocks, SaleRedisRepository } from '@flash-sale/redis';
 import { DataSource } from 'typeorm';
 import { DbPurchase, type DbStrategy } from '../apps/api/src/purchase/db-purchase';
+import { LockHolderPause } from '../apps/api/src/purchase/lock-holder-pause';
+import { PurchaseLock } from '../apps/api/src/purchase/purchase-lock';
 import { SubmitTokens } from '../apps/api/src/purchase/submit-tokens';
 import {
   type CaseBuyer,
@@ -168,12 +176,20 @@ function mysqlStore(
   return {
     async createSale(testCase) {
       const { startsAt, endsAt } = windowOf({ ...testCase, window: 'live' });
-      const result = (await db().query(
-        `INSERT INTO sales (name, price_cents, stock, available, per_user_limit, starts_at, ends_at, strategy, payment_timeout_seconds)
-         VALUES ('rules', 100, ?, ?, ?, ?, ?, ?, 600)`,
-        [testCase.sale.stock, testCase.sale.stock, testCase.sale.perUserLimit, startsAt, endsAt, strategy],
-      )) as { insertId: number };
-      return String(result.insertId);
+      // As the admin API does: a db-segmented sale's stock goes to its segments.
+      const sale = await new SaleRepository(db()).create({
+        name: 'rules',
+        description: null,
+        imageUrl: null,
+        priceCents: 100,
+        stock: testCase.sale.stock,
+        perUserLimit: testCase.sale.perUserLimit,
+        startsAt,
+        endsAt,
+        strategy,
+        paymentTimeoutSeconds: 600,
+      });
+      return String(sale.id);
     },
     async issueSubmitToken(saleId, buyer) {
       return (await tokens().issue(saleId, buyer, false)).token;
@@ -221,7 +237,9 @@ describe('purchase rules: the same cases against every implementation', () => {
     db = new DataSource(dataSourceOptions({ url: testEnv.config.database.url, poolSize: 2 }));
     await db.initialize();
     tokens = new SubmitTokens(saleRedis, testEnv.config);
-    dbPurchase = new DbPurchase(new StrategyPurchaseRepository(db, new SaleStockRepository()), tokens, testEnv.config);
+    const repository = new StrategyPurchaseRepository(db, new SaleStockRepository());
+    const purchaseLock = new PurchaseLock(new SaleLocks(redis, testRedis.keys), repository, testEnv.config);
+    dbPurchase = new DbPurchase(repository, tokens, purchaseLock, new LockHolderPause(), testEnv.config);
   });
 
   afterAll(async () => {
@@ -239,7 +257,9 @@ describe('purchase rules: the same cases against every implementation', () => {
         () => saleRedis,
       ),
     ],
-    ...(['db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const).map((strategy): [string, Store] => [
+    ...(
+      ['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock', 'redis-lock-unfenced', 'naive-unsafe'] as const
+    ).map((strategy): [string, Store] => [
       `${strategy} on MySQL`,
       mysqlStore(
         strategy,
