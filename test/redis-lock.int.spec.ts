@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SaleStockRepository, StrategyPurchaseRepository } from '@flash-sale/db';
 import { createRedisClient, KeyBuilder, type RedisClient, SaleLocks } from '@flash-sale/redis';
+import type { DemoRunReport } from '@flash-sale/contract';
 import type { DataSource } from 'typeorm';
 import { exited } from './support/child-process';
-import { countRows } from './support/fixtures';
+import { countRows, waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
@@ -60,6 +61,8 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
   let redis: RedisClient;
   let locks: SaleLocks;
   let repository: StrategyPurchaseRepository;
+  let stack: RunningStack;
+  let admin: string;
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
@@ -69,6 +72,8 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     redis = createRedisClient({ url: testEnv.config.redis.url, clusterNodes: [] });
     locks = new SaleLocks(redis, new KeyBuilder(testEnv.config.redis.keyPrefix));
     repository = new StrategyPurchaseRepository(db, new SaleStockRepository());
+    stack = await startStack(testEnv.config, { worker: false }); // these strategies never touch the queue
+    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
   });
 
   afterAll(async () => {
@@ -77,6 +82,7 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
       child.kill('SIGKILL');
       await exited(child);
     }
+    await stack.close();
     redis.disconnect();
     await db.destroy();
     await testEnv.cleanup();
@@ -132,9 +138,7 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
   });
 
   it('a crashed holder’s lock (SIGKILL) expires within its TTL, and the sale goes on through the API', async () => {
-    const stack: RunningStack = await startStack(testEnv.config, { worker: false });
-    try {
-      const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    {
       const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
         token: admin,
         json: {
@@ -170,8 +174,6 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
         },
       );
       expect(audit.body).toMatchObject({ ok: true, held: 1 });
-    } finally {
-      await stack.close();
     }
   });
 
@@ -209,5 +211,31 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     expect(healed!.token).toBe(before!.token + 1);
     expect(await repository.claimFence(saleId, healed!.token)).toBe(true);
     await healed!.release();
+  });
+
+  it('the demonstration with the paused holder: redis-lock oversells nothing, redis-lock-unfenced oversells', async () => {
+    const started = await stack.client.call<{ id: string }>('POST', '/api/admin/demo-runs', {
+      token: admin,
+      json: { stock: 20, buyers: 120, strategies: ['redis-lock', 'redis-lock-unfenced'], pauseLockHolder: true },
+    });
+    expect(started.status).toBe(202);
+    const run = await waitFor(
+      'the demonstration to finish',
+      async () =>
+        (await stack.client.call<DemoRunReport>('GET', `/api/admin/demo-runs/${started.body.id}`, { token: admin }))
+          .body,
+      (body) => body.status !== 'running',
+      120_000,
+    );
+    expect(run).toMatchObject({ status: 'finished', pauseLockHolder: true });
+    const [fenced, unfenced] = run.results;
+    expect(fenced).toMatchObject({ strategy: 'redis-lock', oversold: 0, audit: { ok: true, held: fenced!.accepted } });
+    expect(fenced!.accepted).toBeLessThanOrEqual(20);
+    // The paused holder's write was refused by the fence: its buyer was told 503, try again.
+    expect(fenced!.errors).toBeGreaterThanOrEqual(1);
+    expect(unfenced!.strategy).toBe('redis-lock-unfenced');
+    // Its stale write put back units its successors had sold: they were sold again.
+    expect(unfenced!.oversold).toBeGreaterThan(0);
+    expect(unfenced!.audit?.ok).toBe(false);
   });
 });

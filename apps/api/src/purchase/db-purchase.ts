@@ -18,10 +18,9 @@ import {
   type PurchaseRequestFacts,
   type SaleStrategy,
 } from '@flash-sale/domain';
-import type { HeldLock } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { LockHolderPause } from './lock-holder-pause';
-import { lockLost, PurchaseLock } from './purchase-lock';
+import { type LockGrant, lockLost, PurchaseLock } from './purchase-lock';
 import { refusal } from './refusals';
 import { SubmitTokens } from './submit-tokens';
 
@@ -113,9 +112,9 @@ export class DbPurchase {
       case 'db-pessimistic':
         return this.pessimistic(sale, request, order);
       case 'redis-lock':
-        return this.purchaseLock.holding(sale.id, true, (lock) => this.fenced(lock, sale, request, order));
+        return this.purchaseLock.holding(sale.id, true, (grant) => this.fenced(grant, sale, request, order));
       case 'redis-lock-unfenced':
-        return this.purchaseLock.holding(sale.id, false, (lock) => this.trustingTheLock(lock, sale, request, order));
+        return this.purchaseLock.holding(sale.id, false, (grant) => this.trustingTheLock(grant, sale, request, order));
       case 'naive-unsafe':
         return this.naiveUnsafe(sale, request, order);
     }
@@ -190,7 +189,7 @@ export class DbPurchase {
    * a paused holder keeps no lock that would stop the next one.
    */
   private fenced(
-    lock: HeldLock,
+    grant: LockGrant,
     sale: SaleEntity,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
@@ -198,8 +197,8 @@ export class DbPurchase {
     return this.repository.inTransaction(async (statements) => {
       const available = await statements.availableUnguarded(sale.id);
       await this.insertIfAllowed(statements, sale, request, order, available);
-      await this.pause.pauseIfArmed(lock);
-      if (!(await statements.takeUnitsFenced(sale.id, order.quantity!, lock.token))) throw lockLost();
+      await this.pause.pauseIfArmed(grant);
+      if (!(await statements.takeUnitsFenced(sale.id, order.quantity!, grant.lock.token))) throw lockLost();
     }, 'READ COMMITTED');
   }
 
@@ -209,7 +208,7 @@ export class DbPurchase {
    * count over its successor's sales, and the units they sold are sold again.
    */
   private trustingTheLock(
-    lock: HeldLock,
+    grant: LockGrant,
     sale: SaleEntity,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
@@ -217,7 +216,7 @@ export class DbPurchase {
     return this.repository.inTransaction(async (statements) => {
       const available = await statements.availableUnguarded(sale.id);
       await this.insertIfAllowed(statements, sale, request, order, available);
-      await this.pause.pauseIfArmed(lock);
+      await this.pause.pauseIfArmed(grant);
       await statements.overwriteAvailable(sale.id, available - order.quantity!);
     }, 'READ COMMITTED');
   }
