@@ -141,6 +141,7 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
       { stock: 0, buyers: 10 },
       { stock: 10, buyers: 5_000 },
       { stock: 5, buyers: 10, strategies: ['nope'] },
+      { stock: 5, buyers: 10, pauseLockHolder: 'yes' },
     ]) {
       const bad = await w.stack.client.call<{ error: { code: string } }>('POST', '/api/admin/demo-runs', {
         token: w.admin,

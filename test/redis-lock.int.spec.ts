@@ -177,6 +177,35 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     }
   });
 
+  it('a buyer who cannot get the lock within the wait gets 503 + retry-after, and nothing is written', async () => {
+    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'busy', priceCents: 100, stock: 3, strategy: 'redis-lock', endsAt: new Date(Date.now() + HOUR_MS) },
+    });
+    const guest = await stack.client.guest();
+    const submitToken = await stack.client.submitToken(sale.body.id, guest.token);
+    const holding = await locks.tryAcquire(sale.body.id, LOCK_TTL_MS); // renewed by its watchdog throughout
+    try {
+      const started = Date.now();
+      const busy = await stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+        token: guest.token,
+        json: { token: submitToken },
+      });
+      expect([busy.status, busy.body.error.code, busy.headers['retry-after']]).toEqual([503, 'UNAVAILABLE', '1']);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(testEnv.config.purchase.lockWaitMs - 100);
+    } finally {
+      await holding!.release();
+    }
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [sale.body.id])).toBe(0);
+    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [sale.body.id])).toBe(3);
+    // The same submit token, once the lock is free: the purchase goes through.
+    const bought = await stack.client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+      token: guest.token,
+      json: { token: submitToken },
+    });
+    expect(bought.status).toBe(201);
+  });
+
   it('releases only for its owner, renews only for its owner', async () => {
     const saleId = await createSale(1);
     const first = await locks.tryAcquire(saleId, 200);
