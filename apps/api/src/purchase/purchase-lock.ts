@@ -20,7 +20,7 @@ export interface LockGrant {
 }
 
 /** `503` + `retry-after`: nothing was sold, and the same submit token gets its true answer shortly. */
-export function lockNotHeld(message: string): RetryLaterError {
+function lockNotHeld(message: string): RetryLaterError {
   return new RetryLaterError(ErrorCode.Unavailable, message, RETRY_SECONDS);
 }
 
