@@ -1,5 +1,6 @@
-// Strategy comparison: the same burst against four sales at once, one per strategy (DESIGN.md
-// "Strategies"): `redis-lua`, `db-optimistic`, `db-pessimistic` and `naive-unsafe`.
+// Strategy comparison: the same burst against one sale per strategy at once (DESIGN.md "Strategies"):
+// `redis-lua`, `db-optimistic`, `db-segmented`, `db-pessimistic`, `redis-lock`, `redis-lock-unfenced`
+// and `naive-unsafe`.
 //
 //   setup     creates one sale per strategy: same stock, same opening instant
 //   scenarios one per strategy, named after it and tagged `strategy:<name>`, all at the same time:

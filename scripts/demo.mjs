@@ -4,6 +4,8 @@
 //
 //   npm run demo                              # 50 units, 500 buyers, against http://localhost:3000
 //   npm run demo -- --stock 100 --buyers 1000
+//   npm run demo -- --pause-lock-holder       # the first redis-lock holder pauses past the lock's TTL
+//   npm run demo -- --strategies db-optimistic,db-segmented
 //   DEMO_URL=http://host:3000 ADMIN_PASSWORD=… npm run demo
 import { parseArgs } from 'node:util';
 
@@ -11,6 +13,8 @@ const { values } = parseArgs({
   options: {
     stock: { type: 'string', default: '50' },
     buyers: { type: 'string', default: '500' },
+    strategies: { type: 'string' },
+    'pause-lock-holder': { type: 'boolean', default: false },
     url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT ?? 3000}` },
   },
 });
@@ -49,14 +53,23 @@ function table(rows) {
     .join('\n');
 }
 
+/** The strategies that exist to oversell (libs/contract UNSAFE_STRATEGIES). */
+const UNSAFE = ['naive-unsafe', 'redis-lock-unfenced'];
+
 const show = (value, suffix = '') => (value === null || value === undefined ? '—' : `${value}${suffix}`);
 
 const { token } = await call('POST', '/auth/admin', undefined, { password });
+const pauseLockHolder = values['pause-lock-holder'];
 const { id } = await call('POST', '/admin/demo-runs', token, {
   stock: Number(values.stock),
   buyers: Number(values.buyers),
+  strategies: values.strategies?.split(',').map((strategy) => strategy.trim()),
+  pauseLockHolder,
 });
-console.log(`Demo ${id}: ${values.buyers} buyers at once for ${values.stock} units, per strategy (${base})`);
+console.log(
+  `Demo ${id}: ${values.buyers} buyers at once for ${values.stock} units, per strategy` +
+    `${pauseLockHolder ? ', the first lock holder paused past its TTL' : ''} (${base})`,
+);
 
 let run;
 let lastLine = '';
@@ -76,7 +89,7 @@ console.log(
   table([
     ['strategy', 'accepted', 'refused', 'errors', 'oversold', 'req/s', 'p50', 'p95', 'audit'],
     ...run.results.map((r) => [
-      r.strategy === 'naive-unsafe' ? 'naive-unsafe (UNSAFE)' : r.strategy,
+      UNSAFE.includes(r.strategy) ? `${r.strategy} (UNSAFE)` : r.strategy,
       r.accepted,
       r.refused,
       r.errors,
@@ -89,10 +102,14 @@ console.log(
   ]),
 );
 console.log('');
-const unsafe = run.results.find((r) => r.strategy === 'naive-unsafe');
-const safeOversold = run.results.filter((r) => r.strategy !== 'naive-unsafe' && r.oversold !== 0);
-if (unsafe?.oversold > 0)
-  console.log(`naive-unsafe promised ${unsafe.oversold} unit(s) that do not exist: lost updates.`);
+const safeOversold = run.results.filter((r) => !UNSAFE.includes(r.strategy) && r.oversold !== 0);
+for (const unsafe of run.results.filter((r) => UNSAFE.includes(r.strategy) && r.oversold > 0)) {
+  console.log(`${unsafe.strategy} promised ${unsafe.oversold} unit(s) that do not exist: lost updates.`);
+}
+if (run.results.some((r) => r.errors > 0)) {
+  console.log('errors: 503 + retry-after (optimistic retries ran out, or the lock could not be had or was lost):');
+  console.log('        the buyer is told to try again with the same token; nothing was sold, never an oversell.');
+}
 console.log(
   safeOversold.length === 0
     ? 'Every guarded strategy sold at most its stock, and its audit balanced.'

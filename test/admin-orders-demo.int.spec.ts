@@ -136,11 +136,12 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     }
   });
 
-  it('the oversell demonstration: the same burst at every strategy; only naive-unsafe oversells', async () => {
+  it('the oversell demonstration: the same burst at every strategy; only naive-unsafe oversells without a pause', async () => {
     for (const json of [
       { stock: 0, buyers: 10 },
       { stock: 10, buyers: 5_000 },
       { stock: 5, buyers: 10, strategies: ['nope'] },
+      { stock: 5, buyers: 10, pauseLockHolder: 'yes' },
     ]) {
       const bad = await w.stack.client.call<{ error: { code: string } }>('POST', '/api/admin/demo-runs', {
         token: w.admin,
@@ -163,8 +164,18 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     );
     expect(run.status).toBe('finished');
     const byStrategy = Object.fromEntries(run.results.map((result) => [result.strategy, result]));
-    expect(Object.keys(byStrategy).sort()).toEqual(['db-optimistic', 'db-pessimistic', 'naive-unsafe', 'redis-lua']);
-    for (const strategy of ['redis-lua', 'db-optimistic', 'db-pessimistic']) {
+    expect(Object.keys(byStrategy).sort()).toEqual([
+      'db-optimistic',
+      'db-pessimistic',
+      'db-segmented',
+      'naive-unsafe',
+      'redis-lock',
+      'redis-lock-unfenced',
+      'redis-lua',
+    ]);
+    // redis-lock-unfenced is safe only while no holder pauses past the lock's TTL: not asserted either way
+    // here (test/redis-lock.int.spec.ts pauses one and shows its oversell).
+    for (const strategy of ['redis-lua', 'db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock']) {
       const result = byStrategy[strategy]!;
       expect({ strategy, oversold: result.oversold, audit: result.audit }).toMatchObject({
         strategy,

@@ -3,15 +3,24 @@ import {
   dataSourceOptions,
   SaleBuyerRepository,
   SaleEntity,
+  SaleRepository,
   SaleStockRepository,
   StockLeaseRepository,
   StockLeases,
   StrategyPurchaseRepository,
 } from '@flash-sale/db';
 import { decidePurchase, DomainError, OrderNumberGenerator, PURCHASE_REFUSAL_CODES } from '@flash-sale/domain';
-import { type RedisClient, RedisConnection, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import {
+  type RedisClient,
+  RedisConnection,
+  ReservationScripts,
+  SaleLocks,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
 import { DataSource } from 'typeorm';
 import { DbPurchase, type DbStrategy } from '../apps/api/src/purchase/db-purchase';
+import { LockHolderPause } from '../apps/api/src/purchase/lock-holder-pause';
+import { PurchaseLock } from '../apps/api/src/purchase/purchase-lock';
 import { RedisBuyers } from '../apps/api/src/purchase/redis-buyers';
 import { SubmitTokens } from '../apps/api/src/purchase/submit-tokens';
 import {
@@ -177,12 +186,20 @@ function mysqlStore(
   return {
     async createSale(testCase) {
       const { startsAt, endsAt } = windowOf({ ...testCase, window: 'live' });
-      const result = (await db().query(
-        `INSERT INTO sales (name, price_cents, stock, available, per_user_limit, starts_at, ends_at, strategy, payment_timeout_seconds)
-         VALUES ('rules', 100, ?, ?, ?, ?, ?, ?, 600)`,
-        [testCase.sale.stock, testCase.sale.stock, testCase.sale.perUserLimit, startsAt, endsAt, strategy],
-      )) as { insertId: number };
-      return String(result.insertId);
+      // As the admin API does: a db-segmented sale's stock goes to its segments.
+      const sale = await new SaleRepository(db()).create({
+        name: 'rules',
+        description: null,
+        imageUrl: null,
+        priceCents: 100,
+        stock: testCase.sale.stock,
+        perUserLimit: testCase.sale.perUserLimit,
+        startsAt,
+        endsAt,
+        strategy,
+        paymentTimeoutSeconds: 600,
+      });
+      return String(sale.id);
     },
     async issueSubmitToken(saleId, buyer) {
       return (await tokens().issue(saleId, buyer, false)).token;
@@ -232,7 +249,9 @@ describe('purchase rules: the same cases against every implementation', () => {
     const leases = new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, { leaseSize: 10, lowWater: 1 });
     const redisBuyers = new RedisBuyers(new SaleBuyerRepository(db), leases);
     tokens = new SubmitTokens(saleRedis, redisBuyers, new RedisConnection(redis), testEnv.config);
-    dbPurchase = new DbPurchase(new StrategyPurchaseRepository(db, new SaleStockRepository()), tokens, testEnv.config);
+    const repository = new StrategyPurchaseRepository(db, new SaleStockRepository());
+    const purchaseLock = new PurchaseLock(new SaleLocks(redis, testRedis.keys), repository, testEnv.config);
+    dbPurchase = new DbPurchase(repository, tokens, purchaseLock, new LockHolderPause(), testEnv.config);
   });
 
   afterAll(async () => {
@@ -250,7 +269,9 @@ describe('purchase rules: the same cases against every implementation', () => {
         () => saleRedis,
       ),
     ],
-    ...(['db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const).map((strategy): [string, Store] => [
+    ...(
+      ['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock', 'redis-lock-unfenced', 'naive-unsafe'] as const
+    ).map((strategy): [string, Store] => [
       `${strategy} on MySQL`,
       mysqlStore(
         strategy,

@@ -12,8 +12,8 @@ interface Audit {
 }
 type Guest = { token: string; userId: string };
 
-/** The MySQL-only strategies under real concurrency on MariaDB (DESIGN.md "Strategies"). */
-describe('db-optimistic, db-pessimistic and naive-unsafe under concurrency (real MariaDB)', () => {
+/** The synchronous strategies under real concurrency on MariaDB (docs/architecture.md "Strategies"). */
+describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsafe under concurrency (real MariaDB, Redis)', () => {
   let testEnv: TestEnv;
   let db: DataSource;
   let stack: RunningStack;
@@ -68,17 +68,58 @@ describe('db-optimistic, db-pessimistic and naive-unsafe under concurrency (real
     return { saleId: sale.body.id, responses, audit: audit.body };
   }
 
-  it.each(['db-optimistic', 'db-pessimistic'])('%s sells exactly the stock, never more', async (strategy) => {
-    const { saleId, responses, audit } = await burst(strategy, 50);
-    const created = responses.filter((response) => response.status === 201);
-    expect(created).toHaveLength(50);
-    expect(created.every((response) => response.body.status === 'PENDING_PAYMENT')).toBe(true);
-    for (const response of responses.filter((r) => r.status !== 201)) {
-      expect(`${response.status} ${response.body.error?.code}`).toBe('410 SOLD_OUT');
-    }
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(50);
-    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
-    expect(audit).toMatchObject({ ok: true, oversold: 0, held: 50, duplicateOrders: 0 });
+  it.each(['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock'])(
+    '%s sells exactly the stock, never more',
+    async (strategy) => {
+      const { saleId, responses, audit } = await burst(strategy, 50);
+      const created = responses.filter((response) => response.status === 201);
+      expect(created).toHaveLength(50);
+      expect(created.every((response) => response.body.status === 'PENDING_PAYMENT')).toBe(true);
+      for (const response of responses.filter((r) => r.status !== 201)) {
+        expect(`${response.status} ${response.body.error?.code}`).toBe('410 SOLD_OUT');
+      }
+      expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(50);
+      expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
+      expect(
+        await countRows(db, 'SELECT COALESCE(SUM(available), 0) AS n FROM sale_stock_segments WHERE sale_id = ?', [
+          saleId,
+        ]),
+      ).toBe(0);
+      expect(audit).toMatchObject({ ok: true, oversold: 0, held: 50, duplicateOrders: 0 });
+    },
+  );
+
+  it('db-segmented: a cancelled order’s unit goes back to the sale’s row and is sold again; the books balance', async () => {
+    const sale = await stack.client.call<{ id: string; remaining: number }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: {
+        name: 'segments',
+        priceCents: 100,
+        stock: 3,
+        strategy: 'db-segmented',
+        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    });
+    expect([sale.status, sale.body.remaining]).toEqual([201, 3]);
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.body.id])).toBe(
+      3,
+    );
+    const buy = async (guest: Guest) =>
+      stack.client.call<{ orderNo: string; error?: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+        token: guest.token,
+        json: { token: await stack.client.submitToken(sale.body.id, guest.token) },
+      });
+    const bought = [await buy(guests[0]!), await buy(guests[1]!), await buy(guests[2]!)];
+    expect(bought.map((answer) => answer.status)).toEqual([201, 201, 201]);
+    expect((await buy(guests[3]!)).status).toBe(410);
+    const cancelled = await stack.client.call('POST', `/api/orders/${bought[0]!.body.orderNo}/cancel`, {
+      token: guests[0]!.token,
+    });
+    expect(cancelled.status).toBe(200);
+    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [sale.body.id])).toBe(1);
+    expect((await buy(guests[3]!)).status).toBe(201);
+    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.body.id}/audit`, { token: admin });
+    expect(audit.body).toMatchObject({ ok: true, oversold: 0, held: 3 });
   });
 
   it('db-optimistic: a replayed token returns the same order, another user’s token is refused', async () => {

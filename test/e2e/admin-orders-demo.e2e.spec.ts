@@ -138,11 +138,13 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
         (await admin.locator(`tr[data-strategy="${strategy}"] td[data-label="${label}"]`).textContent())?.trim() ?? '';
       expect(Number(await cell('naive-unsafe', 'Oversold'))).toBeGreaterThan(0);
       expect(await cell('naive-unsafe', 'Audit')).toMatch(/^not ok/);
-      for (const strategy of ['db-optimistic', 'db-pessimistic', 'redis-lua']) {
+      for (const strategy of ['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock', 'redis-lua']) {
         expect({ strategy, oversold: await cell(strategy, 'Oversold') }).toEqual({ strategy, oversold: '0' });
         expect(await cell(strategy, 'Audit')).toMatch(/^ok/);
       }
       expect(await cell('redis-lua', 'Accepted')).toBe('20');
+      // What an error is, beside the table: a "try again", never an oversell.
+      expect(await admin.locator('.demo-legend').textContent()).toMatch(/503 with retry-after.*never an oversell/);
       // The run is kept: it is listed, and the page shows it again after a reload.
       await admin.reload();
       await admin.getByRole('heading', { name: 'Results: 200 buyers, 20 units per sale' }).waitFor();

@@ -101,7 +101,11 @@ function strategySection(r) {
       `${Math.max(r.settings.strategyWarmup, r.settings.connections)}-request warm-up on a throwaway sale of its own. redis-lua answers 202 and ` +
       'its orders are written by the worker before the audit; the others write the order in the request (201). ' +
       '`naive-unsafe` reads `available`, checks, and writes back what it read minus one, with no lock: it is ' +
-      'meant to oversell, and the audit shows by how much.',
+      'meant to oversell, and the audit shows by how much. `redis-lock-unfenced` does the same under a Redis ' +
+      'lock without a fencing token: it oversells only when a lock holder pauses past the lock’s TTL, which ' +
+      'the bench never does (`npm run demo -- --pause-lock-holder` does), so here it shows what the fence costs. ' +
+      '"Other answers" are mostly 503 + retry-after (retries ran out, or the lock could not be had): a "try ' +
+      'again", never an oversell.',
     '',
   ];
 }

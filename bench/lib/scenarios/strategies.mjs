@@ -3,7 +3,7 @@
  * another, each after a short warm-up on a throwaway sale of its strategy; each sale is then audited.
  */
 import { waitForOrdersWritten } from '../orders.mjs';
-import { SETTINGS, STRATEGIES, log } from '../settings.mjs';
+import { MUST_OVERSELL, SETTINGS, STRATEGIES, UNSAFE_STRATEGIES, log } from '../settings.mjs';
 
 export async function runStrategies(run) {
   run.results.strategies = [];
@@ -61,7 +61,8 @@ async function measureStrategy(run, strategy, accept) {
   return {
     ...measured,
     strategy,
-    unsafe: strategy === 'naive-unsafe',
+    unsafe: UNSAFE_STRATEGIES.includes(strategy),
+    mustOversell: strategy === MUST_OVERSELL,
     saleId: sale.id,
     stock: SETTINGS.strategyStock,
     buyers: SETTINGS.strategyBuyers,
@@ -74,7 +75,7 @@ async function measureStrategy(run, strategy, accept) {
 
 /**
  * Safety is checked for every safe strategy (naive-unsafe is expected to oversell: a target, not a
- * check). Other answers (e.g. db-optimistic's 503 when its retries run out under contention) are a
+ * check; redis-lock-unfenced's count is reported only). Other answers (e.g. db-optimistic's 503 when its retries run out under contention) are a
  * property of the strategy, reported in the table; only the app's own path, redis-lua, must answer
  * nothing but 202/410.
  */

@@ -53,6 +53,12 @@ export interface AppConfig {
      */
     durableAck: DurableAck;
     durableAckTimeoutMs: number;
+    /**
+     * The redis-lock strategies' per-sale lock: a grant lives `ttlMs` unless its holder renews it (every
+     * third of it); a buyer waits at most `waitMs` for it, then gets 503 + retry-after.
+     */
+    lockTtlMs: number;
+    lockWaitMs: number;
   };
   /** Stock leases from MySQL to Redis (DESIGN.md "Who owns the stock"). */
   leases: {
@@ -262,6 +268,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 1_000, 0, 600_000),
       durableAck: oneOf(env, 'DURABLE_ACK', 'off', DURABLE_ACKS),
       durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
+      lockTtlMs: integer(env, 'PURCHASE_LOCK_TTL_MS', 2_000, 100, 600_000),
+      lockWaitMs: integer(env, 'PURCHASE_LOCK_WAIT_MS', 5_000, 0, 600_000),
     },
     leases: {
       size: integer(env, 'LEASE_SIZE', 1_000, 1, 1_000_000),

@@ -7,19 +7,31 @@ import type { SaleStrategy } from './sale';
  */
 export const DEMO_LIMITS = { maxStock: 500, maxBuyers: 2_000 } as const;
 
-/** naive-unsafe first: the oversell is what the audience waits for. */
+/** naive-unsafe first: the oversell is what the audience waits for. Every strategy, by default. */
 export const DEMO_DEFAULT_STRATEGIES: readonly SaleStrategy[] = [
   'naive-unsafe',
+  'redis-lock-unfenced',
   'db-optimistic',
+  'db-segmented',
   'db-pessimistic',
+  'redis-lock',
   'redis-lua',
 ];
+
+/** The strategies a demonstration's `pauseLockHolder` applies to. */
+export const LOCK_STRATEGIES: readonly SaleStrategy[] = ['redis-lock', 'redis-lock-unfenced'];
 
 /** `POST /api/admin/demo-runs` (answers `202 {id}`); `strategies` defaults to DEMO_DEFAULT_STRATEGIES. */
 export interface CreateDemoRunRequest {
   stock: number;
   buyers: number;
   strategies?: SaleStrategy[];
+  /**
+   * In the lock strategies' sales, the first buyer to get the lock stops between reading the stock and
+   * writing it, for longer than the lock's TTL (its renewal stops too), as a GC pause would do it.
+   * Default false.
+   */
+  pauseLockHolder?: boolean;
 }
 
 export interface DemoRunStarted {
@@ -39,7 +51,10 @@ export interface DemoStrategyResult {
   accepted: number;
   /** 409/410: sold out, limit reached… a correct "no". */
   refused: number;
-  /** Anything else (503 when optimistic retries ran out, a timeout…). */
+  /**
+   * Anything else: `503` + `retry-after` when optimistic retries ran out or the lock could not be had
+   * or was lost (a correct "try again with the same token", never an oversell), or a timeout.
+   */
   errors: number;
   /** From the sale's audit: units promised beyond the stock. */
   oversold: number | null;
@@ -60,6 +75,8 @@ export interface DemoRunReport {
   status: 'running' | 'finished' | 'failed';
   stock: number;
   buyers: number;
+  /** Whether the lock strategies' first lock holder was paused past the lock's TTL. */
+  pauseLockHolder: boolean;
   createdAt: string;
   finishedAt: string | null;
   results: DemoStrategyResult[];

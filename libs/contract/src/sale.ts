@@ -1,5 +1,16 @@
-export const SALE_STRATEGIES = ['redis-lua', 'db-optimistic', 'db-pessimistic', 'naive-unsafe'] as const;
+export const SALE_STRATEGIES = [
+  'redis-lua',
+  'db-optimistic',
+  'db-segmented',
+  'db-pessimistic',
+  'redis-lock',
+  'redis-lock-unfenced',
+  'naive-unsafe',
+] as const;
 export type SaleStrategy = (typeof SALE_STRATEGIES)[number];
+
+/** Strategies that exist to show an oversell, and say so wherever they are named. */
+export const UNSAFE_STRATEGIES: readonly SaleStrategy[] = ['naive-unsafe', 'redis-lock-unfenced'];
 
 export const SALE_STATUSES = ['upcoming', 'live', 'sold_out', 'ended'] as const;
 export type SaleStatus = (typeof SALE_STATUSES)[number];

@@ -9,6 +9,7 @@ import { StockLeases1764000000000 } from './migrations/1764000000000-stock-lease
 import { Accounts1764110000000 } from './migrations/1764110000000-accounts';
 import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
 import { ReconciliationWorkIndex1764200000000 } from './migrations/1764200000000-reconciliation-work-index';
+import { LockFenceAndStockSegments1764300000100 } from './migrations/1764300000100-lock-fence-and-stock-segments';
 import { SaleBuyers1764300000200 } from './migrations/1764300000200-sale-buyers';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   Accounts1764110000000,
   DemoRuns1764110000001,
   ReconciliationWorkIndex1764200000000,
+  LockFenceAndStockSegments1764300000100,
   SaleBuyers1764300000200,
 ];
 

@@ -21,3 +21,4 @@ export * from './order-query.repository';
 export * from './payment.repository';
 export * from './strategy-purchase.repository';
 export * from './sale-buyer.repository';
+export * from './stock-segments';

@@ -1,8 +1,10 @@
 import { type BookedOrder, HOLDING_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import type { DataSource, EntityManager } from 'typeorm';
+import { StockSegmentRepository } from './stock-segments';
 
 export interface MySqlSaleBooks {
   stock: number;
+  /** Neither leased nor held: the sale row's `available` plus a db-segmented sale's segments. */
   available: number;
   leased: number;
   inDoubt: number;
@@ -14,6 +16,8 @@ export interface MySqlSaleBooks {
 
 /** What MySQL says about one sale, for the audit and the reconciliation job. */
 export class SaleBooksRepository {
+  private readonly segments = new StockSegmentRepository();
+
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -31,8 +35,9 @@ export class SaleBooksRepository {
       [saleId],
     )) as Record<string, number>[];
     if (!sale) return undefined;
+    const segmented = await this.segments.available(manager, saleId);
     const holding = HOLDING_STATUSES.map(() => '?').join(', ');
-    // One connection, one query at a time: the transaction's snapshot holds for all three.
+    // One connection, one query at a time: the transaction's snapshot holds for all four.
     const rows = (await manager.query('SELECT order_no, status, quantity, lease_epoch FROM orders WHERE sale_id = ?', [
       saleId,
     ])) as { order_no: string; status: OrderStatus; quantity: number; lease_epoch: number | null }[];
@@ -44,7 +49,7 @@ export class SaleBooksRepository {
     )) as { excess: string | number }[];
     return {
       stock: Number(sale['stock']),
-      available: Number(sale['available']),
+      available: Number(sale['available']) + segmented,
       leased: Number(sale['leased']),
       inDoubt: Number(sale['in_doubt']),
       redisEpoch: Number(sale['redis_epoch']),

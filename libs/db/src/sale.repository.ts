@@ -1,5 +1,6 @@
 import { type DataSource, LessThanOrEqual, MoreThan, type Repository } from 'typeorm';
 import { SaleEntity } from './entities/sale.entity';
+import { StockSegmentRepository } from './stock-segments';
 
 /** What an admin gives for a new sale; the stock columns start from `stock`. */
 export type NewSale = Pick<
@@ -22,13 +23,20 @@ export type SaleDefinitionChanges = Partial<Pick<SaleEntity, 'name' | 'descripti
 /** Sales' definitions (the stock columns are the stock repositories' and the worker's). */
 export class SaleRepository {
   private readonly sales: Repository<SaleEntity>;
+  private readonly segments = new StockSegmentRepository();
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly dataSource: DataSource) {
     this.sales = dataSource.getRepository(SaleEntity);
   }
 
+  /** A db-segmented sale starts with its whole stock in its segments, the others on the sale's row. */
   async create(sale: NewSale): Promise<SaleEntity> {
-    return this.sales.save(this.sales.create({ ...sale, available: sale.stock }));
+    if (sale.strategy !== 'db-segmented') return this.sales.save(this.sales.create({ ...sale, available: sale.stock }));
+    return this.dataSource.transaction(async (manager) => {
+      const saved = await manager.save(manager.create(SaleEntity, { ...sale, available: 0 }));
+      await this.segments.create(manager, saved.id, sale.stock);
+      return saved;
+    });
   }
 
   /** Column-wise: the stock columns are never written here, whatever the worker does meanwhile. */
@@ -44,10 +52,13 @@ export class SaleRepository {
     return this.sales.find({ order: { startsAt: 'DESC', id: 'DESC' }, take: limit });
   }
 
-  /** Units MySQL has neither leased nor sold, read now. */
+  /** Units MySQL has neither leased nor sold, read now (a db-segmented sale's segments included). */
   async available(saleId: string): Promise<number> {
-    const row = await this.sales.findOne({ select: { available: true }, where: { id: saleId } });
-    return row?.available ?? 0;
+    const [row, segmented] = await Promise.all([
+      this.sales.findOne({ select: { available: true }, where: { id: saleId } }),
+      this.segments.available(this.dataSource.manager, saleId),
+    ]);
+    return (row?.available ?? 0) + segmented;
   }
 
   endingAfter(since: Date): Promise<SaleEntity[]> {

@@ -4,6 +4,7 @@ import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { OrderEntity } from './entities/order.entity';
 import { SaleBuyerRepository } from './sale-buyer.repository';
 import type { SaleStockRepository, SaleStockRow } from './sale-stock.repository';
+import { type StockSegment, StockSegmentRepository } from './stock-segments';
 
 /** What a buyer holds in a sale, for the per-user limit and the order's purchase slot. */
 export interface BuyerHolding {
@@ -28,6 +29,7 @@ export class PurchaseStatements {
     private readonly manager: EntityManager,
     private readonly saleStock: SaleStockRepository,
     private readonly saleBuyers: SaleBuyerRepository,
+    private readonly segments: StockSegmentRepository,
   ) {}
 
   /**
@@ -66,9 +68,34 @@ export class PurchaseStatements {
     ]);
   }
 
+  /** A db-segmented sale's segments, no lock: each one's version guards its update. */
+  readSegments(saleId: string): Promise<StockSegment[]> {
+    return this.segments.read(this.manager, saleId);
+  }
+
+  /** Takes units from a segment still at the version read; false: an optimistic-lock conflict. */
+  takeFromSegment(saleId: string, segment: StockSegment, units: number): Promise<boolean> {
+    return this.segments.take(this.manager, saleId, segment, units);
+  }
+
   /**
-   * UNSAFE ON PURPOSE (naive-unsafe): writes `available` as the caller computed it from an unguarded
-   * read, so a concurrent buyer's update in between is lost.
+   * redis-lock: takes units only while the sale's row still carries this holder's fencing token (see
+   * `StrategyPurchaseRepository.claimFence`); false when a newer holder has claimed it since — this
+   * holder's lock ran out, and its write must not land. Relative to the row, not to what was read:
+   * cancelled and expired orders give units back without the lock, and none of them is lost.
+   */
+  async takeUnitsFenced(saleId: string, units: number, fence: number): Promise<boolean> {
+    const result = (await this.manager.query(
+      'UPDATE sales SET available = available - ?, version = version + 1 WHERE id = ? AND fence = ?',
+      [units, saleId, fence],
+    )) as { affectedRows: number };
+    return result.affectedRows === 1;
+  }
+
+  /**
+   * UNSAFE ON PURPOSE (naive-unsafe; redis-lock-unfenced, which trusts its lock to be exclusive): writes
+   * `available` as the caller computed it from an unguarded read, so a concurrent buyer's update in
+   * between is lost.
    */
   async overwriteAvailable(saleId: string, available: number): Promise<void> {
     await this.manager.query('UPDATE sales SET available = ? WHERE id = ?', [available, saleId]);
@@ -99,8 +126,8 @@ export class PurchaseStatements {
 }
 
 /**
- * The MySQL side of the synchronous strategies (db-optimistic, db-pessimistic, naive-unsafe, and the
- * Redis-down fallback): the facts their purchase rules need and the writes of an accepted purchase.
+ * The MySQL side of the synchronous strategies (db-optimistic, db-segmented, db-pessimistic, the
+ * redis-lock pair, naive-unsafe, and the Redis-down fallback): the facts their purchase rules need and the writes of an accepted purchase.
  */
 export class StrategyPurchaseRepository {
   private readonly saleBuyers: SaleBuyerRepository;
@@ -112,14 +139,41 @@ export class StrategyPurchaseRepository {
     this.saleBuyers = new SaleBuyerRepository(dataSource);
   }
 
+  private readonly segments = new StockSegmentRepository();
+
   inTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>, isolation?: IsolationLevel): Promise<T> {
-    const run = (manager: EntityManager) => work(new PurchaseStatements(manager, this.saleStock, this.saleBuyers));
+    const run = (manager: EntityManager) =>
+      work(new PurchaseStatements(manager, this.saleStock, this.saleBuyers, this.segments));
     return isolation ? this.dataSource.transaction(isolation, run) : this.dataSource.transaction(run);
   }
 
   /** Each statement committed at once, no transaction around them: what naive-unsafe runs. */
   withoutTransaction<T>(work: (statements: PurchaseStatements) => Promise<T>): Promise<T> {
-    return work(new PurchaseStatements(this.dataSource.manager, this.saleStock, this.saleBuyers));
+    return work(new PurchaseStatements(this.dataSource.manager, this.saleStock, this.saleBuyers, this.segments));
+  }
+
+  /**
+   * redis-lock: records this lock holder's fencing token on the sale's row, committed at once, before
+   * the holder reads the stock — if no newer token is there. False: a newer holder claimed the row (this
+   * one's lock ran out), or the token is below one MySQL saw (the Redis counter was lost: see `fenceOf`).
+   * Claimed first so that a stale holder's write fails even when it comes after the newer holder's read
+   * and before its write; committed on its own so a paused holder keeps no row lock.
+   */
+  async claimFence(saleId: string, fence: number): Promise<boolean> {
+    const result = (await this.dataSource.query('UPDATE sales SET fence = ? WHERE id = ? AND fence < ?', [
+      fence,
+      saleId,
+      fence,
+    ])) as { affectedRows: number };
+    return result.affectedRows === 1;
+  }
+
+  /** The largest fencing token the sale's row has seen. */
+  async fenceOf(saleId: string): Promise<number> {
+    const [row] = (await this.dataSource.query('SELECT fence FROM sales WHERE id = ?', [saleId])) as {
+      fence: string | number;
+    }[];
+    return Number(row?.fence ?? 0);
   }
 
   /** The order a submit token made, by any path that writes one synchronously. */

@@ -6,6 +6,7 @@ export * from './sale-keys';
 export * from './reservation-record';
 export * from './reservation-scripts';
 export * from './sale-redis.repository';
+export * from './sale-locks';
 export * from './sale-activity';
 export * from './handoff-stream';
 export * from './redis.module';

@@ -8,6 +8,7 @@ import { RedisConnection } from './redis-connection';
 import { ReservationScripts } from './reservation-scripts';
 import { SaleActivity } from './sale-activity';
 import { KeyBuilder } from './sale-keys';
+import { SaleLocks } from './sale-locks';
 import { SaleRedisRepository } from './sale-redis.repository';
 import { StockReturnSubscription } from './stock-return-subscription';
 
@@ -41,6 +42,7 @@ const REPOSITORIES = [
   HandoffStream,
   RateLimiterStore,
   StockReturnSubscription,
+  SaleLocks,
 ] as const;
 
 /** Redis for a whole app: one client, one key builder, the repositories, one outage reporter. */

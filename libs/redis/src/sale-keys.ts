@@ -19,6 +19,10 @@ export class SaleKeys {
   readonly handoff: string;
   /** The sale's purchase rate-limit counter (a fixed window: INCR with a TTL). */
   readonly purchaseLimit: string;
+  /** The redis-lock strategies' purchase lock: its holder's owner value, with a TTL (lock-acquire-2.lua). */
+  readonly lock: string;
+  /** The last fencing token the sale's lock granted: a counter without TTL. */
+  readonly lockFence: string;
   private readonly base: string;
 
   constructor(
@@ -35,6 +39,8 @@ export class SaleKeys {
     this.grants = `${this.base}:grants`;
     this.handoff = `${this.base}:handoff`;
     this.purchaseLimit = `${this.base}:rl:purchase-sale`;
+    this.lock = `${this.base}:lock`;
+    this.lockFence = `${this.base}:lock-fence`;
   }
 
   /** One buyer's purchase rate-limit counter in this sale. */

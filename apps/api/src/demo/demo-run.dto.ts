@@ -1,6 +1,6 @@
 import { type CreateDemoRunRequest, DEMO_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, Max, Min } from 'class-validator';
 import { IsOptionalField } from '../common/validation';
 
 export { DEMO_DEFAULT_STRATEGIES, DEMO_LIMITS } from '@flash-sale/contract';
@@ -24,7 +24,7 @@ export class CreateDemoRunDto implements CreateDemoRunRequest {
   @Max(DEMO_LIMITS.maxBuyers)
   buyers!: number;
 
-  @ApiPropertyOptional({ enum: SALE_STRATEGIES, isArray: true, description: 'Default: all four' })
+  @ApiPropertyOptional({ enum: SALE_STRATEGIES, isArray: true, description: 'Default: every strategy' })
   @IsOptionalField()
   @IsArray()
   @ArrayMinSize(1)
@@ -32,4 +32,14 @@ export class CreateDemoRunDto implements CreateDemoRunRequest {
   @ArrayUnique()
   @IsIn(SALE_STRATEGIES, { each: true })
   strategies?: SaleStrategy[];
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    description:
+      "redis-lock and redis-lock-unfenced: the first lock holder stops past the lock's TTL between its read and its write",
+    default: false,
+  })
+  @IsOptionalField()
+  @IsBoolean()
+  pauseLockHolder?: boolean;
 }

@@ -1,11 +1,12 @@
 import { DemoRunRepository } from '@flash-sale/db';
-import type { Audit } from '@flash-sale/contract';
+import { type Audit, LOCK_STRATEGIES } from '@flash-sale/contract';
 import { DomainError, ErrorCode, errorMessage } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { ulid } from 'ulid';
 import { ADMIN_USER_ID } from '../auth/auth.service';
+import { LockHolderPause } from '../purchase/lock-holder-pause';
 import { type CreateDemoRunDto, DEMO_DEFAULT_STRATEGIES } from './demo-run.dto';
 import { type DemoRunReport, type DemoStrategyResult, emptyResult, percentile } from './demo-run.report';
 import { pool, SelfHttpClient } from './self-http-client';
@@ -36,6 +37,7 @@ export class DemoRunsService implements OnApplicationShutdown {
     private readonly runs: DemoRunRepository,
     private readonly jwt: JwtService,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly lockHolderPause: LockHolderPause,
   ) {}
 
   async start(input: CreateDemoRunDto): Promise<{ id: string }> {
@@ -51,6 +53,7 @@ export class DemoRunsService implements OnApplicationShutdown {
       status: 'running',
       stock: input.stock,
       buyers: input.buyers,
+      pauseLockHolder: input.pauseLockHolder ?? false,
       createdAt: new Date().toISOString(),
       finishedAt: null,
       results: strategies.map(emptyResult),
@@ -148,15 +151,23 @@ export class DemoRunsService implements OnApplicationShutdown {
 
     result.phase = 'buying';
     const latencies: number[] = [];
+    const pausesHolder = report.pauseLockHolder && LOCK_STRATEGIES.includes(result.strategy);
+    if (pausesHolder) this.lockHolderPause.arm(saleId);
     const started = performance.now();
-    await pool(buyers, BURST_CONNECTIONS, async (buyer) => {
-      const answer = await client.call('POST', `/sales/${saleId}/purchase`, buyer.jwt, { token: buyer.submitToken });
-      latencies.push(answer.ms);
-      result.sent += 1;
-      if (answer.status === 201 || answer.status === 202) result.accepted += 1;
-      else if (answer.status === 409 || answer.status === 410) result.refused += 1;
-      else result.errors += 1;
-    });
+    try {
+      await pool(buyers, BURST_CONNECTIONS, async (buyer) => {
+        const answer = await client.call('POST', `/sales/${saleId}/purchase`, buyer.jwt, {
+          token: buyer.submitToken,
+        });
+        latencies.push(answer.ms);
+        result.sent += 1;
+        if (answer.status === 201 || answer.status === 202) result.accepted += 1;
+        else if (answer.status === 409 || answer.status === 410) result.refused += 1;
+        else result.errors += 1;
+      });
+    } finally {
+      if (pausesHolder) this.lockHolderPause.disarm(saleId);
+    }
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
     result.durationMs = Math.round(seconds * 1000);

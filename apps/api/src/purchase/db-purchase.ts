@@ -5,6 +5,7 @@ import {
   type OrderEntity,
   type PurchaseStatements,
   type SaleEntity,
+  segmentFor,
   StrategyPurchaseRepository,
   withOptimisticRetries,
 } from '@flash-sale/db';
@@ -16,13 +17,16 @@ import {
   OrderNumberGenerator,
   type PurchaseRequestFacts,
   RetryLaterError,
+  type SaleStrategy,
 } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
+import { LockHolderPause } from './lock-holder-pause';
+import { type LockGrant, lockLost, PurchaseLock } from './purchase-lock';
 import { refusal } from './refusals';
 import { SubmitTokens } from './submit-tokens';
 
-/** The MySQL-only ways to sell, for comparison with redis-lua (DESIGN.md "Strategies"). */
-export type DbStrategy = 'db-optimistic' | 'db-pessimistic' | 'naive-unsafe';
+/** The synchronous ways to sell, for comparison with redis-lua (docs/architecture.md "Strategies"). */
+export type DbStrategy = Exclude<SaleStrategy, 'redis-lua'>;
 
 export interface OrderCreated {
   orderNo: string;
@@ -32,9 +36,14 @@ export interface OrderCreated {
 /**
  * Synchronous purchases straight against MySQL: the facts come from MySQL and the submit token's
  * signature, the answer from the purchase rules (libs/domain purchase-rules.ts), so the checks and
- * errors are the Redis path's. Three flavours of guarding the stock:
+ * errors are the Redis path's. The ways of guarding the stock:
  * - `db-optimistic`: read the sale's version, write conditionally on it, retry on conflict;
+ * - `db-segmented`: the same per segment row of the stock, starting at the buyer's own segment;
  * - `db-pessimistic`: `SELECT … FOR UPDATE` the sale row, then write;
+ * - `redis-lock`: a per-sale lock in Redis around read, check and write, the write fenced by the
+ *   grant's token so a holder whose lock ran out cannot land it;
+ * - `redis-lock-unfenced`: the same lock, trusted: UNSAFE ON PURPOSE, a holder paused past the lock's
+ *   TTL writes over its successor's work;
  * - `naive-unsafe`: read, check, write back the value it read, with no guard. UNSAFE ON PURPOSE: two
  *   buyers that read the same `available` both succeed and one update is lost — it oversells under
  *   load, which is what the comparison exists to show.
@@ -47,6 +56,8 @@ export class DbPurchase {
   constructor(
     private readonly repository: StrategyPurchaseRepository,
     private readonly submitTokens: SubmitTokens,
+    private readonly purchaseLock: PurchaseLock,
+    private readonly pause: LockHolderPause,
     @InjectAppConfig() private readonly config: AppConfig,
   ) {}
 
@@ -72,9 +83,7 @@ export class DbPurchase {
 
     const order = this.newOrder(sale, userId, submitToken, quantity);
     try {
-      if (strategy === 'db-optimistic') await this.optimistic(sale, request, order, forRedisBuyersFallback);
-      else if (strategy === 'db-pessimistic') await this.pessimistic(sale, request, order);
-      else await this.naiveUnsafe(sale, request, order);
+      await this.takeStock(strategy, sale, request, order, forRedisBuyersFallback);
     } catch (error) {
       const limitHit = error instanceof DomainError && error.code === ErrorCode.LimitReached;
       if (!isDuplicateKeyError(error) && !limitHit) throw error;
@@ -92,11 +101,34 @@ export class DbPurchase {
     return { orderNo: order.orderNo!, status: 'PENDING_PAYMENT' };
   }
 
-  private optimistic(
+  private takeStock(
+    strategy: DbStrategy,
     sale: SaleEntity,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     forRedisBuyersFallback: boolean,
+  ): Promise<void> {
+    switch (strategy) {
+      case 'db-optimistic':
+        return this.optimistic(sale, request, order, forRedisBuyersFallback);
+      case 'db-segmented':
+        return this.segmented(sale, request, order);
+      case 'db-pessimistic':
+        return this.pessimistic(sale, request, order);
+      case 'redis-lock':
+        return this.purchaseLock.holding(sale.id, true, (grant) => this.fenced(grant, sale, request, order));
+      case 'redis-lock-unfenced':
+        return this.purchaseLock.holding(sale.id, false, (grant) => this.trustingTheLock(grant, sale, request, order));
+      case 'naive-unsafe':
+        return this.naiveUnsafe(sale, request, order);
+    }
+  }
+
+  private optimistic(
+    sale: SaleEntity,
+    request: PurchaseRequestFacts,
+    order: Partial<OrderEntity>,
+    forRedisBuyersFallback = false,
   ): Promise<void> {
     return withOptimisticRetries(
       () =>
@@ -120,6 +152,38 @@ export class DbPurchase {
     );
   }
 
+  /**
+   * Optimistic per segment: the units come from the buyer's own segment (by a hash of the buyer), then
+   * the next ones, then the sale's row (units given back by cancelled or expired orders). A conflict
+   * retries the whole purchase, like db-optimistic, but only buyers on the same segment conflict.
+   */
+  private segmented(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+    return withOptimisticRetries(
+      () =>
+        this.repository.inTransaction(async (statements) => {
+          const segments = await statements.readSegments(sale.id);
+          let available = segments.reduce((units, segment) => units + segment.available, 0);
+          // The sale's row is read only when the segments cannot cover the purchase.
+          const row = available < order.quantity! ? await statements.readVersioned(sale.id) : undefined;
+          available += row?.available ?? 0;
+          await this.insertIfAllowed(statements, sale, request, order, available);
+          let needed = order.quantity!;
+          const first = segmentFor(order.userId!, segments.length);
+          for (let i = 0; i < segments.length && needed > 0; i++) {
+            const segment = segments[(first + i) % segments.length]!;
+            const units = Math.min(needed, segment.available);
+            if (units === 0) continue;
+            if (!(await statements.takeFromSegment(sale.id, segment, units))) throw new OptimisticConflict();
+            needed -= units;
+          }
+          if (needed > 0 && !(await statements.takeUnitsAtVersion(sale.id, row!.version, needed))) {
+            throw new OptimisticConflict();
+          }
+        }, 'READ COMMITTED'),
+      { retries: this.config.worker.optimisticLockRetries },
+    );
+  }
+
   private pessimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
     return this.repository.inTransaction(async (statements) => {
       const available = await statements.availableForUpdate(sale.id);
@@ -135,6 +199,44 @@ export class DbPurchase {
       // Writes back what it read minus its own units: a concurrent buyer's update is silently lost.
       await statements.overwriteAvailable(sale.id, available - order.quantity!);
     });
+  }
+
+  /**
+   * Under the lock, with the grant's token already claimed on the sale's row (PurchaseLock): read,
+   * check, write — the write lands only if no newer holder claimed the row meanwhile. Read committed:
+   * a paused holder keeps no lock that would stop the next one.
+   */
+  private fenced(
+    grant: LockGrant,
+    sale: SaleEntity,
+    request: PurchaseRequestFacts,
+    order: Partial<OrderEntity>,
+  ): Promise<void> {
+    return this.repository.inTransaction(async (statements) => {
+      const available = await statements.availableUnguarded(sale.id);
+      await this.insertIfAllowed(statements, sale, request, order, available);
+      await this.pause.pauseIfArmed(grant);
+      if (!(await statements.takeUnitsFenced(sale.id, order.quantity!, grant.lock.token))) throw lockLost();
+    }, 'READ COMMITTED');
+  }
+
+  /**
+   * UNSAFE ON PURPOSE (redis-lock-unfenced): read, check and write back what it read, trusting the lock
+   * to keep everyone else out. Right while the lock holds; a holder paused past the TTL writes its stale
+   * count over its successor's sales, and the units they sold are sold again.
+   */
+  private trustingTheLock(
+    grant: LockGrant,
+    sale: SaleEntity,
+    request: PurchaseRequestFacts,
+    order: Partial<OrderEntity>,
+  ): Promise<void> {
+    return this.repository.inTransaction(async (statements) => {
+      const available = await statements.availableUnguarded(sale.id);
+      await this.insertIfAllowed(statements, sale, request, order, available);
+      await this.pause.pauseIfArmed(grant);
+      await statements.overwriteAvailable(sale.id, available - order.quantity!);
+    }, 'READ COMMITTED');
   }
 
   /** The rules again, now with the units counted under the strategy's guard; then the insert. */

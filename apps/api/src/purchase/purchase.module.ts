@@ -5,8 +5,10 @@ import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
 import { DbPurchase } from './db-purchase';
 import { IncarnationGuard } from './incarnation-guard';
+import { LockHolderPause } from './lock-holder-pause';
 import { PurchaseAdmission } from './purchase-admission';
 import { PurchaseController } from './purchase.controller';
+import { PurchaseLock } from './purchase-lock';
 import { PurchaseRoute } from './purchase-route';
 import { PurchaseService } from './purchase.service';
 import { RedisBuyers } from './redis-buyers';
@@ -29,10 +31,14 @@ import { WriteOrdersNudge } from './write-orders-nudge';
     SubmitTokens,
     RedisBuyers,
     DbPurchase,
+    PurchaseLock,
+    LockHolderPause,
     IncarnationGuard,
     SoldOutGate,
     SoldOutFastPath,
     WriteOrdersNudge,
   ],
+  // The demonstration arms the paused lock holder (demo/demo-runs.service.ts).
+  exports: [LockHolderPause],
 })
 export class PurchaseModule {}

@@ -33,7 +33,9 @@ export class SalesService {
       strategy,
       paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
     });
-    if (sale.strategy !== 'redis-lua') return this.view(sale, sale.available); // MySQL-only: nothing to load
+    // MySQL-only: nothing to load.
+    if (sale.strategy !== 'redis-lua')
+      return this.view(sale, sale.strategy === 'db-segmented' ? sale.stock : sale.available);
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale.id);
     await this.leases.ensureLoaded(sale.id);
@@ -79,8 +81,10 @@ export class SalesService {
 
   async list(): Promise<SaleView[]> {
     const sales = await this.sales.newestFirst(200);
-    // These rows were just read: their `available` is fresh.
-    const remaining = await Promise.all(sales.map((sale) => this.remaining(sale, sale.available)));
+    // These rows were just read: their `available` is fresh (a db-segmented sale's is in its segments).
+    const remaining = await Promise.all(
+      sales.map((sale) => this.remaining(sale, sale.strategy === 'db-segmented' ? undefined : sale.available)),
+    );
     return sales.map((sale, i) => this.view(sale, remaining[i] ?? 0));
   }
 

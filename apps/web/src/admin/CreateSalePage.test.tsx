@@ -61,6 +61,13 @@ describe('CreateSalePage', () => {
 
     expect(screen.getByText(/naive-unsafe oversells/)).toBeVisible();
     expect(strategy).toHaveAccessibleDescription(/only to demonstrate that problem/);
+
+    await user.selectOptions(strategy, 'redis-lock-unfenced (UNSAFE)');
+    expect(screen.getByText(/redis-lock-unfenced oversells/)).toBeVisible();
+    expect(strategy).toHaveAccessibleDescription(/paused longer than the lock lives/);
+
+    await user.selectOptions(strategy, 'redis-lock');
+    expect(screen.queryByText(/redis-lock-unfenced oversells/)).not.toBeInTheDocument();
   });
 
   it('creates the sale with the price in cents and the times in UTC, then opens its dashboard', async () => {

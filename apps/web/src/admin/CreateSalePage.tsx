@@ -1,4 +1,10 @@
-import { type CreateSaleRequest, SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
+import {
+  type CreateSaleRequest,
+  SALE_LIMITS,
+  SALE_STRATEGIES,
+  type SaleStrategy,
+  UNSAFE_STRATEGIES,
+} from '@flash-sale/contract';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -10,7 +16,7 @@ import { asAdmin } from './admin-request';
 import { FormField } from './FormField';
 import { defaultSaleFormValues, saleFormSchema, type SaleFormValues } from './sale-form-schema';
 
-/** How each strategy sells (DESIGN.md "Strategies"), as the select's options and the hint beneath it. */
+/** How each strategy sells (docs/architecture.md "Strategies"), as the select's options and the hint beneath it. */
 const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
   'redis-lua': {
     label: 'redis-lua (recommended)',
@@ -21,15 +27,37 @@ const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> =
     label: 'db-optimistic',
     description: 'MySQL only: each purchase writes on condition of the row’s version and retries on a conflict.',
   },
+  'db-segmented': {
+    label: 'db-segmented',
+    description:
+      'MySQL only: the stock is split into segment rows; each buyer takes from their own segment on condition of its version, so far fewer conflicts than one row.',
+  },
   'db-pessimistic': {
     label: 'db-pessimistic',
     description:
       'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
   },
+  'redis-lock': {
+    label: 'redis-lock',
+    description:
+      'A per-sale lock in Redis around read, check and write in MySQL; a fencing token lets MySQL refuse a holder whose lock ran out.',
+  },
+  'redis-lock-unfenced': {
+    label: 'redis-lock-unfenced (UNSAFE)',
+    description: 'The same Redis lock, trusted without a fencing token.',
+  },
   'naive-unsafe': {
     label: 'naive-unsafe (UNSAFE)',
     description: 'MySQL only: reads the stock and writes it back with no lock or condition.',
   },
+};
+
+/** Why an unsafe strategy oversells, in the warning shown when it is chosen. */
+const UNSAFE_WARNING: Partial<Record<SaleStrategy, string>> = {
+  'naive-unsafe':
+    'Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists only to demonstrate that problem — never use it for a real sale.',
+  'redis-lock-unfenced':
+    'A lock holder paused longer than the lock lives (a GC pause, a slow network) writes its stale stock over the sales made meanwhile, so units are sold twice. It exists only to demonstrate that problem — never use it for a real sale.',
 };
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -181,7 +209,7 @@ export function CreateSalePage() {
             label="Strategy"
             hint={STRATEGIES[strategy].description}
             error={errors.strategy?.message}
-            describedBy={strategy === 'naive-unsafe' ? unsafeWarningId : undefined}
+            describedBy={UNSAFE_STRATEGIES.includes(strategy) ? unsafeWarningId : undefined}
           >
             {(control) => (
               <select className="select" {...control} {...register('strategy')}>
@@ -194,13 +222,10 @@ export function CreateSalePage() {
             )}
           </FormField>
           <div aria-live="polite">
-            {strategy === 'naive-unsafe' && (
+            {UNSAFE_STRATEGIES.includes(strategy) && (
               <div id={unsafeWarningId} className="notice notice--warning">
-                <strong className="notice__title">⚠ naive-unsafe oversells</strong>
-                <p>
-                  Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists
-                  only to demonstrate that problem — never use it for a real sale.
-                </p>
+                <strong className="notice__title">⚠ {strategy} oversells</strong>
+                <p>{UNSAFE_WARNING[strategy]}</p>
               </div>
             )}
           </div>

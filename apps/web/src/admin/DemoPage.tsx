@@ -31,11 +31,12 @@ export function DemoPage() {
   const runId = params.get('run') ?? '';
   const [stock, setStock] = useState(50);
   const [buyers, setBuyers] = useState(500);
-  const ids = { stock: useId(), buyers: useId() };
+  const [pauseLockHolder, setPauseLockHolder] = useState(false);
+  const ids = { stock: useId(), buyers: useId(), pause: useId(), pauseHint: useId() };
   const queryClient = useQueryClient();
 
   const start = useMutation({
-    mutationFn: () => asAdmin((token) => api.startDemoRun({ stock, buyers }, token)),
+    mutationFn: () => asAdmin((token) => api.startDemoRun({ stock, buyers, pauseLockHolder }, token)),
     onSuccess: ({ id }) => {
       setParams({ run: id }, { replace: false });
       void queryClient.invalidateQueries({ queryKey: queryKeys.demoRuns });
@@ -68,7 +69,9 @@ export function DemoPage() {
           <p>
             One sale per strategy, the same burst of distinct buyers at each, at the same moment — then every sale is
             audited. <strong>naive-unsafe</strong> reads, checks and writes without a guard, so concurrent buyers
-            overwrite each other’s stock update and it promises more units than exist. The others never do.
+            overwrite each other’s stock update and it promises more units than exist.{' '}
+            <strong>redis-lock-unfenced</strong> does the same under a Redis lock it trusts: right until a lock holder
+            pauses past the lock’s lifetime. The others never oversell.
           </p>
         </div>
       </div>
@@ -98,6 +101,23 @@ export function DemoPage() {
             onChange={(event) => setBuyers(Number(event.target.value))}
             required
           />
+        </div>
+        <div className="field">
+          <label htmlFor={ids.pause}>
+            <input
+              id={ids.pause}
+              type="checkbox"
+              checked={pauseLockHolder}
+              onChange={(event) => setPauseLockHolder(event.target.checked)}
+              aria-describedby={ids.pauseHint}
+            />{' '}
+            Pause the lock holder past its TTL
+          </label>
+          <p id={ids.pauseHint} className="admin-small">
+            In the redis-lock sales, the first buyer to get the lock stops between reading the stock and writing it,
+            longer than the lock lives, as a GC pause would. With a fencing token its late write is refused; without one
+            it writes over the sales made meanwhile.
+          </p>
         </div>
         <button type="submit" className="button button--large" disabled={start.isPending || running}>
           {start.isPending || running ? 'Running…' : 'Run the demo'}
@@ -143,7 +163,7 @@ function DemoRunView({ run }: { run: DemoRunReport }) {
     <section className="card panel" aria-labelledby="demo-results" aria-busy={run.status === 'running'}>
       <h2 id="demo-results">
         {run.status === 'running' ? 'Running' : run.status === 'failed' ? 'Run failed' : 'Results'}: {run.buyers}{' '}
-        buyers, {run.stock} units per sale
+        buyers, {run.stock} units per sale{run.pauseLockHolder && ', lock holder paused past its TTL'}
       </h2>
       {run.error && (
         <p className="notice notice--error" role="alert">
@@ -237,6 +257,20 @@ function DemoRunView({ run }: { run: DemoRunReport }) {
           </tbody>
         </table>
       </div>
+      <dl className="demo-legend admin-small">
+        <dt>Accepted</dt>
+        <dd>201/202: the buyer was promised a unit.</dd>
+        <dt>Refused</dt>
+        <dd>409/410: sold out, limit reached — a correct “no”.</dd>
+        <dt>Errors</dt>
+        <dd>
+          Mostly 503 with retry-after: the optimistic retries ran out, or the lock could not be had (or was lost) in
+          time. The buyer is told to try again with the same submit token; nothing was sold to them, so an error is
+          never an oversell.
+        </dd>
+        <dt>Oversold</dt>
+        <dd>From the sale’s audit: units promised beyond the stock. Anything above 0 is the bug.</dd>
+      </dl>
       <figure className="demo-chart">
         <div className="demo-chart__plot" aria-hidden="true">
           <Suspense fallback={null}>

@@ -2,6 +2,7 @@ import { apiDownload, apiRequest } from './client';
 import type {
   AdminOrderPage,
   Audit,
+  CreateDemoRunRequest,
   DemoRunReport,
   UpdateSaleRequest,
   CreateSaleRequest,
@@ -68,7 +69,7 @@ export const api = {
   },
   saleOrdersCsv: (saleId: string, adminToken: string) =>
     apiDownload(`/admin/sales/${encodeURIComponent(saleId)}/orders.csv`, { token: adminToken }),
-  startDemoRun: (input: { stock: number; buyers: number }, adminToken: string) =>
+  startDemoRun: (input: CreateDemoRunRequest, adminToken: string) =>
     apiRequest<{ id: string }>('/admin/demo-runs', { method: 'POST', body: input, token: adminToken }),
   demoRun: (id: string, adminToken: string, signal?: AbortSignal) =>
     apiRequest<DemoRunReport>(`/admin/demo-runs/${encodeURIComponent(id)}`, { token: adminToken, signal }),

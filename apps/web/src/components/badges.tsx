@@ -1,4 +1,4 @@
-import type { OrderStatus, SaleStatus, SaleStrategy } from '@flash-sale/contract';
+import { type OrderStatus, type SaleStatus, type SaleStrategy, UNSAFE_STRATEGIES } from '@flash-sale/contract';
 
 const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
   upcoming: 'Coming soon',
@@ -28,15 +28,15 @@ export function OrderStatusBadge({ status }: { status: OrderStatus }) {
   return <span className={`badge badge--order-${status.toLowerCase()}`}>{ORDER_STATUS_LABEL[status]}</span>;
 }
 
-/** `naive-unsafe` is a teaching strategy that oversells: it is labelled so wherever it shows. */
+/** The unsafe strategies are teaching strategies that oversell: they are labelled so wherever they show. */
 export function StrategyBadge({ strategy }: { strategy: SaleStrategy }) {
-  const unsafe = strategy === 'naive-unsafe';
+  const unsafe = UNSAFE_STRATEGIES.includes(strategy);
   return (
     <span
       className={`badge ${unsafe ? 'badge--unsafe' : 'badge--strategy'}`}
       title={unsafe ? 'Can oversell: demonstration only' : undefined}
     >
-      {unsafe ? '⚠ naive-unsafe (UNSAFE: oversells)' : strategy}
+      {unsafe ? `⚠ ${strategy} (UNSAFE: oversells)` : strategy}
     </span>
   );
 }

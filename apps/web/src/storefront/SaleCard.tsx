@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { Sale } from '@flash-sale/contract';
+import { type Sale, UNSAFE_STRATEGIES } from '@flash-sale/contract';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { Countdown } from '../components/Countdown';
 import { formatMoney } from '../components/format';
@@ -14,7 +14,7 @@ export function SaleCard({ sale }: { sale: Sale }) {
         <div className="button-row">
           <SaleStatusBadge status={sale.status} />
           {/* Shoppers see how a sale sells only when it can oversell (the teaching strategy): then it is labelled. */}
-          {sale.strategy === 'naive-unsafe' && <StrategyBadge strategy={sale.strategy} />}
+          {UNSAFE_STRATEGIES.includes(sale.strategy) && <StrategyBadge strategy={sale.strategy} />}
         </div>
         <h2 className="sale-card__title">
           <Link to={`/sales/${sale.id}`}>{sale.name}</Link>

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/contract';
+import { ErrorCode, UNSAFE_STRATEGIES } from '@flash-sale/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
@@ -75,7 +75,7 @@ export function SalePage() {
             <SaleStatusBadge status={status ?? data.status} />
           )}
           {/* How a sale sells is the shop's business, except for the one that can oversell: that one is labelled. */}
-          {data.strategy === 'naive-unsafe' && <StrategyBadge strategy={data.strategy} />}
+          {UNSAFE_STRATEGIES.includes(data.strategy) && <StrategyBadge strategy={data.strategy} />}
         </div>
         <h1>{data.name}</h1>
         {sale.failureCount > 0 && sale.isFetching && (
