@@ -97,7 +97,8 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     expect(csv.headers['content-disposition']).toContain(`sale-${saleId}-orders.csv`);
     const lines = csv.text.trim().split('\r\n');
     expect(lines[0]).toBe('orderNo,saleId,userId,userName,quantity,amountCents,status,createdAt,expiresAt,paidAt');
-    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(orderNos);
+    // Newest first, like the page.
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual([...orderNos].reverse());
     expect(lines.find((line) => line.includes(sam.user.id))).toContain(',Searchable Sam,1,500,PENDING_PAYMENT,');
   });
 

@@ -20,7 +20,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
   const w = useStorefrontWorld({
     priceCents: 2500,
     perUserLimit: 1,
-    description: 'Made by the issue-11 end-to-end test.',
+    description: 'Made by the admin orders end-to-end test.',
   });
 
   it('admin: a sale’s orders listed, searched, downloaded as CSV; the sale edited and ended early; the console in a new tab', () =>
@@ -91,7 +91,8 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
         .trim()
         .split('\r\n');
       expect(csv[0]).toMatch(/^orderNo,saleId,userId,userName,/);
-      expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(buyers.map((buyer) => buyer.orderNo));
+      // Newest first, like the page.
+      expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(buyers.map((buyer) => buyer.orderNo).reverse());
       expect(csv[2]).toContain(',Otto,');
 
       await secondTab.getByRole('link', { name: '← Dashboard' }).click();
@@ -99,6 +100,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await secondTab.getByRole('heading', { level: 1, name: `Edit “${sale.name}”` }).waitFor();
       await saveScreenshot(secondTab, 'admin-edit-sale');
       await secondTab.getByRole('button', { name: 'End sale now' }).click();
+      await secondTab.getByRole('alertdialog').getByRole('button', { name: 'Yes, end it now' }).click();
       await secondTab.getByText('The sale has ended: purchases are refused from now on.').waitFor();
       const after = await w.stack.client.call<Sale>('GET', `/api/sales/${sale.id}`);
       expect(after.body.status).toBe('ended');

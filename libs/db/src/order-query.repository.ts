@@ -56,7 +56,7 @@ export class OrderQueryRepository {
     return written;
   }
 
-  /** One page of a sale's orders, newest first. */
+  /** One page of a sale's orders, newest first (the admin's page and, batch by batch, its CSV export). */
   async salePage(saleId: string, filter: SaleOrdersFilter, limit: number): Promise<OrderWithBuyerName[]> {
     const query = this.withBuyerNames(saleId, 'DESC');
     if (filter.status) query.andWhere('o.status = :status', { status: filter.status });
@@ -68,11 +68,6 @@ export class OrderQueryRepository {
     }
     if (filter.beforeId) query.andWhere('o.id < :beforeId', { beforeId: filter.beforeId });
     return this.read(query.take(limit));
-  }
-
-  /** A sale's orders after `afterId`, oldest first (an export reads them batch by batch). */
-  saleBatchAfter(saleId: string, afterId: string, limit: number): Promise<OrderWithBuyerName[]> {
-    return this.read(this.withBuyerNames(saleId, 'ASC').andWhere('o.id > :afterId', { afterId }).take(limit));
   }
 
   /** Purchases per second of a sale since `since` (by reservation time), oldest first. */

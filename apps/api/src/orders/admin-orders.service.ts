@@ -59,20 +59,20 @@ export class AdminOrdersService {
     return rows.length > limit && last ? { items, next: last.order.id } : { items };
   }
 
-  /** Every written order of the sale, oldest first, as RFC 4180 CSV lines (header first). */
+  /** Every written order of the sale, newest first like the page, as RFC 4180 CSV lines (header first). */
   async *csv(saleId: string): AsyncGenerator<string> {
     const sale = await this.catalog.get(saleId);
     yield csvLine([...CSV_COLUMNS]);
-    let after = '0';
+    let beforeId: string | undefined;
     for (;;) {
-      const rows = await this.orders.saleBatchAfter(sale.id, after, CSV_BATCH);
+      const rows = await this.orders.salePage(sale.id, beforeId ? { beforeId } : {}, CSV_BATCH);
       for (const row of rows) {
         const view = adminOrderView(row);
         yield csvLine(CSV_COLUMNS.map((column) => String(view[column] ?? '')));
       }
       const last = rows[rows.length - 1];
       if (!last || rows.length < CSV_BATCH) return;
-      after = last.order.id;
+      beforeId = last.order.id;
     }
   }
 }

@@ -3,7 +3,7 @@ import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import { OrderStatusBadge } from '../components/badges';
+import { OrderStatusBadge, orderStatusLabel } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime, formatMoney } from '../components/format';
 import { asAdmin } from './admin-request';
@@ -86,7 +86,7 @@ export function SaleOrdersPage() {
             <option value="">Any status</option>
             {ORDER_STATUSES.map((value) => (
               <option key={value} value={value}>
-                {value}
+                {orderStatusLabel(value)}
               </option>
             ))}
           </select>
@@ -141,8 +141,13 @@ export function SaleOrdersPage() {
                     <OrderStatusBadge status={order.status} />
                   </td>
                   <td data-label="Buyer">
-                    {order.userName ?? <span className="admin-muted">guest</span>}{' '}
-                    <span className="mono admin-small">{order.userId}</span>
+                    {/* One flex item: on a phone card the name must not be squeezed to let the id fit. */}
+                    <span className="order-buyer">
+                      <span className={`order-buyer__name${order.userName ? '' : ' admin-muted'}`}>
+                        {order.userName ?? 'guest'}
+                      </span>{' '}
+                      <span className="mono admin-small">{order.userId}</span>
+                    </span>
                   </td>
                   <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
                   <td data-label="Qty" className="number">
