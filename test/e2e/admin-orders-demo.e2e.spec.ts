@@ -156,6 +156,30 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await phone.getByRole('heading', { name: 'Results: 200 buyers, 20 units per sale' }).waitFor();
       await phone.waitForTimeout(500);
       await saveScreenshot(phone, 'phone-admin-demo');
+      // At phone width every strategy's name on the chart stands clear of the others.
+      const strategies = await phone
+        .locator('tr[data-strategy]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-strategy')));
+      const ticks = phone.locator('.demo-chart .recharts-cartesian-axis-tick-value');
+      await waitFor(
+        'the chart drawn',
+        () => ticks.count(),
+        (count) => count > strategies.length,
+        10_000,
+      );
+      const names = [];
+      for (const tick of await ticks.all()) {
+        if (strategies.includes((await tick.textContent())?.trim() ?? '')) names.push(tick);
+      }
+      expect(names).toHaveLength(strategies.length);
+      const boxes = await Promise.all(names.map((name) => name.boundingBox()));
+      for (const [i, a] of boxes.entries()) {
+        for (const b of boxes.slice(i + 1)) {
+          const apart =
+            a!.x + a!.width <= b!.x || b!.x + b!.width <= a!.x || a!.y + a!.height <= b!.y || b!.y + b!.height <= a!.y;
+          expect({ a, b, apart }).toEqual({ a, b, apart: true });
+        }
+      }
     }));
   it('every page at desktop and phone width, and the offline state (screenshots)', () =>
     w.harness.scenario('screenshots', async () => {
