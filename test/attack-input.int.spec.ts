@@ -24,7 +24,7 @@ interface Answer {
 /**
  * What an attacker sends, on every route: nesting bombs, prototype keys, huge and odd bodies, wrong
  * types, forged, expired, unsigned and exp-less JWTs, tampered and replayed payment callbacks, oversize
- * URLs and headers (the cases: test/attack-input/). Each case answers API.md's status and code with the
+ * URLs and headers (the cases: test/attack-input/). Each case answers docs/api.md's status and code with the
  * contract's body and an `x-request-id`, and writes nothing: row counts and (non-rate-limit) Redis keys
  * are the same after.
  */

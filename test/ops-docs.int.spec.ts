@@ -41,7 +41,8 @@ function documentedRoutes(): Map<string, string[]> {
 
 /** The `GET /path` routes of docs/api.md's "Operations" paragraph (health, metrics, docs). */
 function documentedOperations(): string[] {
-  const section = API_DOC.slice(API_DOC.indexOf('## Operations'), API_DOC.indexOf('## Configuration'));
+  const start = API_DOC.indexOf('## Operations');
+  const section = API_DOC.slice(start, API_DOC.indexOf('\n## ', start + 1));
   return [...section.matchAll(/`GET (\/[^`\s]*)`/g)].map((match) => `GET ${match[1]}`);
 }
 

@@ -12,7 +12,7 @@ interface Audit {
 }
 type Guest = { token: string; userId: string };
 
-/** The MySQL-only strategies under real concurrency on MariaDB (DESIGN.md "Strategies"). */
+/** The MySQL-only strategies under real concurrency on MariaDB (docs/architecture.md "Strategies"). */
 describe('db-optimistic, db-pessimistic and naive-unsafe under concurrency (real MariaDB)', () => {
   let testEnv: TestEnv;
   let db: DataSource;

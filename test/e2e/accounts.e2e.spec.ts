@@ -22,7 +22,7 @@ describe('accounts and buyers in Chromium (real API, worker, Redis, MariaDB)', (
   const w = useStorefrontWorld({
     priceCents: 2500,
     perUserLimit: 1,
-    description: 'Made by the issue-11 end-to-end test.',
+    description: 'Made by the accounts end-to-end test.',
   });
 
   it('register → buy → sign out → sign in on another browser: the order is there; a guest is warned before signing out', () =>

@@ -35,7 +35,7 @@ export interface AppConfig {
     durableAck: DurableAck;
     durableAckTimeoutMs: number;
   };
-  /** Stock leases from MySQL to Redis (DESIGN.md "Who owns the stock"). */
+  /** Stock leases from MySQL to Redis (docs/architecture.md "Who owns the stock"). */
   leases: {
     /** Units one lease hands to Redis; smaller leases keep more stock sellable by the MySQL fallback. */
     size: number;

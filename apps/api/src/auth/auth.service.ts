@@ -10,7 +10,10 @@ import { hashPassword, verifyPassword } from './password-hasher';
 
 export const ADMIN_USER_ID = 'admin';
 
-/** `user` of API.md's auth answers; `registered` tells a guest (whose account ends with its token) from an account. */
+/**
+ * `user` of docs/api.md's auth answers; `registered` tells a guest (whose account ends with its token) from
+ * an account.
+ */
 export interface SessionUser {
   id: string;
   name: string;

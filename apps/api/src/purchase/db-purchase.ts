@@ -20,7 +20,7 @@ import { Injectable } from '@nestjs/common';
 import { refusal } from './refusals';
 import { SubmitTokens } from './submit-tokens';
 
-/** The MySQL-only ways to sell, for comparison with redis-lua (DESIGN.md "Strategies"). */
+/** The MySQL-only ways to sell, for comparison with redis-lua (docs/architecture.md "Strategies"). */
 export type DbStrategy = 'db-optimistic' | 'db-pessimistic' | 'naive-unsafe';
 
 export interface OrderCreated {

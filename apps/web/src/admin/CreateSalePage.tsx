@@ -10,7 +10,7 @@ import { asAdmin } from './admin-request';
 import { FormField } from './FormField';
 import { defaultSaleFormValues, saleFormSchema, type SaleFormValues } from './sale-form-schema';
 
-/** How each strategy sells (DESIGN.md "Strategies"), as the select's options and the hint beneath it. */
+/** How each strategy sells (docs/architecture.md "Strategies"), as the select's options and the hint beneath it. */
 const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
   'redis-lua': {
     label: 'redis-lua (recommended)',

@@ -24,11 +24,11 @@ const ACTIVITY_MARK_EVERY_MS = 1_000;
 type Record = (batchSize: number) => void;
 
 /**
- * Writes one sale's hand-off stream into MySQL (DESIGN.md step 4): claims entries through the consumer
- * group in batches, writes each batch in one transaction (group commit), then acknowledges and deletes
- * its entries. An entry is acknowledged only once its order row is committed, so a worker that dies
- * mid-batch leaves its entries pending: after `RECOVERY_GRACE_MS` of idleness another worker takes
- * them over, and MySQL's unique order number turns a second write into "already written".
+ * Writes one sale's hand-off stream into MySQL (docs/architecture.md "The purchase path", step 4): claims
+ * entries through the consumer group in batches, writes each batch in one transaction (group commit), then
+ * acknowledges and deletes its entries. An entry is acknowledged only once its order row is committed, so
+ * a worker that dies mid-batch leaves its entries pending: after `RECOVERY_GRACE_MS` of idleness another
+ * worker takes them over, and MySQL's unique order number turns a second write into "already written".
  */
 @Injectable()
 export class HandoffDrain {
