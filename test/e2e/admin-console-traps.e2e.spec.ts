@@ -64,10 +64,10 @@ describe('the admin console and the shop without traps, in Chromium (real API, w
       expect([refused.status, refused.body.error.code]).toEqual([410, 'SALE_ENDED']);
     }));
 
-  it('the orders page: labels in the status filter, a guest kept whole on a phone card; FAILED is not green', () =>
+  it('the orders page: labels in the status filter, a guest named, searchable and kept whole on a phone card; FAILED is not green', () =>
     w.harness.scenario('orders-page', async () => {
       const sale = await w.createSale({ name: 'Orders check: tea tin', stock: 5 });
-      const buyer = await w.stack.client.guest();
+      const buyer = await w.stack.client.guest('Wilhelmina');
       expect((await w.stack.client.buy(sale.id, buyer.token)).status).toBe(202);
       await waitFor(
         'the order written',
@@ -93,8 +93,13 @@ describe('the admin console and the shop without traps, in Chromium (real API, w
         'Expired',
         'Failed',
       ]);
-      // A guest (no account name) is "guest" on one line, not squeezed into "gues/t" by the user id.
-      const guestLabel = table.locator('.order-buyer__name');
+      // A guest's order shows the name the guest gave and says it is a guest, each on one line, not
+      // squeezed into "gues/t" by the user id beside it.
+      await phone.getByLabel('Order number, user id or buyer name').fill('wilhelmina');
+      await phone.getByRole('button', { name: 'Search' }).click();
+      await phone.waitForURL(/q=wilhelmina/);
+      expect((await table.locator('.order-buyer__name').textContent())?.trim()).toBe('Wilhelmina');
+      const guestLabel = table.locator('.order-buyer__guest');
       expect((await guestLabel.textContent())?.trim()).toBe('guest');
       const lines = await guestLabel.evaluate((element) => ({
         rects: element.getClientRects().length,

@@ -62,7 +62,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       for (const buyer of buyers) await table.getByText(buyer.orderNo).waitFor();
       await saveScreenshot(secondTab, 'admin-sale-orders');
 
-      await secondTab.getByLabel('Order number, user id or account name').fill('Otto');
+      await secondTab.getByLabel('Order number, user id or buyer name').fill('Otto');
       await secondTab.getByRole('button', { name: 'Search' }).click();
       await waitFor(
         'the search result',
@@ -74,7 +74,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await secondTab.getByLabel('Status').selectOption('PAID');
       await secondTab.getByRole('heading', { name: 'No orders match' }).waitFor();
       await secondTab.getByLabel('Status').selectOption('');
-      await secondTab.getByLabel('Order number, user id or account name').fill('');
+      await secondTab.getByLabel('Order number, user id or buyer name').fill('');
       await secondTab.getByRole('button', { name: 'Search' }).click();
       await waitFor(
         'every order again',

@@ -10,7 +10,7 @@ import { asAdmin } from './admin-request';
 
 /**
  * A sale's orders for its admin: filter by status, search by order number (its start), user id or
- * account name, page on with "Load more" (the API's cursor), and download every order as CSV. The
+ * buyer name (an account's, or the name a guest gave), page on with "Load more" (the API's cursor), and download every order as CSV. The
  * filter and search live in the URL, so a result can be shared and survives a reload.
  */
 export function SaleOrdersPage() {
@@ -92,7 +92,7 @@ export function SaleOrdersPage() {
           </select>
         </div>
         <div className="field orders-filter__search">
-          <label htmlFor={searchId}>Order number, user id or account name</label>
+          <label htmlFor={searchId}>Order number, user id or buyer name</label>
           <input
             id={searchId}
             className="input"
@@ -144,8 +144,9 @@ export function SaleOrdersPage() {
                     {/* One flex item: on a phone card the name must not be squeezed to let the id fit. */}
                     <span className="order-buyer">
                       <span className={`order-buyer__name${order.userName ? '' : ' admin-muted'}`}>
-                        {order.userName ?? 'guest'}
-                      </span>{' '}
+                        {order.userName ?? 'no name'}
+                      </span>
+                      {order.guest && <span className="order-buyer__guest admin-muted admin-small">guest</span>}{' '}
                       <span className="mono admin-small">{order.userId}</span>
                     </span>
                   </td>
