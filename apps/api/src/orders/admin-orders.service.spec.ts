@@ -70,7 +70,9 @@ describe('AdminOrdersService', () => {
     const lines: string[] = [];
     for await (const line of service.csv('5')) lines.push(line);
     expect(lines).toHaveLength(2_501);
-    expect(lines[0]).toBe('orderNo,saleId,userId,userName,guest,quantity,amountCents,status,createdAt,expiresAt,paidAt\r\n');
+    expect(lines[0]).toBe(
+      'orderNo,saleId,userId,userName,guest,quantity,amountCents,status,createdAt,expiresAt,paidAt\r\n',
+    );
     expect(lines[1]?.startsWith('5-2500,')).toBe(true);
     expect(lines[2_500]?.startsWith("5-1,5,u1,'=cmd,false,1,100,PENDING_PAYMENT,")).toBe(true);
     expect(new Set(lines).size).toBe(2_501);
