@@ -13,7 +13,7 @@ export default tseslint.config(
     plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // The dependency rule of DESIGN.md "Parts": the pure domain imports no infrastructure, libs
+      // The dependency rule of docs/architecture.md "Parts": the pure domain imports no infrastructure, libs
       // never import apps.
       '@nx/enforce-module-boundaries': [
         'error',

@@ -53,7 +53,7 @@ const botPurchasesAdmitted = new Counter('bot_purchases_admitted');
 const botPurchasesLimited = new Counter('bot_purchases_rate_limited');
 const botTokensAdmitted = new Counter('bot_tokens_admitted');
 const botTokensLimited = new Counter('bot_tokens_rate_limited');
-/** A refusal that is not `429 RATE_LIMITED` with `retry-after`, or an answer outside API.md. */
+/** A refusal that is not `429 RATE_LIMITED` with `retry-after`, or an answer outside docs/api.md. */
 const botUnexpected = new Counter('bot_unexpected');
 const honestAccepted = new Counter('honest_accepted');
 const honestWaits = new Counter('honest_rate_limited_waits');
@@ -112,7 +112,7 @@ export function setup(): SetupData {
   return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id });
 }
 
-/** A `429` as API.md has it: code RATE_LIMITED and a `retry-after` of at least one second. */
+/** A `429` as docs/api.md has it: code RATE_LIMITED and a `retry-after` of at least one second. */
 function properlyLimited(res: RefinedResponse<'text'>): boolean {
   let code = '';
   try {
@@ -206,7 +206,7 @@ export const handleSummary = summaryHandler({
     `Bot purchases: admitted ${count(data, 'bot_purchases_admitted')} (at most ${MAX_BOT_PURCHASES}), ` +
       `429 ${count(data, 'bot_purchases_rate_limited')}; tokens: admitted ${count(data, 'bot_tokens_admitted')} ` +
       `(at most ${MAX_BOT_TOKENS}), 429 ${count(data, 'bot_tokens_rate_limited')}; ` +
-      `answers outside API.md ${count(data, 'bot_unexpected')}`,
+      `answers outside docs/api.md ${count(data, 'bot_unexpected')}`,
     `Honest buyers: ${count(data, 'honest_accepted')} of ${HONEST} got a unit ` +
       `(${count(data, 'honest_rate_limited_waits')} waits on a 429)`,
     auditLine(data, false),

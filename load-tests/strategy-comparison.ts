@@ -1,4 +1,4 @@
-// Strategy comparison: the same burst against one sale per strategy at once (DESIGN.md "Strategies"):
+// Strategy comparison: the same burst against one sale per strategy at once (docs/architecture.md "Strategies"):
 // `redis-lua`, `db-optimistic`, `db-segmented`, `db-pessimistic`, `redis-lock`, `redis-lock-unfenced`
 // and `naive-unsafe`.
 //
@@ -7,7 +7,7 @@
 //             USERS buyers each (sign in, token, wait for the opening, buy once)
 //   teardown  waits for each sale's queue to drain and audits it
 //
-// Every strategy must answer only what API.md promises and keep p(95) under P95_MS. Every strategy
+// Every strategy must answer only what docs/api.md promises and keep p(95) under P95_MS. Every strategy
 // except naive-unsafe must end with oversold == 0 and a clean audit. naive-unsafe exists to oversell:
 // its oversold units (gauge `oversold_units{strategy:naive-unsafe}`) are the finding, reported and
 // labelled UNSAFE, never a failed threshold.

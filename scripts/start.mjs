@@ -5,7 +5,11 @@
  *
  *   1. install dependencies if needed, 2. build (the storefront too), 3. find or start Redis and MySQL
  *   (scripts/lib/services.mjs), 4. migrate, 5. start the API (which serves the built storefront) and
- *   the worker, 6. seed a demo sale, 7. print where everything is.
+ *   the worker, 6. seed a demo sale, 7. print where everything is — the last thing it prints.
+ *
+ * The terminal stays calm (scripts/lib/terminal.mjs): a progress line per step, and of the apps' logs
+ * only warnings and errors; everything is kept in full under .data/logs/. LOG_FORMAT=json passes the
+ * apps' JSON lines through instead, for machines.
  *
  * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
  * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
@@ -13,31 +17,41 @@
  * Ctrl-C / SIGTERM stops everything it started. If the API or the worker dies, it is restarted with a
  * growing backoff (logged); a private Redis or MySQL that dies still stops everything, non-zero.
  *
- * Environment: PORT (3000), ADMIN_PASSWORD, REDIS_URL, DATABASE_URL, and FLASH_SALE_PRIVATE_SERVICES=1
- * to ignore existing servers and run private ones under .data/.
+ * Environment: PORT (3000; another free port if 3000 is taken and PORT is unset), WORKER_METRICS_PORT
+ * (9464, moved the same way), ADMIN_PASSWORD, REDIS_URL, DATABASE_URL, LOG_FORMAT (pretty | json),
+ * RATE_LIMIT_PROFILE, and FLASH_SALE_PRIVATE_SERVICES=1 to ignore existing servers and run private
+ * ones under .data/.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort, portIsFree } from './lib/ports.mjs';
 import { httpAnswers } from './lib/probes.mjs';
 import { killOnExit, terminate, waitUntil } from './lib/processes.mjs';
 import { ServicesUnavailableError, ensureServices } from './lib/services.mjs';
+import { createTerminal } from './lib/terminal.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PORT = Number(process.env.PORT || 3000);
 const WEB_PORT = Number(process.env.WEB_PORT || 5173);
 const DEV = process.argv.includes('--dev');
 const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || 'admin'; // the API's development default
-const log = (message) => console.log(`[start] ${message}`);
+const RATE_LIMIT_PROFILE = process.env.RATE_LIMIT_PROFILE || 'standard'; // the API's default profile
+const terminal = createTerminal({
+  format: process.env.LOG_FORMAT === 'json' ? 'json' : 'pretty',
+  logDir: path.join(ROOT, '.data', 'logs'),
+});
+const log = terminal.say;
+/** The ports in use, chosen in main(): the defaults unless taken (see appPort). */
+const ports = { api: 0, workerMetrics: 0 };
 
 /** Everything that has to be stopped on the way out, newest last. */
 const running = { apps: [], services: null };
 let stopping = null;
 
 main().catch(async (error) => {
-  console.error(error instanceof ServicesUnavailableError ? `\n${error.message}\n` : `[start] ${error.stack ?? error}`);
+  if (error instanceof ServicesUnavailableError) console.error(`\n${error.message}\n`);
+  else terminal.error(error instanceof StepFailed ? error.message : (error.stack ?? String(error)));
   await stopAll();
   process.exit(1);
 });
@@ -46,25 +60,32 @@ async function main() {
   process.chdir(ROOT);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
 
-  installDependencies();
-  build();
+  await installDependencies();
+  await build();
 
   running.services = await ensureServices({
     dataDir: path.join(ROOT, '.data'),
     log,
     onUnexpectedExit: (name, code, signal) => fail(`private ${name} exited (${code ?? signal}); see .data/${name}.log`),
   });
-  const env = { ...process.env, DATABASE_URL: running.services.databaseUrl, PORT: String(PORT) };
+  ports.api = await appPort('PORT', 3000, 'the API');
+  ports.workerMetrics = await appPort('WORKER_METRICS_PORT', 9464, 'the worker’s metrics');
+  const env = {
+    ...process.env,
+    DATABASE_URL: running.services.databaseUrl,
+    PORT: String(ports.api),
+    WORKER_METRICS_PORT: String(ports.workerMetrics),
+  };
   if (running.services.redisUrl) env.REDIS_URL = running.services.redisUrl;
 
-  migrate(env);
+  await migrate(env);
   if (stopping) return;
   startApp('api', [process.execPath, 'apps/api/dist/main.js'], env);
   startApp('worker', [process.execPath, 'apps/worker/dist/main.js'], env);
   if (DEV)
     startApp('web', [npm(), 'run', '--silent', 'dev', '-w', '@flash-sale/web'], { ...env, WEB_PORT: String(WEB_PORT) });
 
-  const apiUrl = `http://127.0.0.1:${PORT}/api`;
+  const apiUrl = `http://127.0.0.1:${ports.api}/api`;
   if (!(await waitForApi(apiUrl))) return fail(`the API did not answer on ${apiUrl}/sales within 60s`);
   await seedDemoSale(apiUrl).catch((error) =>
     log(`could not seed the demo sale (the app runs anyway): ${error.message}`),
@@ -76,23 +97,21 @@ async function main() {
 // 1-2. Dependencies and build
 
 /**
- * `npm install` on a fresh clone or when the lockfile changed since the last install. (Not `npm ci`:
- * the committed lockfile was resolved on a registry mirror without some platforms' optional native
- * packages, which `npm ci` treats as out of sync; `npm install` completes it for this platform.)
+ * `npm install` on a fresh clone or when the lockfile changed since the last install. `--no-save`:
+ * npm must not rewrite the committed package-lock.json (it already lists every platform's optional
+ * native packages), so a start leaves the clone as it found it.
  */
-function installDependencies() {
+async function installDependencies() {
   const lockfile = path.join(ROOT, 'package-lock.json');
   const modules = path.join(ROOT, 'node_modules');
-  if (!existsSync(modules)) {
-    log('node_modules is missing: npm install');
-    run(npm(), ['install', '--no-audit', '--no-fund']);
-  } else if (existsSync(lockfile) && statSync(lockfile).mtimeMs > installedAt(modules)) {
-    log('package-lock.json is newer than node_modules: npm install');
-    run(npm(), ['install']);
-  } else {
-    return;
-  }
-  // npm may rewrite package-lock.json after node_modules; mark the install as the newer one.
+  let reason;
+  if (!existsSync(modules)) reason = 'node_modules is missing';
+  else if (existsSync(lockfile) && statSync(lockfile).mtimeMs > installedAt(modules))
+    reason = 'package-lock.json is newer than node_modules';
+  else return;
+  log(`${reason}: installing dependencies (a minute or two on a fresh clone)`);
+  await runStep('npm install', 'install', npm(), ['install', '--no-save', '--no-audit', '--no-fund']);
+  // npm may touch package-lock.json's mtime after node_modules; mark the install as the newer one.
   const now = new Date();
   utimesSync(modules, now, now);
 }
@@ -107,41 +126,59 @@ function installedAt(modules) {
  * `tsc -b` is incremental: a no-change build takes about a second. Run directly, not via npx, to skip
  * npm's startup. The storefront is built by Vite (about a second) unless Vite's dev server serves it.
  */
-function build() {
-  log('building (tsc -b tsconfig.json)');
-  run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', 'tsconfig.json']);
+async function build() {
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  await runStep('building the API and the worker (tsc -b)', 'build', process.execPath, [tsc, '-b', 'tsconfig.json']);
   if (DEV) return;
-  log('building the storefront (vite build)');
-  run(npm(), ['run', '--silent', 'build', '-w', '@flash-sale/web']);
+  await runStep('building the storefront (vite build)', 'build', npm(), [
+    'run',
+    '--silent',
+    'build',
+    '-w',
+    '@flash-sale/web',
+  ]);
 }
 
 function npm() {
   return process.platform === 'win32' ? 'npm.cmd' : 'npm';
 }
 
-/** Runs a step to completion with inherited output; a failing step ends the start. */
-function run(command, args, env = process.env) {
-  const result = spawnSync(command, args, { stdio: 'inherit', env, shell: process.platform === 'win32' });
-  if (result.status !== 0) {
-    throw new Error(
-      `${path.basename(command)} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`,
-    );
+/** A step's failure, already explained on the terminal (its output's tail): no stack trace needed. */
+class StepFailed extends Error {}
+
+async function runStep(...args) {
+  try {
+    await terminal.step(...args);
+  } catch (error) {
+    throw new StepFailed(error.message);
   }
+}
+
+/**
+ * The port an app listens on: the variable's value when set (a clash is then the app's error to
+ * report), else the default if it is free, else any free port — a second checkout, another service
+ * or a private test stack may hold the default, and that must not stop this one.
+ */
+async function appPort(variable, defaultPort, what) {
+  if (process.env[variable]) return Number(process.env[variable]);
+  if (await portIsFree(defaultPort)) return defaultPort;
+  const port = await freePort();
+  log(`port ${defaultPort} is taken: ${what} listens on ${port} instead (set ${variable} to choose)`);
+  return port;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 4-5. Migrations, API and worker
 
-function migrate(env) {
-  log('applying migrations');
-  run(process.execPath, ['libs/db/dist/migrate.js'], env);
+async function migrate(env) {
+  await runStep('applying migrations', 'migrate', process.execPath, ['libs/db/dist/migrate.js'], { env });
 }
 
 /** Restart backoff of a crashed app: 0.5 s, doubling to at most 10 s; reset after 30 s of uptime. */
 const RESTART_BACKOFF_MS = { first: 500, max: 10_000, stableAfter: 30_000 };
 
 /**
- * Starts one app with its output prefixed, and supervises it: if it exits while we are not stopping
+ * Starts one app with its output going through the terminal (terminal.followApp), and supervises it: if it exits while we are not stopping
  * (a crash, an OOM kill, a `kill -9`), it is started again after a backoff that grows while it keeps
  * crashing, and each restart is logged. It runs in its own process group so the terminal's Ctrl-C
  * reaches only this script, which then stops the apps before the databases they use.
@@ -155,8 +192,7 @@ function startApp(name, [command, ...args], env) {
     const startedAt = Date.now();
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    prefixLines(child.stdout, process.stdout, `[${name}] `);
-    prefixLines(child.stderr, process.stderr, `[${name}] `);
+    terminal.followApp(name, child);
     killOnExit.add(child);
     app.child = child;
     app.exited = exited;
@@ -165,18 +201,14 @@ function startApp(name, [command, ...args], env) {
       if (stopping) return;
       if (Date.now() - startedAt >= RESTART_BACKOFF_MS.stableAfter) backoffMs = RESTART_BACKOFF_MS.first;
       app.restarts++;
-      console.error(
-        `[start] ${name} exited unexpectedly (${code ?? signal}); restarting in ${backoffMs} ms (restart #${app.restarts})`,
+      terminal.error(
+        `${name} exited unexpectedly (${code ?? signal}); restarting in ${backoffMs} ms (restart #${app.restarts}); its log: ${terminal.shortLog(name)}`,
       );
       setTimeout(launch, backoffMs);
       backoffMs = Math.min(backoffMs * 2, RESTART_BACKOFF_MS.max);
     });
   };
   launch();
-}
-
-function prefixLines(input, output, prefix) {
-  readline.createInterface({ input, crlfDelay: Infinity }).on('line', (line) => output.write(prefix + line + '\n'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,22 +251,35 @@ async function request(method, url, body, token) {
   return JSON.parse(text);
 }
 
+/** The banner: the last thing a start prints, so the URLs and the password stay on screen. */
 function printSummary() {
-  const base = `http://localhost:${PORT}`;
+  const base = `http://localhost:${ports.api}`;
+  const shop = DEV ? `http://localhost:${WEB_PORT}` : base;
   const password = process.env.ADMIN_PASSWORD
-    ? '(from ADMIN_PASSWORD)'
-    : 'admin (development default; set ADMIN_PASSWORD)';
-  console.log(
+    ? '(the ADMIN_PASSWORD you set)'
+    : 'admin   (development default; set ADMIN_PASSWORD)';
+  const workerMetrics = ports.workerMetrics === 0 ? 'off' : `http://127.0.0.1:${ports.workerMetrics}/metrics`;
+  const logs =
+    terminal.format === 'json'
+      ? 'JSON lines above (LOG_FORMAT=json)'
+      : `${terminal.shortLog('api')}, ${terminal.shortLog('worker')}  (warnings and errors also show here)`;
+  terminal.banner(
     [
       '',
       '  Flash sale is running.',
-      `    Storefront       ${DEV ? `http://localhost:${WEB_PORT} (Vite dev server, hot reload)` : base}`,
-      `    Admin console    ${DEV ? `http://localhost:${WEB_PORT}` : base}/admin`,
-      `    API              ${base}/api  (docs: ${base}/docs, queues: ${base}/admin/queues)`,
+      `    Storefront       ${shop}${DEV ? '  (Vite dev server, hot reload)' : ''}`,
+      `    Admin console    ${shop}/admin`,
       `    Admin password   ${password}`,
+      `    Oversell demo    ${shop}/admin/demo`,
+      `    API docs         ${base}/docs   (the contract: docs/api.md)`,
+      `    Metrics          ${base}/metrics (API), ${workerMetrics} (worker)`,
+      `    Queue board      ${base}/admin/queues   (admins only)`,
+      `    Rate limits      ${RATE_LIMIT_PROFILE} profile${RATE_LIMIT_PROFILE === 'standard' ? '   (RATE_LIMIT_PROFILE=load-test for k6)' : ''}`,
       `    Redis            ${running.services.redisUrl ?? '(cluster: REDIS_CLUSTER_NODES)'}`,
       `    MySQL            ${running.services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
+      `    Logs             ${logs}`,
       '  Press Ctrl-C to stop.',
+      '',
       '',
     ].join('\n'),
   );
@@ -252,7 +297,7 @@ function onSignal(signal) {
 /** Something we depend on died: stop the rest and exit non-zero. */
 function fail(reason) {
   if (stopping) return;
-  console.error(`[start] ${reason}; stopping everything`);
+  terminal.error(`${reason}; stopping everything`);
   stopAll().then(() => process.exit(1));
 }
 

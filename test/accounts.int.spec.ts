@@ -3,7 +3,7 @@ import { waitFor } from './support/fixtures';
 import { useStackWorld } from './support/stack-world';
 import { openDatabase } from './support/test-env';
 
-/** Accounts (API.md "Auth"): register, sign in again anywhere and find one's orders; a guest keeps its id. */
+/** Accounts (docs/api.md "Auth"): register, sign in again anywhere and find one's orders; a guest keeps its id. */
 describe('accounts (real API, worker, Redis, MariaDB)', () => {
   const w = useStackWorld();
 
@@ -72,7 +72,7 @@ describe('accounts (real API, worker, Redis, MariaDB)', () => {
     expect([twice.status, twice.body.error.code]).toEqual([409, 'NAME_TAKEN']);
   });
 
-  it('refuses a taken name, a wrong password, an unknown name and bad bodies with API.md codes', async () => {
+  it('refuses a taken name, a wrong password, an unknown name and bad bodies with docs/api.md codes', async () => {
     expect((await register({ name: 'Linus', password: 'penguins-rule' })).status).toBe(201);
     const taken = await register({ name: 'LINUS', password: 'another-password' });
     expect([taken.status, taken.body.error.code]).toEqual([409, 'NAME_TAKEN']);

@@ -24,9 +24,12 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
         json: { name: 'Searchable Sam', password: 'long-enough-password' },
       },
     );
+    // Guests too have a name the admin can see and search: the one they gave at sign-in.
+    const named = await w.stack.client.guest('Gina Guest');
     const guests = [
       registered.body,
-      ...(await Promise.all(Array.from({ length: buyers - 1 }, () => w.stack.client.guest()))),
+      named,
+      ...(await Promise.all(Array.from({ length: buyers - 2 }, () => w.stack.client.guest()))),
     ];
     const orderNos: string[] = [];
     for (const guest of guests) {
@@ -46,11 +49,11 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
       (answer) => answer.body.items.length === buyers,
       15_000,
     );
-    return { saleId, orderNos, sam: registered.body };
+    return { saleId, orderNos, sam: registered.body, gina: named };
   }
 
   it('lists a sale’s orders in cursor pages, filters by status, searches by order number, user id or name, exports CSV', async () => {
-    const { saleId, orderNos, sam } = await saleWithOrders(5);
+    const { saleId, orderNos, sam, gina } = await saleWithOrders(5);
     const list = (query: string) =>
       w.stack.client.call<{ items: AdminOrder[]; next?: string }>('GET', `/api/admin/sales/${saleId}/orders${query}`, {
         token: w.admin,
@@ -66,7 +69,16 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     expect(paged).toEqual([...orderNos].reverse());
 
     const byName = await list(`?q=${encodeURIComponent('searchable sam')}`);
-    expect(byName.body.items).toEqual([expect.objectContaining({ userId: sam.user.id, userName: 'Searchable Sam' })]);
+    expect(byName.body.items).toEqual([
+      expect.objectContaining({ userId: sam.user.id, userName: 'Searchable Sam', guest: false }),
+    ]);
+    const byGuestName = await list(`?q=${encodeURIComponent('gina guest')}`);
+    expect(byGuestName.body.items).toEqual([
+      expect.objectContaining({ userId: gina.userId, userName: 'Gina Guest', guest: true }),
+    ]);
+    // A guest who gave no name is named for its id, and marked a guest.
+    const unnamed = first.body.items.find((order) => order.userId !== sam.user.id && order.userId !== gina.userId);
+    expect(unnamed).toEqual(expect.objectContaining({ userName: expect.stringMatching(/^Guest \w{5}$/), guest: true }));
     expect((await list(`?q=${sam.user.id}`)).body.items).toHaveLength(1);
     expect((await list(`?q=${orderNos[3]}`)).body.items.map((order) => order.orderNo)).toEqual([orderNos[3]]);
     expect((await list('?status=PAID')).body.items).toEqual([]);
@@ -96,9 +108,13 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.headers['content-disposition']).toContain(`sale-${saleId}-orders.csv`);
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('orderNo,saleId,userId,userName,quantity,amountCents,status,createdAt,expiresAt,paidAt');
-    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(orderNos);
-    expect(lines.find((line) => line.includes(sam.user.id))).toContain(',Searchable Sam,1,500,PENDING_PAYMENT,');
+    expect(lines[0]).toBe(
+      'orderNo,saleId,userId,userName,guest,quantity,amountCents,status,createdAt,expiresAt,paidAt',
+    );
+    // Newest first, like the page.
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual([...orderNos].reverse());
+    expect(lines.find((line) => line.includes(sam.user.id))).toContain(',Searchable Sam,false,1,500,PENDING_PAYMENT,');
+    expect(lines.find((line) => line.includes(gina.userId))).toContain(',Gina Guest,true,1,500,PENDING_PAYMENT,');
   });
 
   it('edits a sale and ends it early: purchases are then refused SALE_ENDED, the storefront says ended', async () => {

@@ -9,7 +9,7 @@ interface ErrorBody {
   error: { code: string; message: string };
 }
 
-/** Every bad input of API.md gets its status and code, carries x-request-id, and writes nothing. */
+/** Every bad input of docs/api.md gets its status and code, carries x-request-id, and writes nothing. */
 describe('bad input (real API on MariaDB and Redis)', () => {
   let testEnv: TestEnv;
   let db: DataSource;
@@ -118,7 +118,7 @@ describe('bad input (real API on MariaDB and Redis)', () => {
       404,
       'SALE_NOT_FOUND',
     );
-    // Both wrong: API.md answers 400 before 404.
+    // Both wrong: docs/api.md answers 400 before 404.
     await expectError(purchase({ sale: '999999', json: { token, quantity: 0 } }), 400, 'VALIDATION_FAILED');
     await expectNothingWritten();
   });

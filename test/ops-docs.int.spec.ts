@@ -1,11 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, type TestEnv } from './support/test-env';
 
 interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { tags?: string[]; security?: unknown[]; requestBody?: unknown }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { tags?: string[]; security?: unknown[]; requestBody?: unknown; responses?: Record<string, unknown> }
+    >
+  >;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
   tags: { name: string }[];
+}
+
+const API_DOC = readFileSync(join(__dirname, '..', 'docs', 'api.md'), 'utf8');
+
+/** `/api/sales/:id` as OpenAPI writes it: `/api/sales/{id}`. */
+const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+/**
+ * The routes of docs/api.md's tables (`METHOD /path` in the first column), each with the 2xx statuses
+ * its last column names (a status opens a code span: `202 …`, `201`).
+ */
+function documentedRoutes(): Map<string, string[]> {
+  const routes = new Map<string, string[]>();
+  for (const line of API_DOC.split('\n')) {
+    const row = /^\|\s*`(GET|POST|PUT|PATCH|DELETE) (\/[^`\s]*)`\s*\|(.*)\|\s*$/.exec(line);
+    if (!row) continue;
+    const success = row[3]!.split('|').pop()!;
+    routes.set(
+      `${row[1]} ${openApiPath(row[2]!)}`,
+      [...success.matchAll(/`(2\d\d)\b/g)].map((match) => match[1]!).sort(),
+    );
+  }
+  return routes;
+}
+
+/** The `GET /path` routes of docs/api.md's "Operations" paragraph (health, metrics, docs). */
+function documentedOperations(): string[] {
+  const start = API_DOC.indexOf('## Operations');
+  const section = API_DOC.slice(start, API_DOC.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/`GET (\/[^`\s]*)`/g)].map((match) => `GET ${match[1]}`);
 }
 
 describe('OpenAPI at /docs (real app)', () => {
@@ -20,6 +58,30 @@ describe('OpenAPI at /docs (real app)', () => {
   afterAll(async () => {
     await stack.close();
     await testEnv.cleanup();
+  });
+
+  it('lists the same routes as docs/api.md, with the same success statuses', async () => {
+    const { paths } = (await stack.client.call<OpenApiDocument>('GET', '/docs-json')).body;
+    const served = new Map<string, string[]>();
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const statuses = Object.keys(operation.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+        served.set(`${method.toUpperCase()} ${path}`, statuses.sort());
+      }
+    }
+    const documented = documentedRoutes();
+    const operations = documentedOperations();
+    expect(documented.size).toBeGreaterThan(20);
+    expect(operations).toEqual(expect.arrayContaining(['GET /health', 'GET /health/ready', 'GET /metrics']));
+
+    // Each way round: a route in one and not the other is a contract out of step.
+    expect([...documented.keys()].filter((route) => !served.has(route))).toEqual([]);
+    // The Swagger UI at /docs documents the others, not itself.
+    expect(operations.filter((route) => route !== 'GET /docs' && !served.has(route))).toEqual([]);
+    expect([...served.keys()].filter((route) => !documented.has(route) && !operations.includes(route))).toEqual([]);
+    for (const [route, statuses] of documented) {
+      expect({ route, statuses: served.get(route) }).toEqual({ route, statuses });
+    }
   });
 
   it('serves the Swagger UI page', async () => {

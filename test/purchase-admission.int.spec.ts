@@ -127,7 +127,7 @@ describe('per-sale limit: one sale takes at most its purchase rate, across all b
   });
 });
 
-describe('order of answers: 429 comes before the sold-out fast path’s 410 (API.md: 401, then 429)', () => {
+describe('order of answers: 429 comes before the sold-out fast path’s 410 (docs/api.md: 401, then 429)', () => {
   let testEnv: TestEnv;
   let stack: RunningStack;
 

@@ -184,7 +184,7 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
     };
 
     // The reservation script counts the limits itself: the buyer's purchase, its replays, then 429 —
-    // also for a body that would be a 400 (API.md: 429 comes first).
+    // also for a body that would be a 400 (docs/api.md: 429 comes first).
     const live = await createSale(100);
     const token = await client.submitToken(live, greedy.token);
     withinBudget(await spend(live, { token }), 202);

@@ -21,7 +21,7 @@ interface Promise202 {
 }
 
 /**
- * DESIGN.md "Who owns the stock" under a Redis outage: a private Redis is SIGKILLed while reservations
+ * docs/architecture.md "Who owns the stock" under a Redis outage: a private Redis is SIGKILLed while reservations
  * are unwritten, the fallback sells meanwhile, and Redis comes back — with its AOF, or empty. Every
  * 202/201 a buyer got must end as that buyer's order, nothing may be sold twice, and the books must
  * close (audit ok, drift 0) by themselves, without an admin's preload.

@@ -101,7 +101,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
       expect(refused.body).toEqual({ error: { code: 'SOLD_OUT', message: 'Sold out' } });
       expect(refused.headers['x-request-id']).toBeTruthy();
 
-      // Earlier checks of API.md's order still win, as Redis would answer them:
+      // Earlier checks of docs/api.md's order still win, as Redis would answer them:
       expect(answer(await buy(saleId, cyd, bobToken))).toBe('403 TOKEN_INVALID'); // someone else's token
       expect(answer(await buy(saleId, cyd, `${cydToken.slice(0, -2)}xx`))).toBe('403 TOKEN_INVALID'); // forged
       expect(answer(await buy(saleId, cyd, cydToken, 3))).toBe('409 LIMIT_REACHED'); // over the limit of 2

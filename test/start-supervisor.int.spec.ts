@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient, inBatches } from './support/api-client';
 import { waitFor } from './support/fixtures';
@@ -22,23 +23,52 @@ function exited(child: ChildProcess): Promise<number | null> {
   );
 }
 
+/** The clone's uncommitted changes, to compare before and after a start. */
+function gitStatus(): string {
+  return execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' });
+}
+
+/** What an app appended to its log file under .data/logs since `from` bytes. */
+function logSince(name: string, from: number): string {
+  const file = join(ROOT, '.data', 'logs', `${name}.log`);
+  return existsSync(file) ? readFileSync(file).subarray(from).toString('utf8') : '';
+}
+
+function logSize(name: string): number {
+  const file = join(ROOT, '.data', 'logs', `${name}.log`);
+  return existsSync(file) ? statSync(file).size : 0;
+}
+
 /**
- * `npm start` (scripts/start.mjs) as a developer runs it, on this test's database and prefixes: the
- * API is SIGKILLed mid-sale, the supervisor starts it again within seconds, buying goes on and the
- * sale's audit is ok; Ctrl-C (SIGINT) still stops everything.
+ * `npm start` (scripts/start.mjs) as a developer runs it, on this test's database and prefixes, at the
+ * default log level: the terminal stays calm (the banner last, a few dozen lines for a start and 100
+ * purchases, the access lines in .data/logs/) and the clone stays clean; the API is SIGKILLed
+ * mid-sale, the supervisor starts it again within seconds, buying goes on and the sale's audit is ok;
+ * Ctrl-C (SIGINT) still stops everything.
  */
 describe('npm start supervises its children (real processes, MariaDB, Redis)', () => {
   let testEnv: TestEnv;
   let start: ChildProcess;
   let output = '';
+  let outputAtStart = '';
   let client: ApiClient;
+  let statusBefore: string;
+  const logOffsets = { api: 0, worker: 0 };
 
   beforeAll(async () => {
     testEnv = await createTestEnv();
     const port = await freePort();
+    statusBefore = gitStatus();
+    logOffsets.api = logSize('api');
+    logOffsets.worker = logSize('worker');
+    // The default log level and the default worker metrics port (moved by start.mjs if taken).
+    const env: NodeJS.ProcessEnv = { ...process.env, ...testEnv.env, PORT: String(port) };
+    delete env['LOG_LEVEL'];
+    delete env['LOG_FORMAT'];
+    delete env['WORKER_METRICS_PORT'];
     start = spawn(process.execPath, [join(ROOT, 'scripts', 'start.mjs')], {
       cwd: ROOT,
-      env: { ...process.env, ...testEnv.env, PORT: String(port), LOG_LEVEL: 'warn' },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     start.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -52,6 +82,8 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
       240_000,
     );
     if (!output.includes('Flash sale is running')) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // anything printed right after the banner
+    outputAtStart = output;
   }, 300_000);
 
   afterAll(async () => {
@@ -62,6 +94,72 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
     }
     await testEnv.cleanup();
   });
+
+  it('a calm terminal: the banner last, under 60 lines with 100 purchases; access lines in .data/logs; clone clean', async () => {
+    // The banner is the last thing a start prints, and names everything a newcomer looks for.
+    const lines = outputAtStart.trimEnd().split('\n');
+    expect(lines[lines.length - 1]).toBe('  Press Ctrl-C to stop.');
+    const banner = outputAtStart.slice(outputAtStart.indexOf('Flash sale is running'));
+    for (const shown of [
+      /Storefront +http:\/\/localhost:\d+\n/,
+      /Admin console +http:\/\/localhost:\d+\/admin\n/,
+      /Admin password +\(the ADMIN_PASSWORD you set\)/,
+      /Oversell demo +http:\/\/localhost:\d+\/admin\/demo/,
+      /API docs +http:\/\/localhost:\d+\/docs/,
+      /Queue board +http:\/\/localhost:\d+\/admin\/queues/,
+      /Rate limits +load-test profile/,
+      /Logs +\.data\/logs\/api\.log, \.data\/logs\/worker\.log/,
+    ]) {
+      expect(banner).toMatch(shown);
+    }
+    // The worker's metrics: on the default port, or moved because it was taken — never a bind error.
+    const workerMetrics =
+      /Metrics +http:\/\/localhost:\d+\/metrics \(API\), (http:\/\/127\.0\.0\.1:\d+\/metrics) \(worker\)/.exec(banner);
+    expect(workerMetrics).not.toBeNull();
+    expect((await fetch(workerMetrics![1]!)).status).toBe(200);
+
+    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: admin,
+      json: { name: 'Calm', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    const statuses = await inBatches(Array.from({ length: 100 }), 10, async () => {
+      const buyer = await client.guest();
+      return (await client.buy(sale.body.id, buyer.token)).status;
+    });
+    expect(statuses).toEqual(Array(100).fill(202));
+    await waitFor(
+      'the 100 orders written',
+      async () =>
+        (
+          await client.call<{ ordersByStatus: Record<string, number> }>(
+            'GET',
+            `/api/admin/sales/${sale.body.id}/audit`,
+            { token: admin },
+          )
+        ).body.ordersByStatus['PENDING_PAYMENT'],
+      (written) => written === 100,
+      30_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // the logs' buffered writes
+
+    const terminalLines = output.trimEnd().split('\n');
+    if (terminalLines.length >= 60) throw new Error(`npm start printed ${terminalLines.length} lines:\n${output}`);
+    expect(output).not.toMatch(/^\[?(api|worker)\]? ?\{/m); // no JSON line in the terminal
+    expect(output).not.toMatch(/EADDRINUSE|vite v\d|\.js +\d+(\.\d+)? kB/); // no bind error, no chunk table
+
+    // Every request is in the API's log file as JSON, with its request id.
+    const purchases = logSince('api', logOffsets.api)
+      .split('\n')
+      .filter((line) => line.includes(`/api/sales/${sale.body.id}/purchase`))
+      .map((line) => JSON.parse(line) as { reqId?: string; res?: { statusCode: number } });
+    expect(purchases).toHaveLength(100);
+    expect(purchases.every((entry) => typeof entry.reqId === 'string' && entry.res?.statusCode === 202)).toBe(true);
+    expect(logSince('worker', logOffsets.worker)).toContain('"service":"worker"');
+
+    // Installing, building, migrating and running left the clone as it was.
+    expect(gitStatus()).toBe(statusBefore);
+  }, 120_000);
 
   it('a SIGKILLed API is back within seconds, and the sale stays correct', async () => {
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);

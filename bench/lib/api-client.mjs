@@ -51,7 +51,7 @@ export async function adminSales(http) {
   };
 }
 
-/** A purchase that must be accepted. A 429/503 with retry-after means "nothing happened, send again" (API.md). */
+/** A purchase that must be accepted. A 429/503 with retry-after means "nothing happened, send again" (docs/api.md). */
 export async function purchaseAccepted(baseUrl, saleId, body, authorization) {
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(`${baseUrl}/api/sales/${saleId}/purchase`, {

@@ -1,4 +1,4 @@
-// A small typed client for the HTTP contract of API.md (shared/API.md), for k6.
+// A small typed client for the HTTP contract (docs/api.md), for k6.
 //
 // Every call is tagged `endpoint:<name>` and `name:<METHOD route>` (the route with `:id`, so sale ids and
 // order numbers do not explode the number of time series), and each answer is checked against the
@@ -37,7 +37,7 @@ const ROUTES: Record<Endpoint, string> = {
   audit: 'GET /api/admin/sales/:id/audit',
 };
 
-// --- The contract's types (libs/contract, after API.md) that only k6 has --------------------------
+// --- The contract's types (libs/contract, after docs/api.md) that only k6 has --------------------------
 
 /** The `error` of an error answer, as k6 reads it: an empty code when the body is not one. */
 export interface ApiError {
@@ -285,7 +285,7 @@ export class Api {
 }
 
 /**
- * A purchase answer against API.md: success is exactly the strategy's status and body (202 QUEUED for
+ * A purchase answer against docs/api.md: success is exactly the strategy's status and body (202 QUEUED for
  * redis-lua, 201 PENDING_PAYMENT for db-optimistic, db-pessimistic and naive-unsafe); the refusals a
  * flash sale is expected to produce are 410 SOLD_OUT and 409 LIMIT_REACHED; anything else is unexpected.
  */

@@ -7,7 +7,7 @@ import type { PurchaseOutcome } from './api.ts';
 export const purchaseAccepted = new Counter('purchase_accepted');
 export const purchaseSoldOut = new Counter('purchase_sold_out');
 export const purchaseLimitReached = new Counter('purchase_limit_reached');
-/** Anything API.md does not promise for a purchase: a threshold keeps it at 0. */
+/** Anything docs/api.md does not promise for a purchase: a threshold keeps it at 0. */
 export const purchaseUnexpected = new Counter('purchase_unexpected');
 /** 409 SALE_NOT_STARTED answers that were retried because the buyer's clock ran ahead (not an error). */
 export const purchaseEarly = new Counter('purchase_early_retries');

@@ -21,7 +21,7 @@ export function runOptions(
 }
 
 /**
- * The thresholds every sale-driving scenario fails on: setup incomplete, an answer outside API.md, an
+ * The thresholds every sale-driving scenario fails on: setup incomplete, an answer outside docs/api.md, an
  * oversell or any audit violation, a failed check, and (with `scenario`) p95 above P95_MS.
  */
 export function contractThresholds(config: CommonConfig, scenario?: string): Record<string, string[]> {

@@ -16,3 +16,13 @@ export function freePort() {
     });
   });
 }
+
+/** Whether nothing listens on `port` of `host` yet (binding it for a moment tells). */
+export function portIsFree(port, host = '127.0.0.1') {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}

@@ -20,7 +20,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
   const w = useStorefrontWorld({
     priceCents: 2500,
     perUserLimit: 1,
-    description: 'Made by the issue-11 end-to-end test.',
+    description: 'Made by the admin orders end-to-end test.',
   });
 
   it('admin: a sale’s orders listed, searched, downloaded as CSV; the sale edited and ended early; the console in a new tab', () =>
@@ -62,7 +62,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       for (const buyer of buyers) await table.getByText(buyer.orderNo).waitFor();
       await saveScreenshot(secondTab, 'admin-sale-orders');
 
-      await secondTab.getByLabel('Order number, user id or account name').fill('Otto');
+      await secondTab.getByLabel('Order number, user id or buyer name').fill('Otto');
       await secondTab.getByRole('button', { name: 'Search' }).click();
       await waitFor(
         'the search result',
@@ -74,7 +74,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await secondTab.getByLabel('Status').selectOption('PAID');
       await secondTab.getByRole('heading', { name: 'No orders match' }).waitFor();
       await secondTab.getByLabel('Status').selectOption('');
-      await secondTab.getByLabel('Order number, user id or account name').fill('');
+      await secondTab.getByLabel('Order number, user id or buyer name').fill('');
       await secondTab.getByRole('button', { name: 'Search' }).click();
       await waitFor(
         'every order again',
@@ -91,7 +91,8 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
         .trim()
         .split('\r\n');
       expect(csv[0]).toMatch(/^orderNo,saleId,userId,userName,/);
-      expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(buyers.map((buyer) => buyer.orderNo));
+      // Newest first, like the page.
+      expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(buyers.map((buyer) => buyer.orderNo).reverse());
       expect(csv[2]).toContain(',Otto,');
 
       await secondTab.getByRole('link', { name: '← Dashboard' }).click();
@@ -99,6 +100,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await secondTab.getByRole('heading', { level: 1, name: `Edit “${sale.name}”` }).waitFor();
       await saveScreenshot(secondTab, 'admin-edit-sale');
       await secondTab.getByRole('button', { name: 'End sale now' }).click();
+      await secondTab.getByRole('alertdialog').getByRole('button', { name: 'Yes, end it now' }).click();
       await secondTab.getByText('The sale has ended: purchases are refused from now on.').waitFor();
       const after = await w.stack.client.call<Sale>('GET', `/api/sales/${sale.id}`);
       expect(after.body.status).toBe('ended');
@@ -156,6 +158,30 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await phone.getByRole('heading', { name: 'Results: 200 buyers, 20 units per sale' }).waitFor();
       await phone.waitForTimeout(500);
       await saveScreenshot(phone, 'phone-admin-demo');
+      // At phone width every strategy's name on the chart stands clear of the others.
+      const strategies = await phone
+        .locator('tr[data-strategy]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-strategy')));
+      const ticks = phone.locator('.demo-chart .recharts-cartesian-axis-tick-value');
+      await waitFor(
+        'the chart drawn',
+        () => ticks.count(),
+        (count) => count > strategies.length,
+        10_000,
+      );
+      const names = [];
+      for (const tick of await ticks.all()) {
+        if (strategies.includes((await tick.textContent())?.trim() ?? '')) names.push(tick);
+      }
+      expect(names).toHaveLength(strategies.length);
+      const boxes = await Promise.all(names.map((name) => name.boundingBox()));
+      for (const [i, a] of boxes.entries()) {
+        for (const b of boxes.slice(i + 1)) {
+          const apart =
+            a!.x + a!.width <= b!.x || b!.x + b!.width <= a!.x || a!.y + a!.height <= b!.y || b!.y + b!.height <= a!.y;
+          expect({ a, b, apart }).toEqual({ a, b, apart: true });
+        }
+      }
     }));
   it('every page at desktop and phone width, and the offline state (screenshots)', () =>
     w.harness.scenario('screenshots', async () => {

@@ -15,6 +15,12 @@ import { SignInPage } from './storefront/SignInPage';
 export const routes: RouteObject[] = [
   {
     element: <Layout />,
+    // Shown while a lazy page (the admin console) loads on the first visit to its URL.
+    hydrateFallbackElement: (
+      <p className="page" aria-live="polite">
+        Loading…
+      </p>
+    ),
     children: [
       { index: true, element: <SalesPage /> },
       { path: 'sales/:saleId', element: <SalePage /> },

@@ -60,7 +60,7 @@ export interface AppConfig {
     lockTtlMs: number;
     lockWaitMs: number;
   };
-  /** Stock leases from MySQL to Redis (DESIGN.md "Who owns the stock"). */
+  /** Stock leases from MySQL to Redis (docs/architecture.md "Who owns the stock"). */
   leases: {
     /** Units one lease hands to Redis; smaller leases keep more stock sellable by the MySQL fallback. */
     size: number;

@@ -18,7 +18,7 @@ export interface Audit {
   /** Redis against MySQL over the live leases; 0 when they agree. */
   drift?: number;
   checkedAt?: string;
-  /** Stock leased from MySQL to Redis (DESIGN.md "Who owns the stock"). */
+  /** Stock leased from MySQL to Redis (docs/architecture.md "Who owns the stock"). */
   leases?: LeaseLedger;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Stable error codes of the HTTP contract (API.md). Clients branch on these, never on messages; the
+ * Stable error codes of the HTTP contract (docs/api.md). Clients branch on these, never on messages; the
  * API maps each code to its HTTP status in one table (apps/api/src/common/error-status.ts).
  */
 export enum ErrorCode {

@@ -1,5 +1,5 @@
 /**
- * The HTTP contract of API.md as types and constants, for the API (its DTOs implement these), the
+ * The HTTP contract of docs/api.md as types and constants, for the API (its DTOs implement these), the
  * storefront, the k6 load tests and the tests.
  *
  * Every file here is dependency-free, and imports its siblings for types only: k6 and the browser load

@@ -19,9 +19,13 @@ export interface Order {
   paymentReference?: string;
 }
 
-/** An order in `GET /api/admin/sales/:id/orders`: with the buyer's account name, if registered. */
+/**
+ * An order in `GET /api/admin/sales/:id/orders`: with the buyer's name — the account's, or the name a
+ * guest gave at sign-in (null if unknown) — and whether the buyer is a guest.
+ */
 export interface AdminOrder extends Order {
   userName: string | null;
+  guest: boolean;
 }
 
 /** `GET /api/admin/sales/:id/orders?status=&q=&cursor=&limit=`: `next` is the cursor of the next page. */

@@ -11,6 +11,7 @@ import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
 import { ReconciliationWorkIndex1764200000000 } from './migrations/1764200000000-reconciliation-work-index';
 import { LockFenceAndStockSegments1764300000100 } from './migrations/1764300000100-lock-fence-and-stock-segments';
 import { SaleBuyers1764300000200 } from './migrations/1764300000200-sale-buyers';
+import { GuestNames1764300000300 } from './migrations/1764300000300-guest-names';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   ReconciliationWorkIndex1764200000000,
   LockFenceAndStockSegments1764300000100,
   SaleBuyers1764300000200,
+  GuestNames1764300000300,
 ];
 
 export interface DatabaseOptions {

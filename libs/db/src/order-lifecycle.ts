@@ -21,7 +21,7 @@ export type TransitionResult =
   | { changed: false; order: OrderEntity | null };
 
 /**
- * Status changes of written orders (DESIGN.md step 6). Every change is a compare-and-set on
+ * Status changes of written orders (docs/architecture.md "After the purchase"). Every change is a compare-and-set on
  * (status, version), allowed only by the state machine table, so of two racing changes (a payment
  * and an expiry, say) exactly one matches the row and the other sees it already moved.
  *

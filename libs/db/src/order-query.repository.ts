@@ -4,16 +4,18 @@ import { OrderEntity } from './entities/order.entity';
 import { UserEntity } from './entities/user.entity';
 import { PaymentEntity } from './entities/payment.entity';
 
-/** An order row with its buyer's account name (null for a guest). */
+/** An order row with its buyer's name: the account's, else the name the guest gave (null if unknown). */
 export interface OrderWithBuyerName {
   order: OrderEntity;
   userName: string | null;
+  /** No account: a guest's order. */
+  guest: boolean;
 }
 
 /** The admin's filter of one sale's orders; `beforeId` is the keyset cursor (the last row's id). */
 export interface SaleOrdersFilter {
   status?: OrderStatus;
-  /** An order-number prefix, or an exact user id or account name. */
+  /** An order-number prefix, or an exact user id or buyer name (an account's or a guest's). */
   search?: string;
   beforeId?: string;
 }
@@ -56,23 +58,18 @@ export class OrderQueryRepository {
     return written;
   }
 
-  /** One page of a sale's orders, newest first. */
+  /** One page of a sale's orders, newest first (the admin's page and, batch by batch, its CSV export). */
   async salePage(saleId: string, filter: SaleOrdersFilter, limit: number): Promise<OrderWithBuyerName[]> {
     const query = this.withBuyerNames(saleId, 'DESC');
     if (filter.status) query.andWhere('o.status = :status', { status: filter.status });
     if (filter.search) {
-      query.andWhere('(o.order_no LIKE :prefix OR o.user_id = :search OR u.name = :search)', {
+      query.andWhere('(o.order_no LIKE :prefix OR o.user_id = :search OR u.name = :search OR g.name = :search)', {
         prefix: `${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
         search: filter.search,
       });
     }
     if (filter.beforeId) query.andWhere('o.id < :beforeId', { beforeId: filter.beforeId });
     return this.read(query.take(limit));
-  }
-
-  /** A sale's orders after `afterId`, oldest first (an export reads them batch by batch). */
-  saleBatchAfter(saleId: string, afterId: string, limit: number): Promise<OrderWithBuyerName[]> {
-    return this.read(this.withBuyerNames(saleId, 'ASC').andWhere('o.id > :afterId', { afterId }).take(limit));
   }
 
   /** Purchases per second of a sale since `since` (by reservation time), oldest first. */
@@ -89,17 +86,22 @@ export class OrderQueryRepository {
     return this.orders
       .createQueryBuilder('o')
       .leftJoin(UserEntity, 'u', 'u.id = o.user_id')
-      .addSelect('u.name', 'user_name')
+      .leftJoin('guest_names', 'g', 'g.user_id = o.user_id')
+      .addSelect('u.name', 'account_name')
+      .addSelect('g.name', 'guest_name')
       .where('o.sale_id = :saleId', { saleId })
       .orderBy('o.id', direction);
   }
 
   private async read(query: SelectQueryBuilder<OrderEntity>): Promise<OrderWithBuyerName[]> {
     const { entities, raw } = await query.getRawAndEntities();
-    const names = new Map(raw.map((row: Record<string, unknown>) => [String(row['o_id']), row['user_name']]));
+    const rows = new Map(raw.map((row: Record<string, unknown>) => [String(row['o_id']), row]));
     return entities.map((order) => {
-      const name = names.get(order.id);
-      return { order, userName: typeof name === 'string' ? name : null };
+      const row = rows.get(order.id) ?? {};
+      const account = row['account_name'];
+      const guestName = row['guest_name'];
+      if (typeof account === 'string') return { order, userName: account, guest: false };
+      return { order, userName: typeof guestName === 'string' ? guestName : null, guest: true };
     });
   }
 }

@@ -50,7 +50,7 @@ export interface HoldingOrderRow {
 type LeaseState = 'PENDING' | 'GRANTED' | 'IN_DOUBT' | 'SETTLED' | 'RETURNED';
 
 /**
- * MySQL's side of stock leases (DESIGN.md "Who owns the stock"): `available + leased + held == stock`
+ * MySQL's side of stock leases (docs/architecture.md "Who owns the stock"): `available + leased + held == stock`
  * in the sale's row, and the `stock_leases` ledger. Every change here is one short transaction with
  * relative, guarded updates, so it never races the worker's optimistic writes into a wrong count:
  * a concurrent writer's version check simply fails and retries.

@@ -20,7 +20,7 @@ export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ende
 export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
 
 /**
- * The stock lease protocol (DESIGN.md "Who owns the stock"), used by the API and the worker:
+ * The stock lease protocol (docs/architecture.md "Who owns the stock"), used by the API and the worker:
  * a lease is a MySQL transaction (`available` → `leased`, a ledger row with its own id) followed by an
  * idempotent Redis grant of that id to the sale's current incarnation. Redis can only sell what was
  * granted; if it loses a sale's state, a new incarnation starts with nothing and the old leases are

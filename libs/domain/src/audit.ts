@@ -39,7 +39,7 @@ export interface AuditVerdict {
 }
 
 /**
- * The invariants of DESIGN.md "What must never happen". Units in doubt (a Redis incarnation lost its
+ * The invariants of docs/architecture.md "What must never happen". Units in doubt (a Redis incarnation lost its
  * state and reconciliation has not settled it yet) are not a fault, but the books are not closed
  * either: the verdict is ok only once they are settled.
  */

@@ -9,7 +9,7 @@ export const HOLDING_STATUSES: readonly OrderStatus[] = ['PENDING_PAYMENT', 'PAI
 export const RETURNED_STATUSES: readonly OrderStatus[] = ['CANCELLED', 'EXPIRED', 'FAILED'];
 
 /**
- * The order state machine (DESIGN.md step 6), as a table. Every status change in MySQL is a
+ * The order state machine (docs/architecture.md "After the purchase"), as a table. Every status change in MySQL is a
  * compare-and-set on (status, version) guarded by this table, so an illegal move never reaches the row.
  */
 const TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
@@ -39,7 +39,7 @@ export interface HandedOffOrder {
   /** When Redis reserved the units (Redis's clock). */
   reservedAt: Date;
   /**
-   * The Redis incarnation whose lease the units came from (DESIGN.md "Who owns the stock"); 0 in jobs
+   * The Redis incarnation whose lease the units came from (docs/architecture.md "Who owns the stock"); 0 in jobs
    * of versions before leases, whose units were never leased.
    */
   epoch: number;

@@ -1,11 +1,11 @@
 import { ErrorCode } from './error-code';
 
 /**
- * The purchase rules, written once: which answer a purchase gets, checked in API.md's order. Every way
- * of selling asks them with the facts its store holds — the MySQL-only strategies
+ * The purchase rules, written once: which answer a purchase gets, checked in the order of docs/api.md
+ * ("Buying"). Every way of selling asks them with the facts its store holds — the MySQL-only strategies
  * (apps/api/src/purchase/db-purchase.ts) and the local sold-out flag (sold-out-gate.ts) call these
- * functions; the reservation script (libs/redis/lua/reserve-9.lua) cannot call TypeScript and mirrors
- * them check for check. purchase-rules.cases.ts holds the cases all of them must answer alike.
+ * functions; the reservation script (libs/redis/lua/reserve-9.lua) cannot call TypeScript and mirrors them
+ * check for check. purchase-rules.cases.ts holds the cases all of them must answer alike.
  */
 
 /** The refusals the rules answer, in the order they are checked. */
@@ -77,7 +77,7 @@ export function decidePurchaseRequest(facts: PurchaseRequestFacts): PurchaseDeci
   return undefined;
 }
 
-/** Every check, in API.md's order: window, submit token, replay, per-user limit, stock. */
+/** Every check, in the order of docs/api.md ("Buying"): window, submit token, replay, per-user limit, stock. */
 export function decidePurchase(facts: PurchaseFacts): PurchaseDecision {
   const decided = decidePurchaseRequest(facts);
   if (decided) return decided;

@@ -1,5 +1,5 @@
 --[[
-  Adds a lease's units to the sale's sellable balance, once per lease id (DESIGN.md "Who owns the
+  Adds a lease's units to the sale's sellable balance, once per lease id (docs/architecture.md "Who owns the
   stock"). MySQL has already moved the units from `available` to `leased` under the lease's id; this
   hands them to Redis. Redis can only ever sell units granted this way, so a reload can never create
   stock.

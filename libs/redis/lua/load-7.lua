@@ -1,6 +1,6 @@
 --[[
   Loads a sale into Redis as incarnation `epoch`, or refreshes the incarnation Redis already has
-  (DESIGN.md "Who owns the stock"). Safe to run mid-sale and safe to repeat.
+  (docs/architecture.md "Who owns the stock"). Safe to run mid-sale and safe to repeat.
 
   - Same epoch: a refresh. The balance and the grants stay as they are; MySQL's holding orders that
     Redis does not know (sold by the Redis-down fallback, say) are written in as reservations, with

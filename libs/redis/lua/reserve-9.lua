@@ -1,6 +1,6 @@
 --[[
   Reserve units of a flash sale for one buyer and hand the order to the workers, atomically and in
-  one round trip (DESIGN.md "The purchase path", step 2): the one script a purchase costs.
+  one round trip (docs/architecture.md "The purchase path", step 2): the one script a purchase costs.
   After the purchase rate limits (counted here, when the caller asks), it MIRRORS the purchase rules
   of libs/domain/src/purchase-rules.ts (decidePurchase), check for check and in the same order — the
   sale is live; the submit token is this buyer's (issued to them, or already bought for them: the

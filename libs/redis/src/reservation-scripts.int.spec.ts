@@ -108,7 +108,7 @@ describe('reservation scripts (real Redis)', () => {
 
       const soldOut = await loadSale({ stock: 1, perUserLimit: 1 });
       await buy(soldOut, 'alice');
-      // Sold out AND over the limit: API.md answers LIMIT_REACHED first.
+      // Sold out AND over the limit: docs/api.md answers LIMIT_REACHED first.
       expect(await buy(soldOut, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
     });
 

@@ -13,7 +13,10 @@ export interface AuditView extends Audit {
   retiredFromRedis: boolean;
   /** What the reconciliation job last published for this sale, if it has run. */
   lastReconciliation: { drift: number } | null;
-  /** The lease ledger (DESIGN.md "Who owns the stock"): units granted, converted to orders, in doubt, returned. */
+  /**
+   * The lease ledger (docs/architecture.md "Who owns the stock"): units granted, converted to orders, in
+   * doubt, returned.
+   */
   leases: LeaseLedger & { epoch: number };
   books: {
     redisBalance: number;
@@ -31,9 +34,9 @@ export interface AuditView extends Audit {
 }
 
 /**
- * The invariants of DESIGN.md for one sale, recomputed from what MySQL and Redis hold, never from
- * counters the purchase path keeps about itself. Meant for quiet moments (after a queue drains):
- * mid-burst it can see a reservation a moment before its row.
+ * The invariants of docs/architecture.md ("What must never happen") for one sale, recomputed from what
+ * MySQL and Redis hold, never from counters the purchase path keeps about itself. Meant for quiet moments
+ * (after a queue drains): mid-burst it can see a reservation a moment before its row.
  */
 @Injectable()
 export class AuditService {

@@ -2,7 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { isDuplicateKeyError, UserRepository } from '@flash-sale/db';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { ulid } from 'ulid';
 import type { AuthUser } from '../common/auth-user';
@@ -10,7 +10,10 @@ import { hashPassword, verifyPassword } from './password-hasher';
 
 export const ADMIN_USER_ID = 'admin';
 
-/** `user` of API.md's auth answers; `registered` tells a guest (whose account ends with its token) from an account. */
+/**
+ * `user` of docs/api.md's auth answers; `registered` tells a guest (whose account ends with its token) from
+ * an account.
+ */
 export interface SessionUser {
   id: string;
   name: string;
@@ -22,6 +25,8 @@ const DECOY_HASH = hashPassword('decoy password that matches nothing');
 
 @Injectable()
 export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
+
   constructor(
     private readonly jwt: JwtService,
     @InjectAppConfig() private readonly config: AppConfig,
@@ -31,6 +36,13 @@ export class AuthService {
   async signInGuest(name: string | undefined): Promise<{ token: string; user: SessionUser }> {
     const id = `u_${ulid()}`;
     const displayName = name?.trim() || `Guest ${id.slice(-5)}`;
+    // Kept for the admin's order list, not awaited: a guest signs in (and buys, from Redis) even while
+    // MySQL is slow or down; such a guest's orders then show no name.
+    this.users.rememberGuestName(id, displayName).catch((error: unknown) => {
+      this.logger.warn(
+        `Could not keep the name of guest ${id}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     return this.session({ id, name: displayName, registered: false });
   }
 

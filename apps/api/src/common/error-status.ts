@@ -1,7 +1,7 @@
 import { ErrorCode } from '@flash-sale/domain';
 import { HttpStatus } from '@nestjs/common';
 
-/** The one table from error code to HTTP status (API.md). */
+/** The one table from error code to HTTP status (docs/api.md). */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   [ErrorCode.ValidationFailed]: HttpStatus.BAD_REQUEST,
   [ErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,

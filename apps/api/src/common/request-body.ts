@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  * A body that could not be read (malformed JSON, a content type the API does not speak).
  *
  * Fastify parses bodies before any guard runs, so failing right there would answer 400 to a caller
- * with no token, while API.md answers 401 first. The parser therefore hands this marker on, and the
+ * with no token, while docs/api.md answers 401 first. The parser therefore hands this marker on, and the
  * validation pipe, which runs after the guards, turns it into 400 VALIDATION_FAILED.
  */
 export class UnreadableBody {

@@ -20,7 +20,7 @@ const RUN_TIMEOUT_MS = 180_000;
 const LISTED_RUNS = 20;
 
 /**
- * The oversell demonstration (DESIGN.md "Strategies"): one sale per strategy, the same burst of
+ * The oversell demonstration (docs/architecture.md "Strategies"): one sale per strategy, the same burst of
  * distinct buyers at each, fired by this process at its own port through the public API (admin
  * routes to create and audit, shopper routes to take a token and buy). The buyers' and the admin's
  * tokens are signed here rather than fetched, because that is all `POST /api/auth/guest` does and

@@ -12,14 +12,15 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
  * OpenAPI at /docs (UI) and /docs-json. DTOs document themselves with `@ApiProperty`; each controller
  * is a tag (swagger's `autoTagControllers`). Security is derived here from what the controllers already
  * declare — `AuthGuard` and the role it requires — so a new controller is documented correctly without
- * swagger decorators of its own. The prose contract (codes, statuses, precedence) stays API.md.
+ * swagger decorators of its own. The prose contract (codes, statuses, precedence) is docs/api.md, and
+ * test/ops-docs.int.spec.ts checks that the two list the same routes with the same success statuses.
  */
 export function installDocs(app: INestApplication): void {
   const config = new DocumentBuilder()
     .setTitle('Flash sale API')
     .setDescription(
       'A flash sale that never oversells. Errors are always `{"error":{"code","message"}}` with the status of ' +
-        "API.md's error table. Sign in with `POST /api/auth/guest` or `POST /api/auth/admin` and send the token " +
+        'the contract (docs/api.md in the repository). Sign in with `POST /api/auth/guest` or `POST /api/auth/admin` and send the token ' +
         'as `Authorization: Bearer <token>`.',
     )
     .setVersion('0.1.0')
@@ -57,7 +58,7 @@ function describeAccess(app: INestApplication, document: OpenAPIObject): OpenAPI
       const controller = controllers.get(controllerName);
       if (controller) describeAuth(operation, controller, handler);
       operation.responses['default'] ??= {
-        description: 'Refused: the error body of API.md',
+        description: 'Refused: the error body of docs/api.md ("Conventions")',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
     }

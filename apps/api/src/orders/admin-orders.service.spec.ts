@@ -21,6 +21,7 @@ function ordersOfSale(count: number) {
       failureReason: null,
     } as unknown as OrderEntity,
     userName: i === 0 ? '=cmd' : null,
+    guest: i !== 0,
   }));
   const filters: SaleOrdersFilter[] = [];
   const repository = {
@@ -32,8 +33,6 @@ function ordersOfSale(count: number) {
         .reverse()
         .slice(0, limit);
     },
-    saleBatchAfter: async (_saleId: string, afterId: string, limit: number) =>
-      rows.filter(({ order }) => Number(order.id) > Number(afterId)).slice(0, limit),
   } as unknown as OrderQueryRepository;
   const catalog = { get: async (saleId: string) => ({ id: saleId }) } as unknown as SaleCatalog;
   return { service: new AdminOrdersService(repository, catalog), filters };
@@ -66,13 +65,16 @@ describe('AdminOrdersService', () => {
     expect(await codeOf(service.list('5', { q: 'x'.repeat(65) }))).toBe(ErrorCode.ValidationFailed);
   });
 
-  it('exports every order once, oldest first, with formulas defused', async () => {
+  it('exports every order once, newest first like the page, with formulas defused', async () => {
     const { service } = ordersOfSale(2_500); // more than one export batch
     const lines: string[] = [];
     for await (const line of service.csv('5')) lines.push(line);
     expect(lines).toHaveLength(2_501);
-    expect(lines[0]).toBe('orderNo,saleId,userId,userName,quantity,amountCents,status,createdAt,expiresAt,paidAt\r\n');
-    expect(lines[1]?.startsWith("5-1,5,u1,'=cmd,1,100,PENDING_PAYMENT,")).toBe(true);
-    expect(lines[2_500]?.startsWith('5-2500,')).toBe(true);
+    expect(lines[0]).toBe(
+      'orderNo,saleId,userId,userName,guest,quantity,amountCents,status,createdAt,expiresAt,paidAt\r\n',
+    );
+    expect(lines[1]?.startsWith('5-2500,')).toBe(true);
+    expect(lines[2_500]?.startsWith("5-1,5,u1,'=cmd,false,1,100,PENDING_PAYMENT,")).toBe(true);
+    expect(new Set(lines).size).toBe(2_501);
   });
 });

@@ -5,9 +5,10 @@ import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { type OrderView, orderViewOfRow } from './order.view';
 
-/** An order as the admin console lists it: the contract's Order plus the buyer's account name, if any. */
+/** An order as the admin console lists it: the contract's Order plus who bought it. */
 export interface AdminOrderView extends OrderView {
   userName: string | null;
+  guest: boolean;
 }
 
 export interface AdminOrderQuery {
@@ -23,7 +24,7 @@ const CURSOR_PATTERN = /^[1-9][0-9]{0,19}$/;
 
 /**
  * The orders of one sale for its admin: newest first, filtered by status, searched by order number
- * (prefix), user id or account name (exact), in keyset pages (`next` = the last row's id), and as CSV.
+ * (prefix), user id or buyer name (exact; an account's or a guest's), in keyset pages (`next` = the last row's id), and as CSV.
  * Only written rows are listed: a reservation still QUEUED has no row yet (the dashboard counts those).
  */
 @Injectable()
@@ -59,20 +60,20 @@ export class AdminOrdersService {
     return rows.length > limit && last ? { items, next: last.order.id } : { items };
   }
 
-  /** Every written order of the sale, oldest first, as RFC 4180 CSV lines (header first). */
+  /** Every written order of the sale, newest first like the page, as RFC 4180 CSV lines (header first). */
   async *csv(saleId: string): AsyncGenerator<string> {
     const sale = await this.catalog.get(saleId);
     yield csvLine([...CSV_COLUMNS]);
-    let after = '0';
+    let beforeId: string | undefined;
     for (;;) {
-      const rows = await this.orders.saleBatchAfter(sale.id, after, CSV_BATCH);
+      const rows = await this.orders.salePage(sale.id, beforeId ? { beforeId } : {}, CSV_BATCH);
       for (const row of rows) {
         const view = adminOrderView(row);
         yield csvLine(CSV_COLUMNS.map((column) => String(view[column] ?? '')));
       }
       const last = rows[rows.length - 1];
       if (!last || rows.length < CSV_BATCH) return;
-      after = last.order.id;
+      beforeId = last.order.id;
     }
   }
 }
@@ -83,6 +84,7 @@ const CSV_COLUMNS = [
   'saleId',
   'userId',
   'userName',
+  'guest',
   'quantity',
   'amountCents',
   'status',
@@ -91,8 +93,8 @@ const CSV_COLUMNS = [
   'paidAt',
 ] as const satisfies readonly (keyof AdminOrderView)[];
 
-function adminOrderView({ order, userName }: OrderWithBuyerName): AdminOrderView {
-  return { ...orderViewOfRow(order), userName };
+function adminOrderView({ order, userName, guest }: OrderWithBuyerName): AdminOrderView {
+  return { ...orderViewOfRow(order), userName, guest };
 }
 
 function parseLimit(limit: string | undefined): number {

@@ -2,7 +2,7 @@ import type { OrderEntity, SaleEntity } from '@flash-sale/db';
 import type { Order } from '@flash-sale/contract';
 import type { ReservationRecord } from '@flash-sale/redis';
 
-/** `Order` of API.md: the name the order services use for the contract's shape. */
+/** `Order` of docs/api.md: the name the order services use for the contract's shape. */
 export type OrderView = Order;
 
 export function orderViewOfRow(order: OrderEntity): OrderView {

@@ -10,7 +10,7 @@ import { SimulatedPaymentProvider } from './simulated-payment-provider';
 export type CallbackOutcome = 'applied' | 'duplicate' | 'refund-required';
 
 /**
- * Payment of an order (DESIGN.md step 6). One payment per order (unique order_no) with its own
+ * Payment of an order (docs/architecture.md "After the purchase"). One payment per order (unique order_no) with its own
  * out-trade number; a provider notification is applied once, keyed by its transaction id (unique),
  * and moves the order to PAID by compare-and-set, so a payment racing an expiry has one winner.
  */

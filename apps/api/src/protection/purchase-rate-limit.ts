@@ -14,7 +14,7 @@ type WithLimitsDue = FastifyRequest & { [LIMITS_DUE]?: true };
  * that share the sale's hash tag `{sale:<id>}` (libs/redis/lua/includes/purchase-limits.lua). A
  * purchase that reaches the reservation script has them counted there, in the same script — one
  * Redis command per purchase; every other purchase (a sold-out answer given locally, an invalid body,
- * a MySQL-only strategy, an unknown sale) spends them here, before its answer, as API.md's order
+ * a MySQL-only strategy, an unknown sale) spends them here, before its answer, as docs/api.md's order
  * (401, 429, then the rest) requires. Sign-in and token limits, which are not hot, use
  * rate-limiter-flexible (rate-limits.ts).
  */

@@ -23,7 +23,7 @@ const LOCKOUT_OF: Partial<Record<LimitProfile, LimitProfile>> = { 'admin-sign-in
  * `@RateLimit('guest-sign-in')` on a route: one point of that limit per request, per IP or per user
  * as the profile says (`rate-limits.ts`), `429 RATE_LIMITED` with `retry-after` when spent. An
  * interceptor, so it runs after the guards (401/403 first) and before the validation pipe (400 after
- * 429), as API.md orders them. For a sign-in route this is the whole job: `@RateLimit('sign-in-…')`.
+ * 429), as docs/api.md orders them. For a sign-in route this is the whole job: `@RateLimit('sign-in-…')`.
  */
 export const RateLimit = (profile: LimitProfile) =>
   applyDecorators(SetMetadata(RATE_LIMIT_PROFILE, profile), UseInterceptors(RateLimitInterceptor));

@@ -16,7 +16,7 @@ const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
  * The door of the purchase route: load shedding, then — for a caller with a valid access token — the
  * per-user and per-sale rate limits are due. It is a Fastify `onRequest` hook, so it runs before the
  * body is parsed, before the purchase route's `preHandler` and before Nest. It marks the limits due
- * rather than counting them: the purchase route counts them before any answer but a 401 (API.md's
+ * rather than counting them: the purchase route counts them before any answer but a 401 (docs/api.md's
  * order: 401, then 429, then everything else), inside the reservation script when the purchase gets
  * that far, so a live purchase costs one Redis command in all. A request without a valid token goes on
  * untouched and the guard answers 401; a verified caller is left on the request (`request.user`) so

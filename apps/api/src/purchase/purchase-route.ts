@@ -28,7 +28,7 @@ export function purchaseStatus(accepted: PurchaseAccepted): HttpStatus {
  * `PurchaseDto.readIfValid` (the pipe's own fast check), `PurchaseService.purchase`, `sendError` (the
  * filter's answer), and the sold-out fast path first.
  *
- * Only a request whose every earlier check of API.md's order is known to pass is answered here: a
+ * Only a request whose every earlier check of docs/api.md's order is known to pass is answered here: a
  * verified caller (else 401) and a body `readIfValid` accepts (else 400). Anything else goes on to
  * Nest's route, which words each refusal exactly as before.
  */
@@ -55,7 +55,7 @@ export class PurchaseRoute implements OnModuleInit {
       const limitsDue = this.limits.isDue(request);
       const purchase = user && validPurchase(request.body);
       if (!user || !purchase) {
-        // Nest words the refusal (401, 400…); the rate limits come first (API.md's order).
+        // Nest words the refusal (401, 400…); the rate limits come first (docs/api.md's order).
         if (!user || !limitsDue) done();
         else this.spendLimits(saleId, user, request, reply, () => done());
         return;

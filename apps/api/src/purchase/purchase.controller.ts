@@ -1,5 +1,6 @@
 import type { PurchaseAccepted, SubmitToken } from '@flash-sale/contract';
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiCreatedResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AuthUser } from '../common/auth-user';
 import { Authenticated, CurrentUser } from '../auth/auth.guard';
@@ -27,6 +28,8 @@ export class PurchaseController {
    * this does: what reaches this handler is what the guard or the pipe refuses. Keep the two in step.
    */
   @Post('purchase')
+  @ApiAcceptedResponse({ description: 'Reserved in Redis: `{"orderNo", "status": "QUEUED"}`; the worker writes it' })
+  @ApiCreatedResponse({ description: 'A MySQL-only strategy wrote it: `{"orderNo", "status": "PENDING_PAYMENT"}`' })
   async purchase(
     @CurrentUser() user: AuthUser,
     @Param('id') saleId: string,

@@ -35,7 +35,7 @@ function notNow(message: string): RetryLaterError {
 }
 
 /**
- * The purchase path of DESIGN.md steps 2–4 — submit token, one reservation script that also hands the
+ * The purchase path (docs/architecture.md, steps 2–4) — submit token, one reservation script that also hands the
  * order off, a nudge to the sale's writer — and the
  * dispatch to the MySQL-only strategies of a sale that asked for one.
  */

@@ -19,10 +19,11 @@ interface SoldOutFlag {
 }
 
 /**
- * The short-lived local "sold out" flag DESIGN.md allows: once Redis has answered SOLD_OUT for a sale,
- * this instance answers the next buyers of that sale itself, without the reservation script's round
- * trip — but only when the answer is certainly the one Redis would give. It asks the purchase rules
- * (libs/domain purchase-rules.ts) with what the flag knows, and answers only a SOLD_OUT:
+ * The short-lived local "sold out" flag docs/architecture.md allows ("Sold out: the local flag"): once
+ * Redis has answered SOLD_OUT for a sale, this instance answers the next buyers of that sale itself,
+ * without the reservation script's round trip — but only when the answer is certainly the one Redis would
+ * give. It asks the purchase rules (libs/domain purchase-rules.ts) with what the flag knows, and answers
+ * only a SOLD_OUT:
  *
  *   - the window: its end brought forward by a margin, since near it Redis's clock decides (the flag is
  *     only ever set on a started sale);

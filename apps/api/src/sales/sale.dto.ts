@@ -134,5 +134,5 @@ export class UpdateSaleDto implements UpdateSaleRequest {
   endsAt?: string;
 }
 
-/** `Sale` of API.md: the name the sale services use for the contract's shape. */
+/** `Sale` of docs/api.md: the name the sale services use for the contract's shape. */
 export type SaleView = Sale;

@@ -44,6 +44,19 @@ describe('AdminSalesPage', () => {
     );
   });
 
+  it('offers Preload only for a sale Redis still sells: not an ended one, not one sold from MySQL', async () => {
+    const ended = makeSale({ id: 's-3', name: 'Last week', status: 'ended', startsAt: '2029-01-01T10:00:00.000Z' });
+    server.use(http.get('/api/sales', () => HttpResponse.json([sneakers, unsafe, ended])));
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    const table = await screen.findByRole('table');
+    const preloadOf = (name: string) =>
+      within(within(table).getByRole('row', { name: new RegExp(name) })).queryByRole('button', { name: 'Preload' });
+    expect(preloadOf('Trail sneakers')).toBeInTheDocument();
+    expect(preloadOf('Oversell demo')).not.toBeInTheDocument();
+    expect(preloadOf('Last week')).not.toBeInTheDocument();
+  });
+
   it("preloads a sale and reports Redis's new stock", async () => {
     const preloaded: string[] = [];
     server.use(

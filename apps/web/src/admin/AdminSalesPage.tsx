@@ -7,9 +7,9 @@ import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
 import { PreloadNotice } from './PreloadNotice';
-import { usePreloadSale } from './use-preload-sale';
+import { canPreload, usePreloadSale } from './use-preload-sale';
 
-/** Every sale, newest start first, with a way into its dashboard and a Preload button per row. */
+/** Every sale, newest start first, with a way into its dashboard and a Preload button per sale Redis sells. */
 export function AdminSalesPage() {
   const sales = useQuery({
     queryKey: queryKeys.sales,
@@ -24,7 +24,10 @@ export function AdminSalesPage() {
       <div className="page-header">
         <div>
           <h1>Sales</h1>
-          <p>Open a sale for its live dashboard. Preload reloads a sale’s stock into Redis from MySQL.</p>
+          <p>
+            Open a sale for its live dashboard. A sale’s stock is in Redis from its creation; Preload reloads it from
+            MySQL after a Redis restart.
+          </p>
         </div>
         <Link to="/admin/sales/new" className="button">
           New sale
@@ -36,7 +39,7 @@ export function AdminSalesPage() {
       {sales.isSuccess && sorted.length === 0 && (
         <div className="empty-state card">
           <h2>No sales yet</h2>
-          <p>Create one, preload it, and open its dashboard to watch it sell.</p>
+          <p>Create one and open its dashboard to watch it sell.</p>
           <Link to="/admin/sales/new" className="button">
             Create a sale
           </Link>
@@ -108,15 +111,17 @@ function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
       </td>
       <td>
         {/* Named "Preload" like every row's; the description says which sale. */}
-        <button
-          type="button"
-          className="button button--secondary button--small"
-          onClick={onPreload}
-          disabled={preloading}
-          aria-describedby={nameId}
-        >
-          {preloading ? 'Preloading…' : 'Preload'}
-        </button>
+        {canPreload(sale) && (
+          <button
+            type="button"
+            className="button button--secondary button--small"
+            onClick={onPreload}
+            disabled={preloading}
+            aria-describedby={nameId}
+          >
+            {preloading ? 'Preloading…' : 'Preload'}
+          </button>
+        )}
       </td>
     </tr>
   );

@@ -21,7 +21,10 @@ export function AdminSignIn() {
   return (
     <section className="narrow card panel" aria-labelledby={`${passwordId}-title`}>
       <h1 id={`${passwordId}-title`}>Admin sign-in</h1>
-      <p className="admin-muted">Create and preload sales, and watch them live. The session ends with this tab.</p>
+      <p className="admin-muted">
+        Create sales and watch them live. You stay signed in on this browser, in every tab, until you sign out or the
+        session expires (24 hours by default).
+      </p>
       <form className="form" onSubmit={submit}>
         <div className="field">
           <label htmlFor={passwordId}>Admin password</label>

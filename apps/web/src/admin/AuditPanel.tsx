@@ -5,7 +5,7 @@ import { clockTimeElement } from './clock-time';
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
- * The audit's verdict (API.md `Audit`), recomputed from MySQL and Redis with every sample: green when
+ * The audit's verdict (docs/api.md `Audit`), recomputed from MySQL and Redis with every sample: green when
  * the books balance, red with the counts when they do not.
  */
 export function AuditPanel({ audit }: { audit: Audit }) {

@@ -99,7 +99,7 @@ export function CreateSalePage() {
       <div className="page-header">
         <div>
           <h1>New sale</h1>
-          <p>Set up the product, its stock and its window. Preload it from its dashboard before it opens.</p>
+          <p>Set up the product, its stock and its window. Its stock is ready to sell as soon as it is created.</p>
         </div>
       </div>
       <form className="form admin-form card panel" noValidate onSubmit={(event) => void submit(event)}>

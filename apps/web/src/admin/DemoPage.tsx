@@ -67,11 +67,11 @@ export function DemoPage() {
         <div>
           <h1>Oversell demo</h1>
           <p>
-            One sale per strategy, the same burst of distinct buyers at each, at the same moment — then every sale is
-            audited. <strong>naive-unsafe</strong> reads, checks and writes without a guard, so concurrent buyers
-            overwrite each other’s stock update and it promises more units than exist.{' '}
-            <strong>redis-lock-unfenced</strong> does the same under a Redis lock it trusts: right until a lock holder
-            pauses past the lock’s lifetime. The others never oversell.
+            One sale per strategy. The strategies take their turn one after another; each faces the same burst of
+            distinct buyers, all arriving at once — then its sale is audited. <strong>naive-unsafe</strong> reads,
+            checks and writes without a guard, so concurrent buyers overwrite each other’s stock update and it promises
+            more units than exist. <strong>redis-lock-unfenced</strong> does the same under a Redis lock it trusts:
+            right until a lock holder pauses past the lock’s lifetime. The others never oversell.
           </p>
         </div>
       </div>

@@ -1,9 +1,15 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { DemoStrategyResult } from '@flash-sale/contract';
 
+/** Height of one strategy's group of bars, and of the axis and legend around them. */
+const ROW_PX = 56;
+const FRAME_PX = 72;
+
 /**
- * Accepted units against the stock and oversold units, one group of bars per strategy. Its own module
- * so recharts loads only on the demo page; the table beside it carries the same numbers as text.
+ * Accepted units against the stock and oversold units, one group of bars per strategy. The bars lie
+ * down, strategy names on the vertical axis: a name gets a line of its own however narrow the
+ * screen, where names under upright bars collide on a phone. Its own module so recharts loads only on
+ * the demo page; the table beside it carries the same numbers as text.
  */
 export default function DemoPlot({ results, stock }: { results: readonly DemoStrategyResult[]; stock: number }) {
   const data = results.map((result) => ({
@@ -13,11 +19,16 @@ export default function DemoPlot({ results, stock }: { results: readonly DemoStr
     stock,
   }));
   return (
-    <ResponsiveContainer width="100%" height="100%">
-      <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
-        <CartesianGrid vertical={false} />
-        <XAxis dataKey="strategy" interval={0} tick={{ fontSize: 11 }} />
-        <YAxis width={48} allowDecimals={false} />
+    <ResponsiveContainer width="100%" height={FRAME_PX + ROW_PX * data.length}>
+      <BarChart
+        data={data}
+        layout="vertical"
+        margin={{ top: 8, right: 16, bottom: 0, left: 0 }}
+        accessibilityLayer={false}
+      >
+        <CartesianGrid horizontal={false} />
+        <XAxis type="number" allowDecimals={false} />
+        <YAxis type="category" dataKey="strategy" width={104} interval={0} tick={{ fontSize: 12 }} />
         <Tooltip />
         <Legend />
         <Bar dataKey="stock" name="stock" fill="#9ca3af" isAnimationActive={false} />

@@ -27,7 +27,7 @@ export function useEndSaleNow() {
   });
 }
 
-/** Name, description, picture and end of a sale (API.md `PATCH /api/admin/sales/:id`); stock is not editable. */
+/** Name, description, picture and end of a sale (docs/api.md, `PATCH /api/admin/sales/:id`); stock is not editable. */
 export function EditSalePage() {
   const { saleId = '' } = useParams();
   const sale = useQuery({ queryKey: queryKeys.sale(saleId), queryFn: ({ signal }) => api.getSale(saleId, signal) });
@@ -40,8 +40,12 @@ function EditSaleForm({ sale }: { sale: Sale }) {
   const [name, setName] = useState(sale.name);
   const [description, setDescription] = useState(sale.description ?? '');
   const [imageUrl, setImageUrl] = useState(sale.imageUrl ?? '');
-  const [endsAt, setEndsAt] = useState(toLocalInput(sale.endsAt));
-  const ids = { name: useId(), description: useId(), imageUrl: useId(), endsAt: useId() };
+  const savedEnd = toLocalInput(sale.endsAt);
+  // The end time follows the sale until the admin types one (null until then): "End sale now" moves
+  // it, and a Save of the other fields must not send the old end back, which would re-open the sale.
+  const [typedEnd, setTypedEnd] = useState<string | null>(null);
+  const endsAt = typedEnd ?? savedEnd;
+  const ids = { name: useId(), description: useId(), imageUrl: useId(), endsAt: useId(), endsAtHint: useId() };
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const dashboard = `/admin/sales/${encodeURIComponent(sale.id)}`;
@@ -55,11 +59,12 @@ function EditSaleForm({ sale }: { sale: Sale }) {
     },
   });
   const endNow = useEndSaleNow();
+  const [confirmingEnd, setConfirmingEnd] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const input: UpdateSaleRequest = { name: name.trim(), description, imageUrl: imageUrl.trim() };
     const end = new Date(endsAt);
-    if (!Number.isNaN(end.getTime()) && toLocalInput(sale.endsAt) !== endsAt) input.endsAt = end.toISOString();
+    if (typedEnd !== null && !Number.isNaN(end.getTime()) && typedEnd !== savedEnd) input.endsAt = end.toISOString();
     save.mutate(input);
   };
   const ended = sale.status === 'ended';
@@ -74,15 +79,39 @@ function EditSaleForm({ sale }: { sale: Sale }) {
           <h1>Edit “{sale.name}”</h1>
           <p>Stock cannot change after creation: every unit is accounted for by the books.</p>
         </div>
-        <button
-          type="button"
-          className="button button--danger"
-          onClick={() => endNow.mutate(sale.id)}
-          disabled={ended || endNow.isPending}
-        >
-          {ended ? 'Ended' : endNow.isPending ? 'Ending…' : 'End sale now'}
-        </button>
+        {!confirmingEnd && (
+          <button
+            type="button"
+            className="button button--danger"
+            onClick={() => setConfirmingEnd(true)}
+            disabled={ended || endNow.isPending}
+          >
+            {ended ? 'Ended' : endNow.isPending ? 'Ending…' : 'End sale now'}
+          </button>
+        )}
       </div>
+      {confirmingEnd && (
+        <div className="notice notice--warning" role="alertdialog" aria-labelledby={`${ids.endsAt}-confirm`}>
+          <p id={`${ids.endsAt}-confirm`}>
+            End “{sale.name}” now? Every purchase is refused from this moment; orders already taken stay.
+          </p>
+          <div className="button-row">
+            <button
+              type="button"
+              className="button button--danger"
+              onClick={() => {
+                setConfirmingEnd(false);
+                endNow.mutate(sale.id);
+              }}
+            >
+              Yes, end it now
+            </button>
+            <button type="button" className="button button--secondary" onClick={() => setConfirmingEnd(false)}>
+              Keep selling
+            </button>
+          </div>
+        </div>
+      )}
       {endNow.isError && <ErrorNotice error={endNow.error} title="Could not end the sale" />}
       {endNow.isSuccess && (
         <p className="notice notice--info" role="status">
@@ -130,8 +159,14 @@ function EditSaleForm({ sale }: { sale: Sale }) {
             className="input"
             type="datetime-local"
             value={endsAt}
-            onChange={(e) => setEndsAt(e.target.value)}
+            aria-describedby={ended ? ids.endsAtHint : undefined}
+            onChange={(e) => setTypedEnd(e.target.value)}
           />
+          {ended && (
+            <p id={ids.endsAtHint} className="admin-small">
+              The sale has ended. A later end time opens it again.
+            </p>
+          )}
         </div>
         {save.isError && <ErrorNotice error={save.error} title="Could not save" />}
         <button type="submit" className="button" disabled={save.isPending || !name.trim()}>

@@ -111,6 +111,16 @@ describe('SaleDashboardPage', () => {
     expect(preloads).toBe(1);
   });
 
+  it('offers no Preload and does not claim to be live once the sale has ended', async () => {
+    dashboardEndpoint(makeDashboard({ sale: makeSale({ status: 'ended' }) }));
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByText(/^Sale ended · figures as of/)).toBeInTheDocument();
+    expect(screen.queryByText(/Live, every second/)).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Preload' })).not.toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Orders' })).toHaveClass('button', { exact: true });
+  });
+
   it('says so when there is no such sale', async () => {
     server.use(
       http.get('/api/admin/sales/nope/dashboard', () =>

@@ -11,7 +11,7 @@ import { ApiDocsLink, QueueDashboardLink } from './OpsLinks';
 import { OrdersByStatusTable } from './OrdersByStatusTable';
 import { PreloadNotice } from './PreloadNotice';
 import { PurchaseRateChart } from './PurchaseRateChart';
-import { usePreloadSale } from './use-preload-sale';
+import { canPreload, usePreloadSale } from './use-preload-sale';
 import { useSaleDashboard } from './use-sale-dashboard';
 
 /** One sale, live: stock, purchases, the order queue, purchases per second and the audit's verdict. */
@@ -41,6 +41,7 @@ export function SaleDashboardPage() {
 
   const { latest, points, windowStart } = dashboard.data;
   const { sale, audit } = latest;
+  const ended = sale.status === 'ended';
   return (
     <>
       <div className="page-header">
@@ -64,17 +65,31 @@ export function SaleDashboardPage() {
             </p>
           )}
           <p className="admin-muted admin-small">
-            <span className="live-dot" aria-hidden="true" /> Live, every second · last sample{' '}
-            {clockTimeElement(latest.sampledAt)}
+            {ended ? (
+              <>Sale ended · figures as of {clockTimeElement(latest.sampledAt)}, still updated as orders expire</>
+            ) : (
+              <>
+                <span className="live-dot" aria-hidden="true" /> Live, every second · last sample{' '}
+                {clockTimeElement(latest.sampledAt)}
+              </>
+            )}
           </p>
         </div>
         <div className="button-row">
-          <button type="button" className="button" onClick={() => preload.mutate(sale)} disabled={preload.isPending}>
-            {preload.isPending ? 'Preloading…' : 'Preload'}
-          </button>
-          <Link to={`/admin/sales/${encodeURIComponent(sale.id)}/orders`} className="button button--secondary">
+          <Link to={`/admin/sales/${encodeURIComponent(sale.id)}/orders`} className="button">
             Orders
           </Link>
+          {canPreload(sale) && (
+            <button
+              type="button"
+              className="button button--secondary"
+              onClick={() => preload.mutate(sale)}
+              disabled={preload.isPending}
+              title="Reload this sale’s stock into Redis from MySQL (after a Redis restart)"
+            >
+              {preload.isPending ? 'Preloading…' : 'Preload'}
+            </button>
+          )}
           <Link to={`/admin/sales/${encodeURIComponent(sale.id)}/edit`} className="button button--secondary">
             Edit
           </Link>

@@ -3,14 +3,14 @@ import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import { OrderStatusBadge } from '../components/badges';
+import { OrderStatusBadge, orderStatusLabel } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime, formatMoney } from '../components/format';
 import { asAdmin } from './admin-request';
 
 /**
  * A sale's orders for its admin: filter by status, search by order number (its start), user id or
- * account name, page on with "Load more" (the API's cursor), and download every order as CSV. The
+ * buyer name (an account's, or the name a guest gave), page on with "Load more" (the API's cursor), and download every order as CSV. The
  * filter and search live in the URL, so a result can be shared and survives a reload.
  */
 export function SaleOrdersPage() {
@@ -86,13 +86,13 @@ export function SaleOrdersPage() {
             <option value="">Any status</option>
             {ORDER_STATUSES.map((value) => (
               <option key={value} value={value}>
-                {value}
+                {orderStatusLabel(value)}
               </option>
             ))}
           </select>
         </div>
         <div className="field orders-filter__search">
-          <label htmlFor={searchId}>Order number, user id or account name</label>
+          <label htmlFor={searchId}>Order number, user id or buyer name</label>
           <input
             id={searchId}
             className="input"
@@ -141,8 +141,14 @@ export function SaleOrdersPage() {
                     <OrderStatusBadge status={order.status} />
                   </td>
                   <td data-label="Buyer">
-                    {order.userName ?? <span className="admin-muted">guest</span>}{' '}
-                    <span className="mono admin-small">{order.userId}</span>
+                    {/* One flex item: on a phone card the name must not be squeezed to let the id fit. */}
+                    <span className="order-buyer">
+                      <span className={`order-buyer__name${order.userName ? '' : ' admin-muted'}`}>
+                        {order.userName ?? 'no name'}
+                      </span>
+                      {order.guest && <span className="order-buyer__guest admin-muted admin-small">guest</span>}{' '}
+                      <span className="mono admin-small">{order.userId}</span>
+                    </span>
                   </td>
                   <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
                   <td data-label="Qty" className="number">

@@ -1,6 +1,6 @@
 import type { Audit, Sale, SaleDashboard } from '@flash-sale/contract';
 
-/** Test data for the admin console's tests: valid API.md shapes, overridden per test. */
+/** Test data for the admin console's tests: valid docs/api.md shapes, overridden per test. */
 export function makeSale(overrides: Partial<Sale> = {}): Sale {
   return {
     id: 's-1',
@@ -48,7 +48,7 @@ export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashb
   };
 }
 
-/** The API's error body (API.md "Conventions"). */
+/** The API's error body (docs/api.md "Conventions"). */
 export function errorBody(code: string, message = code) {
   return { error: { code, message } };
 }

@@ -18,3 +18,11 @@ export function usePreloadSale() {
       ]),
   });
 }
+
+/**
+ * Stock is loaded into Redis when a sale is created; Preload is the repair after a Redis restart or
+ * flush. It means nothing once the sale has ended, nor for a strategy that sells from MySQL alone.
+ */
+export function canPreload(sale: Pick<Sale, 'status' | 'strategy'>): boolean {
+  return sale.strategy === 'redis-lua' && sale.status !== 'ended';
+}

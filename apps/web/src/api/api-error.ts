@@ -1,7 +1,7 @@
 import { ErrorCode } from '@flash-sale/contract';
 
 /**
- * A refusal from the API, `{"error": {"code", "message"}}` of API.md, or a failure to reach it
+ * A refusal from the API, `{"error": {"code", "message"}}` of docs/api.md, or a failure to reach it
  * (status 0, code UNAVAILABLE). Components read `code`, never the server's message text.
  */
 export class ApiError extends Error {

@@ -14,7 +14,7 @@ import type {
   SubmitToken,
 } from '@flash-sale/contract';
 
-/** Every route of API.md the storefront and the admin console use, typed. */
+/** Every route of docs/api.md the storefront and the admin console use, typed. */
 export const api = {
   signInGuest: (name: string) => apiRequest<Session>('/auth/guest', { method: 'POST', body: { name } }),
   register: (name: string, password: string, guestToken?: string) =>

@@ -3,7 +3,7 @@ import { ApiError } from './api-error';
 import { errorMessage } from './error-messages';
 
 describe('errorMessage', () => {
-  it('words every purchase refusal of API.md for a shopper', () => {
+  it('words every purchase refusal of docs/api.md for a shopper', () => {
     expect(errorMessage(new ApiError(410, ErrorCode.SoldOut, 'x'))).toMatch(/sold out/i);
     expect(errorMessage(new ApiError(409, ErrorCode.LimitReached, 'x'))).toMatch(/as many as one customer may buy/i);
     expect(errorMessage(new ApiError(409, ErrorCode.SaleNotStarted, 'x'))).toMatch(/not started/i);

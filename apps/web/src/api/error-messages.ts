@@ -2,7 +2,7 @@ import { ErrorCode } from '@flash-sale/contract';
 import { ApiError } from './api-error';
 
 /**
- * What a shopper reads for each refusal of API.md. One table, so the storefront says the same thing
+ * What a shopper reads for each refusal of docs/api.md. One table, so the storefront says the same thing
  * for the same code everywhere; the server's own message is only a fallback for codes not listed.
  */
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

@@ -20,7 +20,7 @@ export function Layout() {
             <span className="brand__mark" aria-hidden="true">
               ⚡
             </span>
-            Flashbuy
+            <span className="brand__name">Flashbuy</span>
           </NavLink>
           <nav aria-label="Main" className="site-nav">
             <NavLink to="/" end>
@@ -67,6 +67,9 @@ function SignedInShopper({ guest }: { guest: Session }) {
   const queryClient = useQueryClient();
   const warningId = useId();
   const registered = guest.user.registered === true;
+  // Registering comes back to the page the shopper was on.
+  const { pathname, search } = useLocation();
+  const registerHere = `/sign-in?mode=register&next=${encodeURIComponent(pathname + search)}`;
   const signOut = () => {
     setConfirming(false);
     sessionStore.setGuest(null);
@@ -97,7 +100,7 @@ function SignedInShopper({ guest }: { guest: Session }) {
             first (it keeps your orders) and sign in again anywhere.
           </p>
           <div className="button-row">
-            <Link className="button button--small" to="/sign-in?mode=register" onClick={() => setConfirming(false)}>
+            <Link className="button button--small" to={registerHere} onClick={() => setConfirming(false)}>
               Create an account
             </Link>
             <button type="button" className="button button--secondary button--small" onClick={signOut}>

@@ -156,6 +156,17 @@ describe('the buy flow on a sale page', () => {
     expect(localStorage.getItem(`flashbuy.pending.${TEST_GUEST.user.id}.7`)).toBeNull();
   });
 
+  it('offers no Buy button once the shopper holds the most one customer may buy, only the reason and the order', async () => {
+    const shop = fakeShop();
+    const user = userEvent.setup();
+    renderApp('/sales/7');
+    await user.click(await screen.findByRole('button', { name: 'Buy now' }));
+    expect(await screen.findByRole('heading', { name: 'Your order' })).toBeInTheDocument();
+    expect(await screen.findByText('You have 1 of 1 — the most one customer may buy here.')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /buy now/i })).not.toBeInTheDocument();
+    expect(shop.calls.purchases).toHaveLength(1);
+  });
+
   it('shows a sold-out sale as sold out with Buy closed', async () => {
     fakeShop({ sale: aSale({ status: 'sold_out', remaining: 0 }) });
     renderApp('/sales/7');

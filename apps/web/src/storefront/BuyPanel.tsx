@@ -130,23 +130,26 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
           </select>
         </div>
       )}
-      <button
-        type="button"
-        className="button button--large"
-        onClick={() => void flow.buy(chosen, context)}
-        disabled={status !== 'live' || flow.busy || atLimit}
-        aria-busy={flow.busy}
-        aria-describedby={`${quantityId}-buy-hint`}
-      >
-        {flow.busy && <span className="spinner" aria-hidden="true" />}
-        {flow.state.phase === 'resuming'
-          ? 'Finishing your purchase…'
-          : flow.state.phase === 'waiting'
-            ? `Busy — trying again in ${flow.state.seconds} s…`
-            : flow.busy
-              ? 'Reserving…'
-              : 'Buy now'}
-      </button>
+      {/* At the limit there is nothing to press: the hint below says why, and the order follows. */}
+      {(!atLimit || flow.busy) && (
+        <button
+          type="button"
+          className="button button--large"
+          onClick={() => void flow.buy(chosen, context)}
+          disabled={status !== 'live' || flow.busy || atLimit}
+          aria-busy={flow.busy}
+          aria-describedby={`${quantityId}-buy-hint`}
+        >
+          {flow.busy && <span className="spinner" aria-hidden="true" />}
+          {flow.state.phase === 'resuming'
+            ? 'Finishing your purchase…'
+            : flow.state.phase === 'waiting'
+              ? `Busy — trying again in ${flow.state.seconds} s…`
+              : flow.busy
+                ? 'Reserving…'
+                : 'Buy now'}
+        </button>
+      )}
       <p id={`${quantityId}-buy-hint`} className="field__hint">
         {atLimit
           ? `You have ${held} of ${sale.perUserLimit} — the most one customer may buy here.`

@@ -8,8 +8,8 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { sessionStore } from '../session/session-store';
 import { useSession } from '../session/use-session';
 
-const NAME_MAX = 64; // API.md: name ≤ 64
-const PASSWORD_MIN = 8; // API.md: password 8..128
+const NAME_MAX = 64; // docs/api.md: name ≤ 64
+const PASSWORD_MIN = 8; // docs/api.md: password 8..128
 const PASSWORD_MAX = 128;
 
 type Mode = 'sign-in' | 'register' | 'guest';
@@ -26,7 +26,7 @@ const TITLES: Record<Mode, string> = {
 };
 
 /**
- * Three ways in (API.md "Auth"): an account (name + password; signs in again on any browser and finds
+ * Three ways in (docs/api.md "Auth"): an account (name + password; signs in again on any browser and finds
  * its orders), a new account, or a guest with just a name (its orders stay with this browser). A
  * signed-in guest who registers keeps its orders: the guest's token goes with the registration.
  */

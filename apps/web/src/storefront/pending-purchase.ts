@@ -4,7 +4,7 @@
  * 5xx, or the shopper reloaded the page mid-click.
  *
  * Keeping the token is what makes every retry safe: the API treats a purchase with a token that
- * already succeeded as a replay and answers the same order (API.md "Buying"), so retrying with it can
+ * already succeeded as a replay and answers the same order (docs/api.md "Buying"), so retrying with it can
  * never buy a second unit. It lives in localStorage so a reload or a second tab finds it, and is
  * dropped as soon as the API gives a definitive answer or the token expires.
  */

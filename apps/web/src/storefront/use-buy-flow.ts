@@ -19,7 +19,7 @@ export type BuyState =
 
 /**
  * Whether the API's answer settles the purchase. A 4xx refusal does (sold out, limit reached…: the
- * token stays usable per API.md, but a fresh one is just as good). No answer, a 5xx or a 429 does
+ * token stays usable per docs/api.md, but a fresh one is just as good). No answer, a 5xx or a 429 does
  * not: the purchase may or may not have happened, so the same token must be used for the retry.
  */
 function outcomeUnknown(error: unknown): boolean {

@@ -77,7 +77,7 @@ export function fakeShop(
       const answer = answers[Math.min(calls.purchases.length - 1, answers.length - 1)];
       const scripted = answer ? await answer(body.token) : undefined;
       if (scripted) return scripted;
-      // A replay of a token that already succeeded answers the same order (API.md).
+      // A replay of a token that already succeeded answers the same order (docs/api.md).
       const earlier = orderNoByToken.get(body.token);
       return earlier ? HttpResponse.json({ orderNo: earlier, status: 'QUEUED' }, { status: 202 }) : accept(body.token);
     }),

@@ -24,7 +24,7 @@ const ACTIVITY_MARK_EVERY_MS = 1_000;
 type Record = (batchSize: number) => void;
 
 /**
- * Writes one sale's hand-off stream into MySQL (DESIGN.md step 4): claims entries through the consumer
+ * Writes one sale's hand-off stream into MySQL (docs/architecture.md "The purchase path", step 4): claims entries through the consumer
  * group in batches, writes each batch in one transaction (group commit), then acknowledges and deletes
  * its entries. An entry is acknowledged only once its order row is committed, so a worker that dies
  * mid-batch leaves its entries pending: after `HANDOFF_CLAIM_IDLE_MS` of idleness another worker takes

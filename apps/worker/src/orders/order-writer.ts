@@ -27,7 +27,7 @@ interface Decision {
 }
 
 /**
- * Where an order's units are in the sale's row (DESIGN.md "Who owns the stock"): in `leased` for the
+ * Where an order's units are in the sale's row (docs/architecture.md "Who owns the stock"): in `leased` for the
  * current incarnation, in its `in_doubt` part for an earlier one not settled yet, and back in
  * `available` for a settled incarnation (or a job of a version without leases).
  */
@@ -63,12 +63,12 @@ class StockTake {
 }
 
 /**
- * Writes orders to MySQL (DESIGN.md step 4), many per transaction. In one transaction it inserts
- * the rows, then takes their units off the sale's hot row with the optimistic lock, last, so the
- * row lock lives only until commit: from `leased` (the units Redis was leased and sold), or from
- * wherever the order's incarnation left them (see UnitSource). A duplicate order number means the
- * order already exists: success. An order whose units MySQL cannot find is written FAILED and the
- * release script frees its buyer's hold in Redis.
+ * Writes orders to MySQL (docs/architecture.md "The purchase path", step 4), many per transaction. In one
+ * transaction it inserts the rows, then takes their units off the sale's hot row with the optimistic lock,
+ * last, so the row lock lives only until commit: from `leased` (the units Redis was leased and sold), or
+ * from wherever the order's incarnation left them (see UnitSource). A duplicate order number means the
+ * order already exists: success. An order whose units MySQL cannot find is written FAILED and the release
+ * script frees its buyer's hold in Redis.
  */
 @Injectable()
 export class OrderWriter {

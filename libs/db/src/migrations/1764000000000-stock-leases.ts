@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Stock leases (DESIGN.md "Who owns the stock"). The sale's row splits its stock into
+ * Stock leases (docs/architecture.md "Who owns the stock"). The sale's row splits its stock into
  * `available` (MySQL may sell it) + `leased` (handed to Redis, not yet an order) + held units
  * (orders), and remembers which Redis incarnation of the sale is current:
  * - `redis_epoch`: the incarnation Redis sells on; a new one starts whenever Redis lost the sale's state.

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Registered shoppers (API.md `POST /api/auth/register`, `/login`). The name is unique under a
+ * Registered shoppers (docs/api.md `POST /api/auth/register`, `/login`). The name is unique under a
  * case-insensitive collation, so "Ada" and "ada" cannot be two accounts that look the same.
  */
 export class Accounts1764110000000 implements MigrationInterface {
