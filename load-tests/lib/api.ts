@@ -1,4 +1,4 @@
-// A small typed client for the HTTP contract of API.md (shared/API.md), for k6.
+// A small typed client for the HTTP contract (docs/api.md), for k6.
 //
 // Every call is tagged `endpoint:<name>` and `name:<METHOD route>` (the route with `:id`, so sale ids and
 // order numbers do not explode the number of time series), and each answer is checked against the
@@ -11,18 +11,22 @@ import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import { ORDER_STATUSES, type Order } from '../../libs/contract/src/order.ts';
 import type { PurchaseAccepted, SubmitToken } from '../../libs/contract/src/purchase.ts';
 import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
+import { recordTimeline } from './timeline.ts';
 
-export type Endpoint =
-  | 'auth_guest'
-  | 'auth_admin'
-  | 'create_sale'
-  | 'get_sale'
-  | 'token'
-  | 'purchase'
-  | 'get_order'
-  | 'pay'
-  | 'cancel'
-  | 'audit';
+/** The value of the `endpoint` tag of every call: the report's latency per endpoint. */
+export const ENDPOINTS = [
+  'auth_guest',
+  'auth_admin',
+  'create_sale',
+  'get_sale',
+  'token',
+  'purchase',
+  'get_order',
+  'pay',
+  'cancel',
+  'audit',
+] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
 
 const ROUTES: Record<Endpoint, string> = {
   auth_guest: 'POST /api/auth/guest',
@@ -37,7 +41,7 @@ const ROUTES: Record<Endpoint, string> = {
   audit: 'GET /api/admin/sales/:id/audit',
 };
 
-// --- The contract's types (libs/contract, after API.md) that only k6 has --------------------------
+// --- The contract's types (libs/contract, after docs/api.md) that only k6 has --------------------------
 
 /** The `error` of an error answer, as k6 reads it: an empty code when the body is not one. */
 export interface ApiError {
@@ -159,6 +163,7 @@ export class Api {
       body,
       this.params(endpoint, options.token, { responseType: 'text', tags: options.tags }),
     ) as RefinedResponse<'text'>;
+    recordTimeline(res.timings.duration);
     const parsed = parse(res);
     if (res.status === expected && isObject(parsed) && valid(parsed)) {
       return { ok: true, value: parsed as T, status: res.status, res };
@@ -249,6 +254,7 @@ export class Api {
   ): { outcome: PurchaseOutcome; res: RefinedResponse<'text'> } {
     const request = this.purchaseRequest(session, saleId, submitToken, options);
     const res = http.request(request.method, request.url, request.body, request.params) as RefinedResponse<'text'>;
+    recordTimeline(res.timings.duration);
     return { outcome: classifyPurchase(res, strategy), res };
   }
 
@@ -285,7 +291,7 @@ export class Api {
 }
 
 /**
- * A purchase answer against API.md: success is exactly the strategy's status and body (202 QUEUED for
+ * A purchase answer against docs/api.md: success is exactly the strategy's status and body (202 QUEUED for
  * redis-lua, 201 PENDING_PAYMENT for db-optimistic, db-pessimistic and naive-unsafe); the refusals a
  * flash sale is expected to produce are 410 SOLD_OUT and 409 LIMIT_REACHED; anything else is unexpected.
  */

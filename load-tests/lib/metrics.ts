@@ -7,7 +7,7 @@ import type { PurchaseOutcome } from './api.ts';
 export const purchaseAccepted = new Counter('purchase_accepted');
 export const purchaseSoldOut = new Counter('purchase_sold_out');
 export const purchaseLimitReached = new Counter('purchase_limit_reached');
-/** Anything API.md does not promise for a purchase: a threshold keeps it at 0. */
+/** Anything docs/api.md does not promise for a purchase: a threshold keeps it at 0. */
 export const purchaseUnexpected = new Counter('purchase_unexpected');
 /** 409 SALE_NOT_STARTED answers that were retried because the buyer's clock ran ahead (not an error). */
 export const purchaseEarly = new Counter('purchase_early_retries');
@@ -24,6 +24,12 @@ export const requestUnexpected = new Counter('request_unexpected');
  * run with no sale to buy from passing every other threshold vacuously.
  */
 export const setupCompleted = new Counter('setup_completed');
+
+/**
+ * Guest sign-ins answered `429`: the API runs with the standard per-IP sign-in limit, which a load
+ * test from one address exhausts at once. The report's first lines say what to start the API with.
+ */
+export const signInRateLimited = new Counter('sign_in_rate_limited');
 
 /** Buyers whose preparation (sign-in + token) was not done when the sale opened: the burst got thinner. */
 export const buyersLate = new Counter('buyers_late');
@@ -81,6 +87,15 @@ export function recordUnexpected(
   tags: Record<string, string> = {},
 ): void {
   requestUnexpected.add(1, { ...tags, endpoint, status: String(result.status) });
+  if (endpoint === 'auth_guest' && result.status === 429) {
+    signInRateLimited.add(1, tags);
+    warnSome(
+      'rate-limit',
+      'guest sign-in answered 429: start the API with RATE_LIMIT_PROFILE=load-test (npm run start:load)',
+      1,
+    );
+    return;
+  }
   warnSome(endpoint, `HTTP ${result.status} ${result.code}: ${result.message}`);
 }
 
