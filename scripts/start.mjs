@@ -7,6 +7,10 @@
  *   (scripts/lib/services.mjs), 4. migrate, 5. start the API (which serves the built storefront) and
  *   the worker, 6. seed a demo sale, 7. print where everything is.
  *
+ * `npm run start:load` (`--load-test`) is `npm start` with RATE_LIMIT_PROFILE=load-test: k6 and the bench
+ * sign every buyer in from one address, which the standard per-IP sign-in limit refuses after 20 a
+ * minute (docs/protection.md). Only those per-IP limits are lifted; the per-user ones stay.
+ *
  * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
  * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
  *
@@ -29,6 +33,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.PORT || 3000);
 const WEB_PORT = Number(process.env.WEB_PORT || 5173);
 const DEV = process.argv.includes('--dev');
+const LOAD_TEST = process.argv.includes('--load-test');
 const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || 'admin'; // the API's development default
 const log = (message) => console.log(`[start] ${message}`);
 
@@ -55,6 +60,7 @@ async function main() {
     onUnexpectedExit: (name, code, signal) => fail(`private ${name} exited (${code ?? signal}); see .data/${name}.log`),
   });
   const env = { ...process.env, DATABASE_URL: running.services.databaseUrl, PORT: String(PORT) };
+  if (LOAD_TEST) env.RATE_LIMIT_PROFILE = 'load-test';
   if (running.services.redisUrl) env.REDIS_URL = running.services.redisUrl;
 
   migrate(env);
@@ -232,6 +238,7 @@ function printSummary() {
       `    Admin console    ${DEV ? `http://localhost:${WEB_PORT}` : base}/admin`,
       `    API              ${base}/api  (docs: ${base}/docs, queues: ${base}/admin/queues)`,
       `    Admin password   ${password}`,
+      `    Rate limits      ${LOAD_TEST || process.env.RATE_LIMIT_PROFILE === 'load-test' ? 'load-test profile (per-IP sign-in limits lifted for k6)' : 'standard (for k6: npm run start:load)'}`,
       `    Redis            ${running.services.redisUrl ?? '(cluster: REDIS_CLUSTER_NODES)'}`,
       `    MySQL            ${running.services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
       '  Press Ctrl-C to stop.',
