@@ -9,6 +9,7 @@ import { StockLeases1764000000000 } from './migrations/1764000000000-stock-lease
 import { Accounts1764110000000 } from './migrations/1764110000000-accounts';
 import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
 import { ReconciliationWorkIndex1764200000000 } from './migrations/1764200000000-reconciliation-work-index';
+import { SalePurpose1764300000000 } from './migrations/1764300000000-sale-purpose';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -21,6 +22,7 @@ export const MIGRATIONS = [
   Accounts1764110000000,
   DemoRuns1764110000001,
   ReconciliationWorkIndex1764200000000,
+  SalePurpose1764300000000,
 ];
 
 export interface DatabaseOptions {

@@ -19,7 +19,7 @@ const unsafe = makeSale({
 
 describe('AdminSalesPage', () => {
   it('lists every sale, newest start first, with its strategy, status and stock', async () => {
-    server.use(http.get('/api/sales', () => HttpResponse.json([sneakers, unsafe])));
+    server.use(http.get('/api/admin/sales', () => HttpResponse.json([sneakers, unsafe])));
     renderApp('/admin', { adminToken: 'admin-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'Sales', level: 1 })).toBeInTheDocument();
@@ -44,10 +44,33 @@ describe('AdminSalesPage', () => {
     );
   });
 
+  it('filters by purpose: the test data of k6, the bench and the demo, kept in the URL', async () => {
+    const k6Sale = makeSale({ id: 's-3', name: 'k6 burst x1', purpose: 'load-test', status: 'ended' });
+    const asked: string[] = [];
+    server.use(
+      http.get('/api/admin/sales', ({ request }) => {
+        const purpose = new URL(request.url).searchParams.get('purpose');
+        asked.push(purpose ?? 'all');
+        return HttpResponse.json(purpose === 'load-test' ? [k6Sale] : [sneakers, k6Sale]);
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByRole('rowheader', { name: 'k6 burst x1' })).toBeInTheDocument();
+    expect(screen.getByRole('rowheader', { name: 'Trail sneakers' })).toBeInTheDocument();
+    await user.selectOptions(screen.getByLabelText('Show'), 'Load test (k6)');
+
+    expect(await screen.findByRole('rowheader', { name: 'k6 burst x1' })).toHaveTextContent('k6 burst x1');
+    await screen.findByText('Load test (k6)', { selector: 'td' });
+    expect(screen.queryByRole('rowheader', { name: 'Trail sneakers' })).not.toBeInTheDocument();
+    expect(asked).toEqual(['all', 'load-test']);
+  });
+
   it("preloads a sale and reports Redis's new stock", async () => {
     const preloaded: string[] = [];
     server.use(
-      http.get('/api/sales', () => HttpResponse.json([sneakers])),
+      http.get('/api/admin/sales', () => HttpResponse.json([sneakers])),
       http.post('/api/admin/sales/:id/preload', ({ params, request }) => {
         preloaded.push(`${String(params.id)} ${request.headers.get('authorization')}`);
         return HttpResponse.json({ ...sneakers, remaining: 40 });
@@ -64,7 +87,7 @@ describe('AdminSalesPage', () => {
 
   it('says when a preload fails', async () => {
     server.use(
-      http.get('/api/sales', () => HttpResponse.json([sneakers])),
+      http.get('/api/admin/sales', () => HttpResponse.json([sneakers])),
       http.post('/api/admin/sales/:id/preload', () => HttpResponse.json(errorBody('UNAVAILABLE'), { status: 503 })),
     );
     const user = userEvent.setup();
@@ -76,7 +99,7 @@ describe('AdminSalesPage', () => {
   });
 
   it('invites to create the first sale when there is none', async () => {
-    server.use(http.get('/api/sales', () => HttpResponse.json([])));
+    server.use(http.get('/api/admin/sales', () => HttpResponse.json([])));
     renderApp('/admin', { adminToken: 'admin-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'No sales yet' })).toBeInTheDocument();
