@@ -87,6 +87,23 @@ export function signInsLimited(data: K6SummaryData): { limited: number; attempts
   };
 }
 
+/** The order facts are told in: what a reader must see first (an oversell) first. */
+const FACT_ORDER = [
+  'setup_completed',
+  'oversold_units',
+  'purchase_accepted',
+  'audit_violations',
+  'purchase_unexpected',
+  'request_unexpected',
+  'replay_mismatch',
+  'limit_exceeded',
+];
+
+function factRank(metric: string): number {
+  const rank = FACT_ORDER.indexOf(baseName(metric));
+  return rank < 0 ? FACT_ORDER.length : rank;
+}
+
 /** One phrase per failed correctness threshold, naming what broke and how much. */
 function correctnessFact(data: K6SummaryData, metric: string, expression: string): string {
   const tags = tagOf(metric);
@@ -94,7 +111,8 @@ function correctnessFact(data: K6SummaryData, metric: string, expression: string
     case 'oversold_units': {
       const oversold = stat(data, metric, 'max') ?? stat(data, metric, 'value');
       const held = stat(data, metric.replace('oversold_units', 'held_units'), 'max');
-      const heldNote = held === undefined ? '' : ` (held ${fmt(held)} units)`;
+      const heldNote =
+        held === undefined || oversold === undefined ? '' : `: held ${fmt(held)} of a stock of ${fmt(held - oversold)}`;
       return `OVERSOLD ${fmt(oversold)} unit(s)${tags}${heldNote}`;
     }
     case 'audit_violations':
@@ -131,7 +149,9 @@ export function correctnessVerdict(data: K6SummaryData): Verdict {
   if (!setupCompleted(data)) {
     return { pass: false, gates: true, reason: 'setup did not complete (see the error above): nothing was tested' };
   }
-  const failed = failedThresholds(data).filter(([metric]) => !SPEED_METRICS.includes(baseName(metric)));
+  const failed = failedThresholds(data)
+    .filter(([metric]) => !SPEED_METRICS.includes(baseName(metric)))
+    .sort((a, b) => factRank(a[0]) - factRank(b[0]));
   if (failed.length > 0) {
     // `checks` repeats what the audit and contract facts already say; keep it only when alone.
     const facts = failed.map(([metric, expression]) => correctnessFact(data, metric, expression));
