@@ -16,11 +16,13 @@ import { Api, classifyPurchase, type PurchaseOutcome, type Session, stillNotStar
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envSpike, envStrategy, runId } from './lib/config.ts';
-import { prepareBuyer } from './lib/flows.ts';
+import { prepareBuyer, RETRY_LATER_SECONDS } from './lib/flows.ts';
 import {
   purchaseDuration,
   purchaseEarly,
+  purchaseGaveUp,
   purchaseReplayed,
+  purchaseRetriedLater,
   recordPurchase,
   recordUnexpected,
   warnSome,
@@ -30,6 +32,7 @@ import {
   auditLine,
   correctnessThresholds,
   createSaleOpeningLater,
+  gaveUpBound,
   latencyThresholds,
   p95Bound,
   reportThresholds,
@@ -37,7 +40,7 @@ import {
 } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, summaryHandler } from './lib/summary.ts';
-import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
+import { declareTimeline, recordTimeline, startTimelineAt } from './lib/timeline.ts';
 
 const config = commonConfig();
 const SHAPE = envSpike(DEFAULT_SHAPES.duplicateClicks);
@@ -53,6 +56,7 @@ const BUCKET_SECONDS = declareTimeline(shapeSeconds(SHAPE) + 40);
 const LATENCY = [
   p95Bound(config, 'purchase p95', 'purchase_duration'),
   p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
+  gaveUpBound(),
 ];
 
 /** Buyers whose replays of one token did not all answer alike (a replay must return the same order). */
@@ -125,25 +129,35 @@ function clickAll(
   const outcomes: PurchaseOutcome[] = [];
   const durations: number[] = [];
   const giveUpAt = Date.now() + 5000;
+  const retryLaterUntil = Date.now() + RETRY_LATER_SECONDS * 1000;
   let pending = tokens.map((_, i) => i);
   while (pending.length > 0) {
     const responses = http.batch(
       pending.map((i) => api.purchaseRequest(session, saleId, tokens[i] as string)),
     ) as RefinedResponse<'text'>[];
     const again: number[] = [];
+    let wait = 0.05;
     responses.forEach((res, k) => {
       const i = pending[k] as number;
       const outcome = classifyPurchase(res, STRATEGY);
+      recordTimeline(res.timings.duration);
       if (outcome.kind === 'not_started' && Date.now() < giveUpAt) {
         purchaseEarly.add(1);
         again.push(i);
         return;
       }
+      if (outcome.kind === 'retry_later' && Date.now() + outcome.retryAfterSeconds * 1000 <= retryLaterUntil) {
+        purchaseRetriedLater.add(1);
+        wait = Math.max(wait, outcome.retryAfterSeconds);
+        again.push(i);
+        return;
+      }
+      if (outcome.kind === 'retry_later') purchaseGaveUp.add(1);
       outcomes[i] = outcome.kind === 'not_started' ? stillNotStarted(5) : outcome;
       durations[i] = res.timings.duration;
     });
     pending = again;
-    if (pending.length > 0) sleep(0.05);
+    if (pending.length > 0) sleep(wait);
   }
   return { outcomes, durations };
 }

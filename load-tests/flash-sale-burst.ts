@@ -22,6 +22,7 @@ import {
   auditLine,
   correctnessThresholds,
   createSaleOpeningLater,
+  gaveUpBound,
   latencyThresholds,
   p95Bound,
   reportThresholds,
@@ -40,6 +41,7 @@ const BUCKET_SECONDS = declareTimeline(shapeSeconds(SHAPE) + 40);
 const LATENCY = [
   p95Bound(config, 'purchase p95', 'purchase_duration'),
   p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
+  gaveUpBound(),
 ];
 
 export const options: Options = {

@@ -16,7 +16,14 @@ import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, waitUntilWritten } from './lib/flows.ts';
 import { recordUnexpected, completeSetup } from './lib/metrics.ts';
-import { correctnessThresholds, latencyThresholds, p95Bound, reportThresholds, runOptions } from './lib/scenario.ts';
+import {
+  correctnessThresholds,
+  gaveUpBound,
+  latencyThresholds,
+  p95Bound,
+  reportThresholds,
+  runOptions,
+} from './lib/scenario.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
 
@@ -37,6 +44,7 @@ const BUCKET_SECONDS = declareTimeline(DURATION.seconds + ORDER_WAIT + 40);
 const LATENCY = [
   p95Bound(config, 'purchase p95', 'purchase_duration'),
   p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
+  gaveUpBound(),
 ];
 
 const ordersPaid = new Counter('orders_paid');

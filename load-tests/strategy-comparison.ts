@@ -21,7 +21,7 @@ import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '../libs/contrac
 import { commonConfig, envInt, envSpike, envStrategies, isStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer } from './lib/flows.ts';
 import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
-import { latencyThresholds, opensIn, p95Bound, reportThresholds, runOptions } from './lib/scenario.ts';
+import { gaveUpBound, latencyThresholds, opensIn, p95Bound, reportThresholds, runOptions } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, fmt, fmtMs, stat, summaryHandler, table } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -46,6 +46,7 @@ const unsafe = (strategy: string): boolean => EXPECTED_TO_OVERSELL.includes(stra
 const LATENCY = SELECTED.flatMap((s) => [
   p95Bound(config, `${s} purchase p95`, `purchase_duration{strategy:${s}}`),
   p95Bound(config, `${s} every request p95`, `http_req_duration{scenario:${s}}`),
+  { ...gaveUpBound(`purchase_gave_up{strategy:${s}}`), label: `${s} buyers who gave up on 429/503` },
 ]);
 
 function scenarios(): Record<string, Scenario> {

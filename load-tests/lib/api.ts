@@ -77,6 +77,11 @@ export type PurchaseOutcome =
   | { kind: 'limit_reached'; status: 409 }
   /** 409 SALE_NOT_STARTED: the buyer's clock ran ahead of the API's; the token is still good. */
   | { kind: 'not_started'; status: 409 }
+  /**
+   * `429 RATE_LIMITED` or `503 UNAVAILABLE`: "nothing happened, send the same token again after
+   * `retry-after` seconds" (db-optimistic's answer when its bounded retries run out, load shedding).
+   */
+  | { kind: 'retry_later'; status: 429 | 503; code: string; retryAfterSeconds: number }
   | { kind: 'unexpected'; status: number; code: string; message: string };
 
 // --- Parsing -----------------------------------------------------------------------------------
@@ -313,6 +318,18 @@ export function classifyPurchase(res: RefinedResponse<'text'>, strategy: SaleStr
   if (res.status === 410 && error.code === ErrorCode.SoldOut) return { kind: 'sold_out', status: 410 };
   if (res.status === 409 && error.code === ErrorCode.LimitReached) return { kind: 'limit_reached', status: 409 };
   if (res.status === 409 && error.code === ErrorCode.SaleNotStarted) return { kind: 'not_started', status: 409 };
+  if (
+    (res.status === 429 && error.code === ErrorCode.RateLimited) ||
+    (res.status === 503 && error.code === ErrorCode.Unavailable)
+  ) {
+    const retryAfter = Number(res.headers['Retry-After']);
+    return {
+      kind: 'retry_later',
+      status: res.status,
+      code: error.code,
+      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
+    };
+  }
   return {
     kind: 'unexpected',
     status: res.status,

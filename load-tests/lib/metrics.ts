@@ -11,6 +11,13 @@ export const purchaseLimitReached = new Counter('purchase_limit_reached');
 export const purchaseUnexpected = new Counter('purchase_unexpected');
 /** 409 SALE_NOT_STARTED answers that were retried because the buyer's clock ran ahead (not an error). */
 export const purchaseEarly = new Counter('purchase_early_retries');
+/** `429`/`503` answers with `retry-after`, waited out and sent again with the same token (not errors). */
+export const purchaseRetriedLater = new Counter('purchase_retried_later');
+/**
+ * Buyers still told "retry later" after RETRY_LATER_SECONDS of waiting: the API did not keep up. A
+ * Latency-verdict threshold (the contract allows the answer; a shop whose buyers give up is still slow).
+ */
+export const purchaseGaveUp = new Counter('purchase_gave_up');
 /** A replay of a token that had succeeded, answered with the same order number (duplicate-clicks). */
 export const purchaseReplayed = new Counter('purchase_replayed');
 /** Purchase latency as the buyer saw it (the purchase request only). */
@@ -72,6 +79,9 @@ export function recordPurchase(outcome: PurchaseOutcome, durationMs: number, tag
       return;
     case 'not_started':
       purchaseEarly.add(1, tags);
+      return;
+    case 'retry_later':
+      purchaseRetriedLater.add(1, tags);
       return;
     case 'unexpected':
       purchaseUnexpected.add(1, { ...tags, status: String(outcome.status), code: outcome.code || 'none' });

@@ -69,6 +69,13 @@ function purchaseLines(data: K6SummaryData): string[] {
     `  purchase latency: p50 ${fmtMs(stat(data, 'purchase_duration', 'med'))}, ` +
       `p95 ${fmtMs(stat(data, 'purchase_duration', 'p(95)'))}, max ${fmtMs(stat(data, 'purchase_duration', 'max'))}`,
   );
+  const retried = count(data, 'purchase_retried_later');
+  if (retried > 0) {
+    lines.push(
+      `  ${retried} "retry later" answer(s) (429/503 + retry-after) waited out and sent again; ` +
+        `${count(data, 'purchase_gave_up')} buyer(s) gave up`,
+    );
+  }
   const late = count(data, 'buyers_late');
   if (late > 0) lines.push(`  ${late} buyer(s) were not ready when the sale opened (raise START_DELAY)`);
   const dropped = count(data, 'dropped_iterations');

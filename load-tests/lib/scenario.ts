@@ -56,6 +56,11 @@ export function p95Bound(config: CommonConfig, label: string, metric: string): L
   return { label, metric, stat: 'p(95)', below: config.p95Ms };
 }
 
+/** No buyer left still told "retry later" after RETRY_LATER_SECONDS (lib/flows.ts): the API kept up. */
+export function gaveUpBound(metric = 'purchase_gave_up'): LatencyBound {
+  return { label: 'buyers who gave up on 429/503', metric, stat: 'count', below: 1, unit: 'count' };
+}
+
 /** Statuses the report counts answers for (`0`: no answer). */
 const REPORTED_STATUSES = [
   '0',

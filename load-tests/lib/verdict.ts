@@ -10,7 +10,7 @@
 import { count, fmt, fmtMs, stat } from './summary-data.ts';
 
 /** Metrics whose thresholds are about speed: they make the Latency verdict, every other one Correctness. */
-export const SPEED_METRICS = ['http_req_duration', 'purchase_duration', 'answered_after_opening'];
+export const SPEED_METRICS = ['http_req_duration', 'purchase_duration', 'answered_after_opening', 'purchase_gave_up'];
 
 export interface LatencyBound {
   /** As the report names it, e.g. `purchase p95`. */
@@ -19,8 +19,14 @@ export interface LatencyBound {
   metric: string;
   /** A stat of it, e.g. `p(95)` or `max`. */
   stat: string;
-  /** The value must stay below this (ms). */
+  /** The value must stay below this. */
   below: number;
+  /** `ms` (the default) or `count` (e.g. buyers who gave up: below 1). */
+  unit?: 'ms' | 'count';
+}
+
+function show(bound: LatencyBound, value: number): string {
+  return bound.unit === 'count' ? fmt(value) : fmtMs(value);
 }
 
 export interface VerdictSpec {
@@ -180,10 +186,19 @@ export function latencyVerdict(data: K6SummaryData, spec: VerdictSpec): Verdict 
   if (measured.length === 0) return { pass: false, gates, reason: `nothing measured${suffix}` };
   const over = measured.filter((m) => m.value >= m.bound.below);
   if (over.length > 0) {
-    const list = over.map((m) => `${m.bound.label} ${fmtMs(m.value)} ≥ ${fmtMs(m.bound.below)}`).join(', ');
+    const list = over
+      .map((m) =>
+        m.bound.unit === 'count'
+          ? `${m.bound.label} ${fmt(m.value)}`
+          : `${m.bound.label} ${fmtMs(m.value)} ≥ ${fmtMs(m.bound.below)}`,
+      )
+      .join(', ');
     return { pass: false, gates, reason: `${list}${suffix}` };
   }
-  const list = measured.map((m) => `${m.bound.label} ${fmtMs(m.value)} < ${fmtMs(m.bound.below)}`).join(', ');
+  const list = measured
+    .filter((m) => m.bound.unit !== 'count') // a count of 0 goes without saying when it passes
+    .map((m) => `${m.bound.label} ${show(m.bound, m.value)} < ${show(m.bound, m.bound.below)}`)
+    .join(', ');
   return { pass: true, gates, reason: `${list}${suffix}` };
 }
 
