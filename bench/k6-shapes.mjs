@@ -14,6 +14,7 @@
  * Like k6's arrival-rate executors, arrivals are open: a buyer arrives on schedule whatever the API
  * answered before. One connection per buyer in flight, as one VU each.
  */
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -447,7 +448,10 @@ if (!SHAPES[which]) {
 }
 const lib = await loadShapes();
 for (let run = 1; run <= runs; run++) {
-  console.log(`\n--- ${which}, run ${run} of ${runs}, against ${BASE_URL}`);
+  // The machine's load average, before and after: on a shared machine, other work's CPU shows up as latency.
+  const load = () => `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`;
+  console.log(`\n--- ${which}, run ${run} of ${runs}, against ${BASE_URL} (${load()})`);
   await SHAPES[which](lib);
+  console.log(`    (${load()} at the end)`);
 }
 await agent.close();

@@ -30,7 +30,7 @@ export const DEFAULT_SHAPES = {
 
 export const DEFAULT_STOCK = { burst: 500, duplicateClicks: 150, comparison: 150, stampede: 100 } as const;
 /** stampede: every buyer in the same millisecond. */
-export const DEFAULT_STAMPEDE = { users: 400, answeredWithinS: 15 } as const;
+export const DEFAULT_STAMPEDE = { users: 400, answeredWithinS: 10 } as const;
 
 /** Seconds from the first arrival to the last. */
 export function shapeSeconds(shape: SpikeShape): number {
