@@ -1,5 +1,7 @@
-// The verdicts and reports, judged on recorded end-of-test summaries (fixtures/*.json, in the shape k6
-// passes to handleSummary): no k6 binary needed, so `npm test` runs them.
+// The verdicts and reports, judged on end-of-test summaries (fixtures/*.json): k6's handleSummary data —
+// every metric with its type, values and threshold results, the checks, options and state — for a
+// healthy burst, a naive-unsafe sale that oversold and a run against the standard rate-limit profile.
+// No k6 binary needed, so `npm test` runs them.
 import naiveUnsafe from './fixtures/burst-naive-unsafe-oversold.json';
 import healthy from './fixtures/burst-redis-lua-pass.json';
 import rateLimited from './fixtures/burst-sign-ins-rate-limited.json';
