@@ -23,7 +23,7 @@ export const DEFAULT_SHAPES = {
   /** flash-sale-burst: ~2,000 buyers in 35 s for 500 units. */
   burst: { peakRate: 80, rampUpS: 5, holdS: 20, rampDownS: 10 },
   /** duplicate-clicks: each buyer sends 7 purchases at once, so fewer buyers per second. */
-  duplicateClicks: { peakRate: 25, rampUpS: 5, holdS: 15, rampDownS: 5 },
+  duplicateClicks: { peakRate: 20, rampUpS: 5, holdS: 15, rampDownS: 5 },
   /** strategy-comparison: per strategy, one after another. */
   comparison: { peakRate: 40, rampUpS: 3, holdS: 10, rampDownS: 3 },
 } as const satisfies Record<string, SpikeShape>;
