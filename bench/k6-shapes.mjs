@@ -14,6 +14,7 @@
  * Like k6's arrival-rate executors, arrivals are open: a buyer arrives on schedule whatever the API
  * answered before. One connection per buyer in flight, as one VU each.
  */
+import { Buffer } from 'node:buffer';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
