@@ -4,10 +4,10 @@
  * machine without k6 can measure of them. Each shape comes from load-tests/lib/shapes.ts itself
  * (compiled on the fly by esbuild), so the figures here are those of the shapes k6 will ask for.
  *
- *   node bench/k6-shapes.mjs burst|duplicate-clicks|comparison|stampede [--runs N]
+ *   node bench/k6-shapes.mjs burst|duplicate-clicks|comparison|stampede|soak [--runs N]
  *
  * BASE_URL (http://localhost:3000), ADMIN_PASSWORD (admin), P95_MS (500); STRATEGY (burst, stampede;
- * naive-unsafe shows the oversell verdict), STRATEGIES (comparison). The API must run with
+ * naive-unsafe shows the oversell verdict), STRATEGIES (comparison), DURATION_S (soak). The API must run with
  * RATE_LIMIT_PROFILE=load-test (`npm run start:load`), as for k6. Per run it prints both verdicts, the
  * load offered and achieved, latency per endpoint and the p95 margin (bound ÷ p95).
  *
@@ -84,6 +84,12 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 const ms = (v) => (v === undefined ? '—' : `${v.toFixed(v < 10 ? 1 : 0)} ms`);
+
+/** A k6 duration (`90s`, `5m`, `1h30m`) in seconds. */
+function durationSeconds(text) {
+  const [, h = 0, m = 0, sec = 0] = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text) ?? [];
+  return Number(h) * 3600 + Number(m) * 60 + Number(sec);
+}
 
 /** Arrival instants (ms from the start) of a spike, as k6's ramping-arrival-rate spaces them. */
 function arrivals(shape) {
@@ -393,6 +399,65 @@ const SHAPES = {
       );
       await sleep(10_000); // the scenario's GAP between strategies
     }
+  },
+
+  /** soak: RATE buyers/s for DURATION_S (default: the scenario's 5 min) over SALES sales; some pay, some cancel. */
+  async soak(lib) {
+    const rec = recorder();
+    const t = tally();
+    const soak = lib.DEFAULT_SOAK;
+    const seconds = Number(process.env.DURATION_S || durationSeconds(soak.duration));
+    const token = await admin(rec);
+    const sales = [];
+    for (let i = 0; i < soak.sales; i++) {
+      sales.push(
+        await createSale(rec, token, {
+          name: `node soak ${Date.now()} #${i}`,
+          stock: 1_000_000,
+          strategy: 'redis-lua',
+        }),
+      );
+    }
+    const times = Array.from({ length: soak.rate * seconds }, (_, i) => (i * 1000) / soak.rate);
+    const load = recorder();
+    let paid = 0;
+    let cancelled = 0;
+    const elapsed = await runArrivals(times, async (i) => {
+      const sale = sales[i % sales.length];
+      const buyer = await prepare(load, t, sale.id, `node-soak-${i}`);
+      if (!buyer) return;
+      const { outcome, answer } = await purchase(load, t, buyer, sale.id, 'redis-lua');
+      const dice = Math.random();
+      if (outcome !== 'accepted' || dice >= soak.payRatio + soak.cancelRatio) return;
+      const orderNo = answer.body.orderNo;
+      const deadline = Date.now() + 15_000; // ORDER_WAIT
+      let order;
+      do {
+        order = await load.call('get_order', 'GET', `/api/orders/${orderNo}`, { token: buyer.session });
+        if (order.body?.status === 'QUEUED') await sleep(200);
+      } while (order.body?.status === 'QUEUED' && Date.now() < deadline);
+      if (order.status !== 200 || order.body.status !== 'PENDING_PAYMENT') return void t.otherBroken++;
+      const action = dice < soak.payRatio ? 'pay' : 'cancel';
+      const done = await load.call(action, 'POST', `/api/orders/${orderNo}/${action}`, { token: buyer.session });
+      const expected = action === 'pay' ? 'PAID' : 'CANCELLED';
+      if (done.status !== 200 || done.body.status !== expected) return void t.otherBroken++;
+      if (action === 'pay') paid++;
+      else cancelled++;
+    });
+    const audits = [];
+    for (const sale of sales) audits.push([`sale ${sale.id}`, await auditWhenQuiet(rec, token, sale.id)]);
+    const verdict = verdicts(t, audits, undefined, [
+      { label: 'purchase p95', value: percentile(load.latencies.purchase ?? [], 95), below: P95_MS },
+      { label: 'every request p95', value: percentile(Object.values(load.latencies).flat(), 95), below: P95_MS },
+    ]);
+    printRun(
+      `soak (${soak.rate}/s for ${seconds} s over ${soak.sales} sales; ${paid} paid, ${cancelled} cancelled)`,
+      load,
+      t,
+      elapsed,
+      `${times.length} buyers`,
+      verdict,
+    );
   },
 
   async stampede(lib) {

@@ -24,18 +24,19 @@ import {
   reportThresholds,
   runOptions,
 } from './lib/scenario.ts';
+import { DEFAULT_SOAK } from './lib/shapes.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
 
 const config = commonConfig();
 /** New buyers per second. */
-const RATE = envInt('RATE', 50, 1, 100_000);
-const DURATION = envDuration('DURATION', '5m');
-const SALES = envInt('SALES', 3, 1, 50);
+const RATE = envInt('RATE', DEFAULT_SOAK.rate, 1, 100_000);
+const DURATION = envDuration('DURATION', DEFAULT_SOAK.duration);
+const SALES = envInt('SALES', DEFAULT_SOAK.sales, 1, 50);
 /** Units of each sale: large, so the soak measures steady selling, not a sell-out. */
 const STOCK = envInt('STOCK', 1_000_000, 1, SALE_LIMITS.maxStock);
-const PAY_RATIO = envNumber('PAY_RATIO', 0.3, 0, 1);
-const CANCEL_RATIO = envNumber('CANCEL_RATIO', 0.2, 0, 1 - PAY_RATIO);
+const PAY_RATIO = envNumber('PAY_RATIO', DEFAULT_SOAK.payRatio, 0, 1);
+const CANCEL_RATIO = envNumber('CANCEL_RATIO', DEFAULT_SOAK.cancelRatio, 0, 1 - PAY_RATIO);
 /** How long a buyer waits for its order's row before paying or cancelling it. */
 const ORDER_WAIT = envInt('ORDER_WAIT', 15, 1, 600);
 const STRATEGY = envStrategy('STRATEGY', 'redis-lua');

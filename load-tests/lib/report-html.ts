@@ -21,10 +21,11 @@ export function lineChart(title: string, unit: string, xs: number[], series: Ser
   const left = 56;
   const bottom = 28;
   const top = 12;
+  const right = 24;
   const all = series.flatMap((s) => s.values.filter((v): v is number => v !== undefined));
   const maxY = Math.max(1, ...all) * 1.1;
   const maxX = Math.max(1, ...xs);
-  const x = (value: number) => left + ((width - left - 10) * value) / maxX;
+  const x = (value: number) => left + ((width - left - right) * value) / maxX;
   const y = (value: number) => top + (height - top - bottom) * (1 - value / maxY);
   const paths = series.map((s) => {
     let d = '';
@@ -37,7 +38,7 @@ export function lineChart(title: string, unit: string, xs: number[], series: Ser
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
     const value = maxY * f;
     return (
-      `<line x1="${left}" x2="${width - 10}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#eee"/>` +
+      `<line x1="${left}" x2="${width - right}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#eee"/>` +
       `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end">${Math.round(value)}</text>`
     );
   });

@@ -29,6 +29,8 @@ export const DEFAULT_SHAPES = {
 } as const satisfies Record<string, SpikeShape>;
 
 export const DEFAULT_STOCK = { burst: 500, duplicateClicks: 150, comparison: 150, stampede: 100 } as const;
+/** soak: a steady stream of buyers over a few sales of large stock, some paying, some cancelling. */
+export const DEFAULT_SOAK = { rate: 50, duration: '5m', sales: 3, payRatio: 0.3, cancelRatio: 0.2 } as const;
 /** stampede: every buyer in the same millisecond. */
 export const DEFAULT_STAMPEDE = { users: 400, answeredWithinS: 10 } as const;
 
