@@ -20,7 +20,8 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts'],
+      // load-tests/lib: the k6 reports' verdict and formatting logic, which imports no k6 module.
+      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/load-tests/lib/**/*.spec.ts'],
       testPathIgnorePatterns: ['\\.int\\.spec\\.ts$'],
     },
     {

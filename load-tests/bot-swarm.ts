@@ -24,8 +24,18 @@ import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { commonConfig, envInt, runId } from './lib/config.ts';
 import { sleepUntil } from './lib/flows.ts';
 import { completeSetup, recordPurchase, recordUnexpected } from './lib/metrics.ts';
-import { auditLine, burstScenario, contractThresholds, createSaleOpeningLater, runOptions } from './lib/scenario.ts';
+import {
+  auditLine,
+  burstScenario,
+  correctnessThresholds,
+  createSaleOpeningLater,
+  latencyThresholds,
+  p95Bound,
+  reportThresholds,
+  runOptions,
+} from './lib/scenario.ts';
 import { count, summaryHandler } from './lib/summary.ts';
+import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
 
 const config = commonConfig();
 const BOTS = envInt('BOTS', 5, 1, 1_000);
@@ -40,6 +50,9 @@ const TOKEN_WINDOW_S = envInt('TOKEN_WINDOW', 10);
 const STOCK = HONEST + BOTS;
 const SCENARIO_BOTS = 'bots';
 const SCENARIO_HONEST = 'honest';
+const BUCKET_SECONDS = declareTimeline(START_DELAY + DURATION_S + 60);
+/** The honest buyers' purchases (the bots' are refused on purpose and count for nothing here). */
+const LATENCY = [p95Bound(config, 'honest purchase p95', 'purchase_duration')];
 
 /**
  * A fixed window admits at most LIMIT per window; a run of D seconds touches at most ⌈D / W⌉ + 1
@@ -81,7 +94,9 @@ export const options: Options = {
     bot_unexpected: ['count==0'],
     // Honest buyers under the limits got their units.
     honest_accepted: [`count==${HONEST}`],
-    ...contractThresholds(config),
+    ...correctnessThresholds(),
+    ...latencyThresholds(config, LATENCY),
+    ...reportThresholds(),
   },
 };
 
@@ -89,6 +104,7 @@ interface SetupData {
   saleId: string;
   startsAtMs: number;
   runId: string;
+  loadStartMs: number;
 }
 
 const api = new Api(config.baseUrl, config.httpTimeout);
@@ -109,7 +125,7 @@ export function setup(): SetupData {
     },
     'Creating the sale',
   );
-  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id });
+  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id, loadStartMs: Date.now() });
 }
 
 /** A `429` as docs/api.md has it: code RATE_LIMITED and a `retry-after` of at least one second. */
@@ -135,6 +151,7 @@ function tally(res: RefinedResponse<'text'>, admitted: Counter, limited: Counter
 let botSession: Session | null = null;
 
 export function bot(data: SetupData): void {
+  startTimelineAt(data.loadStartMs);
   if (!botSession) {
     const session = api.guest(`k6-bot-${data.runId}-${exec.vu.idInTest}`);
     if (!session.ok) {
@@ -164,6 +181,7 @@ export function bot(data: SetupData): void {
 }
 
 export function honest(data: SetupData): void {
+  startTimelineAt(data.loadStartMs);
   const tags = { scenario_role: 'honest' };
   const session = api.guest(`k6-honest-${data.runId}-${exec.vu.idInTest}`, tags);
   if (!session.ok) return recordUnexpected('auth_guest', session, tags);
@@ -198,8 +216,10 @@ export function teardown(data: SetupData): void {
 
 export const handleSummary = summaryHandler({
   name: 'bot-swarm',
-  scenarios: [SCENARIO_BOTS, SCENARIO_HONEST],
   config,
+  latencyBounds: LATENCY,
+  timelineBucketSeconds: BUCKET_SECONDS,
+  load: `${BOTS} bots as fast as they can for ${DURATION_S} s, ${HONEST} honest buyers at the opening`,
   details: (data) => [
     `${BOTS} bots for ${DURATION_S} s (+${START_DELAY} s before the opening); limits: ${PURCHASE_LIMIT} purchases / ` +
       `${PURCHASE_WINDOW_S} s and ${TOKEN_LIMIT} tokens / ${TOKEN_WINDOW_S} s per user`,

@@ -16,22 +16,37 @@ import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
 import { buy, prepareBuyer, waitUntilWritten } from './lib/flows.ts';
 import { recordUnexpected, completeSetup } from './lib/metrics.ts';
-import { contractThresholds, runOptions } from './lib/scenario.ts';
+import {
+  correctnessThresholds,
+  gaveUpBound,
+  latencyThresholds,
+  p95Bound,
+  reportThresholds,
+  runOptions,
+} from './lib/scenario.ts';
+import { DEFAULT_SOAK } from './lib/shapes.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
+import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
 
 const config = commonConfig();
 /** New buyers per second. */
-const RATE = envInt('RATE', 50, 1, 100_000);
-const DURATION = envDuration('DURATION', '5m');
-const SALES = envInt('SALES', 3, 1, 50);
+const RATE = envInt('RATE', DEFAULT_SOAK.rate, 1, 100_000);
+const DURATION = envDuration('DURATION', DEFAULT_SOAK.duration);
+const SALES = envInt('SALES', DEFAULT_SOAK.sales, 1, 50);
 /** Units of each sale: large, so the soak measures steady selling, not a sell-out. */
 const STOCK = envInt('STOCK', 1_000_000, 1, SALE_LIMITS.maxStock);
-const PAY_RATIO = envNumber('PAY_RATIO', 0.3, 0, 1);
-const CANCEL_RATIO = envNumber('CANCEL_RATIO', 0.2, 0, 1 - PAY_RATIO);
+const PAY_RATIO = envNumber('PAY_RATIO', DEFAULT_SOAK.payRatio, 0, 1);
+const CANCEL_RATIO = envNumber('CANCEL_RATIO', DEFAULT_SOAK.cancelRatio, 0, 1 - PAY_RATIO);
 /** How long a buyer waits for its order's row before paying or cancelling it. */
 const ORDER_WAIT = envInt('ORDER_WAIT', 15, 1, 600);
 const STRATEGY = envStrategy('STRATEGY', 'redis-lua');
 const SCENARIO = 'soak';
+const BUCKET_SECONDS = declareTimeline(DURATION.seconds + ORDER_WAIT + 40);
+const LATENCY = [
+  p95Bound(config, 'purchase p95', 'purchase_duration'),
+  p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
+  gaveUpBound(),
+];
 
 const ordersPaid = new Counter('orders_paid');
 const ordersCancelled = new Counter('orders_cancelled');
@@ -50,12 +65,13 @@ export const options: Options = {
     },
   },
   ...runOptions(config, SALES),
-  thresholds: contractThresholds(config, SCENARIO),
+  thresholds: { ...correctnessThresholds(), ...latencyThresholds(config, LATENCY), ...reportThresholds() },
 };
 
 interface SetupData {
   saleIds: string[];
   runId: string;
+  loadStartMs: number;
 }
 
 const api = new Api(config.baseUrl, config.httpTimeout);
@@ -75,6 +91,7 @@ export function setup(): SetupData {
         perUserLimit: 1,
         endsAt, // starts now (the default)
         strategy: STRATEGY,
+        purpose: 'load-test',
         // Longer than the run: pending orders stay pending instead of expiring mid-soak.
         paymentTimeoutSeconds: Math.min(86_400, DURATION.seconds + 3600),
       }),
@@ -83,10 +100,11 @@ export function setup(): SetupData {
     saleIds.push(sale.id);
   }
   console.log(`sales ${saleIds.join(', ')} (${STRATEGY}, stock ${STOCK} each): ${RATE} buyers/s for ${DURATION.text}`);
-  return completeSetup({ saleIds, runId: id });
+  return completeSetup({ saleIds, runId: id, loadStartMs: Date.now() });
 }
 
 export default function (data: SetupData): void {
+  startTimelineAt(data.loadStartMs);
   const iteration = exec.scenario.iterationInTest;
   const saleId = data.saleIds[iteration % data.saleIds.length] as string;
   const buyer = prepareBuyer(api, saleId, `k6-soak-${data.runId}-${iteration}`);
@@ -144,19 +162,17 @@ function auditLine(data: K6SummaryData): string {
 
 export const handleSummary = summaryHandler({
   name: 'soak',
-  scenarios: [SCENARIO],
   config,
+  latencyBounds: LATENCY,
+  timelineBucketSeconds: BUCKET_SECONDS,
+  load: `constant arrival rate: ${RATE} new buyers/s for ${DURATION.text} over ${SALES} ${STRATEGY} sale(s)`,
   details: (data) => {
     const accepted = count(data, 'purchase_accepted');
     const paid = count(data, 'orders_paid');
     const cancelled = count(data, 'orders_cancelled');
-    const dropped = count(data, 'dropped_iterations');
     return [
-      `${SALES} ${STRATEGY} sale(s), stock ${STOCK} each; target ${RATE} buyers/s for ${DURATION.text}`,
+      `${SALES} ${STRATEGY} sale(s), stock ${STOCK} each`,
       `Orders: ${accepted} accepted, ${paid} paid, ${cancelled} cancelled, ${accepted - paid - cancelled} left pending`,
-      dropped > 0
-        ? `  ${dropped} iteration(s) dropped: k6 ran out of VUs, so the API did not keep up with ${RATE}/s`
-        : `  no iteration dropped: the API kept up with ${RATE}/s`,
       auditLine(data),
     ];
   },

@@ -1,56 +1,73 @@
-// Strategy comparison: the same burst against one sale per strategy at once (docs/architecture.md "Strategies"):
-// `redis-lua`, `db-optimistic`, `db-segmented`, `db-pessimistic`, `redis-lock`, `redis-lock-unfenced`
-// and `naive-unsafe`.
+// Strategy comparison: the same spike of buyers against one sale per strategy, the strategies one after
+// another — each gets the stack to itself, so each latency is its own (docs/architecture.md, "Strategies").
 //
-//   setup     creates one sale per strategy: same stock, same opening instant
-//   scenarios one per strategy, named after it and tagged `strategy:<name>`, all at the same time:
-//             USERS buyers each (sign in, token, wait for the opening, buy once)
+//   setup     creates one load-test sale per strategy: same stock, all open at once
+//   scenarios one per strategy, named after it and tagged `strategy:<name>`, each starting when the one
+//             before has finished: a spike of PEAK_RATE buyers/s (sign in, token, buy once)
 //   teardown  waits for each sale's queue to drain and audits it
 //
-// Every strategy must answer only what docs/api.md promises and keep p(95) under P95_MS. Every strategy
-// except naive-unsafe must end with oversold == 0 and a clean audit. naive-unsafe exists to oversell:
-// its oversold units (gauge `oversold_units{strategy:naive-unsafe}`) are the finding, reported and
-// labelled UNSAFE, never a failed threshold.
+// Correctness: every strategy answers only what the contract promises; every strategy except those in
+// EXPECTED_TO_OVERSELL ends with 0 oversold and a clean audit. Those exist to oversell: their oversold
+// units are the finding, reported as UNSAFE, never a failed threshold. Latency: each strategy's p95
+// under P95_MS.
 //
-//   k6 run load-tests/strategy-comparison.ts -e BASE_URL=http://localhost:3000 -e USERS=500 -e STOCK=100
+//   k6 run load-tests/strategy-comparison.ts -e BASE_URL=http://localhost:3000
 //   k6 run load-tests/strategy-comparison.ts -e STRATEGIES=redis-lua,db-pessimistic   (a subset)
 import exec from 'k6/execution';
 import type { Options, Scenario, Threshold } from 'k6/options';
 import { Api } from './lib/api.ts';
 import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
-import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '../libs/contract/src/sale.ts';
-import { UNSAFE_STRATEGY, commonConfig, envInt, envStrategies, isStrategy, runId } from './lib/config.ts';
-import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
+import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy, UNSAFE_STRATEGIES } from '../libs/contract/src/sale.ts';
+import { commonConfig, envInt, envSpike, envStrategies, isStrategy, runId } from './lib/config.ts';
+import { buy, prepareBuyer } from './lib/flows.ts';
 import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
-import { burstScenario, opensIn, runOptions } from './lib/scenario.ts';
+import { gaveUpBound, latencyThresholds, opensIn, p95Bound, reportThresholds, runOptions } from './lib/scenario.ts';
+import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, fmt, fmtMs, stat, summaryHandler, table } from './lib/summary.ts';
+import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
+
+/** Compared by default, in this order: every strategy of the contract (add new ones there). */
+const COMPARED: readonly SaleStrategy[] = SALE_STRATEGIES;
+/** Strategies that exist to show an oversell: reported UNSAFE, never a failed threshold. */
+const EXPECTED_TO_OVERSELL: readonly string[] = UNSAFE_STRATEGIES;
 
 const config = commonConfig();
-const SELECTED = envStrategies('STRATEGIES', SALE_STRATEGIES);
-/** Buyers per strategy. */
-const USERS = envInt('USERS', 500);
+const SELECTED = envStrategies('STRATEGIES', COMPARED);
+const SHAPE = envSpike(DEFAULT_SHAPES.comparison);
 /** Units of each sale. */
-const STOCK = envInt('STOCK', 100, 1, SALE_LIMITS.maxStock);
-const START_DELAY = envInt('START_DELAY', 15, 1, 100);
-const EXPECTED_SOLD = Math.min(STOCK, USERS);
+const STOCK = envInt('STOCK', DEFAULT_STOCK.comparison, 1, SALE_LIMITS.maxStock);
+/** Seconds between one strategy's last arrival and the next strategy's first: in-flight buyers finish. */
+const GAP = envInt('GAP', 10, 0, 600);
+const SLOT_SECONDS = shapeSeconds(SHAPE) + GAP;
+const BUCKET_SECONDS = declareTimeline(SELECTED.length * SLOT_SECONDS + 30);
+
+const unsafe = (strategy: string): boolean => EXPECTED_TO_OVERSELL.includes(strategy);
+
+const LATENCY = SELECTED.flatMap((s) => [
+  p95Bound(config, `${s} purchase p95`, `purchase_duration{strategy:${s}}`),
+  p95Bound(config, `${s} every request p95`, `http_req_duration{scenario:${s}}`),
+  { ...gaveUpBound(`purchase_gave_up{strategy:${s}}`), label: `${s} buyers who gave up on 429/503` },
+]);
 
 function scenarios(): Record<string, Scenario> {
   const all: Record<string, Scenario> = {};
-  for (const strategy of SELECTED) {
-    all[strategy] = burstScenario(USERS, START_DELAY, { maxDuration: `${START_DELAY + 180}s`, tags: { strategy } });
-  }
+  SELECTED.forEach((strategy, i) => {
+    all[strategy] = spikeScenario(SHAPE, 0.5, {
+      startTime: `${i * SLOT_SECONDS}s`,
+      gracefulStop: `${Math.max(1, GAP)}s`,
+      tags: { strategy },
+    });
+  });
   return all;
 }
 
 function thresholds(): Record<string, Threshold[]> {
   const all: Record<string, Threshold[]> = { ...SETUP_THRESHOLD };
   for (const s of SELECTED) {
-    const safe = s !== UNSAFE_STRATEGY;
-    // Every strategy keeps the contract and the latency bound.
+    const safe = !unsafe(s);
+    // Every strategy keeps the contract.
     all[`purchase_unexpected{strategy:${s}}`] = ['count==0'];
     all[`request_unexpected{strategy:${s}}`] = ['count==0'];
-    all[`http_req_duration{scenario:${s}}`] = [`p(95)<${config.p95Ms}`];
-    all[`purchase_duration{strategy:${s}}`] = [`p(95)<${config.p95Ms}`];
     all[`checks{strategy:${s}}`] = ['rate==1'];
     // Safety: only for the strategies that claim it. The `>=0` ones never fail: they only make k6 keep
     // the per-strategy sub-metric, so the report can show it.
@@ -62,7 +79,7 @@ function thresholds(): Record<string, Threshold[]> {
     all[`held_units{strategy:${s}}`] = ['value>=0'];
     all[`audit_ok{strategy:${s}}`] = ['value>=0'];
   }
-  return all;
+  return { ...all, ...latencyThresholds(config, LATENCY), ...reportThresholds() };
 }
 
 export const options: Options = {
@@ -74,8 +91,8 @@ export const options: Options = {
 interface SetupData {
   /** Sale id per strategy. */
   sales: Partial<Record<SaleStrategy, string>>;
-  startsAtMs: number;
   runId: string;
+  loadStartMs: number;
 }
 
 const api = new Api(config.baseUrl, config.httpTimeout);
@@ -83,41 +100,39 @@ const api = new Api(config.baseUrl, config.httpTimeout);
 export function setup(): SetupData {
   const admin = signInAdmin(config);
   const id = runId();
-  // One opening instant for every strategy's sale.
-  const opening = opensIn(START_DELAY);
-  const startsAt = new Date(opening.startsAt);
   const sales: Partial<Record<SaleStrategy, string>> = {};
   for (const strategy of SELECTED) {
     const created = admin.api.createSale(admin.token, {
       name: `k6 comparison ${id} ${strategy}`,
-      description: `k6 strategy-comparison: ${USERS} buyers, ${STOCK} units, strategy ${strategy}`,
+      description: `k6 strategy-comparison: up to ${SHAPE.peakRate} buyers/s, ${STOCK} units, strategy ${strategy}`,
       priceCents: 2999,
       stock: STOCK,
       perUserLimit: 1,
-      ...opening,
+      ...opensIn(0),
       strategy,
+      purpose: 'load-test',
     });
     if (!created.ok) {
       throw new Error(
         `Creating the ${strategy} sale failed: HTTP ${created.status} ${created.code}: ${created.message}. ` +
-          `If this API does not implement that strategy yet, choose the ones it has, e.g. -e STRATEGIES=redis-lua`,
+          `If this API does not implement that strategy, choose the ones it has, e.g. -e STRATEGIES=redis-lua`,
       );
     }
     sales[strategy] = created.value.id;
-    console.log(`${strategy}: sale ${created.value.id}, stock ${STOCK}, opens at ${created.value.startsAt}`);
+    console.log(`${strategy}: sale ${created.value.id}, stock ${STOCK}`);
   }
-  return completeSetup({ sales, startsAtMs: startsAt.getTime(), runId: id });
+  return completeSetup({ sales, runId: id, loadStartMs: Date.now() });
 }
 
 export default function (data: SetupData): void {
+  startTimelineAt(data.loadStartMs);
   const strategy = exec.scenario.name;
   const saleId = isStrategy(strategy) ? data.sales[strategy] : undefined;
   if (!isStrategy(strategy) || saleId === undefined) {
     throw new Error(`scenario ${strategy} has no sale`);
   }
-  const buyer = prepareBuyer(api, saleId, `k6-cmp-${data.runId}-${exec.vu.idInTest}`);
+  const buyer = prepareBuyer(api, saleId, `k6-cmp-${data.runId}-${strategy}-${exec.scenario.iterationInTest}`);
   if (!buyer) return;
-  sleepUntil(data.startsAtMs);
   buy(api, buyer, saleId, strategy);
 }
 
@@ -126,23 +141,22 @@ export function teardown(data: SetupData): void {
   for (const strategy of SELECTED) {
     const saleId = data.sales[strategy];
     if (saleId === undefined) continue;
-    const safe = strategy !== UNSAFE_STRATEGY;
+    const safe = !unsafe(strategy);
     auditChecks(waitForQuiet(admin, saleId), {
       label: safe ? strategy : `${strategy} (UNSAFE by design)`,
       tags: { strategy },
       enforce: safe,
-      held: safe ? EXPECTED_SOLD : undefined,
     });
   }
 }
 
 function verdict(data: K6SummaryData, strategy: SaleStrategy): string {
   const oversold = stat(data, `oversold_units{strategy:${strategy}}`, 'value');
-  if (strategy === UNSAFE_STRATEGY) {
+  if (unsafe(strategy)) {
     if (oversold === undefined) return 'UNSAFE (not audited)';
     return oversold > 0
       ? `UNSAFE: oversold ${oversold} unit(s), as expected`
-      : 'UNSAFE by design (the race was not hit this run: raise USERS)';
+      : 'UNSAFE by design (the race was not hit this run: raise PEAK_RATE)';
   }
   const ok = stat(data, `audit_ok{strategy:${strategy}}`, 'value') === 1;
   const unexpected = count(data, `purchase_unexpected{strategy:${strategy}}`);
@@ -154,16 +168,19 @@ function verdict(data: K6SummaryData, strategy: SaleStrategy): string {
 
 export const handleSummary = summaryHandler({
   name: 'strategy-comparison',
-  scenarios: SELECTED,
   config,
+  latencyBounds: LATENCY,
+  timelineBucketSeconds: BUCKET_SECONDS,
+  load:
+    `per strategy, one after another (${SLOT_SECONDS} s each): a spike of ${SHAPE.peakRate} buyers/s ` +
+    `(about ${plannedArrivals(SHAPE)} buyers) on a sale of ${STOCK} units`,
   details: (data) => [
-    `${SELECTED.length} sale(s), stock ${STOCK} each, ${USERS} buyers each, all opening at the same instant`,
     ...table([
       ['strategy', 'accepted', 'sold out', 'limit', 'unexpected', 'p50', 'p95', 'max', 'held', 'oversold', 'verdict'],
       ...SELECTED.map((s) => {
         const duration = `purchase_duration{strategy:${s}}`;
         return [
-          s === UNSAFE_STRATEGY ? `${s} (UNSAFE)` : s,
+          unsafe(s) ? `${s} (UNSAFE)` : s,
           String(count(data, `purchase_accepted{strategy:${s}}`)),
           String(count(data, `purchase_sold_out{strategy:${s}}`)),
           String(count(data, `purchase_limit_reached{strategy:${s}}`)),
@@ -178,10 +195,8 @@ export const handleSummary = summaryHandler({
       }),
     ]).map((line) => `  ${line}`),
     `  (latency = the purchase request as the buyer saw it; held = PENDING_PAYMENT + PAID units per the audit)`,
-    ...(SELECTED.includes(UNSAFE_STRATEGY)
-      ? [
-          `${UNSAFE_STRATEGY} reads, checks and writes with no guard: its oversold units are the finding, not a failure.`,
-        ]
+    ...(SELECTED.some(unsafe)
+      ? ['UNSAFE strategies read, check and write with no guard: their oversold units are the finding, not a failure.']
       : []),
   ],
 });

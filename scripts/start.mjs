@@ -11,6 +11,10 @@
  * only warnings and errors; everything is kept in full under .data/logs/. LOG_FORMAT=json passes the
  * apps' JSON lines through instead, for machines.
  *
+ * `npm run start:load` (`--load-test`) is `npm start` with RATE_LIMIT_PROFILE=load-test: k6 and the bench
+ * sign every buyer in from one address, which the standard per-IP sign-in limit refuses after 20 a
+ * minute (docs/protection.md). Only those per-IP limits are lifted; the per-user ones stay.
+ *
  * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
  * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
  *
@@ -35,8 +39,9 @@ import { createTerminal } from './lib/terminal.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB_PORT = Number(process.env.WEB_PORT || 5173);
 const DEV = process.argv.includes('--dev');
+const LOAD_TEST = process.argv.includes('--load-test');
 const ADMIN_PASSWORD = process.env.ADMIN_PASSWORD || 'admin'; // the API's development default
-const RATE_LIMIT_PROFILE = process.env.RATE_LIMIT_PROFILE || 'standard'; // the API's default profile
+const RATE_LIMIT_PROFILE = LOAD_TEST ? 'load-test' : process.env.RATE_LIMIT_PROFILE || 'standard'; // the API's default: standard
 const terminal = createTerminal({
   format: process.env.LOG_FORMAT === 'json' ? 'json' : 'pretty',
   logDir: path.join(ROOT, '.data', 'logs'),
@@ -76,6 +81,7 @@ async function main() {
     PORT: String(ports.api),
     WORKER_METRICS_PORT: String(ports.workerMetrics),
   };
+  if (LOAD_TEST) env.RATE_LIMIT_PROFILE = 'load-test';
   if (running.services.redisUrl) env.REDIS_URL = running.services.redisUrl;
 
   await migrate(env);
@@ -274,7 +280,7 @@ function printSummary() {
       `    API docs         ${base}/docs   (the contract: docs/api.md)`,
       `    Metrics          ${base}/metrics (API), ${workerMetrics} (worker)`,
       `    Queue board      ${base}/admin/queues   (admins only)`,
-      `    Rate limits      ${RATE_LIMIT_PROFILE} profile${RATE_LIMIT_PROFILE === 'standard' ? '   (RATE_LIMIT_PROFILE=load-test for k6)' : ''}`,
+      `    Rate limits      ${RATE_LIMIT_PROFILE === 'load-test' ? 'load-test profile (per-IP sign-in limits lifted for k6)' : 'standard (for k6: npm run start:load)'}`,
       `    Redis            ${running.services.redisUrl ?? '(cluster: REDIS_CLUSTER_NODES)'}`,
       `    MySQL            ${running.services.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
       `    Logs             ${logs}`,

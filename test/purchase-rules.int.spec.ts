@@ -198,6 +198,7 @@ function mysqlStore(
         endsAt,
         strategy,
         paymentTimeoutSeconds: 600,
+        purpose: 'shop',
       });
       return String(sale.id);
     },

@@ -38,6 +38,7 @@ export async function adminSales(http) {
           perUserLimit: 1,
           strategy,
           endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+          purpose: 'bench', // test data: the storefront does not list it
         },
         admin,
         201,

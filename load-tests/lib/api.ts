@@ -11,18 +11,22 @@ import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import { ORDER_STATUSES, type Order } from '../../libs/contract/src/order.ts';
 import type { PurchaseAccepted, SubmitToken } from '../../libs/contract/src/purchase.ts';
 import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
+import { recordTimeline } from './timeline.ts';
 
-export type Endpoint =
-  | 'auth_guest'
-  | 'auth_admin'
-  | 'create_sale'
-  | 'get_sale'
-  | 'token'
-  | 'purchase'
-  | 'get_order'
-  | 'pay'
-  | 'cancel'
-  | 'audit';
+/** The value of the `endpoint` tag of every call: the report's latency per endpoint. */
+export const ENDPOINTS = [
+  'auth_guest',
+  'auth_admin',
+  'create_sale',
+  'get_sale',
+  'token',
+  'purchase',
+  'get_order',
+  'pay',
+  'cancel',
+  'audit',
+] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
 
 const ROUTES: Record<Endpoint, string> = {
   auth_guest: 'POST /api/auth/guest',
@@ -73,6 +77,11 @@ export type PurchaseOutcome =
   | { kind: 'limit_reached'; status: 409 }
   /** 409 SALE_NOT_STARTED: the buyer's clock ran ahead of the API's; the token is still good. */
   | { kind: 'not_started'; status: 409 }
+  /**
+   * `429 RATE_LIMITED` or `503 UNAVAILABLE`: "nothing happened, send the same token again after
+   * `retry-after` seconds" (db-optimistic's answer when its bounded retries run out, load shedding).
+   */
+  | { kind: 'retry_later'; status: 429 | 503; code: string; retryAfterSeconds: number }
   | { kind: 'unexpected'; status: number; code: string; message: string };
 
 // --- Parsing -----------------------------------------------------------------------------------
@@ -159,6 +168,7 @@ export class Api {
       body,
       this.params(endpoint, options.token, { responseType: 'text', tags: options.tags }),
     ) as RefinedResponse<'text'>;
+    recordTimeline(res.timings.duration);
     const parsed = parse(res);
     if (res.status === expected && isObject(parsed) && valid(parsed)) {
       return { ok: true, value: parsed as T, status: res.status, res };
@@ -249,6 +259,7 @@ export class Api {
   ): { outcome: PurchaseOutcome; res: RefinedResponse<'text'> } {
     const request = this.purchaseRequest(session, saleId, submitToken, options);
     const res = http.request(request.method, request.url, request.body, request.params) as RefinedResponse<'text'>;
+    recordTimeline(res.timings.duration);
     return { outcome: classifyPurchase(res, strategy), res };
   }
 
@@ -307,6 +318,18 @@ export function classifyPurchase(res: RefinedResponse<'text'>, strategy: SaleStr
   if (res.status === 410 && error.code === ErrorCode.SoldOut) return { kind: 'sold_out', status: 410 };
   if (res.status === 409 && error.code === ErrorCode.LimitReached) return { kind: 'limit_reached', status: 409 };
   if (res.status === 409 && error.code === ErrorCode.SaleNotStarted) return { kind: 'not_started', status: 409 };
+  if (
+    (res.status === 429 && error.code === ErrorCode.RateLimited) ||
+    (res.status === 503 && error.code === ErrorCode.Unavailable)
+  ) {
+    const retryAfter = Number(res.headers['Retry-After']);
+    return {
+      kind: 'retry_later',
+      status: res.status,
+      code: error.code,
+      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
+    };
+  }
   return {
     kind: 'unexpected',
     status: res.status,

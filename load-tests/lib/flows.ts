@@ -4,7 +4,10 @@ import { sleep } from 'k6';
 import type { Order } from '../../libs/contract/src/order.ts';
 import type { SaleStrategy } from '../../libs/contract/src/sale.ts';
 import { type Api, type PurchaseOutcome, type Session, stillNotStarted } from './api.ts';
-import { buyersLate, recordPurchase, recordUnexpected } from './metrics.ts';
+import { buyersLate, purchaseGaveUp, recordPurchase, recordUnexpected } from './metrics.ts';
+
+/** How long a buyer keeps sending its token again after `429`/`503` + `retry-after` answers. */
+export const RETRY_LATER_SECONDS = 15;
 
 export interface Buyer {
   session: Session;
@@ -35,9 +38,11 @@ export function sleepUntil(epochMs: number, tags: Record<string, string> = {}): 
 }
 
 /**
- * One purchase attempt, counted under its outcome. A `409 SALE_NOT_STARTED` (this machine's clock a
- * little ahead of the API's) is retried with the same token, which a refusal leaves valid, every
- * 50 ms for at most `notStartedRetrySeconds`; after that it counts as unexpected.
+ * One purchase, counted under its outcome. A `409 SALE_NOT_STARTED` (this machine's clock a little
+ * ahead of the API's) is retried with the same token, which a refusal leaves valid, every 50 ms for at
+ * most `notStartedRetrySeconds`; after that it counts as unexpected. A `429`/`503` with `retry-after`
+ * is waited out and retried with the same token, as the storefront does, for RETRY_LATER_SECONDS;
+ * after that the buyer gives up (`purchase_gave_up`).
  */
 export function buy(
   api: Api,
@@ -48,6 +53,7 @@ export function buy(
   notStartedRetrySeconds = 5,
 ): PurchaseOutcome {
   const giveUpAt = Date.now() + notStartedRetrySeconds * 1000;
+  const retryLaterUntil = Date.now() + RETRY_LATER_SECONDS * 1000;
   for (;;) {
     const { outcome, res } = api.purchase(buyer.session, saleId, buyer.token, strategy, { tags });
     if (outcome.kind === 'not_started' && Date.now() >= giveUpAt) {
@@ -56,6 +62,15 @@ export function buy(
       return late;
     }
     recordPurchase(outcome, res.timings.duration, tags);
+    if (outcome.kind === 'retry_later') {
+      const wait = outcome.retryAfterSeconds * 1000;
+      if (Date.now() + wait > retryLaterUntil) {
+        purchaseGaveUp.add(1, tags);
+        return outcome;
+      }
+      sleep(outcome.retryAfterSeconds);
+      continue;
+    }
     if (outcome.kind !== 'not_started') return outcome;
     sleep(0.05);
   }

@@ -11,6 +11,13 @@ export const purchaseLimitReached = new Counter('purchase_limit_reached');
 export const purchaseUnexpected = new Counter('purchase_unexpected');
 /** 409 SALE_NOT_STARTED answers that were retried because the buyer's clock ran ahead (not an error). */
 export const purchaseEarly = new Counter('purchase_early_retries');
+/** `429`/`503` answers with `retry-after`, waited out and sent again with the same token (not errors). */
+export const purchaseRetriedLater = new Counter('purchase_retried_later');
+/**
+ * Buyers still told "retry later" after RETRY_LATER_SECONDS of waiting: the API did not keep up. A
+ * Latency-verdict threshold (the contract allows the answer; a shop whose buyers give up is still slow).
+ */
+export const purchaseGaveUp = new Counter('purchase_gave_up');
 /** A replay of a token that had succeeded, answered with the same order number (duplicate-clicks). */
 export const purchaseReplayed = new Counter('purchase_replayed');
 /** Purchase latency as the buyer saw it (the purchase request only). */
@@ -24,6 +31,12 @@ export const requestUnexpected = new Counter('request_unexpected');
  * run with no sale to buy from passing every other threshold vacuously.
  */
 export const setupCompleted = new Counter('setup_completed');
+
+/**
+ * Guest sign-ins answered `429`: the API runs with the standard per-IP sign-in limit, which a load
+ * test from one address exhausts at once. The report's first lines say what to start the API with.
+ */
+export const signInRateLimited = new Counter('sign_in_rate_limited');
 
 /** Buyers whose preparation (sign-in + token) was not done when the sale opened: the burst got thinner. */
 export const buyersLate = new Counter('buyers_late');
@@ -67,6 +80,9 @@ export function recordPurchase(outcome: PurchaseOutcome, durationMs: number, tag
     case 'not_started':
       purchaseEarly.add(1, tags);
       return;
+    case 'retry_later':
+      purchaseRetriedLater.add(1, tags);
+      return;
     case 'unexpected':
       purchaseUnexpected.add(1, { ...tags, status: String(outcome.status), code: outcome.code || 'none' });
       warnSome('purchase', `unexpected answer HTTP ${outcome.status} ${outcome.code}: ${outcome.message}`);
@@ -81,6 +97,15 @@ export function recordUnexpected(
   tags: Record<string, string> = {},
 ): void {
   requestUnexpected.add(1, { ...tags, endpoint, status: String(result.status) });
+  if (endpoint === 'auth_guest' && result.status === 429) {
+    signInRateLimited.add(1, tags);
+    warnSome(
+      'rate-limit',
+      'guest sign-in answered 429: start the API with RATE_LIMIT_PROFILE=load-test (npm run start:load)',
+      1,
+    );
+    return;
+  }
   warnSome(endpoint, `HTTP ${result.status} ${result.code}: ${result.message}`);
 }
 

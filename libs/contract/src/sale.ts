@@ -15,6 +15,13 @@ export const UNSAFE_STRATEGIES: readonly SaleStrategy[] = ['naive-unsafe', 'redi
 export const SALE_STATUSES = ['upcoming', 'live', 'sold_out', 'ended'] as const;
 export type SaleStatus = (typeof SALE_STATUSES)[number];
 
+/**
+ * Why a sale exists. `shop` sales are the storefront's; the others are test data made by the k6 load
+ * tests, `npm run bench` and the demo: the storefront never lists them, the admin list does (filterable).
+ */
+export const SALE_PURPOSES = ['shop', 'load-test', 'bench', 'demo'] as const;
+export type SalePurpose = (typeof SALE_PURPOSES)[number];
+
 /** Bounds of a sale's fields and of one purchase: they keep a sale's Redis state small and a purchase sane. */
 export const SALE_LIMITS = {
   maxNameLength: 120,
@@ -34,7 +41,13 @@ export const SALE_DEFAULTS = {
   perUserLimit: 1,
   strategy: 'redis-lua',
   paymentTimeoutSeconds: 600,
-} as const satisfies { perUserLimit: number; strategy: SaleStrategy; paymentTimeoutSeconds: number };
+  purpose: 'shop',
+} as const satisfies {
+  perUserLimit: number;
+  strategy: SaleStrategy;
+  paymentTimeoutSeconds: number;
+  purpose: SalePurpose;
+};
 
 /** `Sale`: the answer of every sale route. */
 export interface Sale {
@@ -51,6 +64,7 @@ export interface Sale {
   strategy: SaleStrategy;
   paymentTimeoutSeconds: number;
   status: SaleStatus;
+  purpose: SalePurpose;
 }
 
 /** `POST /api/admin/sales`; see SALE_DEFAULTS for what a missing field means (`startsAt`: now). */
@@ -65,6 +79,8 @@ export interface CreateSaleRequest {
   paymentTimeoutSeconds?: number;
   description?: string;
   imageUrl?: string;
+  /** Test data (`load-test`, `bench`, `demo`) stays out of the storefront; default `shop`. */
+  purpose?: SalePurpose;
 }
 
 /**

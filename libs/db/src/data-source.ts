@@ -9,6 +9,7 @@ import { StockLeases1764000000000 } from './migrations/1764000000000-stock-lease
 import { Accounts1764110000000 } from './migrations/1764110000000-accounts';
 import { DemoRuns1764110000001 } from './migrations/1764110000001-demo-runs';
 import { ReconciliationWorkIndex1764200000000 } from './migrations/1764200000000-reconciliation-work-index';
+import { SalePurpose1764300000000 } from './migrations/1764300000000-sale-purpose';
 import { LockFenceAndStockSegments1764300000100 } from './migrations/1764300000100-lock-fence-and-stock-segments';
 import { SaleBuyers1764300000200 } from './migrations/1764300000200-sale-buyers';
 import { GuestNames1764300000300 } from './migrations/1764300000300-guest-names';
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   Accounts1764110000000,
   DemoRuns1764110000001,
   ReconciliationWorkIndex1764200000000,
+  SalePurpose1764300000000,
   LockFenceAndStockSegments1764300000100,
   SaleBuyers1764300000200,
   GuestNames1764300000300,

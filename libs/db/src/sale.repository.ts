@@ -1,3 +1,4 @@
+import type { SalePurpose } from '@flash-sale/domain';
 import { type DataSource, LessThanOrEqual, MoreThan, type Repository } from 'typeorm';
 import { SaleEntity } from './entities/sale.entity';
 import { StockSegmentRepository } from './stock-segments';
@@ -15,6 +16,7 @@ export type NewSale = Pick<
   | 'endsAt'
   | 'strategy'
   | 'paymentTimeoutSeconds'
+  | 'purpose'
 >;
 
 /** What an admin may edit on a sale: its description and window, never its stock columns. */
@@ -48,8 +50,22 @@ export class SaleRepository {
     return this.sales.findOneBy({ id: saleId });
   }
 
-  newestFirst(limit: number): Promise<SaleEntity[]> {
-    return this.sales.find({ order: { startsAt: 'DESC', id: 'DESC' }, take: limit });
+  /** Every sale, or those of one purpose (the admin's list). */
+  newestFirst(limit: number, purpose?: SalePurpose): Promise<SaleEntity[]> {
+    return this.sales.find({
+      where: purpose === undefined ? {} : { purpose },
+      order: { startsAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /** The storefront's sales: shop sales that have not ended by `now` (test data and past sales stay out). */
+  shopSalesEndingAfter(now: Date, limit: number): Promise<SaleEntity[]> {
+    return this.sales.find({
+      where: { purpose: 'shop', endsAt: MoreThan(now) },
+      order: { startsAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
   }
 
   /** Units MySQL has neither leased nor sold, read now (a db-segmented sale's segments included). */

@@ -1,7 +1,14 @@
 import type { SaleStatus } from '@flash-sale/contract';
 
 // The contract's vocabulary and bounds (libs/contract), re-exported for the code that imports the domain.
-export { SALE_LIMITS, SALE_STRATEGIES, type SaleStatus, type SaleStrategy } from '@flash-sale/contract';
+export {
+  SALE_LIMITS,
+  SALE_PURPOSES,
+  SALE_STRATEGIES,
+  type SalePurpose,
+  type SaleStatus,
+  type SaleStrategy,
+} from '@flash-sale/contract';
 
 export interface SaleWindow {
   startsAt: Date;

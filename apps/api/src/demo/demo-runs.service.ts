@@ -131,6 +131,7 @@ export class DemoRunsService implements OnApplicationShutdown {
       endsAt: new Date(Date.now() + 15 * 60_000).toISOString(),
       strategy: result.strategy,
       paymentTimeoutSeconds: 600,
+      purpose: 'demo', // test data: the storefront does not list it
     });
     if (created.status !== 201) throw new Error(`creating the sale answered ${created.status}`);
     const saleId = created.body.id;

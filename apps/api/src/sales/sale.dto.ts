@@ -3,7 +3,9 @@ import {
   type Sale,
   SALE_DEFAULTS,
   SALE_LIMITS,
+  SALE_PURPOSES,
   SALE_STRATEGIES,
+  type SalePurpose,
   type SaleStrategy,
   type UpdateSaleRequest,
 } from '@flash-sale/contract';
@@ -97,6 +99,15 @@ export class CreateSaleDto implements CreateSaleRequest {
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
   @MaxLength(SALE_LIMITS.maxImageUrlLength)
   imageUrl?: string;
+
+  @ApiPropertyOptional({
+    enum: SALE_PURPOSES,
+    default: SALE_DEFAULTS.purpose,
+    description: 'shop, or test data (load-test, bench, demo) that the storefront never lists',
+  })
+  @IsOptionalField()
+  @IsIn(SALE_PURPOSES)
+  purpose?: SalePurpose;
 }
 
 /**

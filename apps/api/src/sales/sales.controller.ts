@@ -1,5 +1,5 @@
 import type { Sale } from '@flash-sale/contract';
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
 import { CreateSaleDto, UpdateSaleDto } from './sale.dto';
 import { SalesService } from './sales.service';
@@ -8,6 +8,7 @@ import { SalesService } from './sales.service';
 export class SalesController {
   constructor(private readonly sales: SalesService) {}
 
+  /** The storefront's sales: shop sales that have not ended. */
   @Get()
   list(): Promise<Sale[]> {
     return this.sales.list();
@@ -23,6 +24,12 @@ export class SalesController {
 @AdminOnly()
 export class AdminSalesController {
   constructor(private readonly sales: SalesService) {}
+
+  /** Every sale, test data and ended ones included; `?purpose=` filters. */
+  @Get()
+  list(@Query('purpose') purpose?: string): Promise<Sale[]> {
+    return this.sales.adminList(purpose);
+  }
 
   @Post()
   @HttpCode(HttpStatus.CREATED)

@@ -1,5 +1,5 @@
 import { type SaleDefinitionChanges, type SaleEntity, SaleRepository, StockLeases } from '@flash-sale/db';
-import { DomainError, ErrorCode, saleStatus } from '@flash-sale/domain';
+import { DomainError, ErrorCode, SALE_PURPOSES, type SalePurpose, saleStatus } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import type { CreateSaleDto, SaleView, UpdateSaleDto } from './sale.dto';
@@ -32,6 +32,7 @@ export class SalesService {
       endsAt,
       strategy,
       paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
+      purpose: input.purpose ?? 'shop',
     });
     // MySQL-only: nothing to load.
     if (sale.strategy !== 'redis-lua')
@@ -79,8 +80,20 @@ export class SalesService {
     return this.get(saleId);
   }
 
+  /** The storefront's list: shop sales that have not ended (test data and past sales stay out). */
   async list(): Promise<SaleView[]> {
-    const sales = await this.sales.newestFirst(200);
+    return this.views(await this.sales.shopSalesEndingAfter(new Date(), 200));
+  }
+
+  /** The admin's list: every sale, or those of one purpose (`?purpose=load-test`). */
+  async adminList(purpose?: string): Promise<SaleView[]> {
+    if (purpose !== undefined && purpose !== '' && !(SALE_PURPOSES as readonly string[]).includes(purpose)) {
+      throw new DomainError(ErrorCode.ValidationFailed, `purpose must be one of ${SALE_PURPOSES.join(', ')}`);
+    }
+    return this.views(await this.sales.newestFirst(200, (purpose || undefined) as SalePurpose | undefined));
+  }
+
+  private async views(sales: SaleEntity[]): Promise<SaleView[]> {
     // These rows were just read: their `available` is fresh (a db-segmented sale's is in its segments).
     const remaining = await Promise.all(
       sales.map((sale) => this.remaining(sale, sale.strategy === 'db-segmented' ? undefined : sale.available)),
@@ -120,6 +133,7 @@ export class SalesService {
       strategy: sale.strategy,
       paymentTimeoutSeconds: sale.paymentTimeoutSeconds,
       status: saleStatus(sale, remaining, new Date()),
+      purpose: sale.purpose,
     };
   }
 }

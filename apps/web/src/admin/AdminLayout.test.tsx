@@ -6,7 +6,7 @@ import { renderApp } from '../test/render';
 import { server } from '../test/server';
 import { errorBody, makeSale } from './test-fixtures';
 
-const listSales = () => http.get('/api/sales', () => HttpResponse.json([makeSale()]));
+const listSales = () => http.get('/api/admin/sales', () => HttpResponse.json([makeSale()]));
 
 describe('AdminLayout', () => {
   it('signs in with the admin password and opens the console', async () => {

@@ -19,7 +19,7 @@ const unsafe = makeSale({
 
 describe('AdminSalesPage', () => {
   it('lists every sale, newest start first, with its strategy, status and stock', async () => {
-    server.use(http.get('/api/sales', () => HttpResponse.json([sneakers, unsafe])));
+    server.use(http.get('/api/admin/sales', () => HttpResponse.json([sneakers, unsafe])));
     renderApp('/admin', { adminToken: 'admin-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'Sales', level: 1 })).toBeInTheDocument();
@@ -46,7 +46,7 @@ describe('AdminSalesPage', () => {
 
   it('offers Preload only for a sale Redis still sells: not an ended one, not one sold from MySQL', async () => {
     const ended = makeSale({ id: 's-3', name: 'Last week', status: 'ended', startsAt: '2029-01-01T10:00:00.000Z' });
-    server.use(http.get('/api/sales', () => HttpResponse.json([sneakers, unsafe, ended])));
+    server.use(http.get('/api/admin/sales', () => HttpResponse.json([sneakers, unsafe, ended])));
     renderApp('/admin', { adminToken: 'admin-jwt' });
 
     const table = await screen.findByRole('table');
@@ -57,10 +57,33 @@ describe('AdminSalesPage', () => {
     expect(preloadOf('Last week')).not.toBeInTheDocument();
   });
 
+  it('filters by purpose: the test data of k6, the bench and the demo, kept in the URL', async () => {
+    const k6Sale = makeSale({ id: 's-3', name: 'k6 burst x1', purpose: 'load-test', status: 'ended' });
+    const asked: string[] = [];
+    server.use(
+      http.get('/api/admin/sales', ({ request }) => {
+        const purpose = new URL(request.url).searchParams.get('purpose');
+        asked.push(purpose ?? 'all');
+        return HttpResponse.json(purpose === 'load-test' ? [k6Sale] : [sneakers, k6Sale]);
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByRole('rowheader', { name: 'k6 burst x1' })).toBeInTheDocument();
+    expect(screen.getByRole('rowheader', { name: 'Trail sneakers' })).toBeInTheDocument();
+    await user.selectOptions(screen.getByLabelText('Show'), 'Load test (k6)');
+
+    expect(await screen.findByRole('rowheader', { name: 'k6 burst x1' })).toHaveTextContent('k6 burst x1');
+    await screen.findByText('Load test (k6)', { selector: 'td' });
+    expect(screen.queryByRole('rowheader', { name: 'Trail sneakers' })).not.toBeInTheDocument();
+    expect(asked).toEqual(['all', 'load-test']);
+  });
+
   it("preloads a sale and reports Redis's new stock", async () => {
     const preloaded: string[] = [];
     server.use(
-      http.get('/api/sales', () => HttpResponse.json([sneakers])),
+      http.get('/api/admin/sales', () => HttpResponse.json([sneakers])),
       http.post('/api/admin/sales/:id/preload', ({ params, request }) => {
         preloaded.push(`${String(params.id)} ${request.headers.get('authorization')}`);
         return HttpResponse.json({ ...sneakers, remaining: 40 });
@@ -77,7 +100,7 @@ describe('AdminSalesPage', () => {
 
   it('says when a preload fails', async () => {
     server.use(
-      http.get('/api/sales', () => HttpResponse.json([sneakers])),
+      http.get('/api/admin/sales', () => HttpResponse.json([sneakers])),
       http.post('/api/admin/sales/:id/preload', () => HttpResponse.json(errorBody('UNAVAILABLE'), { status: 503 })),
     );
     const user = userEvent.setup();
@@ -89,7 +112,7 @@ describe('AdminSalesPage', () => {
   });
 
   it('invites to create the first sale when there is none', async () => {
-    server.use(http.get('/api/sales', () => HttpResponse.json([])));
+    server.use(http.get('/api/admin/sales', () => HttpResponse.json([])));
     renderApp('/admin', { adminToken: 'admin-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'No sales yet' })).toBeInTheDocument();

@@ -1,19 +1,37 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import type { Sale } from '@flash-sale/contract';
+import { SALE_PURPOSES, type Sale, type SalePurpose } from '@flash-sale/contract';
+import { asAdmin } from './admin-request';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
 import { PreloadNotice } from './PreloadNotice';
 import { canPreload, usePreloadSale } from './use-preload-sale';
 
-/** Every sale, newest start first, with a way into its dashboard and a Preload button per sale Redis sells. */
+const PURPOSE_LABELS: Record<SalePurpose, string> = {
+  shop: 'Shop',
+  'load-test': 'Load test (k6)',
+  bench: 'Bench',
+  demo: 'Demo',
+};
+
+function purposeOf(value: string | null): SalePurpose | undefined {
+  return SALE_PURPOSES.find((purpose) => purpose === value);
+}
+
+/**
+ * Every sale — the shop's and the test data of k6, the bench and the demo, ended ones too — newest
+ * start first, filterable by purpose (kept in the URL), with a way into its dashboard and a Preload button per sale Redis still sells.
+ */
 export function AdminSalesPage() {
+  const [params, setParams] = useSearchParams();
+  const purpose = purposeOf(params.get('purpose'));
+  const filterId = useId();
   const sales = useQuery({
-    queryKey: queryKeys.sales,
-    queryFn: ({ signal }) => api.listSales(signal),
+    queryKey: queryKeys.adminSales(purpose),
+    queryFn: ({ signal }) => asAdmin((token) => api.listAdminSales(purpose, token, signal)),
     refetchInterval: 5_000,
   });
   const preload = usePreloadSale();
@@ -32,6 +50,21 @@ export function AdminSalesPage() {
         <Link to="/admin/sales/new" className="button">
           New sale
         </Link>
+      </div>
+      <div className="admin-sales-filter">
+        <label htmlFor={filterId}>Show</label>{' '}
+        <select
+          id={filterId}
+          value={purpose ?? ''}
+          onChange={(event) => setParams(event.target.value ? { purpose: event.target.value } : {})}
+        >
+          <option value="">All sales</option>
+          {SALE_PURPOSES.map((p) => (
+            <option key={p} value={p}>
+              {PURPOSE_LABELS[p]}
+            </option>
+          ))}
+        </select>
       </div>
       <PreloadNotice preload={preload} />
       {sales.isPending && <p aria-live="polite">Loading sales…</p>}
@@ -53,6 +86,7 @@ export function AdminSalesPage() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Strategy</th>
+                <th scope="col">Purpose</th>
                 <th scope="col">Status</th>
                 <th scope="col" className="number">
                   Remaining
@@ -97,6 +131,7 @@ function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
       <td>
         <StrategyBadge strategy={sale.strategy} />
       </td>
+      <td>{PURPOSE_LABELS[sale.purpose] ?? sale.purpose}</td>
       <td>
         <SaleStatusBadge status={sale.status} />
       </td>

@@ -16,6 +16,7 @@ export function makeSale(overrides: Partial<Sale> = {}): Sale {
     strategy: 'redis-lua',
     paymentTimeoutSeconds: 600,
     status: 'live',
+    purpose: 'shop',
     ...overrides,
   };
 }

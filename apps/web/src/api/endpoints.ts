@@ -11,6 +11,7 @@ import type {
   PurchaseAccepted,
   Sale,
   SaleDashboard,
+  SalePurpose,
   SubmitToken,
 } from '@flash-sale/contract';
 
@@ -45,6 +46,12 @@ export const api = {
   cancelOrder: (orderNo: string, token: string) =>
     apiRequest<Order>(`/orders/${encodeURIComponent(orderNo)}/cancel`, { method: 'POST', token }),
 
+  /** Every sale, test data and ended ones included (the storefront's `/sales` has neither), or one purpose's. */
+  listAdminSales: (purpose: SalePurpose | undefined, adminToken: string, signal?: AbortSignal) =>
+    apiRequest<Sale[]>(purpose ? `/admin/sales?purpose=${encodeURIComponent(purpose)}` : '/admin/sales', {
+      token: adminToken,
+      signal,
+    }),
   createSale: (input: CreateSaleRequest, adminToken: string) =>
     apiRequest<Sale>('/admin/sales', { method: 'POST', body: input, token: adminToken }),
   preloadSale: (saleId: string, adminToken: string) =>
@@ -82,6 +89,7 @@ export const api = {
 /** TanStack Query keys, in one place so a mutation invalidates exactly what it changed. */
 export const queryKeys = {
   sales: ['sales'] as const,
+  adminSales: (purpose: SalePurpose | undefined) => ['sales', 'admin', purpose ?? 'all'] as const,
   sale: (saleId: string) => ['sales', saleId] as const,
   orders: (userId: string) => ['orders', userId] as const,
   order: (orderNo: string) => ['order', orderNo] as const,

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import type { Session } from '@flash-sale/contract';
@@ -28,8 +28,16 @@ function OrderList({ guest }: { guest: Session }) {
     // A QUEUED order becomes PENDING_PAYMENT within moments; keep the list honest meanwhile.
     refetchInterval: (query) => (query.state.data?.some((order) => order.status === 'QUEUED') ? 1_000 : 10_000),
   });
-  const sales = useQuery({ queryKey: queryKeys.sales, queryFn: ({ signal }) => api.listSales(signal) });
-  const saleName = (saleId: string) => sales.data?.find((sale) => sale.id === saleId)?.name ?? `Sale ${saleId}`;
+  // Each sale by id: the storefront's list leaves out ended sales, whose orders are still the buyer's.
+  const saleIds = [...new Set((orders.data ?? []).map((order) => order.saleId))];
+  const sales = useQueries({
+    queries: saleIds.map((saleId) => ({
+      queryKey: queryKeys.sale(saleId),
+      queryFn: ({ signal }: { signal: AbortSignal }) => api.getSale(saleId, signal),
+      staleTime: 60_000,
+    })),
+  });
+  const saleName = (saleId: string) => sales[saleIds.indexOf(saleId)]?.data?.name ?? `Sale ${saleId}`;
 
   if (orders.isPending) return <p aria-live="polite">Loading your orders…</p>;
   if (orders.isError) return <ErrorNotice error={orders.error} title="Could not load your orders" />;

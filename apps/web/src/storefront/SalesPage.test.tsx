@@ -69,6 +69,29 @@ describe('guest sign-in', () => {
     expect(screen.getByText('Grace')).toBeInTheDocument(); // the header shows who is signed in
   });
 
+  it("names each order's sale, also one that has ended and so is no longer in the storefront's list", async () => {
+    const ended = aSale({ id: '12', name: 'Last week’s sneakers', status: 'ended' });
+    server.use(
+      http.get('/api/sales', () => HttpResponse.json([])),
+      http.get('/api/sales/12', () => HttpResponse.json(ended)),
+      http.get('/api/orders', () =>
+        HttpResponse.json([
+          {
+            orderNo: 'S12-01ABC',
+            saleId: '12',
+            userId: 'u-1',
+            quantity: 1,
+            amountCents: 4999,
+            status: 'PAID',
+            createdAt: '2026-11-18T10:00:00.000Z',
+          },
+        ]),
+      ),
+    );
+    renderApp('/orders');
+    expect(await screen.findByRole('link', { name: 'Last week’s sneakers' })).toHaveAttribute('href', '/sales/12');
+  });
+
   it('never follows a `next` that leaves the site', async () => {
     server.use(
       http.post('/api/auth/guest', () =>

@@ -18,6 +18,7 @@ export function aSale(overrides: Partial<Sale> = {}): Sale {
     strategy: 'redis-lua',
     paymentTimeoutSeconds: 600,
     status: 'live',
+    purpose: 'shop',
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-import type { SaleStrategy } from '@flash-sale/domain';
+import type { SalePurpose, SaleStrategy } from '@flash-sale/domain';
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 @Entity('sales')
@@ -60,6 +60,10 @@ export class SaleEntity {
 
   @Column({ name: 'payment_timeout_seconds', type: 'int', unsigned: true })
   paymentTimeoutSeconds!: number;
+
+  /** `shop`, or test data (`load-test`, `bench`, `demo`) that the storefront never lists. */
+  @Column({ type: 'varchar', length: 20, default: 'shop' })
+  purpose!: SalePurpose;
 
   @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
   createdAt!: Date;

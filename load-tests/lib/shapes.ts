@@ -1,0 +1,70 @@
+// The load shapes of the scenarios. A real flash sale is a spike: arrivals climb within seconds of the
+// opening, hold at a peak, and fade as the stock runs out. Arrival-rate executors model it with *open*
+// arrivals — a buyer arrives on schedule whether or not the API answered the one before — so a slow API
+// shows up as latency and dropped arrivals, not as a quieter test.
+//
+// Pure data and builders (no k6 runtime import): the Node load generator (bench/k6-shapes.mjs) replays
+// the same defaults, so what it measured is what k6 will ask for.
+import type { RampingArrivalRateScenario } from 'k6/options';
+
+/** Arrivals per second climb to `peakRate` over `rampUpS`, hold for `holdS`, fall to 0 over `rampDownS`. */
+export interface SpikeShape {
+  peakRate: number;
+  rampUpS: number;
+  holdS: number;
+  rampDownS: number;
+}
+
+/**
+ * Defaults of every scenario, sized so that one healthy stack (API, worker, Redis and MariaDB on the
+ * same 2-core laptop) meets the p95 bound with margin: see load-tests/README.md "Sizing".
+ */
+export const DEFAULT_SHAPES = {
+  /** flash-sale-burst: ~2,000 buyers in 35 s for 500 units. */
+  burst: { peakRate: 80, rampUpS: 5, holdS: 20, rampDownS: 10 },
+  /** duplicate-clicks: each buyer sends 7 purchases at once, so fewer buyers per second. */
+  duplicateClicks: { peakRate: 20, rampUpS: 5, holdS: 15, rampDownS: 5 },
+  /** strategy-comparison: per strategy, one after another. */
+  comparison: { peakRate: 40, rampUpS: 3, holdS: 10, rampDownS: 3 },
+} as const satisfies Record<string, SpikeShape>;
+
+export const DEFAULT_STOCK = { burst: 500, duplicateClicks: 150, comparison: 150, stampede: 100 } as const;
+/** soak: a steady stream of buyers over a few sales of large stock, some paying, some cancelling. */
+export const DEFAULT_SOAK = { rate: 50, duration: '5m', sales: 3, payRatio: 0.3, cancelRatio: 0.2 } as const;
+/** stampede: every buyer in the same millisecond. */
+export const DEFAULT_STAMPEDE = { users: 400, answeredWithinS: 10 } as const;
+
+/** Seconds from the first arrival to the last. */
+export function shapeSeconds(shape: SpikeShape): number {
+  return shape.rampUpS + shape.holdS + shape.rampDownS;
+}
+
+/** Arrivals the shape asks for: the area under the rate curve. */
+export function plannedArrivals(shape: SpikeShape): number {
+  return Math.round(shape.peakRate * (shape.rampUpS / 2 + shape.holdS + shape.rampDownS / 2));
+}
+
+/** The k6 scenario of a spike; `iterationSeconds` sizes the VU pool (VUs busy = rate × iteration time). */
+export function spikeScenario(
+  shape: SpikeShape,
+  iterationSeconds: number,
+  extra: Partial<RampingArrivalRateScenario> = {},
+): RampingArrivalRateScenario {
+  const busy = Math.ceil(shape.peakRate * iterationSeconds);
+  return {
+    executor: 'ramping-arrival-rate',
+    startRate: 0,
+    timeUnit: '1s',
+    stages: [
+      { duration: `${shape.rampUpS}s`, target: shape.peakRate },
+      { duration: `${shape.holdS}s`, target: shape.peakRate },
+      { duration: `${shape.rampDownS}s`, target: 0 },
+    ],
+    // Enough VUs for twice the expected work; past maxVUs k6 drops arrivals (`dropped_iterations`),
+    // which the report calls out: the API could not keep up with the shape.
+    preAllocatedVUs: Math.max(10, busy * 2),
+    maxVUs: Math.max(50, busy * 10),
+    gracefulStop: '30s',
+    ...extra,
+  };
+}

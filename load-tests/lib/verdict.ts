@@ -1,0 +1,211 @@
+// The two verdicts of every report, decided from k6's end-of-test data alone (pure: unit-tested with
+// recorded summaries in verdict.spec.ts).
+//
+//   Correctness  the audit and the contract: nothing oversold, no duplicate, no lost reservation, books
+//                balanced, per-user limits and replays kept, every answer one the contract promises.
+//                Always gates: its thresholds are always built, so k6 exits 99 when it fails.
+//   Latency      the p95 bounds (or, for the stampede, how fast every buyer was answered). Gates by
+//                default; with LATENCY_GATE=off its thresholds are built as `>=0` (never crossed) and
+//                the verdict is only reported.
+import { count, fmt, fmtMs, stat } from './summary-data.ts';
+
+/** Metrics whose thresholds are about speed: they make the Latency verdict, every other one Correctness. */
+export const SPEED_METRICS = ['http_req_duration', 'purchase_duration', 'answered_after_opening', 'purchase_gave_up'];
+
+export interface LatencyBound {
+  /** As the report names it, e.g. `purchase p95`. */
+  label: string;
+  /** A metric or sub-metric of the summary, e.g. `http_req_duration{scenario:burst}`. */
+  metric: string;
+  /** A stat of it, e.g. `p(95)` or `max`. */
+  stat: string;
+  /** The value must stay below this. */
+  below: number;
+  /** `ms` (the default) or `count` (e.g. buyers who gave up: below 1). */
+  unit?: 'ms' | 'count';
+}
+
+function show(bound: LatencyBound, value: number): string {
+  return bound.unit === 'count' ? fmt(value) : fmtMs(value);
+}
+
+export interface VerdictSpec {
+  latencyBounds: LatencyBound[];
+  /** False when LATENCY_GATE=off: the latency verdict is reported but does not fail the run. */
+  latencyGates: boolean;
+}
+
+export interface Verdict {
+  pass: boolean;
+  reason: string;
+  /** Whether this verdict decides k6's exit code. */
+  gates: boolean;
+}
+
+export interface Verdicts {
+  correctness: Verdict;
+  latency: Verdict;
+  /** Correctness, and latency when it gates: what k6's exit code says (0 or 99). */
+  pass: boolean;
+}
+
+function baseName(metric: string): string {
+  const brace = metric.indexOf('{');
+  return brace < 0 ? metric : metric.slice(0, brace);
+}
+
+function tagOf(metric: string): string {
+  const brace = metric.indexOf('{');
+  return brace < 0 ? '' : ` ${metric.slice(brace)}`;
+}
+
+/** Failed thresholds as `[metric, expression]`, sorted. */
+export function failedThresholds(data: K6SummaryData): Array<[string, string]> {
+  const failed: Array<[string, string]> = [];
+  for (const [name, metric] of Object.entries(data.metrics)) {
+    for (const [source, result] of Object.entries(metric.thresholds ?? {})) {
+      if (!result.ok) failed.push([name, source]);
+    }
+  }
+  return failed.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1));
+}
+
+/** Checks with failures, as `name (passes ✓ / fails ✗)`, from every group. */
+export function failedChecks(data: K6SummaryData): string[] {
+  const failed: string[] = [];
+  const visit = (group: K6SummaryGroup): void => {
+    for (const c of group.checks) if (c.fails > 0) failed.push(`${c.name} (${c.passes} ✓ / ${c.fails} ✗)`);
+    for (const g of group.groups) visit(g);
+  };
+  visit(data.root_group);
+  return failed;
+}
+
+export function setupCompleted(data: K6SummaryData): boolean {
+  return count(data, 'setup_completed') > 0;
+}
+
+/** Guest sign-ins answered `429`: the API runs with the per-IP sign-in limits of the standard profile. */
+export function signInsLimited(data: K6SummaryData): { limited: number; attempts: number } {
+  return {
+    limited: count(data, 'sign_in_rate_limited'),
+    attempts: stat(data, 'http_req_duration{endpoint:auth_guest}', 'count') ?? 0,
+  };
+}
+
+/** The order facts are told in: what a reader must see first (an oversell) first. */
+const FACT_ORDER = [
+  'setup_completed',
+  'oversold_units',
+  'purchase_accepted',
+  'audit_violations',
+  'purchase_unexpected',
+  'request_unexpected',
+  'replay_mismatch',
+  'limit_exceeded',
+];
+
+function factRank(metric: string): number {
+  const rank = FACT_ORDER.indexOf(baseName(metric));
+  return rank < 0 ? FACT_ORDER.length : rank;
+}
+
+/** One phrase per failed correctness threshold, naming what broke and how much. */
+function correctnessFact(data: K6SummaryData, metric: string, expression: string): string {
+  const tags = tagOf(metric);
+  switch (baseName(metric)) {
+    case 'oversold_units': {
+      const oversold = stat(data, metric, 'max') ?? stat(data, metric, 'value');
+      const held = stat(data, metric.replace('oversold_units', 'held_units'), 'max');
+      const heldNote =
+        held === undefined || oversold === undefined ? '' : `: held ${fmt(held)} of a stock of ${fmt(held - oversold)}`;
+      return `OVERSOLD ${fmt(oversold)} unit(s)${tags}${heldNote}`;
+    }
+    case 'audit_violations':
+      return (
+        `audit not clean${tags}: ${fmt(count(data, metric))} violation(s) — duplicate orders ` +
+        `${fmt(stat(data, metric.replace('audit_violations', 'duplicate_orders'), 'max'))}, lost reservations ` +
+        `${fmt(stat(data, metric.replace('audit_violations', 'lost_reservations'), 'max'))}`
+      );
+    case 'purchase_unexpected':
+      return `${count(data, metric)} purchase answer(s) outside the contract${tags}`;
+    case 'request_unexpected': {
+      const limited = count(data, 'sign_in_rate_limited');
+      const note = limited > 0 ? ` (${limited} of them sign-ins refused 429)` : '';
+      return `${count(data, metric)} other call(s) broke the contract${tags}${note}`;
+    }
+    case 'purchase_accepted':
+      return `accepted ${count(data, metric)} purchase(s)${tags}, expected ${expression.replace('count', '')}`;
+    case 'replay_mismatch':
+      return `${count(data, metric)} buyer(s) got different answers to replays of one token`;
+    case 'limit_exceeded':
+      return `${count(data, metric)} buyer(s) hold more orders than the per-user limit`;
+    case 'checks': {
+      const first = failedChecks(data)[0];
+      return `checks failed${tags}${first ? `: ${first}` : ''}`;
+    }
+    case 'setup_completed':
+      return 'setup did not complete';
+    default:
+      return `${metric}: ${expression} crossed`;
+  }
+}
+
+export function correctnessVerdict(data: K6SummaryData): Verdict {
+  if (!setupCompleted(data)) {
+    return { pass: false, gates: true, reason: 'setup did not complete (see the error above): nothing was tested' };
+  }
+  const failed = failedThresholds(data)
+    .filter(([metric]) => !SPEED_METRICS.includes(baseName(metric)))
+    .sort((a, b) => factRank(a[0]) - factRank(b[0]));
+  if (failed.length > 0) {
+    // `checks` repeats what the audit and contract facts already say; keep it only when alone.
+    const facts = failed.map(([metric, expression]) => correctnessFact(data, metric, expression));
+    const specific = facts.filter((fact) => !fact.startsWith('checks failed'));
+    return { pass: false, gates: true, reason: [...new Set(specific.length > 0 ? specific : facts)].join('; ') };
+  }
+  // One sale's held units; with a sale per strategy, each strategy's row of the report says its own.
+  const perStrategy = Object.keys(data.metrics).some((name) => name.startsWith('held_units{'));
+  const held = perStrategy ? undefined : stat(data, 'held_units', 'max');
+  const answers =
+    count(data, 'purchase_accepted') + count(data, 'purchase_sold_out') + count(data, 'purchase_limit_reached');
+  return {
+    pass: true,
+    gates: true,
+    reason:
+      `0 oversold, audit clean${held === undefined ? '' : ` (held ${fmt(held)})`}, ` +
+      `every answer in the contract (${answers} purchase answers)`,
+  };
+}
+
+export function latencyVerdict(data: K6SummaryData, spec: VerdictSpec): Verdict {
+  const gates = spec.latencyGates;
+  const suffix = gates ? '' : ' — not gating (LATENCY_GATE=off)';
+  if (!setupCompleted(data)) return { pass: false, gates, reason: `not measured (setup did not complete)${suffix}` };
+  const measured = spec.latencyBounds
+    .map((bound) => ({ bound, value: stat(data, bound.metric, bound.stat) }))
+    .filter((m): m is { bound: LatencyBound; value: number } => m.value !== undefined);
+  if (measured.length === 0) return { pass: false, gates, reason: `nothing measured${suffix}` };
+  const over = measured.filter((m) => m.value >= m.bound.below);
+  if (over.length > 0) {
+    const list = over
+      .map((m) =>
+        m.bound.unit === 'count'
+          ? `${m.bound.label} ${fmt(m.value)}`
+          : `${m.bound.label} ${fmtMs(m.value)} ≥ ${fmtMs(m.bound.below)}`,
+      )
+      .join(', ');
+    return { pass: false, gates, reason: `${list}${suffix}` };
+  }
+  const list = measured
+    .filter((m) => m.bound.unit !== 'count') // a count of 0 goes without saying when it passes
+    .map((m) => `${m.bound.label} ${show(m.bound, m.value)} < ${show(m.bound, m.bound.below)}`)
+    .join(', ');
+  return { pass: true, gates, reason: `${list}${suffix}` };
+}
+
+export function verdicts(data: K6SummaryData, spec: VerdictSpec): Verdicts {
+  const correctness = correctnessVerdict(data);
+  const latency = latencyVerdict(data, spec);
+  return { correctness, latency, pass: correctness.pass && (latency.pass || !latency.gates) };
+}
