@@ -1,6 +1,6 @@
 import type { Order, OrderStatus, Session } from '@flash-sale/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { orderStatusLabel } from '../components/badges';
@@ -48,6 +48,13 @@ export function OrderTracker({
       return false;
     },
   });
+
+  // Each change of this order's status (written, paid, expired) moves what the shopper holds: the
+  // "my orders" list — and the per-user limit shown from it — follows.
+  const status = order.data?.status;
+  useEffect(() => {
+    if (status) void queryClient.invalidateQueries({ queryKey: queryKeys.orders(guest.user.id) });
+  }, [status, queryClient, guest.user.id]);
 
   const saleId = order.data?.saleId ?? '';
   const sale = useQuery({
