@@ -28,8 +28,9 @@ export interface Failure {
   seed: number;
   path: string;
   replayPath: string | undefined;
-  /** The shrunk schedule, one command a line. */
+  /** The failing schedule (shrunk if `shrinks` > 0), one command a line. */
   schedule: string[];
+  shrinks: number;
   violations: Violation[];
   /** The failing run's history, one answer a line. */
   history: string[];
@@ -144,6 +145,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         seed: details.seed,
         path: details.counterexamplePath,
         replayPath,
+        shrinks: details.numShrinks,
         schedule: printed
           .replace(/\s*\/\*replayPath=.*\*\/\s*$/, '')
           .split(/,(?![^(]*\))/)
