@@ -11,7 +11,7 @@ function report(summary: ExplorerSummary): string {
   if (!failure) return 'no violation';
   return [
     `seed ${failure.seed}, path ${failure.path}${failure.replayPath ? `, replay path ${failure.replayPath}` : ''}`,
-    'shrunk schedule:',
+    `schedule (${failure.shrinks > 0 ? 'shrunk' : 'as generated'}):`,
     ...failure.schedule.map((line) => `  ${line}`),
     'violations:',
     ...failure.violations.map((violation) => `  ${violation.invariant}: ${violation.detail}`),
