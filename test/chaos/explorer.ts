@@ -114,6 +114,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
             lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
             if (!options.keepGoing) throw new ViolationFound(found);
+            for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
           }
         } finally {
           await world.close();
