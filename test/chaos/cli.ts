@@ -63,7 +63,8 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
   console.log('\n' + rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
   const failure = summary.failure;
   if (!failure) return;
-  console.log(`\nVIOLATION (shrunk schedule, ${failure.schedule.length} commands):`);
+  const shrunk = failure.shrinks > 0 ? `shrunk ${failure.shrinks} times` : 'not shrunk';
+  console.log(`\nVIOLATION (schedule of ${failure.schedule.length} commands, ${shrunk}):`);
   for (const line of failure.schedule) console.log(`  ${line}`);
   console.log('\nbroken invariants:');
   for (const violation of failure.violations) console.log(`  ${violation.invariant}: ${violation.detail}`);

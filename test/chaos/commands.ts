@@ -87,9 +87,11 @@ function clientCommands(perUserLimit: number): Weighted[] {
     },
     {
       weight: 5,
-      arbitrary: fc
-        .tuple(pick, quantity, api)
-        .map(([b, q, a]) => command(`buy(buyer#${b}, x${q}, api${a})`, always, (_m, real) => real.world.buy(b, q, a))),
+      arbitrary: fc.tuple(pick, quantity, api).map(([b, q, a]) =>
+        command(`buy(buyer#${b}, x${q}, api${a})`, always, async (_m, real) => {
+          await real.world.buy(b, q, a);
+        }),
+      ),
     },
     {
       weight: 4,
@@ -242,14 +244,38 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
     );
   }
   if (kinds.has('reply-lost')) {
+    const restartsRedis = kinds.has('redis-kill') || kinds.has('redis-restart-empty');
+    const purchase = fc.tuple(pick, fc.integer({ min: 1, max: perUserLimit }), api);
     arbitraries.push(
-      fc.tuple(pick, fc.integer({ min: 1, max: perUserLimit }), api).map(([b, q, a]) =>
+      purchase.map(([b, q, a]) =>
         command(
           `buyWithReplyLost(buyer#${b}, x${q}, api${a})`,
           (m) => !m.redisDown,
           async (_m, real) => {
+            // Counted only when Redis really ran the command and its reply was lost.
+            if (await real.world.buy(b, q, a, {})) count(real, 'reply-lost');
+          },
+        ),
+      ),
+      // Redis dies right after running the reservation, before its reply leaves: the API's client
+      // cannot resend it, and the purchase meets the outage with a command whose fate it does not know.
+      purchase.map(([b, q, a]) =>
+        command(
+          `buyThenRedisCrash(buyer#${b}, x${q}, api${a})`,
+          (m) => !m.redisDown,
+          async (m, real) => {
+            let crash: Promise<void> | undefined;
+            const dropped = await real.world.buy(b, q, a, { onDrop: () => (crash = real.cluster.killRedis()) });
+            await crash;
+            if (!dropped) return;
             count(real, 'reply-lost');
-            await real.world.buy(b, q, a, true);
+            count(real, 'redis-kill');
+            if (restartsRedis) m.redisDown = true;
+            else {
+              // No restart command in this schedule's repertoire: Redis comes back from its file now.
+              await real.cluster.startRedis({ empty: false });
+              await letApisReconnect(real);
+            }
           },
         ),
       ),

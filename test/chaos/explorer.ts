@@ -28,8 +28,9 @@ export interface Failure {
   seed: number;
   path: string;
   replayPath: string | undefined;
-  /** The shrunk schedule, one command a line. */
+  /** The failing schedule (shrunk if `shrinks` > 0), one command a line. */
   schedule: string[];
+  shrinks: number;
   violations: Violation[];
   /** The failing run's history, one answer a line. */
   history: string[];
@@ -113,6 +114,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
             lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
             if (!options.keepGoing) throw new ViolationFound(found);
+            for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
           }
         } finally {
           await world.close();
@@ -144,6 +146,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         seed: details.seed,
         path: details.counterexamplePath,
         replayPath,
+        shrinks: details.numShrinks,
         schedule: printed
           .replace(/\s*\/\*replayPath=.*\*\/\s*$/, '')
           .split(/,(?![^(]*\))/)

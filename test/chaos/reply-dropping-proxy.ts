@@ -2,6 +2,8 @@ import { createServer, type Server, Socket } from 'node:net';
 
 interface ArmedDrop {
   marker: Buffer;
+  /** Called at the moment the reply is dropped (Redis has run the command). */
+  onDrop: (() => void) | undefined;
   resolve(dropped: boolean): void;
   timer: NodeJS.Timeout;
 }
@@ -44,12 +46,17 @@ export class ReplyDroppingProxy {
    * Drops the reply to the next command that contains `marker`; resolves true once it did, false when
    * no such command came within `timeoutMs`.
    */
-  dropReplyTo(marker: string, timeoutMs: number): Promise<boolean> {
+  dropReplyTo(marker: string, timeoutMs: number, onDrop?: () => void): Promise<boolean> {
     this.disarm(false);
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.disarm(false), timeoutMs);
-      this.armed = { marker: Buffer.from(marker), resolve, timer };
+      this.armed = { marker: Buffer.from(marker), onDrop, resolve, timer };
     });
+  }
+
+  /** Forgets an armed drop that has not happened (the request never sent its command to Redis). */
+  cancelDrop(): void {
+    this.disarm(false);
   }
 
   /** Cuts every connection (as a Redis crash does). */
@@ -75,7 +82,7 @@ export class ReplyDroppingProxy {
     const upstream = new Socket();
     this.connections.add(client);
     this.connections.add(upstream);
-    let dropNextReply = false;
+    let dropNextReply: { onDrop: (() => void) | undefined } | undefined;
     const closeBoth = () => {
       client.destroy();
       upstream.destroy();
@@ -90,7 +97,7 @@ export class ReplyDroppingProxy {
     upstream.connect(this.redisPort, '127.0.0.1', () => client.resume());
     client.on('data', (chunk: Buffer) => {
       if (this.armed && chunk.includes(this.armed.marker)) {
-        dropNextReply = true;
+        dropNextReply = { onDrop: this.armed.onDrop };
         this.dropped += 1;
         this.disarm(true);
       }
@@ -100,6 +107,7 @@ export class ReplyDroppingProxy {
       if (dropNextReply) {
         // Redis ran the command and answered; the answer never arrives.
         closeBoth();
+        dropNextReply.onDrop?.();
         return;
       }
       client.write(chunk);

@@ -101,17 +101,24 @@ export class RunWorld {
     if (token) buyer.unsent.push(token);
   }
 
-  /** Buys with the buyer's oldest unsent token (minted now if there is none). `dropReply`: the proxy loses Redis' reply. */
-  async buy(buyerPick: number, quantity: number, api: number, dropReply = false): Promise<void> {
+  /**
+   * Buys with the buyer's oldest unsent token (minted now if there is none). `dropReply`: the proxy
+   * loses Redis' reply to the purchase's first command carrying the token (and calls its `onDrop`);
+   * true if it did.
+   */
+  async buy(buyerPick: number, quantity: number, api: number, dropReply?: { onDrop?: () => void }): Promise<boolean> {
     const buyer = this.pick(this.buyers, buyerPick);
-    if (!buyer) return;
+    if (!buyer) return false;
     const token = buyer.unsent.shift() ?? (await this.mintFor(buyer, api));
-    if (!token) return;
+    if (!token) return false;
     const use = { token, buyer: buyer.index, quantity };
     this.tokens.push(use);
-    const dropped = dropReply ? this.cluster.proxy.dropReplyTo(token, CLIENT_TIMEOUT_MS) : undefined;
+    const dropped = dropReply
+      ? this.cluster.proxy.dropReplyTo(token, CLIENT_TIMEOUT_MS, dropReply.onDrop)
+      : Promise.resolve(false);
     await this.purchase('buy', use, api);
-    await dropped;
+    this.cluster.proxy.cancelDrop();
+    return dropped;
   }
 
   /**
