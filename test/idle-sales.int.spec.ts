@@ -258,4 +258,47 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     expect((await saleRow(ended.saleId)).redisEpoch).toBe(epoch);
     expect(await client.exists(...keys.sale(ended.saleId).all())).toBe(0);
   });
+
+  it('an ended sale gives back the units still leased to it; ended early and reopened, it sells them again', async () => {
+    // Stock 3, all leased to Redis; 1 sold: 2 units stay leased to a sale that sells nothing more.
+    const sale = await saleWithOrders(3, 1);
+    const end = (endsAt: Date) =>
+      stack.client.call('PATCH', `/api/admin/sales/${sale.saleId}`, {
+        token: admin,
+        json: { endsAt: endsAt.toISOString() },
+      });
+    expect((await end(new Date(Date.now() - 1_000))).status).toBe(200);
+    const [before] = (await db.query('SELECT leased FROM sales WHERE id = ?', [sale.saleId])) as { leased: number }[];
+    expect(Number(before!.leased)).toBe(2);
+
+    await reconciliation.reconcile(sale.saleId);
+    const [after] = (await db.query('SELECT available, leased, in_doubt FROM sales WHERE id = ?', [sale.saleId])) as {
+      available: number;
+      leased: number;
+      in_doubt: number;
+    }[];
+    expect({
+      available: Number(after!.available),
+      leased: Number(after!.leased),
+      inDoubt: Number(after!.in_doubt),
+    }).toEqual({ available: 2, leased: 0, inDoubt: 0 });
+    expect(Number(await client.get(keys.sale(sale.saleId).stock))).toBe(0);
+    const audit = await stack.client.call<{ ok: boolean; held: number }>(
+      'GET',
+      `/api/admin/sales/${sale.saleId}/audit`,
+      {
+        token: admin,
+      },
+    );
+    expect(audit.body).toMatchObject({ ok: true, held: 1 });
+
+    // Reopened, the sale leases those units again and sells exactly them.
+    expect((await end(new Date(Date.now() + HOUR))).status).toBe(200);
+    const answers: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const buyer = await stack.client.guest();
+      answers.push((await stack.client.buy(sale.saleId, buyer.token)).status);
+    }
+    expect(answers).toEqual([202, 202, 410]);
+  });
 });

@@ -43,6 +43,8 @@ export async function adminSales(http) {
         admin,
         201,
       ),
+    /** The bench's own sales as the admin list shows them (the storefront's list hides test data). */
+    listOwn: () => http.get('/api/admin/sales?purpose=bench', admin),
     /** The audit's verdict and counts (not its details). */
     audit: async (saleId) => {
       const audit = await http.get(`/api/admin/sales/${saleId}/audit`, admin);

@@ -64,7 +64,7 @@ async function sellOutIdleSales(run) {
 }
 
 async function checkListedSoldOut(run, saleIds) {
-  const listed = new Map((await run.http.get('/api/sales')).map((sale) => [String(sale.id), sale.status]));
+  const listed = new Map((await run.sales.listOwn()).map((sale) => [String(sale.id), sale.status]));
   const notSoldOut = saleIds.filter((id) => listed.get(String(id)) !== 'sold_out');
   run.check(
     `idle: all ${IDLE_SALES} sales live and sold out`,

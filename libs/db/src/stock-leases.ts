@@ -100,6 +100,24 @@ export class StockLeases {
   }
 
   /**
+   * An ended sale sells nothing more, so the units still leased to it — Redis's unsold balance — go back
+   * to MySQL. Its incarnation is closed as a lost one would be: MySQL opens the next epoch with those
+   * units in doubt, Redis is loaded on it with nothing to sell, and reconciliation settles them to
+   * `available` once no hand-off of the old incarnation is left unwritten. The caller checks that the
+   * sale's hand-off backlog is empty. Returns whether it closed the incarnation.
+   */
+  async returnLeasesOfEndedSale(saleId: string): Promise<boolean> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0 || !hasEnded(sale)) return false;
+    if (sale.leased - sale.inDoubt <= 0) return false;
+    const epoch = await this.repository.openEpoch(saleId, sale.redisEpoch);
+    if (epoch !== sale.redisEpoch + 1) return false; // another process closed it first
+    const closed = await this.repository.saleRow(saleId);
+    if (closed) await this.load(saleId, closed, epoch, false);
+    return true;
+  }
+
+  /**
    * Units MySQL has handed to Redis and not yet seen become orders (`leased`), and the part of them in
    * doubt. When MySQL has nothing left to sell or lease, these tell a buyer whether the sale is really
    * sold out or its last units are elsewhere (in an unreachable Redis, or awaiting settlement).

@@ -52,6 +52,8 @@ export interface IdleSaleCheck {
  * 3. Leases MySQL made whose Redis grant never happened (a process died in between) are granted.
  * 4. Orders MySQL sold itself (the Redis-down fallback) that Redis does not know are loaded into it.
  * 5. Returned orders whose buyer Redis still counts are released.
+ * 6. A sale that ended, once all its reservations are written, gives back the units still leased to it:
+ *    its incarnation closes with them in doubt, and step 2 settles them.
  * Every repair is idempotent, so two workers running it at once do no harm.
  */
 @Injectable()
@@ -131,7 +133,8 @@ export class StockReconciliation {
     const sale = await this.leaseRepository.saleRow(saleId);
     // A MySQL-only sale is marked too when its orders change: nothing to compare.
     if (!sale || sale.strategy !== 'redis-lua') return undefined;
-    const drift = await this.repair(saleId);
+    let drift = await this.repair(saleId);
+    if (await this.returnLeftoverLeases(saleId, sale.endsAt)) drift = await this.repair(saleId);
     await this.retention.retireIfWritten(saleId, sale.endsAt);
     return drift;
   }
@@ -183,6 +186,19 @@ export class StockReconciliation {
       liveLeased: mysql.leased - mysql.inDoubt,
       pendingLeaseUnits: ledger.pending,
     }).drift;
+  }
+
+  /**
+   * Units still leased to a sale that ended go back to MySQL (StockLeases.returnLeasesOfEndedSale),
+   * once its end is a grace period behind (Redis judges the end by its own clock) and every
+   * reservation of it is written.
+   */
+  private async returnLeftoverLeases(saleId: string, endsAt: Date): Promise<boolean> {
+    if (endsAt.getTime() + this.config.recoveryGraceMs > Date.now()) return false;
+    if ((await this.saleRedis.handoffBacklog(saleId)) > 0) return false;
+    if (!(await this.leases.returnLeasesOfEndedSale(saleId))) return false;
+    this.logger.log(`Sale ${saleId} has ended: the units still leased to it go back to MySQL`);
+    return true;
   }
 
   /** MySQL first, then Redis: a reservation happens before its row, so Redis read later shows it too. */
