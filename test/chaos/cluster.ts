@@ -9,7 +9,7 @@ import { exited } from '../support/child-process';
 import { freePort } from '../support/free-port';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
 import { redisAnswers, startPrivateRedis } from '../support/private-redis';
-import { ReplyDroppingProxy } from './reply-dropping-proxy';
+import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
 
 /** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/chaos): the repository root either way. */
 const REPO = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..', '..')].find((dir) =>
