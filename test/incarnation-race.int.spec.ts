@@ -71,4 +71,39 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     expect(await epochOf(saleId)).toBe(2);
     expect((await saleRedis.incarnation(saleId))?.epoch).toBe(2);
   });
+
+  it('a load during another process restart does not open a second incarnation', async () => {
+    const { redis, keys, scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    const before = await epochOf(saleId);
+
+    // Process A restarts the sale; its load into Redis waits at a gate opened by B's look at Redis.
+    const restarterScripts = new ReservationScripts(redis, keys);
+    const realLoad = restarterScripts.load.bind(restarterScripts);
+    let loadReached!: () => void;
+    const loadWasReached = new Promise<void>((resolve) => (loadReached = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    jest.spyOn(restarterScripts, 'load').mockImplementation(async (...args) => {
+      loadReached();
+      await gate;
+      return realLoad(...args);
+    });
+    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, before);
+    await loadWasReached;
+
+    // Process B finds the sale behind in Redis (a purchase told "not loaded", say) and loads it.
+    const loaderRedis = new SaleRedisRepository(redis, keys);
+    const realIncarnation = loaderRedis.incarnation.bind(loaderRedis);
+    jest.spyOn(loaderRedis, 'incarnation').mockImplementation(async (id) => {
+      const seen = await realIncarnation(id);
+      openGate();
+      return seen;
+    });
+    const loading = processLeases(new ReservationScripts(redis, keys), loaderRedis).ensureLoaded(saleId);
+    expect(await restarting).toBe('opened');
+    expect(await loading).toBe('refreshed');
+    expect(await epochOf(saleId)).toBe(before + 1);
+    expect((await saleRedis.incarnation(saleId))?.epoch).toBe(before + 1);
+  });
 });

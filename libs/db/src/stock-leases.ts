@@ -60,9 +60,17 @@ export class StockLeases {
    */
   ensureLoaded(saleId: string): Promise<LoadOutcome> {
     return singleFlight(this.loads, saleId, async () => {
-      const sale = await this.repository.saleRow(saleId);
+      let sale = await this.repository.saleRow(saleId);
       if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
-      const redisEpoch = (await this.saleRedis.incarnation(saleId))?.epoch;
+      let redisEpoch = (await this.saleRedis.incarnation(saleId))?.epoch;
+      if (redisEpoch === undefined || redisEpoch < sale.redisEpoch) {
+        // As in verifyOnce: another process may be between opening the next incarnation in MySQL and
+        // loading it into Redis. Look once more before restarting the sale a second time.
+        await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+        sale = await this.repository.saleRow(saleId);
+        if (!sale) return 'not-redis-backed';
+        redisEpoch = (await this.saleRedis.incarnation(saleId))?.epoch;
+      }
       const outcome =
         redisEpoch !== undefined && redisEpoch === sale.redisEpoch
           ? await this.load(saleId, sale, sale.redisEpoch, true)
