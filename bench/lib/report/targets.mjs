@@ -17,6 +17,13 @@ export const TARGETS = {
   /** Live p99 ≤ this × the ceiling's p99. */
   liveP99VsCeiling: 1.5,
   soldOutVsCeiling: 0.9,
+  /** Machine CPU per sold-out answer ≤ this × the ceiling's per answer. */
+  soldOutMachineCpuVsCeiling: 1.2,
+  /**
+   * Redis commands per sold-out answer below this: none of its own; what is left is the background (the
+   * flag's renewal, the idle worker's polling), a few commands a second whatever the load.
+   */
+  soldOutRedisCommandsPerAnswer: 0.01,
   /** Drain orders/s ≥ this × BENCH_DRAIN_BASELINE. */
   drainVsBaseline: 2,
   /** The idle worker's CPU, % of one core, strictly below. */
@@ -28,6 +35,7 @@ const atMost = (value, limit) => value !== null && value !== undefined && value 
 export function evaluateTargets(r) {
   return [
     ...costTargets(r),
+    ...soldOutCostTargets(r),
     ...throughputTargets(r),
     drainTarget(r),
     idleWorkerTarget(r),
@@ -60,6 +68,36 @@ function costTargets(r) {
       pass: atMost(r.ratios.liveMachineCpuVsCeiling, TARGETS.machineCpuVsCeiling),
     },
   ];
+}
+
+/** Per sold-out answer, at both connection counts, against the ceiling's per answer. */
+function soldOutCostTargets(r) {
+  return r.scenarios
+    .filter((s) => s.key === 'soldOut' || s.key === 'soldOutFlood')
+    .flatMap((s) => [
+      {
+        id: `${s.key}MachineCpuVsCeiling`,
+        name:
+          `machine CPU per sold-out answer (${s.connections} connections) ≤ ` +
+          `${times(TARGETS.soldOutMachineCpuVsCeiling)} the ceiling's per answer`,
+        measured:
+          `${thousands(s.cpuUsPerResponse.machine)} µs vs ${thousands(r.ceilingPerAnswer.machineCpuUs)} µs = ` +
+          `${times(s.machineCpuVsCeiling)}`,
+        value: s.machineCpuVsCeiling,
+        pass: atMost(s.machineCpuVsCeiling, TARGETS.soldOutMachineCpuVsCeiling),
+      },
+      {
+        id: `${s.key}RedisCommands`,
+        name: `Redis commands per sold-out answer (${s.connections} connections): 0 of its own`,
+        measured:
+          `${s.redisCommands.callsPerResponse} (${s.redisCommands.totalCalls} commands server-wide for ` +
+          `${thousands(s.requests)} answers) vs the ceiling's ${r.ceilingPerAnswer.redisCommands}`,
+        value: s.redisCommands.callsPerResponse,
+        pass:
+          s.redisCommands.callsPerResponse !== null &&
+          s.redisCommands.callsPerResponse < TARGETS.soldOutRedisCommandsPerAnswer,
+      },
+    ]);
 }
 
 function throughputTargets(r) {

@@ -43,7 +43,10 @@ export async function runLiveSale(run, saleId) {
   run.answeredAsExpected('live sale: every answer 202', live);
 }
 
-/** Its single unit goes first, then the same load as the live sale must be refused with 410. */
+/**
+ * Its single unit goes first, then the same load as the live sale must be refused with 410; then the
+ * flood again with BENCH_FLOOD_CONNECTIONS connections (the crowd that keeps clicking after a sell-out).
+ */
 export async function runSoldOutSale(run, saleId) {
   const firstBuyer = await run.buyers.preparePairs(saleId, 1);
   await run.http.raw('POST', `/api/sales/${saleId}/purchase`, firstBuyer.body[0], firstBuyer.auth[0], 202);
@@ -56,6 +59,14 @@ export async function runSoldOutSale(run, saleId) {
     expect: 410,
   });
   run.answeredAsExpected('sold-out sale: every answer 410', soldOut);
+  const flood = await profiledTimedRun(run, `the sold-out sale, ${SETTINGS.floodConnections} connections`, profile, {
+    key: 'soldOutFlood',
+    label: `sold-out sale (410), ${SETTINGS.floodConnections} connections`,
+    saleId,
+    expect: 410,
+    connections: SETTINGS.floodConnections,
+  });
+  run.answeredAsExpected(`sold-out sale, ${SETTINGS.floodConnections} connections: every answer 410`, flood);
 }
 
 /**
