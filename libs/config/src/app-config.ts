@@ -132,6 +132,11 @@ export interface AppConfig {
     logLevel: LogLevel;
     /** Human-readable log lines (pino-pretty) instead of JSON, for a terminal. */
     logPretty: boolean;
+    /**
+     * Percent of the purchase route's answers below 500 that get an access line (apps/api/src/ops/logging.ts):
+     * the flood is counted by the metrics, and a line per answer was a tenth of its cost. 100 = every one.
+     */
+    purchaseAccessLogPercent: number;
   };
   /** Protection at the door (apps/api/src/protection, docs/protection.md). */
   protection: ProtectionConfig;
@@ -290,6 +295,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       docsEnabled: flag(env, 'DOCS_ENABLED', !production),
       logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
       logPretty: flag(env, 'LOG_PRETTY'),
+      purchaseAccessLogPercent: integer(env, 'PURCHASE_ACCESS_LOG_PERCENT', 1, 0, 100),
     },
     protection: protectionConfig(env),
     lifecycle: {
