@@ -61,16 +61,21 @@ export class PurchaseRoute implements OnModuleInit {
         else this.spendLimits(saleId, user, request, reply, () => done());
         return;
       }
-      if (this.soldOut.refuses(saleId, user.id, purchase)) {
-        // docs/api.md's sold-out exception: a final answer that changes nothing counts no rate limit.
-        this.soldOut.answer(reply);
-        return;
-      }
-      // The reservation script counts the limits itself (one Redis command for the whole purchase).
-      this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1, limitsDue).then(
-        (accepted) => void reply.status(purchaseStatus(accepted)).send(accepted),
-        (error: unknown) => sendError(request, reply, error),
-      );
+      const answer = () => {
+        if (this.soldOut.refuses(saleId, user.id, purchase)) {
+          // docs/api.md's sold-out exception: a final answer that changes nothing counts no rate limit.
+          this.soldOut.answer(reply);
+          return;
+        }
+        // The reservation script counts the limits itself (one Redis command for the whole purchase).
+        this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1, limitsDue).then(
+          (accepted) => void reply.status(purchaseStatus(accepted)).send(accepted),
+          (error: unknown) => sendError(request, reply, error),
+        );
+      };
+      const learning = this.soldOut.learning(saleId);
+      if (learning) void learning.then(answer);
+      else answer();
     });
   }
 

@@ -37,6 +37,11 @@ export class SoldOutFastPath {
     return this.gate.refuses(sale, userId, purchase.token, purchase.quantity ?? 1);
   }
 
+  /** Redis just said SOLD_OUT and the gate is reading the sale: ask again once it has (never rejects). */
+  learning(saleId: string): Promise<void> | undefined {
+    return this.gate.learning(saleId);
+  }
+
   answer(reply: FastifyReply): void {
     this.metrics.countRefusedPurchase(SOLD_OUT_ERROR);
     void reply.status(SOLD_OUT.status).send(SOLD_OUT.body);

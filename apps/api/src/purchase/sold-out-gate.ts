@@ -48,9 +48,12 @@ interface SoldOutFlag {
 export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SoldOutGate.name);
   private readonly flags = new Map<string, SoldOutFlag>();
-  private readonly reading = new Set<string>();
-  /** Bumped by every stock return and subscription loss: a reading older than that is discarded. */
+  /** The reading in progress per sale; it never rejects. */
+  private readonly reading = new Map<string, Promise<void>>();
+  /** Bumped by every subscription loss: a reading older than that is discarded. */
   private generation = 0;
+  /** Per sale, bumped by every stock return: a reading of the sale older than that is discarded. */
+  private readonly returns = new Map<string, number>();
   /** SOLD_OUT_FLAG_TTL_MS: how long a reading is trusted without a return message; 0 = never. */
   private readonly flagTtlMs: number;
 
@@ -92,6 +95,16 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     if (flag === undefined || flag.until <= now || !this.stockReturns.isLive()) return false;
     if (flag.until - now < this.flagTtlMs / 2) this.renew(saleId);
     return true;
+  }
+
+  /**
+   * The reading that will set the sale's flag, while one is in progress and no flag is held: right after
+   * Redis's first SOLD_OUT, the buyers arriving meanwhile wait for it (one round trip) rather than each
+   * asking Redis, and then get the same answer they would have.
+   */
+  learning(saleId: string): Promise<void> | undefined {
+    const flag = this.flags.get(saleId);
+    return flag && flag.until > Date.now() ? undefined : this.reading.get(saleId);
   }
 
   /** True when Redis would certainly answer this purchase with 410 SOLD_OUT (see the class comment). */
@@ -141,24 +154,28 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
    */
   private read(saleId: string, reading: () => Promise<SoldOutView | undefined>): void {
     if (this.reading.has(saleId) || !this.stockReturns.isLive()) return;
-    this.reading.add(saleId);
     const generation = this.generation;
-    reading()
+    const returns = this.returns.get(saleId);
+    const done = reading()
       .then((view) => {
-        if (generation !== this.generation || !this.stockReturns.isLive()) return;
+        const returned = returns !== this.returns.get(saleId);
+        if (returned || generation !== this.generation || !this.stockReturns.isLive()) return;
         if (view?.remaining === 0) {
           this.flags.set(saleId, { reservedBy: view.reservedBy, until: Date.now() + this.flagTtlMs });
         } else {
           this.flags.delete(saleId);
         }
       })
-      .catch(() => this.flags.delete(saleId)) // no flag: every request asks Redis again
+      .catch(() => {
+        this.flags.delete(saleId); // no flag: every request asks Redis again
+      })
       .finally(() => this.reading.delete(saleId));
+    this.reading.set(saleId, done);
   }
 
   /** Units came back to the sale: ask Redis again. */
   private forget(saleId: string): void {
-    this.generation += 1;
+    this.returns.set(saleId, (this.returns.get(saleId) ?? 0) + 1);
     this.flags.delete(saleId);
   }
 
