@@ -126,6 +126,18 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
       msg: expect.stringContaining('was not loaded in Redis'),
     });
 
+    // The purchase route's ordinary answers are sampled (PURCHASE_ACCESS_LOG_PERCENT, 1 %): these three
+    // refusals, without an x-request-id of the caller's, get no line (the 1st of every 100 would).
+    const refusedIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const refused = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+        token: buyer.token,
+        json: { token: 'short' },
+      });
+      expect(refused.status).toBe(400);
+      refusedIds.push(String(refused.headers['x-request-id']));
+    }
+
     // The dashboard login takes the token in a header, which is never logged; a token someone still
     // puts in a query string (the login once took it there) is redacted: the log keeps the path only.
     expect((await client.raw('POST', '/admin/queues/login', { token: admin })).status).toBe(204);
@@ -138,6 +150,8 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     );
 
     const all = parsed(api.lines); // throws if any line is not JSON
+    // Logged after the refusals above (the login): they would be there by now.
+    expect(all.filter((line) => line.reqId !== undefined && refusedIds.includes(line.reqId))).toEqual([]);
     expect(all.every((line) => typeof line.level === 'string' && !Number.isNaN(Date.parse(line.time)))).toBe(true);
     // Headers (bearer tokens) never reach the logs; probes do not flood them.
     expect(api.lines.join('\n')).not.toContain(buyer.token);

@@ -23,10 +23,21 @@ import { state } from './stack.mjs';
  */
 export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
   const autocannon = require('autocannon');
-  return async function load({ key, label, target = 'api', saleId, pairs, expect, durationS, amount, settle }) {
+  return async function load({
+    key,
+    label,
+    target = 'api',
+    saleId,
+    pairs,
+    expect,
+    durationS,
+    amount,
+    settle,
+    connections = SETTINGS.connections,
+  }) {
     const url = target === 'ceiling' ? ceilingUrl : baseUrl;
     const requestPath = target === 'ceiling' ? '/purchase' : `/api/sales/${saleId}/purchase`;
-    const traffic = startTraffic(autocannon, { url, requestPath, pairs, durationS, amount });
+    const traffic = startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, connections });
     const cost = startCostWindow(cpu, target);
     const redisBefore = await redisCommandStats(state.redis);
     state.loadRun = traffic.instance;
@@ -37,7 +48,7 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     const settled = settle ? await settle(traffic.statuses) : undefined;
     const costs = settled ? cost.until() : loadWindow;
     const redisCommands = diffCommandStats(redisBefore, await redisCommandStats(state.redis), traffic.latencies.length);
-    const run = { key, label, target, pairs, expect, amount, result, startedAt, traffic, settled };
+    const run = { key, label, target, pairs, expect, amount, result, startedAt, traffic, settled, connections };
     const summary = summarize(run, { cpu: loadWindow.cpu, costs, redisCommands });
     logSummary(summary, [expect].flat(), result);
     return summary;
@@ -45,11 +56,11 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
 }
 
 /** autocannon, each request with the next pair; records every response's status and latency. */
-function startTraffic(autocannon, { url, requestPath, pairs, durationS, amount }) {
+function startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, connections }) {
   const traffic = { latencies: [], statuses: {}, sent: 0, lastResponseAt: 0 };
   traffic.instance = autocannon({
     url,
-    connections: SETTINGS.connections,
+    connections,
     ...(amount ? { amount } : { duration: durationS }),
     timeout: 10,
     requests: [
@@ -105,7 +116,7 @@ function summarize(run, { cpu, costs, redisCommands }) {
     key: run.key,
     scenario: run.label,
     target: run.target,
-    connections: SETTINGS.connections,
+    connections: run.connections,
     durationS: result.duration,
     requests: completed,
     // A timed run: autocannon's mean of its per-second samples. A fixed-count run: our own clock,

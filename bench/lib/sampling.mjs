@@ -170,6 +170,7 @@ export function diffCommandStats(before, after, responses) {
   const totalUsec = rows.reduce((sum, row) => sum + row.usec, 0);
   return {
     totalCalls: rows.reduce((sum, row) => sum + row.calls, 0),
+    callsPerResponse: responses ? round(rows.reduce((sum, row) => sum + row.calls, 0) / responses, 3) : null,
     totalUsec,
     totalMs: round(totalUsec / 1000, 0),
     usecPerResponse: responses ? round(totalUsec / responses, 1) : null,

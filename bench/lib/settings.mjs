@@ -19,6 +19,8 @@ export const SETTINGS = {
   durationS: intEnv('BENCH_DURATION', 10),
   warmupS: intEnv('BENCH_WARMUP', 2),
   connections: intEnv('BENCH_CONNECTIONS', 64),
+  // The sold-out flood is run a second time with this many connections: the crowd after a sell-out.
+  floodConnections: intEnv('BENCH_FLOOD_CONNECTIONS', 512),
   users: intEnv('BENCH_USERS', 200_000),
   drainOrders: intEnv('BENCH_DRAIN_ORDERS', 20_000),
   strategyStock: intEnv('BENCH_STRATEGY_STOCK', 1_000),

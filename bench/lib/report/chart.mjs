@@ -96,6 +96,7 @@ function rowOf(s) {
   if (s.key === 'ceiling') return { label: 'ceiling (bare Fastify + script)', color: COLORS.ceiling };
   if (s.key === 'live') return { label: 'live sale, 202', color: COLORS.endpoint };
   if (s.key === 'soldOut') return { label: 'sold-out sale, 410', color: COLORS.endpoint };
+  if (s.key === 'soldOutFlood') return { label: `sold-out sale, 410, ${s.connections} conn.`, color: COLORS.endpoint };
   if (s.key === 'fill') return { label: 'purchase, worker stopped', color: COLORS.endpoint };
   return {
     label: `strategy ${s.strategy}${s.unsafe ? ' (UNSAFE)' : ''}`,

@@ -3,7 +3,7 @@
  * previous build (the drain), so a slower or busier machine moves both sides. Each is reported PASS or
  * MISS with what was measured, never tuned for, and does not set the exit code (the checks do).
  */
-import { percent, thousands, times } from '../format.mjs';
+import { percent, round, thousands, times } from '../format.mjs';
 
 export const TARGETS = {
   /** Redis command time per accepted live purchase ≤ this × the ceiling's per answer. */
@@ -17,6 +17,13 @@ export const TARGETS = {
   /** Live p99 ≤ this × the ceiling's p99. */
   liveP99VsCeiling: 1.5,
   soldOutVsCeiling: 0.9,
+  /** Machine CPU per sold-out answer ≤ this × the ceiling's per answer. */
+  soldOutMachineCpuVsCeiling: 1.2,
+  /**
+   * Redis commands per sold-out answer, beyond the background, below this: none of its own but the
+   * flag's learning at the flood's start and its renewal, a few commands a second whatever the load.
+   */
+  soldOutRedisCommandsPerAnswer: 0.005,
   /** Drain orders/s ≥ this × BENCH_DRAIN_BASELINE. */
   drainVsBaseline: 2,
   /** The idle worker's CPU, % of one core, strictly below. */
@@ -28,6 +35,7 @@ const atMost = (value, limit) => value !== null && value !== undefined && value 
 export function evaluateTargets(r) {
   return [
     ...costTargets(r),
+    ...soldOutCostTargets(r),
     ...throughputTargets(r),
     drainTarget(r),
     idleWorkerTarget(r),
@@ -60,6 +68,44 @@ function costTargets(r) {
       pass: atMost(r.ratios.liveMachineCpuVsCeiling, TARGETS.machineCpuVsCeiling),
     },
   ];
+}
+
+/**
+ * Commands per answer beyond the background (the worker's and the API's periodic work, a few dozen a
+ * second whatever the load), as the idle scenario measures it: Redis 7.0 counts commands per server only.
+ */
+function ownRedisCommands(r, s) {
+  const background = r.idle.redisCommandsPerSecond * s.durationS;
+  return round(Math.max(0, s.redisCommands.totalCalls - background) / s.requests, 4);
+}
+
+/** Per sold-out answer, at both connection counts, against the ceiling's per answer. */
+function soldOutCostTargets(r) {
+  return r.scenarios
+    .filter((s) => s.key === 'soldOut' || s.key === 'soldOutFlood')
+    .flatMap((s) => [
+      {
+        id: `${s.key}MachineCpuVsCeiling`,
+        name:
+          `machine CPU per sold-out answer (${s.connections} connections) ≤ ` +
+          `${times(TARGETS.soldOutMachineCpuVsCeiling)} the ceiling's per answer`,
+        measured:
+          `${thousands(s.cpuUsPerResponse.machine)} µs vs ${thousands(r.ceilingPerAnswer.machineCpuUs)} µs = ` +
+          `${times(s.machineCpuVsCeiling)}`,
+        value: s.machineCpuVsCeiling,
+        pass: atMost(s.machineCpuVsCeiling, TARGETS.soldOutMachineCpuVsCeiling),
+      },
+      {
+        id: `${s.key}RedisCommands`,
+        name: `Redis commands per sold-out answer (${s.connections} connections): 0 of its own`,
+        measured:
+          `${ownRedisCommands(r, s)} of its own = ${s.redisCommands.totalCalls} commands server-wide for ` +
+          `${thousands(s.requests)} answers, less the background the idle scenario measures ` +
+          `(${r.idle.redisCommandsPerSecond}/s × ${s.durationS} s); the ceiling's: ${r.ceilingPerAnswer.redisCommands}`,
+        value: ownRedisCommands(r, s),
+        pass: ownRedisCommands(r, s) < TARGETS.soldOutRedisCommandsPerAnswer,
+      },
+    ]);
 }
 
 function throughputTargets(r) {

@@ -46,10 +46,15 @@ function addRatios(results) {
   }
   results.ceilingReqPerSec = ceilingRun.reqPerSec;
   results.livePerAcceptedPurchase = perAcceptedPurchase(live);
-  results.ceilingPerAnswer = { redisUs: ceilingRedisUs, machineCpuUs: ceilingMachineCpuUs };
+  results.ceilingPerAnswer = {
+    redisUs: ceilingRedisUs,
+    machineCpuUs: ceilingMachineCpuUs,
+    redisCommands: ceilingRun.redisCommands.callsPerResponse,
+  };
   results.ratios = {
     liveVsCeiling: live.vsCeiling,
     soldOutVsCeiling: soldOut.vsCeiling,
+    soldOutMachineCpuVsCeiling: soldOut.machineCpuVsCeiling,
     liveP99VsCeiling: ratio(live.latencyMs.p99, ceilingRun.latencyMs.p99),
     liveRedisVsCeiling: ratio(results.livePerAcceptedPurchase.redisUs, ceilingRedisUs),
     liveMachineCpuVsCeiling: ratio(results.livePerAcceptedPurchase.machineCpuUs, ceilingMachineCpuUs),

@@ -43,11 +43,19 @@ export async function runLiveSale(run, saleId) {
   run.answeredAsExpected('live sale: every answer 202', live);
 }
 
-/** Its single unit goes first, then the same load as the live sale must be refused with 410. */
+/**
+ * Its single unit goes first, then the same load as the live sale must be refused with 410; then the
+ * flood again with BENCH_FLOOD_CONNECTIONS connections (the crowd that keeps clicking after a sell-out).
+ * Both floods' buyers are prepared first, so the second follows the first at once, as a real crowd does
+ * (preparing them takes seconds, in which an API with no traffic would let its sold-out flag lapse).
+ */
 export async function runSoldOutSale(run, saleId) {
   const firstBuyer = await run.buyers.preparePairs(saleId, 1);
   await run.http.raw('POST', `/api/sales/${saleId}/purchase`, firstBuyer.body[0], firstBuyer.auth[0], 202);
   await waitForOrdersWritten(saleId, 1); // its writing must not land in the sold-out run's costs
+  const floodName = `the sold-out sale, ${SETTINGS.floodConnections} connections`;
+  log(`preparing ${SETTINGS.users} pairs for ${floodName}`);
+  const floodPairs = await run.buyers.preparePairs(saleId, SETTINGS.users);
   const profile = ['api-sold-out', 'API CPU profile, sold-out scenario'];
   const soldOut = await profiledTimedRun(run, 'the sold-out sale', profile, {
     key: 'soldOut',
@@ -56,15 +64,31 @@ export async function runSoldOutSale(run, saleId) {
     expect: 410,
   });
   run.answeredAsExpected('sold-out sale: every answer 410', soldOut);
+  const floodProfile = [
+    'api-sold-out-flood',
+    `API CPU profile, sold-out scenario, ${SETTINGS.floodConnections} connections`,
+  ];
+  const flood = await profiledTimedRun(run, floodName, floodProfile, {
+    key: 'soldOutFlood',
+    label: `sold-out sale (410), ${SETTINGS.floodConnections} connections`,
+    saleId,
+    expect: 410,
+    connections: SETTINGS.floodConnections,
+    pairs: floodPairs,
+  });
+  run.answeredAsExpected(`sold-out sale, ${SETTINGS.floodConnections} connections: every answer 410`, flood);
 }
 
 /**
- * A timed run on the API with BENCH_USERS fresh buyers, recorded, with the API CPU-profiled during it
+ * A timed run on the API with BENCH_USERS fresh buyers (`options.pairs`, or prepared here), recorded, with the API CPU-profiled during it
  * when BENCH_CPU_PROF=1.
  */
 async function profiledTimedRun(run, saleName, [profileName, profileTitle], options) {
-  log(`preparing ${SETTINGS.users} pairs for ${saleName}`);
-  const pairs = await run.buyers.preparePairs(options.saleId, SETTINGS.users);
+  let pairs = options.pairs;
+  if (!pairs) {
+    log(`preparing ${SETTINGS.users} pairs for ${saleName}`);
+    pairs = await run.buyers.preparePairs(options.saleId, SETTINGS.users);
+  }
   await startProfile(state.api);
   const measured = await run.load({ ...options, pairs, durationS: SETTINGS.durationS });
   run.results.profiles ??= [];

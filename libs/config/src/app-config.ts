@@ -42,8 +42,8 @@ export interface AppConfig {
     /** When Redis is unreachable, a redis-lua sale keeps selling through MySQL (db-optimistic). */
     redisFallback: boolean;
     /**
-     * How long an API instance answers SOLD_OUT itself after Redis said so (purchase/sold-out-gate.ts);
-     * a return of units clears it at once. 0 turns the local flag off.
+     * How long an API instance trusts its own SOLD_OUT reading (purchase/sold-out-gate.ts), renewed in the
+     * background past half of it; a return of units clears it at once. 0 turns the local flag off.
      */
     soldOutFlagTtlMs: number;
     /**
@@ -132,6 +132,11 @@ export interface AppConfig {
     logLevel: LogLevel;
     /** Human-readable log lines (pino-pretty) instead of JSON, for a terminal. */
     logPretty: boolean;
+    /**
+     * Percent of the purchase route's answers below 500 that get an access line (apps/api/src/ops/logging.ts):
+     * the flood is counted by the metrics, and a line per answer was a tenth of its cost. 100 = every one.
+     */
+    purchaseAccessLogPercent: number;
   };
   /** Protection at the door (apps/api/src/protection, docs/protection.md). */
   protection: ProtectionConfig;
@@ -265,7 +270,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     purchase: {
       submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600),
       redisFallback: oneOf(env, 'REDIS_FALLBACK', 'on', ['on', 'off'] as const) === 'on',
-      soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 1_000, 0, 600_000),
+      soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 3_000, 0, 600_000),
       durableAck: oneOf(env, 'DURABLE_ACK', 'off', DURABLE_ACKS),
       durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
       lockTtlMs: integer(env, 'PURCHASE_LOCK_TTL_MS', 2_000, 100, 600_000),
@@ -290,6 +295,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       docsEnabled: flag(env, 'DOCS_ENABLED', !production),
       logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
       logPretty: flag(env, 'LOG_PRETTY'),
+      purchaseAccessLogPercent: integer(env, 'PURCHASE_ACCESS_LOG_PERCENT', 1, 0, 100),
     },
     protection: protectionConfig(env),
     lifecycle: {

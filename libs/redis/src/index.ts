@@ -11,3 +11,4 @@ export * from './sale-activity';
 export * from './handoff-stream';
 export * from './redis.module';
 export * from './stock-return-subscription';
+export * from './replica-acks';

@@ -37,3 +37,16 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisO
   }
   return new Redis(config.url, options);
 }
+
+/**
+ * ioredis keeps the commands a lost connection never answered and, without `autoResendUnfulfilledCommands`,
+ * drops them on the next connection without settling their promises. Rejecting them when the
+ * connection closes gives their callers an answer: the command may or may not have run.
+ */
+export function failUnansweredOnDisconnect(client: RedisClient): void {
+  if (!(client instanceof Redis)) return;
+  const withQueue = client as unknown as { flushQueue(error: Error, options: { offlineQueue: boolean }): void };
+  client.on('close', () => {
+    withQueue.flushQueue(new RedisReplyLostError(), { offlineQueue: false });
+  });
+}

@@ -1,10 +1,15 @@
-import { Redis } from 'ioredis';
 import { type DynamicModule, Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { HandoffStream } from './handoff-stream';
 import { RedisOutageReporter } from './outage-reporter';
 import { RateLimiterStore } from './rate-limiter-store';
-import { createRedisClient, type RedisClient, type RedisConnectionConfig, RedisReplyLostError } from './redis-client';
+import {
+  createRedisClient,
+  failUnansweredOnDisconnect,
+  type RedisClient,
+  type RedisConnectionConfig,
+} from './redis-client';
 import { RedisConnection } from './redis-connection';
+import { ReplicaAcks } from './replica-acks';
 import { ReservationScripts } from './reservation-scripts';
 import { SaleActivity } from './sale-activity';
 import { KeyBuilder } from './sale-keys';
@@ -43,6 +48,7 @@ const REPOSITORIES = [
   RateLimiterStore,
   StockReturnSubscription,
   SaleLocks,
+  ReplicaAcks,
 ] as const;
 
 /** Redis for a whole app: one client, one key builder, the repositories, one outage reporter. */
@@ -97,17 +103,4 @@ export class RedisModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.client.quit().catch(() => undefined);
   }
-}
-
-/**
- * ioredis keeps the commands a lost connection never answered and, without `autoResendUnfulfilledCommands`,
- * drops them on the next connection without settling their promises. Rejecting them when the
- * connection closes gives their callers an answer: the command may or may not have run.
- */
-function failUnansweredOnDisconnect(client: RedisClient): void {
-  if (!(client instanceof Redis)) return;
-  const withQueue = client as unknown as { flushQueue(error: Error, options: { offlineQueue: boolean }): void };
-  client.on('close', () => {
-    withQueue.flushQueue(new RedisReplyLostError(), { offlineQueue: false });
-  });
 }

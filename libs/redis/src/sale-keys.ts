@@ -83,8 +83,14 @@ export class KeyBuilder {
    * Background work (recovery, reconciliation) walks this index instead of every sale.
    */
   readonly activeSales: string;
+  /**
+   * Counter written by the durable-acknowledgement connection just before its `WAIT` (ReplicaAcks): a
+   * write of that connection's own that comes after every reservation it confirms.
+   */
+  readonly replicaAckMarker: string;
 
   constructor(readonly prefix: string) {
+    this.replicaAckMarker = `${prefix}:replica-ack`;
     this.reconciliation = `${prefix}:reconciliation`;
     this.activeSales = `${prefix}:active-sales`;
     this.stockReturnedChannel = `${prefix}:stock-returned`;

@@ -44,15 +44,6 @@ export class SaleRedisRepository {
     await this.client.set(sale.token(token), userId, 'EX', ttlSeconds, 'NX');
   }
 
-  /**
-   * Durable acknowledgement: waits until `replicas` replicas have every write this connection made so
-   * far (the reservation just made included), or `timeoutMs`. Returns how many confirmed. Standalone
-   * Redis with replicas only.
-   */
-  async waitForReplicas(replicas: number, timeoutMs: number): Promise<number> {
-    return Number(await this.client.call('WAIT', replicas, timeoutMs));
-  }
-
   /** Units Redis can still sell, or `undefined` when the sale is not loaded. */
   async remaining(saleId: string): Promise<number | undefined> {
     const value = await this.client.get(this.keys.sale(saleId).stock);

@@ -8,6 +8,10 @@ import type { KeyBuilder } from './sale-keys';
  */
 export class StockReturnSubscription {
   private subscriber?: RedisClient;
+  /** True once Redis confirmed the subscription on the current connection; false from any loss on. */
+  private subscribed = false;
+  /** Bumped by every loss: a confirmation that was asked for before it belongs to a dead connection. */
+  private connection = 0;
   private readonly returnedHandlers: ((saleId: string) => void)[] = [];
   private readonly lostHandlers: (() => void)[] = [];
   private readonly errorHandlers: ((error: Error) => void)[] = [];
@@ -32,8 +36,8 @@ export class StockReturnSubscription {
   }
 
   /**
-   * Subscribes. When Redis is down this rejects, and ioredis subscribes by itself once it connects
-   * (autoResubscribe).
+   * Subscribes. When Redis is down this rejects, and the subscription is made again on every
+   * (re)connection.
    */
   async open(): Promise<void> {
     const subscriber = this.client.duplicate();
@@ -43,21 +47,32 @@ export class StockReturnSubscription {
     });
     for (const event of ['close', 'reconnecting', 'end']) {
       subscriber.on(event, () => {
+        this.connection += 1;
+        this.subscribed = false;
         for (const handler of this.lostHandlers) handler();
       });
     }
     subscriber.on('error', (error: Error) => {
       for (const handler of this.errorHandlers) handler(error);
     });
-    await subscriber.subscribe(this.keys.stockReturnedChannel);
+    // ioredis reports `ready` and resubscribes by itself after a reconnect, but says nothing once Redis
+    // has confirmed it: asking again (harmless when already subscribed) gives that confirmation.
+    subscriber.on('ready', () => void this.subscribe(subscriber).catch(() => undefined));
+    await this.subscribe(subscriber);
   }
 
   /**
-   * True while no return can go unnoticed: subscribed, and the client the subscription was made from
-   * (the one purchases go through) connected too.
+   * True while no return can go unnoticed: Redis confirmed the subscription on the connection that is
+   * up now, and the client the subscription was made from (the one purchases go through) is connected.
    */
   isLive(): boolean {
-    return this.subscriber?.status === 'ready' && this.client.status === 'ready';
+    return this.subscribed && this.subscriber?.status === 'ready' && this.client.status === 'ready';
+  }
+
+  private async subscribe(subscriber: RedisClient): Promise<void> {
+    const connection = this.connection;
+    await subscriber.subscribe(this.keys.stockReturnedChannel);
+    if (connection === this.connection) this.subscribed = true;
   }
 
   close(): void {

@@ -12,6 +12,7 @@ import type { LoggerModuleAsyncParams } from 'nestjs-pino';
 // nestjs-pino's request-scoped store (not re-exported from its index): PinoLogger reads it.
 import { Store, storage } from 'nestjs-pino/storage';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { PURCHASE_ROUTE } from '../purchase/purchase-route';
 
 /** Probes and scrapers call these every few seconds: a log line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/(health|metrics)([/?]|$)/;
@@ -77,10 +78,21 @@ export function createRootLogger(ops: AppConfig['ops'], service: string): Logger
  * `reqId`). Fastify's logging is much cheaper per request than a pino-http middleware, which
  * measurably slowed the purchase path. The request and reply go to pino as they are: its serializers
  * (above) pick the fields, once.
+ *
+ * The purchase route's answers below 500 are sampled (PURCHASE_ACCESS_LOG_PERCENT, 1 % by default): in
+ * a flash sale they are a flood of identical lines, counted anyway by `flash_sale_purchases_total`.
+ * Every other request, every 5xx and error, and every request that brought its own `x-request-id` (someone
+ * is tracing it) keep their line; every response carries its `x-request-id` and every line written while
+ * it is handled carries it as `reqId`.
  */
 class AccessLog extends LogController {
-  constructor() {
+  /** Log one purchase answer in this many; 0: none. */
+  private readonly purchaseEvery: number;
+  private purchaseAnswers = 0;
+
+  constructor(purchaseAccessLogPercent: number) {
     super({ requestIdLogLabel: 'reqId', disableRequestLogging: (request) => UNLOGGED_PATHS.test(request.url) });
+    this.purchaseEvery = purchaseAccessLogPercent === 0 ? 0 : Math.round(100 / purchaseAccessLogPercent);
   }
 
   override incomingRequest(): void {
@@ -89,13 +101,22 @@ class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
+    const failed = error || reply.statusCode >= 500;
+    if (!failed && this.sampledOut(request)) return;
     const responseTime = Math.round(reply.elapsedTime * 10) / 10;
-    if (error || reply.statusCode >= 500) {
+    if (failed) {
       reply.log.error({ req: request, res: reply, responseTime, err: error }, 'request completed');
     } else {
       // Refusals (sold out, limit reached…) are the normal answer of a flash sale, not errors.
       reply.log.info({ req: request, res: reply, responseTime }, 'request completed');
     }
+  }
+
+  private sampledOut(request: FastifyRequest): boolean {
+    if (request.routeOptions.url !== PURCHASE_ROUTE || request.headers['x-request-id'] === request.id) return false;
+    if (this.purchaseEvery === 0) return true;
+    this.purchaseAnswers = (this.purchaseAnswers + 1) % this.purchaseEvery;
+    return this.purchaseAnswers !== 0;
   }
 }
 
@@ -104,7 +125,9 @@ class AccessLog extends LogController {
  * request (the caller's sane `x-request-id`, else a fresh UUID — see app.factory.ts). None when quiet.
  */
 export function fastifyLogging(ops: AppConfig['ops'], quiet: boolean) {
-  return quiet ? {} : { loggerInstance: createRootLogger(ops, 'api'), logController: new AccessLog() };
+  return quiet
+    ? {}
+    : { loggerInstance: createRootLogger(ops, 'api'), logController: new AccessLog(ops.purchaseAccessLogPercent) };
 }
 
 /**

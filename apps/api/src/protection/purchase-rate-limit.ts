@@ -13,9 +13,9 @@ type WithLimitsDue = FastifyRequest & { [LIMITS_DUE]?: true };
  * The purchase route's rate limits: per user (per sale) and per sale, counted together on two keys
  * that share the sale's hash tag `{sale:<id>}` (libs/redis/lua/includes/purchase-limits.lua). A
  * purchase that reaches the reservation script has them counted there, in the same script — one
- * Redis command per purchase; every other purchase (a sold-out answer given locally, an invalid body,
- * a MySQL-only strategy, an unknown sale) spends them here, before its answer, as docs/api.md's order
- * (401, 429, then the rest) requires. Sign-in and token limits, which are not hot, use
+ * Redis command per purchase; every other purchase (an invalid body, a MySQL-only strategy, an unknown
+ * sale) spends them here, before its answer, as docs/api.md's order (401, 429, then the rest) requires.
+ * A sold-out answer given locally spends none (docs/api.md's sold-out exception). Sign-in and token limits, which are not hot, use
  * rate-limiter-flexible (rate-limits.ts).
  */
 @Injectable()

@@ -30,7 +30,8 @@ export function purchaseStatus(accepted: PurchaseAccepted): HttpStatus {
  *
  * Only a request whose every earlier check of docs/api.md's order is known to pass is answered here: a
  * verified caller (else 401) and a body `readIfValid` accepts (else 400). Anything else goes on to
- * Nest's route, which words each refusal exactly as before.
+ * Nest's route, which words each refusal exactly as before. The one exception to that order is the
+ * sold-out answer (docs/api.md, "Buying"): it is given before the rate limits, and counts none.
  */
 @Injectable()
 export class PurchaseRoute implements OnModuleInit {
@@ -60,17 +61,21 @@ export class PurchaseRoute implements OnModuleInit {
         else this.spendLimits(saleId, user, request, reply, () => done());
         return;
       }
-      if (this.soldOut.refuses(saleId, user.id, purchase)) {
-        const answer = () => this.soldOut.answer(reply);
-        if (limitsDue) this.spendLimits(saleId, user, request, reply, answer);
-        else answer();
-        return;
-      }
-      // The reservation script counts the limits itself (one Redis command for the whole purchase).
-      this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1, limitsDue).then(
-        (accepted) => void reply.status(purchaseStatus(accepted)).send(accepted),
-        (error: unknown) => sendError(request, reply, error),
-      );
+      const answer = () => {
+        if (this.soldOut.refuses(saleId, user.id, purchase)) {
+          // docs/api.md's sold-out exception: a final answer that changes nothing counts no rate limit.
+          this.soldOut.answer(reply);
+          return;
+        }
+        // The reservation script counts the limits itself (one Redis command for the whole purchase).
+        this.purchases.purchase(user, saleId, purchase.token, purchase.quantity ?? 1, limitsDue).then(
+          (accepted) => void reply.status(purchaseStatus(accepted)).send(accepted),
+          (error: unknown) => sendError(request, reply, error),
+        );
+      };
+      const learning = this.soldOut.learning(saleId);
+      if (learning) void learning.then(answer);
+      else answer();
     });
   }
 

@@ -4,6 +4,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
 import { DbPurchase } from './db-purchase';
+import { DurableAck } from './durable-ack';
 import { IncarnationGuard } from './incarnation-guard';
 import { LockHolderPause } from './lock-holder-pause';
 import { PurchaseAdmission } from './purchase-admission';
@@ -34,6 +35,7 @@ import { WriteOrdersNudge } from './write-orders-nudge';
     PurchaseLock,
     LockHolderPause,
     IncarnationGuard,
+    DurableAck,
     SoldOutGate,
     SoldOutFastPath,
     WriteOrdersNudge,

@@ -11,6 +11,7 @@ import { PurchaseRateLimit } from '../protection/purchase-rate-limit';
 import { rateLimited } from '../protection/retry-later.error';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { DbPurchase, type OrderCreated } from './db-purchase';
+import { DurableAck } from './durable-ack';
 import { IncarnationGuard } from './incarnation-guard';
 import { refusal } from './refusals';
 import { SoldOutGate } from './sold-out-gate';
@@ -58,6 +59,7 @@ export class PurchaseService {
     private readonly tokens: SubmitTokens,
     private readonly soldOut: SoldOutGate,
     private readonly incarnations: IncarnationGuard,
+    private readonly durableAck: DurableAck,
     private readonly redis: RedisConnection,
     private readonly metrics: MetricsService,
     @InjectAppConfig() private readonly config: AppConfig,
@@ -120,6 +122,7 @@ export class PurchaseService {
     if (!this.reachesScript()) return this.fallBack(sale, user, submitToken, quantity);
     if (this.reloadAfterFallback.delete(sale.id)) await this.leases.ensureLoaded(sale.id);
     if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
+    this.durableAck.admit();
     try {
       return await this.reserve(sale, user, submitToken, quantity, limitsDue);
     } catch (error) {
@@ -259,21 +262,8 @@ export class PurchaseService {
         this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
       });
     }
-    await this.acknowledgeDurably();
+    await this.durableAck.confirm();
     this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
     return { orderNo: result.orderNo, status: 'QUEUED' };
-  }
-
-  /**
-   * With DURABLE_ACK=replica, a 202 waits until a replica holds the reservation (WAIT covers every
-   * write this connection made, the script's included), so failing over to it cannot lose the order.
-   * A timeout is a 503 with retry-after: the reservation exists, and the same token replays it.
-   */
-  private async acknowledgeDurably(): Promise<void> {
-    if (this.config.purchase.durableAck !== 'replica') return;
-    const confirmed = await this.saleRedis.waitForReplicas(1, this.config.purchase.durableAckTimeoutMs);
-    if (confirmed < 1) {
-      throw notNow('Your purchase is not confirmed yet; retry with the same token');
-    }
   }
 }

@@ -14,10 +14,11 @@ const SOLD_OUT = toErrorResponse(SOLD_OUT_ERROR);
 /**
  * After a sale sells out, nearly all of its traffic is buyers who will be told 410 SOLD_OUT. The
  * purchase route (purchase-route.ts) asks this first and, when `SoldOutGate` is certain, the answer is
- * given here, without the reservation script's round trip. It is asked only once the access token
- * (401) and the body (400) are known to be valid, and answers only after the rate limits were counted
- * and passed (429); it decides only for a known sale (404) whose window, token, limit and stock the gate
- * vouches for, and answers exactly what the full path would (same status, body, metric and log line).
+ * given here, without touching Redis: no reservation script, and no rate limit counted (docs/api.md's
+ * sold-out exception — a final answer that changes nothing needs no protection). It is asked only once
+ * the access token (401) and the body (400) are known to be valid; it decides only for a known sale (404)
+ * whose window, token, limit and stock the gate vouches for, and answers what the full path would (same
+ * status, body, metric and log line).
  */
 @Injectable()
 export class SoldOutFastPath {
@@ -34,6 +35,11 @@ export class SoldOutFastPath {
     const sale = this.catalog.peek(saleId);
     if (!sale || sale.strategy !== 'redis-lua') return false;
     return this.gate.refuses(sale, userId, purchase.token, purchase.quantity ?? 1);
+  }
+
+  /** Redis just said SOLD_OUT and the gate is reading the sale: ask again once it has (never rejects). */
+  learning(saleId: string): Promise<void> | undefined {
+    return this.gate.learning(saleId);
   }
 
   answer(reply: FastifyReply): void {

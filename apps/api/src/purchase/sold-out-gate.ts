@@ -1,7 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import type { SaleEntity } from '@flash-sale/db';
+import { type SaleEntity, StockLeases } from '@flash-sale/db';
 import { decidePurchase, ErrorCode } from '@flash-sale/domain';
-import { SaleRedisRepository, StockReturnSubscription } from '@flash-sale/redis';
+import { SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SubmitTokens } from './submit-tokens';
 
@@ -11,48 +11,56 @@ const END_MARGIN_MS = 2_000;
 const MAX_RESERVATIONS = 50_000;
 
 interface SoldOutFlag {
-  /** Units Redis had left when the flag was set: a purchase of more than this is refused. */
-  remaining: number;
-  /** Everyone who ever reserved in the sale: their answer may be a replay (202) or LIMIT_REACHED. */
+  /**
+   * Everyone who ever reserved in the sale: their answer may be a replay (202) or LIMIT_REACHED. With no
+   * unit left nobody can join them until units come back, which drops the flag.
+   */
   reservedBy: Set<string>;
   until: number;
 }
 
 /**
- * The short-lived local "sold out" flag docs/architecture.md allows ("Sold out: the local flag"): once
- * Redis has answered SOLD_OUT for a sale, this instance answers the next buyers of that sale itself,
- * without the reservation script's round trip — but only when the answer is certainly the one Redis would
- * give. It asks the purchase rules (libs/domain purchase-rules.ts) with what the flag knows, and answers
- * only a SOLD_OUT:
+ * The local "sold out" flag docs/architecture.md describes ("Sold out: the local flag"): once Redis has
+ * answered SOLD_OUT for a sale and holds no unit of it, this instance answers the next buyers of that sale
+ * itself — no rate limit counted, no Redis command (docs/api.md's sold-out exception) — but only when the
+ * answer is certainly 410. It asks the purchase rules (libs/domain purchase-rules.ts) with what the flag
+ * knows, and answers only a SOLD_OUT:
  *
  *   - the window: its end brought forward by a margin, since near it Redis's clock decides (the flag is
  *     only ever set on a started sale);
- *   - the submit token: signed for this sale and user and unexpired;
+ *   - the submit token: signed for this sale and user and unexpired (checked locally);
  *   - the replay and the per-user limit: asked only for a buyer who never reserved in this sale (such a
  *     buyer has no order to replay and holds no unit; anyone else goes to Redis);
- *   - the stock: the units Redis had left when the flag was set.
+ *   - the stock: none left.
  *
  * Units only come back through a lease, whose grant script publishes the sale's id on a channel this
  * instance listens to: the flag is dropped at once, so a returned unit is sold again, and a buyer of it
- * replaying on this instance gets the replay. Losing the subscription drops every flag; the TTL bounds
- * what any missed message could cost. Every other request goes to Redis as before.
+ * replaying on this instance gets the replay. While the subscription is not known to be in place no flag
+ * is trusted (StockReturnSubscription.isLive). A unit given back to MySQL whose lease failed (Redis
+ * hiccuped during a cancel) sends no message: so the flag lives for SOLD_OUT_FLAG_TTL_MS and is renewed
+ * in the background before it lapses by the same checks the purchase path makes — a top-up finds nothing
+ * to lease, no unit is in doubt, Redis's stock is still 0 — so no buyer ever waits for that renewal.
  *
  * Not covered: a submit token issued while Redis was down (the fallback) is unknown to Redis, which
- * would answer 403 where this answers 410 — a refusal either way.
+ * would answer 403 where this answers 410 — a refusal either way, which docs/api.md allows.
  */
 @Injectable()
 export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SoldOutGate.name);
   private readonly flags = new Map<string, SoldOutFlag>();
-  private readonly reading = new Set<string>();
-  /** Bumped by every stock return and subscription loss: a reading older than that is discarded. */
+  /** The reading in progress per sale; it never rejects. */
+  private readonly reading = new Map<string, Promise<void>>();
+  /** Bumped by every subscription loss: a reading older than that is discarded. */
   private generation = 0;
+  /** Per sale, bumped by every stock return: a reading of the sale older than that is discarded. */
+  private readonly returns = new Map<string, number>();
   /** SOLD_OUT_FLAG_TTL_MS: how long a reading is trusted without a return message; 0 = never. */
   private readonly flagTtlMs: number;
 
   constructor(
     private readonly stockReturns: StockReturnSubscription,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly leases: StockLeases,
     private readonly submitTokens: SubmitTokens,
     @InjectAppConfig() config: AppConfig,
   ) {
@@ -84,7 +92,19 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   isFlagged(saleId: string, now = Date.now()): boolean {
     const flag = this.flags.get(saleId);
     // Redis not ready: the fallback decides (REDIS_FALLBACK), not a reading taken before.
-    return flag !== undefined && flag.until > now && this.stockReturns.isLive();
+    if (flag === undefined || flag.until <= now || !this.stockReturns.isLive()) return false;
+    if (flag.until - now < this.flagTtlMs / 2) this.renew(saleId);
+    return true;
+  }
+
+  /**
+   * The reading that will set the sale's flag, while one is in progress and no flag is held: right after
+   * Redis's first SOLD_OUT, the buyers arriving meanwhile wait for it (one round trip) rather than each
+   * asking Redis, and then get the same answer they would have.
+   */
+  learning(saleId: string): Promise<void> | undefined {
+    const flag = this.flags.get(saleId);
+    return flag && flag.until > Date.now() ? undefined : this.reading.get(saleId);
   }
 
   /** True when Redis would certainly answer this purchase with 410 SOLD_OUT (see the class comment). */
@@ -100,32 +120,62 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
       quantity,
       perUserLimit: sale.perUserLimit,
       unitsHeld: 0,
-      available: flag.remaining,
+      available: 0,
     });
     return decision.kind === 'refuse' && decision.code === ErrorCode.SoldOut;
   }
 
-  /** Redis just answered SOLD_OUT for this sale: read its stock and buyers once, in the background. */
+  /** Redis just answered SOLD_OUT for this sale: read its buyers once, in the background. */
   noteSoldOut(saleId: string): void {
-    if (this.flagTtlMs === 0 || this.isFlagged(saleId) || this.reading.has(saleId) || !this.stockReturns.isLive()) {
-      return;
-    }
-    this.reading.add(saleId);
+    if (this.flagTtlMs === 0 || this.isFlagged(saleId)) return;
+    this.read(saleId, async () => this.saleRedis.soldOutView(saleId, MAX_RESERVATIONS));
+  }
+
+  /**
+   * Keeps a flag that is still true alive: what the purchase path checks before its SOLD_OUT, asked again
+   * (nothing left in MySQL to lease, nothing in doubt), then Redis's stock — still 0, so nobody reserved
+   * since and the buyers read before are all there are.
+   */
+  private renew(saleId: string): void {
+    const reservedBy = this.flags.get(saleId)?.reservedBy;
+    if (!reservedBy) return;
+    this.read(saleId, async () => {
+      if ((await this.leases.topUp(saleId)) > 0) return undefined; // the grant's message drops the flag
+      if ((await this.leases.unitsOutsideMySql(saleId)).inDoubt > 0) return undefined;
+      const remaining = await this.saleRedis.remaining(saleId);
+      return remaining === undefined ? undefined : { remaining, reservedBy };
+    });
+  }
+
+  /**
+   * One reading per sale at a time, off the request path. Kept only if the sale has no unit left and no
+   * stock return (or subscription loss) happened since the reading began: units returned meanwhile may
+   * be missing from it.
+   */
+  private read(saleId: string, reading: () => Promise<SoldOutView | undefined>): void {
+    if (this.reading.has(saleId) || !this.stockReturns.isLive()) return;
     const generation = this.generation;
-    this.saleRedis
-      .soldOutView(saleId, MAX_RESERVATIONS)
+    const returns = this.returns.get(saleId);
+    const done = reading()
       .then((view) => {
-        if (view && generation === this.generation && this.stockReturns.isLive()) {
-          this.flags.set(saleId, { ...view, until: Date.now() + this.flagTtlMs });
+        const returned = returns !== this.returns.get(saleId);
+        if (returned || generation !== this.generation || !this.stockReturns.isLive()) return;
+        if (view?.remaining === 0) {
+          this.flags.set(saleId, { reservedBy: view.reservedBy, until: Date.now() + this.flagTtlMs });
+        } else {
+          this.flags.delete(saleId);
         }
       })
-      .catch(() => undefined) // no flag: every request keeps asking Redis
+      .catch(() => {
+        this.flags.delete(saleId); // no flag: every request asks Redis again
+      })
       .finally(() => this.reading.delete(saleId));
+    this.reading.set(saleId, done);
   }
 
   /** Units came back to the sale: ask Redis again. */
   private forget(saleId: string): void {
-    this.generation += 1;
+    this.returns.set(saleId, (this.returns.get(saleId) ?? 0) + 1);
     this.flags.delete(saleId);
   }
 

@@ -41,10 +41,25 @@ export class SaleCatalog {
     this.cache.delete(saleId);
   }
 
-  /** The sale if it is in the cache and fresh; never reads MySQL. */
+  /**
+   * The sale if it is in the cache and fresh; never waits for MySQL. Past half its life an entry is
+   * reloaded in the background, so a sale in steady demand never drops out of the cache: otherwise every
+   * request arriving during the reload would take the slow path (for the sold-out answer, Redis's).
+   */
   peek(saleId: string): SaleEntity | undefined {
     const cached = this.cache.get(saleId);
-    return cached && cached.until > Date.now() ? cached.sale : undefined;
+    if (!cached) return undefined;
+    const left = cached.until - Date.now();
+    if (left <= 0) return undefined;
+    if (left < TTL_MS / 2 && !this.loading.has(saleId)) this.reloadInBackground(saleId);
+    return cached.sale;
+  }
+
+  private reloadInBackground(saleId: string): void {
+    const loading = this.load(saleId).finally(() => this.loading.delete(saleId));
+    this.loading.set(saleId, loading);
+    // A failed reload leaves the entry to expire: the next request reads MySQL itself and gets its error.
+    loading.catch(() => undefined);
   }
 
   private async load(saleId: string): Promise<SaleEntity> {

@@ -1,0 +1,87 @@
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { ErrorCode, RetryLaterError } from '@flash-sale/domain';
+import { ReplicaAcks } from '@flash-sale/redis';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+
+/** What a buyer is told to wait before sending the same token again. */
+const RETRY_SECONDS = 1;
+
+/**
+ * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation.
+ * The WAIT runs on a connection of its own, batched (libs/redis replica-acks.ts), so a missing replica
+ * slows only the purchases that wait, never token issuance, sold-out answers or anything else.
+ *
+ * Once a WAIT has timed out, the replica is known to be missing: later purchases are refused at once with
+ * 503 + retry-after before anything is reserved ("nothing happened"), rather than each reserving and then
+ * waiting out the timeout. While refusing, one probe (a WAIT of its own) per timeout tells when the
+ * replica is back.
+ */
+@Injectable()
+export class DurableAck implements OnModuleDestroy {
+  private readonly logger = new Logger(DurableAck.name);
+  private readonly enabled: boolean;
+  private readonly timeoutMs: number;
+  private replicaMissing = false;
+  private probing = false;
+
+  constructor(
+    private readonly replicaAcks: ReplicaAcks,
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.enabled = config.purchase.durableAck === 'replica';
+    this.timeoutMs = config.purchase.durableAckTimeoutMs;
+  }
+
+  onModuleDestroy(): void {
+    this.replicaAcks.close();
+  }
+
+  /** Throws 503 + retry-after while the last WAIT found no replica: nothing has been done yet. */
+  admit(): void {
+    if (!this.enabled || !this.replicaMissing) return;
+    this.probe();
+    throw new RetryLaterError(
+      ErrorCode.Unavailable,
+      'No replica can confirm purchases right now; nothing was done: retry with the same token',
+      RETRY_SECONDS,
+    );
+  }
+
+  /**
+   * Waits until a replica holds every write answered so far (the caller's reservation included). A
+   * timeout is a 503 with retry-after: the reservation exists, and the same token replays it.
+   */
+  async confirm(): Promise<void> {
+    if (!this.enabled) return;
+    if ((await this.replicaAcks.confirm(1, this.timeoutMs)) >= 1) {
+      this.replicaMissing = false;
+      return;
+    }
+    this.noteMissing();
+    throw new RetryLaterError(
+      ErrorCode.Unavailable,
+      'Your purchase is not confirmed yet; retry with the same token',
+      RETRY_SECONDS,
+    );
+  }
+
+  private noteMissing(): void {
+    if (!this.replicaMissing) this.logger.warn('No replica confirmed a purchase: refusing purchases until one does');
+    this.replicaMissing = true;
+  }
+
+  private probe(): void {
+    if (this.probing) return;
+    this.probing = true;
+    this.replicaAcks
+      .confirm(1, this.timeoutMs)
+      .then((confirmed) => {
+        if (confirmed >= 1 && this.replicaMissing) {
+          this.logger.log('A replica confirms again: admitting purchases');
+          this.replicaMissing = false;
+        }
+      })
+      .catch(() => undefined) // Redis itself is down: the purchase path has its own answer for that
+      .finally(() => (this.probing = false));
+  }
+}

@@ -1,0 +1,52 @@
+import type { ChildProcess } from 'node:child_process';
+import { waitFor } from '../../../test/support/fixtures';
+import { freePort } from '../../../test/support/free-port';
+import { redisAnswers, startPrivateRedis } from '../../../test/support/private-redis';
+import { createRedisClient, type RedisClient } from './redis-client';
+import { ReplicaAcks } from './replica-acks';
+import { KeyBuilder } from './sale-keys';
+
+/**
+ * ReplicaAcks on a private Redis that has no replica: every WAIT runs to its timeout, which makes the
+ * batching visible in the marker counter (one increment per WAIT sent).
+ */
+describe('replica acknowledgements (real Redis, no replica)', () => {
+  const TIMEOUT_MS = 300;
+  const keys = new KeyBuilder('fs-test-replica-acks');
+  let server: ChildProcess;
+  let redis: RedisClient;
+  let acks: ReplicaAcks;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = startPrivateRedis(port);
+    await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
+    redis = createRedisClient({ url: `redis://127.0.0.1:${port}`, clusterNodes: [] });
+    acks = new ReplicaAcks(redis, keys);
+  });
+  afterAll(() => {
+    acks.close();
+    redis.disconnect();
+    server.kill('SIGKILL');
+  });
+
+  const markers = async () => Number(await redis.get(keys.replicaAckMarker));
+
+  it('callers that ask while a WAIT is out share the next one, never the one already sent', async () => {
+    const first = acks.confirm(1, TIMEOUT_MS);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the first WAIT is out
+    const later = Array.from({ length: 10 }, () => acks.confirm(1, TIMEOUT_MS));
+    expect(await Promise.all([first, ...later])).toEqual(Array(11).fill(0));
+    expect(await markers()).toBe(2);
+  });
+
+  it('does not hold the shared connection: other commands answer while a WAIT is out', async () => {
+    const started = performance.now();
+    const waiting = acks.confirm(1, TIMEOUT_MS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const pingedAfter = await redis.ping().then(() => performance.now() - started);
+    expect(pingedAfter).toBeLessThan(TIMEOUT_MS - 100);
+    expect(await waiting).toBe(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+  });
+});

@@ -1,0 +1,147 @@
+import type { ChildProcess } from 'node:child_process';
+import { createRedisClient } from '@flash-sale/redis';
+import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
+import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
+import { waitFor } from './support/fixtures';
+import { freePort } from './support/free-port';
+import { redisAnswers, startPrivateRedis } from './support/private-redis';
+import { startStack, type RunningStack } from './support/running-stack';
+import { createTestEnv, type TestEnv } from './support/test-env';
+
+const WAIT_TIMEOUT_MS = 4_000;
+/** Far below the WAIT's timeout: an answer this fast did not queue behind a WAIT. */
+const FAST_MS = 1_500;
+
+type Answer = { orderNo: string; status: string } | { error: { code: string } };
+
+/**
+ * DURABLE_ACK=replica with the replica gone: only the purchases that wait for it are slowed; everything
+ * else answers at once, and later purchases are refused with 503 + retry-after without waiting, until a
+ * replica confirms again.
+ */
+describe('durable acknowledgement without a replica (replica SIGKILLed, then back)', () => {
+  let primaryPort: number;
+  let replicaPort: number;
+  let primary: ChildProcess;
+  let replica: ChildProcess;
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+
+  async function replicaLinked(): Promise<void> {
+    const probe = createRedisClient({ url: `redis://127.0.0.1:${replicaPort}`, clusterNodes: [] });
+    try {
+      await waitFor(
+        'replication link up',
+        () => probe.info('replication'),
+        (info) => info.includes('master_link_status:up'),
+        10_000,
+      );
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  async function startReplica(): Promise<void> {
+    replica = startPrivateRedis(replicaPort, { replicaOf: primaryPort });
+    await waitFor('replica', () => redisAnswers(replicaPort), Boolean, 10_000);
+    await replicaLinked();
+  }
+
+  beforeAll(async () => {
+    [primaryPort, replicaPort] = [await freePort(), await freePort()];
+    primary = startPrivateRedis(primaryPort);
+    await waitFor('primary', () => redisAnswers(primaryPort), Boolean, 10_000);
+    await startReplica();
+    testEnv = await createTestEnv({
+      REDIS_URL: `redis://127.0.0.1:${primaryPort}`,
+      DURABLE_ACK: 'replica',
+      DURABLE_ACK_TIMEOUT_MS: String(WAIT_TIMEOUT_MS),
+      REDIS_FALLBACK: 'off',
+      SOLD_OUT_FLAG_TTL_MS: '600000',
+    });
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await Promise.race([stack.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    primary.kill('SIGKILL');
+    replica.kill('SIGKILL');
+    await testEnv.cleanup();
+  });
+
+  async function createSale(adminToken: string, stock: number): Promise<string> {
+    const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: adminToken,
+      json: { name: 'Durable', priceCents: 100, stock, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(response.status).toBe(201);
+    return response.body.id;
+  }
+
+  const buy = (saleId: string, guestToken: string, token: string) =>
+    stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, { token: guestToken, json: { token } });
+
+  async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+    const started = performance.now();
+    const result = await work();
+    return { result, ms: performance.now() - started };
+  }
+
+  it('a WAIT with no replica holds only its purchase; the next purchases are shed at once; a replica back sells again', async () => {
+    const adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const live = await createSale(adminToken, 100);
+    const soldOut = await createSale(adminToken, 1);
+    const [ada, bob, cyd, dan, eve] = await Promise.all(Array.from({ length: 5 }, () => stack.client.guest()));
+    expect((await buy(soldOut, ada!.token, await stack.client.submitToken(soldOut, ada!.token))).status).toBe(202);
+    const bobToken = await stack.client.submitToken(soldOut, bob!.token);
+    expect((await buy(soldOut, bob!.token, bobToken)).status).toBe(410);
+    const sale = await stack.api.get(SaleCatalog).get(soldOut);
+    await waitFor(
+      'the sold-out flag',
+      async () => stack.api.get(SoldOutGate).refuses(sale, bob!.userId, bobToken, 1),
+      Boolean,
+      5_000,
+    );
+    const cydToken = await stack.client.submitToken(live, cyd!.token);
+    const eveToken = await stack.client.submitToken(live, eve!.token);
+
+    replica.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the primary sees its replica gone
+
+    // Cyd's purchase reserves, then waits for a replica that is not there.
+    const waiting = timed(() => buy(live, cyd!.token, cydToken));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Meanwhile: a token is issued (a Redis write) and a sold-out buyer is answered, both at once.
+    const issued = await timed(() =>
+      stack.client.call<{ token: string }>('POST', `/api/sales/${live}/tokens`, { token: dan!.token }),
+    );
+    expect(issued.result.status).toBe(201);
+    expect(issued.ms).toBeLessThan(FAST_MS);
+    const refused = await timed(() => buy(soldOut, bob!.token, bobToken));
+    expect(refused.result.status).toBe(410);
+    expect(refused.ms).toBeLessThan(FAST_MS);
+
+    const cyds = await waiting;
+    expect(cyds.result.status).toBe(503);
+    expect(cyds.result.headers['retry-after']).toBe('1');
+    expect(cyds.ms).toBeGreaterThanOrEqual(WAIT_TIMEOUT_MS - 500);
+
+    // The replica is known to be missing: the next purchase is refused at once, before reserving.
+    const shed = await timed(() => buy(live, eve!.token, eveToken));
+    expect(shed.result.status).toBe(503);
+    expect(shed.result.headers['retry-after']).toBe('1');
+    expect(shed.ms).toBeLessThan(FAST_MS);
+
+    await startReplica();
+    const eves = await waitFor(
+      "Eve's purchase, confirmed by the replica",
+      () => buy(live, eve!.token, eveToken),
+      (response) => response.status !== 503,
+      3 * WAIT_TIMEOUT_MS,
+    );
+    expect(eves.status).toBe(202);
+    // Cyd's reservation was made before her 503: the same token now gets it, confirmed.
+    const cydAgain = await buy(live, cyd!.token, cydToken);
+    expect(cydAgain.status).toBe(202);
+  });
+});
