@@ -34,14 +34,12 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     await testEnv?.cleanup();
   });
 
-  it('a verification during another process restart leaves the sale on the new incarnation', async () => {
-    const { redis, keys, scripts, saleRedis } = access;
-    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
-    expect(await epochOf(saleId)).toBe(1);
-
-    // Process A restarts the sale, and its load into Redis waits at a gate the test opens: MySQL
-    // names epoch 2 while Redis still holds epoch 1.
-    const restarterScripts = new ReservationScripts(redis, keys);
+  /**
+   * A process's scripts whose load into Redis waits at a gate the test opens: between MySQL opening the
+   * next epoch and Redis being loaded with it.
+   */
+  function gatedLoad() {
+    const restarterScripts = new ReservationScripts(access.redis, access.keys);
     const realLoad = restarterScripts.load.bind(restarterScripts);
     let loadReached!: () => void;
     const loadWasReached = new Promise<void>((resolve) => (loadReached = resolve));
@@ -52,6 +50,17 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
       await gate;
       return realLoad(...args);
     });
+    return { restarterScripts, loadWasReached, openGate };
+  }
+
+  it('a verification during another process restart leaves the sale on the new incarnation', async () => {
+    const { redis, keys, scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    expect(await epochOf(saleId)).toBe(1);
+
+    // Process A restarts the sale, and its load into Redis waits at a gate the test opens: MySQL
+    // names epoch 2 while Redis still holds epoch 1.
+    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
     const restarting = processLeases(restarterScripts).restartIncarnation(saleId, 1);
     await loadWasReached;
     expect(await epochOf(saleId)).toBe(2); // opened in MySQL, not yet in Redis
@@ -78,17 +87,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     const before = await epochOf(saleId);
 
     // Process A restarts the sale; its load into Redis waits at a gate opened by B's look at Redis.
-    const restarterScripts = new ReservationScripts(redis, keys);
-    const realLoad = restarterScripts.load.bind(restarterScripts);
-    let loadReached!: () => void;
-    const loadWasReached = new Promise<void>((resolve) => (loadReached = resolve));
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    jest.spyOn(restarterScripts, 'load').mockImplementation(async (...args) => {
-      loadReached();
-      await gate;
-      return realLoad(...args);
-    });
+    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
     const restarting = processLeases(restarterScripts).restartIncarnation(saleId, before);
     await loadWasReached;
 

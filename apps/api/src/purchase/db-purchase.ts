@@ -206,18 +206,10 @@ export class DbPurchase {
    * check, write — the write lands only if no newer holder claimed the row meanwhile. Read committed:
    * a paused holder keeps no lock that would stop the next one.
    */
-  private fenced(
-    grant: LockGrant,
-    sale: SaleEntity,
-    request: PurchaseRequestFacts,
-    order: Partial<OrderEntity>,
-  ): Promise<void> {
-    return this.repository.inTransaction(async (statements) => {
-      const available = await statements.availableUnguarded(sale.id);
-      await this.insertIfAllowed(statements, sale, request, order, available);
-      await this.pause.pauseIfArmed(grant);
+  private fenced(grant: LockGrant, sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>) {
+    return this.readCheckWriteUnderLock(grant, sale, request, order, async (statements) => {
       if (!(await statements.takeUnitsFenced(sale.id, order.quantity!, grant.lock.token))) throw lockLost();
-    }, 'READ COMMITTED');
+    });
   }
 
   /**
@@ -230,12 +222,25 @@ export class DbPurchase {
     sale: SaleEntity,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
+  ) {
+    return this.readCheckWriteUnderLock(grant, sale, request, order, (statements, available) =>
+      statements.overwriteAvailable(sale.id, available - order.quantity!),
+    );
+  }
+
+  /** The two redis-lock flavours differ only in their write: the read, the check and the pause are one. */
+  private readCheckWriteUnderLock(
+    grant: LockGrant,
+    sale: SaleEntity,
+    request: PurchaseRequestFacts,
+    order: Partial<OrderEntity>,
+    write: (statements: PurchaseStatements, available: number) => Promise<void>,
   ): Promise<void> {
     return this.repository.inTransaction(async (statements) => {
       const available = await statements.availableUnguarded(sale.id);
       await this.insertIfAllowed(statements, sale, request, order, available);
       await this.pause.pauseIfArmed(grant);
-      await statements.overwriteAvailable(sale.id, available - order.quantity!);
+      await write(statements, available);
     }, 'READ COMMITTED');
   }
 
