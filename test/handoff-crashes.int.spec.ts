@@ -14,6 +14,7 @@ import { freePort } from './support/free-port';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
+import { onlyBucket, singleBucketSale } from '@flash-sale/redis';
 
 const API_ENTRY = join(__dirname, '..', 'apps', 'api', 'dist', 'main.js');
 const HOUR_MS = '3600000';
@@ -180,28 +181,28 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
     const { scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 3000);
-    expect(await saleRedis.handoffBacklog(saleId)).toBe(3000);
+    expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(3000);
 
     worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
     const queue = worker.get(OrdersQueue).queue;
-    const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(onlyBucket(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     // (This test's own pool sees the server go and come back too: a failed probe reads as -1.)
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]).catch(() => -1);
     await waitFor('the first orders', rows, (n) => n > 0, 30_000);
 
     await mariadb.stop();
-    const backlogWhileDown = await saleRedis.handoffBacklog(saleId);
+    const backlogWhileDown = await saleRedis.handoffBacklog(singleBucketSale(saleId));
     expect(backlogWhileDown).toBeGreaterThan(0); // the stop landed mid-drain
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     // Ten seconds without MySQL: nothing was dropped from the hand-off meanwhile.
-    expect(await saleRedis.handoffBacklog(saleId)).toBe(backlogWhileDown);
+    expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(backlogWhileDown);
     await mariadb.start();
 
     await waitFor('all 3,000 orders', rows, (n) => n >= 3000, 90_000);
     await waitFor(
       'the stream emptied',
-      () => saleRedis.handoffBacklog(saleId),
+      () => saleRedis.handoffBacklog(singleBucketSale(saleId)),
       (n) => n === 0,
       30_000,
     );

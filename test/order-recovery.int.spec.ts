@@ -5,6 +5,7 @@ import { inBatches } from './support/api-client';
 import { issueTestToken } from './support/private-redis';
 import { countRows, waitFor } from './support/fixtures';
 import { useLifecycleWorld } from './order-lifecycle/lifecycle-world';
+import { onlyBucket, singleBucketSale } from '@flash-sale/redis';
 
 /** Hand-offs no nudge woke, a sale audited from MySQL alone, and a mixed run whose books must balance. */
 describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)', () => {
@@ -21,7 +22,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
       [1, 2, 3, 4].map(async (i) => {
         const { token } = await issueTestToken(w.saleRedis, saleId, `orphan${i}`, 60);
         const result = await w.scripts.reserve({
-          saleId,
+          bucket: onlyBucket(saleId),
           userId: `orphan${i}`,
           submitToken: token,
           quantity: 1,
@@ -51,7 +52,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     expect(await countRows(w.db, `SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?, ?, ?, ?)`, orphans)).toBe(4);
     await waitFor(
       'the stream emptied',
-      () => w.saleRedis.handoffBacklog(saleId),
+      () => w.saleRedis.handoffBacklog(singleBucketSale(saleId)),
       (n) => n === 0,
     );
     expect(await w.stack.worker!.get(HandoffSweep).run()).toBe(0); // nothing left to wake a writer for
@@ -127,7 +128,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     });
     // remaining + held + returned == stock: units never sold, units held by paid orders, and units
     // sold and given back (Redis' own ledger of releases), which are on sale again.
-    const snapshot = await w.saleRedis.snapshot(saleId);
+    const snapshot = await w.saleRedis.snapshot(singleBucketSale(saleId));
     const returned = [...snapshot.returned.values()].reduce((units, n) => units + n, 0);
     const neverSold = snapshot.remaining - returned;
     expect(returned).toBe(stock - paid);

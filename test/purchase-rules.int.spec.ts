@@ -11,6 +11,8 @@ import {
 } from '@flash-sale/db';
 import { decidePurchase, DomainError, OrderNumberGenerator, PURCHASE_REFUSAL_CODES } from '@flash-sale/domain';
 import {
+  onlyBucket,
+  singleBucketSale,
   type RedisClient,
   RedisConnection,
   ReservationScripts,
@@ -148,8 +150,12 @@ function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleRedi
   return {
     async createSale(testCase) {
       const saleId = String(nextSaleId++);
-      await scripts().load(loadInput(saleId, testCase, windowOf({ ...testCase, window: 'live' })), []);
-      await scripts().grantLease(saleId, 1, 'lease-1', testCase.sale.stock);
+      await scripts().load(
+        onlyBucket(saleId),
+        loadInput(saleId, testCase, windowOf({ ...testCase, window: 'live' })),
+        [],
+      );
+      await scripts().grantLease(onlyBucket(saleId), 1, 'lease-1', testCase.sale.stock);
       return saleId;
     },
     async issueSubmitToken(saleId, buyer) {
@@ -157,7 +163,7 @@ function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleRedi
     },
     async buy(saleId, buyer, submitToken, quantity) {
       const result = await scripts().reserve({
-        saleId,
+        bucket: onlyBucket(saleId),
         userId: buyer,
         submitToken,
         quantity,
@@ -170,7 +176,7 @@ function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleRedi
     },
     async moveWindow(saleId, testCase) {
       // Same incarnation: a refresh, which rewrites the window and keeps everything sold.
-      await scripts().load(loadInput(saleId, testCase, windowOf(testCase)), []);
+      await scripts().load(onlyBucket(saleId), loadInput(saleId, testCase, windowOf(testCase)), []);
     },
   };
 }
@@ -199,11 +205,12 @@ function mysqlStore(
         strategy,
         paymentTimeoutSeconds: 600,
         purpose: 'shop',
+        buckets: 1,
       });
       return String(sale.id);
     },
     async issueSubmitToken(saleId, buyer) {
-      return (await tokens().issue(saleId, buyer, false)).token;
+      return (await tokens().issue(singleBucketSale(saleId), buyer, false)).token;
     },
     async buy(saleId, buyer, submitToken, quantity) {
       const sale = await db().getRepository(SaleEntity).findOneByOrFail({ id: saleId });

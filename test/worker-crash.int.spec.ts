@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueueName, writeOrdersJob } from '@flash-sale/queue';
-import { createRedisClient, HANDOFF_GROUP, type RedisClient } from '@flash-sale/redis';
+import { createRedisClient, HANDOFF_GROUP, onlyBucket, type RedisClient, singleBucketSale } from '@flash-sale/redis';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { exited } from './support/child-process';
@@ -70,7 +70,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
       (n) => n === 2,
       30_000,
     );
-    const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(onlyBucket(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     // The worker writing the sale is the consumer holding its entries (named host:pid:…).
     const holder = await waitFor(
@@ -106,8 +106,8 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     const { keys, scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
-    expect(await saleRedis.handoffBacklog(saleId)).toBe(1000);
-    const job = writeOrdersJob(saleId, testEnv.config.worker.jobAttempts);
+    expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(1000);
+    const job = writeOrdersJob(onlyBucket(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     const handoff = keys.sale(saleId).handoff;
     const unacknowledged = async () => Number(((await access.redis.xpending(handoff, HANDOFF_GROUP)) as [number])[0]);
@@ -135,7 +135,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     expect(await rows()).toBe(1000);
     await waitFor(
       'the stream emptied',
-      () => saleRedis.handoffBacklog(saleId),
+      () => saleRedis.handoffBacklog(singleBucketSale(saleId)),
       (n) => n === 0,
       30_000,
     );

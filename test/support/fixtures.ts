@@ -1,7 +1,7 @@
 import { issueTestToken } from './private-redis';
 import { type HandedOffOrder, OrderNumberGenerator } from '@flash-sale/domain';
 import { StockLeaseRepository, StockLeases } from '@flash-sale/db';
-import type { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { onlyBucket, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 
 const HOUR = 3_600_000;
@@ -52,7 +52,7 @@ export async function reserveForUsers(
       const userId = `buyer${i}`;
       const { token } = await issueTestToken(saleRedis, saleId, userId, 300);
       const result = await scripts.reserve({
-        saleId,
+        bucket: onlyBucket(saleId),
         userId,
         submitToken: token,
         quantity: 1,

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import type { SaleRedisRepository } from '@flash-sale/redis';
+import { onlyBucket } from '@flash-sale/redis';
 
 export interface PrivateRedisOptions {
   /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */
@@ -45,6 +46,6 @@ export async function issueTestToken(
   ttlSeconds: number,
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(18).toString('base64url');
-  await saleRedis.storeToken(saleId, token, userId, ttlSeconds);
+  await saleRedis.storeToken(onlyBucket(saleId), token, userId, ttlSeconds);
   return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
 }

@@ -59,6 +59,11 @@ export interface AppConfig {
      */
     lockTtlMs: number;
     lockWaitMs: number;
+    /**
+     * Buckets of a redis-lua sale created without `buckets` (docs/architecture.md "Hot sales: buckets"):
+     * more than 1 spreads every new sale's stock over that many Redis Cluster slots.
+     */
+    saleBucketsDefault: number;
   };
   /** Stock leases from MySQL to Redis (docs/architecture.md "Who owns the stock"). */
   leases: {
@@ -275,6 +280,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
       lockTtlMs: integer(env, 'PURCHASE_LOCK_TTL_MS', 2_000, 100, 600_000),
       lockWaitMs: integer(env, 'PURCHASE_LOCK_WAIT_MS', 5_000, 0, 600_000),
+      saleBucketsDefault: integer(env, 'SALE_BUCKETS_DEFAULT', 1, 1, 16),
     },
     leases: {
       size: integer(env, 'LEASE_SIZE', 1_000, 1, 1_000_000),

@@ -34,6 +34,8 @@ export const SALE_LIMITS = {
   maxPaymentTimeoutSeconds: 86_400,
   maxDescriptionLength: 2000,
   maxImageUrlLength: 500,
+  /** Redis buckets (cluster hash slots) a redis-lua sale's stock may be spread over. */
+  maxBuckets: 16,
 } as const;
 
 /** What `POST /api/admin/sales` assumes for an optional field left out. */
@@ -65,6 +67,8 @@ export interface Sale {
   paymentTimeoutSeconds: number;
   status: SaleStatus;
   purpose: SalePurpose;
+  /** Redis buckets the sale's stock is spread over (1 for every strategy but redis-lua). */
+  buckets: number;
 }
 
 /** `POST /api/admin/sales`; see SALE_DEFAULTS for what a missing field means (`startsAt`: now). */
@@ -81,6 +85,11 @@ export interface CreateSaleRequest {
   imageUrl?: string;
   /** Test data (`load-test`, `bench`, `demo`) stays out of the storefront; default `shop`. */
   purpose?: SalePurpose;
+  /**
+   * redis-lua only: Redis buckets (cluster hash slots) the sale's leased stock is spread over, so a hot
+   * sale is not bound by one Redis core; default 1 (or the server's SALE_BUCKETS_DEFAULT).
+   */
+  buckets?: number;
 }
 
 /**

@@ -13,6 +13,7 @@ import { SalePurpose1764300000000 } from './migrations/1764300000000-sale-purpos
 import { LockFenceAndStockSegments1764300000100 } from './migrations/1764300000100-lock-fence-and-stock-segments';
 import { SaleBuyers1764300000200 } from './migrations/1764300000200-sale-buyers';
 import { GuestNames1764300000300 } from './migrations/1764300000300-guest-names';
+import { SaleBuckets1764400000000 } from './migrations/1764400000000-sale-buckets';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   LockFenceAndStockSegments1764300000100,
   SaleBuyers1764300000200,
   GuestNames1764300000300,
+  SaleBuckets1764400000000,
 ];
 
 export interface DatabaseOptions {

@@ -11,6 +11,7 @@ import { OrderWritingRepository } from './order-writing.repository';
 import { PaymentRepository } from './payment.repository';
 import { SaleBooksRepository } from './sale-books.repository';
 import { SaleBuyerRepository } from './sale-buyer.repository';
+import { SaleLayouts } from './sale-layouts';
 import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
@@ -37,6 +38,7 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   DemoRunRepository,
   OrderExpiryRepository,
   SaleBuyerRepository,
+  SaleLayouts,
 ];
 
 /**

@@ -20,10 +20,15 @@ export class OrderExpiryRepository {
   /** Up to `limit` of the sale's orders due by `dueBy`, the oldest deadlines first. */
   async overdueOrders(saleId: string, dueBy: Date, limit: number): Promise<OverdueOrder[]> {
     const rows = (await this.dataSource.query(
-      `SELECT order_no, version, quantity FROM orders
+      `SELECT order_no, user_id, version, quantity FROM orders
         WHERE sale_id = ? AND status = 'PENDING_PAYMENT' AND expires_at <= ? ORDER BY expires_at LIMIT ${Math.trunc(limit)}`,
       [saleId, dueBy],
-    )) as { order_no: string; version: number; quantity: number }[];
-    return rows.map((row) => ({ orderNo: row.order_no, version: Number(row.version), quantity: Number(row.quantity) }));
+    )) as { order_no: string; user_id: string; version: number; quantity: number }[];
+    return rows.map((row) => ({
+      orderNo: row.order_no,
+      userId: row.user_id,
+      version: Number(row.version),
+      quantity: Number(row.quantity),
+    }));
   }
 }

@@ -11,6 +11,7 @@ export type ReturningStatus = 'CANCELLED' | 'EXPIRED';
 /** An order the expiry sweep found overdue, as it read it (the version is the compare-and-set's). */
 export interface OverdueOrder {
   orderNo: string;
+  userId: string;
   version: number;
   quantity: number;
 }

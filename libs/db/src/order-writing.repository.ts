@@ -17,6 +17,7 @@ export type NewOrderRow = Pick<
   | 'reservedAt'
   | 'expiresAt'
   | 'leaseEpoch'
+  | 'bucket'
   | 'submitToken'
 >;
 
@@ -61,13 +62,14 @@ export class OrderWritingTransaction {
         row.reservedAt,
         row.expiresAt,
         row.leaseEpoch,
+        row.bucket,
         row.submitToken,
       );
     }
     await this.manager.query(
       `INSERT INTO orders (order_no, sale_id, user_id, user_slot, quantity, amount_cents, status, failure_reason,
-         reserved_at, expires_at, lease_epoch, submit_token)
-       VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+         reserved_at, expires_at, lease_epoch, bucket, submit_token)
+       VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       params,
     );
   }

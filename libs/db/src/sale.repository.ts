@@ -17,6 +17,7 @@ export type NewSale = Pick<
   | 'strategy'
   | 'paymentTimeoutSeconds'
   | 'purpose'
+  | 'buckets'
 >;
 
 /** What an admin may edit on a sale: its description and window, never its stock columns. */

@@ -1,5 +1,6 @@
 import { HOLDING_STATUSES } from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
+import { isDuplicateKeyError } from './duplicate-key';
 
 /** A sale's row as the lease bookkeeping needs it. */
 export interface SaleLeaseRow {
@@ -13,12 +14,25 @@ export interface SaleLeaseRow {
   endsAt: Date;
   perUserLimit: number;
   strategy: string;
+  /** Redis buckets the sale's leased stock is spread over. */
+  buckets: number;
 }
 
 export interface Lease {
   leaseId: string;
   epoch: number;
   units: number;
+  /** The bucket it is granted to. */
+  bucket: number;
+}
+
+/** Units a bucket took out of its balance to give back to MySQL (give-back-4.lua). */
+export interface GivenBackUnits {
+  returnKey: string;
+  bucket: number;
+  units: number;
+  /** The incarnation whose leased units they were. */
+  epoch: number;
 }
 
 /** The lease ledger of one sale, for the audit and /metrics. */
@@ -61,7 +75,7 @@ export class StockLeaseRepository {
   async saleRow(saleId: string): Promise<SaleLeaseRow | undefined> {
     const [row] = (await this.dataSource.query(
       `SELECT stock, available, leased, in_doubt, redis_epoch, settled_epoch, starts_at, ends_at, per_user_limit,
-              strategy
+              strategy, buckets
          FROM sales WHERE id = ?`,
       [saleId],
     )) as Record<string, unknown>[];
@@ -77,31 +91,34 @@ export class StockLeaseRepository {
       endsAt: new Date(row['ends_at'] as Date),
       perUserLimit: Number(row['per_user_limit']),
       strategy: String(row['strategy']),
+      buckets: Number(row['buckets'] ?? 1),
     };
   }
 
   /**
-   * Moves up to `maxUnits` from `available` to `leased` for incarnation `epoch`, with the lease's ledger
-   * row, in one transaction. Returns undefined when nothing is available or the sale moved to another
-   * incarnation meanwhile (the caller reads the row again).
+   * Moves up to `maxUnits` from `available` to `leased` for incarnation `epoch` and one of its buckets, with
+   * the lease's ledger row, in one transaction. Returns undefined when nothing is available or the sale
+   * moved to another incarnation meanwhile (the caller reads the row again). A bucket of a sale with
+   * several takes at most its share of what is left (`spread`), so the last units are spread over them.
    */
-  async lease(saleId: string, epoch: number, maxUnits: number): Promise<Lease | undefined> {
+  async lease(saleId: string, epoch: number, maxUnits: number, bucket = 0, spread = true): Promise<Lease | undefined> {
     return this.dataSource.transaction('READ COMMITTED', async (manager) => {
-      const [row] = (await manager.query('SELECT available FROM sales WHERE id = ? AND redis_epoch = ? FOR UPDATE', [
-        saleId,
-        epoch,
-      ])) as { available: number }[];
-      const units = Math.min(maxUnits, Number(row?.available ?? 0));
+      const [row] = (await manager.query(
+        'SELECT available, buckets FROM sales WHERE id = ? AND redis_epoch = ? FOR UPDATE',
+        [saleId, epoch],
+      )) as { available: number; buckets: number }[];
+      const available = Number(row?.available ?? 0);
+      const units = Math.min(maxUnits, spread ? Math.ceil(available / Number(row?.buckets ?? 1)) : available);
       if (units <= 0) return undefined;
       await manager.query(
         `UPDATE sales SET available = available - ?, leased = leased + ?, version = version + 1 WHERE id = ?`,
         [units, units, saleId],
       );
       const inserted = (await manager.query(
-        `INSERT INTO stock_leases (sale_id, epoch, units, state) VALUES (?, ?, ?, 'PENDING')`,
-        [saleId, epoch, units],
+        `INSERT INTO stock_leases (sale_id, epoch, bucket, units, state) VALUES (?, ?, ?, ?, 'PENDING')`,
+        [saleId, epoch, bucket, units],
       )) as { insertId: number | string };
-      return { leaseId: String(inserted.insertId), epoch, units };
+      return { leaseId: String(inserted.insertId), epoch, units, bucket };
     });
   }
 
@@ -115,10 +132,15 @@ export class StockLeaseRepository {
   /** Leases of `epoch` in one state (reconciliation retries PENDING grants and checks GRANTED ones). */
   async leasesOf(saleId: string, epoch: number, state: LeaseState): Promise<Lease[]> {
     const rows = (await this.dataSource.query(
-      'SELECT id, units FROM stock_leases WHERE sale_id = ? AND epoch = ? AND state = ?',
+      'SELECT id, units, bucket FROM stock_leases WHERE sale_id = ? AND epoch = ? AND state = ?',
       [saleId, epoch, state],
-    )) as { id: string | number; units: number }[];
-    return rows.map((row) => ({ leaseId: String(row.id), epoch, units: Number(row.units) }));
+    )) as { id: string | number; units: number; bucket: number }[];
+    return rows.map((row) => ({
+      leaseId: String(row.id),
+      epoch,
+      units: Number(row.units),
+      bucket: Number(row.bucket),
+    }));
   }
 
   /**
@@ -193,13 +215,56 @@ export class StockLeaseRepository {
     return row?.ms === null || row?.ms === undefined ? undefined : Number(row.ms);
   }
 
-  /** Units of the orders (any status) written from incarnation `epoch`'s leases. */
-  async unitsWrittenFrom(saleId: string, epoch: number): Promise<number> {
-    const [row] = (await this.dataSource.query(
-      'SELECT COALESCE(SUM(quantity), 0) AS units FROM orders WHERE sale_id = ? AND lease_epoch = ?',
+  /** Units of the orders (any status) written from incarnation `epoch`'s leases, by bucket. */
+  async unitsWrittenFrom(saleId: string, epoch: number): Promise<Map<number, number>> {
+    const rows = (await this.dataSource.query(
+      'SELECT bucket, SUM(quantity) AS units FROM orders WHERE sale_id = ? AND lease_epoch = ? GROUP BY bucket',
       [saleId, epoch],
-    )) as { units: string | number }[];
-    return Number(row?.units ?? 0);
+    )) as { bucket: number; units: string | number }[];
+    return new Map(rows.map((row) => [Number(row.bucket), Number(row.units)]));
+  }
+
+  /**
+   * Units a bucket gave back go to `available`, once per return key (a `RETURNED` ledger row keyed by
+   * it). Units of an incarnation that lost its state are in doubt: they leave `in_doubt` too, unless a
+   * settlement already returned them (their incarnation is settled), when nothing moves. Returns
+   * whether this call applied it.
+   */
+  async applyGiveBack(saleId: string, giveBack: GivenBackUnits): Promise<boolean> {
+    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+      const [row] = (await manager.query('SELECT redis_epoch, settled_epoch FROM sales WHERE id = ? FOR UPDATE', [
+        saleId,
+      ])) as { redis_epoch: number; settled_epoch: number }[];
+      if (!row) return false;
+      const settled = giveBack.epoch <= Number(row.settled_epoch);
+      const units = settled ? 0 : giveBack.units;
+      try {
+        await manager.query(
+          `INSERT INTO stock_leases (sale_id, epoch, bucket, units, state, return_key) VALUES (?, ?, ?, ?, 'RETURNED', ?)`,
+          [saleId, giveBack.epoch, giveBack.bucket, units, giveBack.returnKey],
+        );
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+      if (units === 0) return true;
+      const inDoubt = giveBack.epoch < Number(row.redis_epoch) ? units : 0;
+      await manager.query(
+        `UPDATE sales SET available = available + ?, leased = leased - ?, in_doubt = in_doubt - ?, version = version + 1
+          WHERE id = ?`,
+        [units, units, inDoubt, saleId],
+      );
+      return true;
+    });
+  }
+
+  /** The return keys of the give-backs MySQL has applied for the sale. */
+  async appliedReturnKeys(saleId: string): Promise<Set<string>> {
+    const rows = (await this.dataSource.query(
+      'SELECT return_key FROM stock_leases WHERE sale_id = ? AND return_key IS NOT NULL',
+      [saleId],
+    )) as { return_key: string }[];
+    return new Set(rows.map((row) => row.return_key));
   }
 
   /**

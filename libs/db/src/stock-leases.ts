@@ -1,7 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import {
+  bucketsOf,
+  buyerBucket,
   type GrantResult,
   type ReservationScripts,
   type SaleActivity,
+  type SaleBucket,
+  type SaleLayout,
   type SaleRedisRepository,
 } from '@flash-sale/redis';
 import { type SaleLeaseRow, StockLeaseRepository } from './stock-lease.repository';
@@ -32,6 +37,7 @@ export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
  */
 export class StockLeases {
   private readonly topUps = new Map<string, Coalesced<number>>();
+  private readonly refills = new Map<string, Coalesced<number>>();
   private readonly loads = new Map<string, Promise<LoadOutcome>>();
   private readonly verifications = new Map<string, Promise<VerifyOutcome>>();
 
@@ -45,12 +51,57 @@ export class StockLeases {
   ) {}
 
   /**
-   * Leases up to one lease's worth of `available` units to Redis now, unless the sale is over or not
-   * Redis-backed. Returns the units Redis received (0: MySQL has none left to lease, or Redis is on
-   * another incarnation and must be loaded first).
+   * Leases up to one lease's worth of `available` units to one bucket of the sale now (the given one, or
+   * the one with the smallest balance), unless the sale is over or not Redis-backed. Returns the units
+   * Redis received (0: MySQL has none left to lease, or Redis is on another incarnation and must be
+   * loaded first).
    */
-  topUp(saleId: string): Promise<number> {
-    return coalesce(this.topUps, saleId, () => this.leaseOnce(saleId));
+  topUp(saleId: string, bucket?: number): Promise<number> {
+    return coalesce(this.topUps, `${saleId}/${bucket ?? 'any'}`, () => this.leaseOnce(saleId, bucket));
+  }
+
+  /**
+   * A buyer's bucket is empty and MySQL had nothing left to lease: the sale's other buckets give back part
+   * of their balance (give-back-4.lua; at least `wanted` units when they have them, else half of theirs),
+   * MySQL takes the units back into `available`, and a lease hands them to the buyer's bucket. Returns the
+   * units that bucket received: 0 means every other bucket was empty when asked and MySQL had nothing.
+   * Concurrent calls for one bucket share a run.
+   */
+  refillFromOtherBuckets(saleId: string, bucket: number, wanted: number): Promise<number> {
+    return coalesce(this.refills, `${saleId}/${bucket}`, () => this.refillOnce(saleId, bucket, wanted));
+  }
+
+  private async refillOnce(saleId: string, home: number, wanted: number): Promise<number> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale || sale.strategy !== 'redis-lua' || sale.buckets < 2 || sale.redisEpoch === 0 || hasEnded(sale)) {
+      return 0;
+    }
+    const layout = layoutOf(saleId, sale);
+    const balances = await this.saleRedis.balances(layout);
+    let gathered = 0;
+    for (let step = 1; step < sale.buckets && gathered < wanted; step++) {
+      const index = (home + step) % sale.buckets;
+      const balance = balances[index] ?? 0;
+      if (balance <= 0) continue;
+      const returnKey = `${saleId}:${index}:${randomUUID()}`;
+      const result = await this.scripts.giveBack(
+        bucketsOf(layout)[index]!,
+        sale.redisEpoch,
+        returnKey,
+        Math.max(Math.min(wanted, balance), Math.ceil(balance / 2)),
+      );
+      if (result.kind === 'wrong-epoch' || result.units === 0) continue;
+      // Applied here at once; the worker applies the hand-off entry again, which changes nothing.
+      await this.repository.applyGiveBack(saleId, {
+        returnKey,
+        bucket: index,
+        units: result.units,
+        epoch: sale.redisEpoch,
+      });
+      gathered += result.units;
+    }
+    // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for.
+    return this.leaseOnce(saleId, home, false);
   }
 
   /**
@@ -62,20 +113,20 @@ export class StockLeases {
     return singleFlight(this.loads, saleId, async () => {
       let sale = await this.repository.saleRow(saleId);
       if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
-      let redisEpoch = (await this.saleRedis.incarnation(saleId))?.epoch;
-      if (redisEpoch === undefined || redisEpoch < sale.redisEpoch) {
+      let redisEpochs = await this.bucketEpochs(saleId, sale);
+      if (redisEpochs.some((epoch) => epoch === undefined || epoch < sale!.redisEpoch)) {
         // As in verifyOnce: another process may be between opening the next incarnation in MySQL and
         // loading it into Redis. Look once more before restarting the sale a second time.
         await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
         sale = await this.repository.saleRow(saleId);
         if (!sale) return 'not-redis-backed';
-        redisEpoch = (await this.saleRedis.incarnation(saleId))?.epoch;
+        redisEpochs = await this.bucketEpochs(saleId, sale);
       }
-      const outcome =
-        redisEpoch !== undefined && redisEpoch === sale.redisEpoch
-          ? await this.load(saleId, sale, sale.redisEpoch, true)
-          : await this.restartIncarnation(saleId, sale.redisEpoch);
-      await this.topUp(saleId);
+      const current = sale.redisEpoch;
+      const outcome = redisEpochs.every((epoch) => epoch === current)
+        ? await this.load(saleId, sale, current, true)
+        : await this.restartIncarnation(saleId, current);
+      for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
       return outcome;
     });
   }
@@ -157,74 +208,108 @@ export class StockLeases {
       this.repository.leasesOf(saleId, sale.redisEpoch, 'GRANTED'),
       this.repository.unitsWrittenFrom(saleId, sale.redisEpoch),
     ]);
-    const redis = await this.saleRedis.incarnation(saleId);
-    if (redis && redis.epoch > sale.redisEpoch) return 'current'; // another instance moved on meanwhile
-    const lost =
-      !redis ||
-      redis.epoch < sale.redisEpoch ||
-      granted.some((lease) => !redis.grants.has(lease.leaseId)) ||
-      written > redis.reservedUnits;
+    // Every bucket is checked on its own: one that lost its state loses the sale's incarnation.
+    const buckets = bucketsOf(layoutOf(saleId, sale));
+    const redis = await Promise.all(buckets.map((bucket) => this.saleRedis.incarnation(bucket)));
+    if (redis.some((held) => held && held.epoch > sale.redisEpoch)) return 'current'; // another instance moved on
+    const lost = buckets.some((bucket, i) => {
+      const held = redis[i];
+      return (
+        !held ||
+        held.epoch < sale.redisEpoch ||
+        granted.some((lease) => lease.bucket === bucket.index && !held.grants.has(lease.leaseId)) ||
+        (written.get(bucket.index) ?? 0) > held.reservedUnits
+      );
+    });
     if (!lost) return 'current';
     // Another process may be restarting the sale right now, between opening the next incarnation in
     // MySQL and loading it into Redis: Redis then lacks the epoch MySQL names only for that moment.
     // Look once more after it before declaring a loss, or two processes would each restart the sale.
-    if (!lookedAgain && (!redis || redis.epoch < sale.redisEpoch)) {
+    if (!lookedAgain && redis.some((held) => !held || held.epoch < sale.redisEpoch)) {
       await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
       return this.verifyOnce(saleId, true);
     }
     // The sale may have ended since it was read: then nothing restarts.
     if ((await this.restartIncarnation(saleId, sale.redisEpoch)) === 'ended') return 'ended';
-    await this.topUp(saleId);
+    for (const bucket of buckets) await this.topUp(saleId, bucket.index);
     return 'restarted';
   }
 
   /** Grants again the leases MySQL made for the current incarnation that Redis never confirmed. */
   async regrantPending(saleId: string, epoch: number): Promise<number> {
+    const pending = await this.repository.leasesOf(saleId, epoch, 'PENDING');
+    if (pending.length === 0) return 0;
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale) return 0;
+    const buckets = bucketsOf(layoutOf(saleId, sale));
     let granted = 0;
-    for (const lease of await this.repository.leasesOf(saleId, epoch, 'PENDING')) {
+    for (const lease of pending) {
+      const bucket = buckets[lease.bucket];
+      if (!bucket) continue;
       // Only units this call added count: a lease whose owner granted it a moment ago (and has not
       // marked it yet) is no repair, and counting it would make the caller lease again.
-      if ((await this.grant(saleId, lease.leaseId, epoch, lease.units)) === 'granted') granted += lease.units;
+      if ((await this.grant(bucket, lease.leaseId, epoch, lease.units)) === 'granted') granted += lease.units;
     }
     return granted;
   }
 
+  /** Loads every bucket of the sale, each with the holding orders of its own buyers. */
   private async load(saleId: string, sale: SaleLeaseRow, epoch: number, refresh: boolean): Promise<LoadOutcome> {
+    const layout = layoutOf(saleId, sale);
     const holding = await this.repository.holdingOrders(saleId, refresh);
-    const result = await this.scripts.load(
-      {
-        saleId,
-        startsAt: sale.startsAt,
-        endsAt: sale.endsAt,
-        perUserLimit: sale.perUserLimit,
-        stock: sale.stock,
-        epoch,
-      },
-      holding,
-    );
+    let opened = false;
+    for (const bucket of bucketsOf(layout)) {
+      const result = await this.scripts.load(
+        bucket,
+        { startsAt: sale.startsAt, endsAt: sale.endsAt, perUserLimit: sale.perUserLimit, stock: sale.stock, epoch },
+        layout.buckets === 1
+          ? holding
+          : holding.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
+      );
+      if (result.kind === 'opened') opened = true;
+    }
     // A sale whose end was moved into the future again must not lose its keys to the retention
     // expiry set when it had ended (SaleRetention); an ended one gets that expiry again, from
     // reconciliation, which the mark below sends to it.
-    if (!hasEnded(sale)) await this.saleRedis.clearExpiry(saleId);
+    if (!hasEnded(sale)) await this.saleRedis.clearExpiry(layout);
     await this.mark(saleId);
-    return result.kind === 'opened' ? 'opened' : 'refreshed';
+    return opened ? 'opened' : 'refreshed';
   }
 
-  private async leaseOnce(saleId: string): Promise<number> {
+  /** The incarnation each bucket of the sale holds (undefined: none). */
+  private async bucketEpochs(saleId: string, sale: SaleLeaseRow): Promise<(number | undefined)[]> {
+    const buckets = bucketsOf(layoutOf(saleId, sale));
+    return Promise.all(buckets.map(async (bucket) => (await this.saleRedis.incarnation(bucket))?.epoch));
+  }
+
+  private async leaseOnce(saleId: string, bucketIndex?: number, spread = true): Promise<number> {
     const sale = await this.repository.saleRow(saleId);
     if (!sale || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0) return 0;
     if (sale.available === 0 || hasEnded(sale)) return 0;
-    const lease = await this.repository.lease(saleId, sale.redisEpoch, this.policy.leaseSize);
+    const buckets = bucketsOf(layoutOf(saleId, sale));
+    const bucket = buckets[bucketIndex ?? (await this.emptiestBucket(saleId, sale))] ?? buckets[0]!;
+    const lease = await this.repository.lease(saleId, sale.redisEpoch, this.policy.leaseSize, bucket.index, spread);
     if (!lease) return 0;
-    return (await this.grant(saleId, lease.leaseId, lease.epoch, lease.units)) === 'wrong-epoch' ? 0 : lease.units;
+    return (await this.grant(bucket, lease.leaseId, lease.epoch, lease.units)) === 'wrong-epoch' ? 0 : lease.units;
+  }
+
+  /** The bucket with the smallest balance (0 for a sale with one). */
+  private async emptiestBucket(saleId: string, sale: SaleLeaseRow): Promise<number> {
+    if (sale.buckets === 1) return 0;
+    const balances = await this.saleRedis.balances(layoutOf(saleId, sale));
+    let emptiest = 0;
+    balances.forEach((balance, index) => {
+      if ((balance ?? 0) < (balances[emptiest] ?? 0)) emptiest = index;
+    });
+    return emptiest;
   }
 
   /** The Redis half of a lease. A refused grant (Redis on another incarnation) stays PENDING, in MySQL. */
-  private async grant(saleId: string, leaseId: string, epoch: number, units: number): Promise<GrantResult['kind']> {
-    const result = await this.scripts.grantLease(saleId, epoch, leaseId, units);
+  private async grant(bucket: SaleBucket, leaseId: string, epoch: number, units: number): Promise<GrantResult['kind']> {
+    const result = await this.scripts.grantLease(bucket, epoch, leaseId, units);
     if (result.kind === 'wrong-epoch') return result.kind;
     await this.repository.markGranted(leaseId);
-    await this.mark(saleId);
+    await this.mark(bucket.saleId);
     return result.kind;
   }
 
@@ -236,6 +321,10 @@ export class StockLeases {
   private async mark(saleId: string): Promise<void> {
     await this.activity?.touch([saleId]).catch(() => undefined);
   }
+}
+
+function layoutOf(saleId: string, sale: SaleLeaseRow): SaleLayout {
+  return { id: saleId, buckets: sale.buckets };
 }
 
 /** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */

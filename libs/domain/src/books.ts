@@ -30,6 +30,30 @@ export interface SaleBooksInput {
   liveLeased: number;
   /** Units of leases MySQL made for the current incarnation that Redis has not confirmed yet. */
   pendingLeaseUnits: number;
+  /**
+   * Units of the current incarnation a bucket took out of its balance to give back to MySQL, which MySQL
+   * has not added to `available` yet (see unappliedGiveBackUnits).
+   */
+  unappliedGiveBackUnits?: number;
+}
+
+/** A give-back Redis recorded: units a bucket handed back to MySQL, and their incarnation. */
+export interface RecordedGiveBack {
+  units: number;
+  epoch: number;
+}
+
+/** Units of the current incarnation's give-backs that MySQL has not applied (no ledger row for their key yet). */
+export function unappliedGiveBackUnits(
+  givebacks: ReadonlyMap<string, RecordedGiveBack>,
+  appliedReturnKeys: ReadonlySet<string>,
+  currentEpoch: number,
+): number {
+  let units = 0;
+  for (const [returnKey, giveBack] of givebacks) {
+    if (giveBack.epoch === currentEpoch && !appliedReturnKeys.has(returnKey)) units += giveBack.units;
+  }
+  return units;
 }
 
 export interface SaleBooks {
@@ -41,8 +65,8 @@ export interface SaleBooks {
   /** Rows of the current incarnation with no reservation of their own: a duplicate or a phantom. */
   ordersWithoutOwnReservation: number;
   /**
-   * Redis's side of the live leases − MySQL's: (balance + unwritten units + pending grants) −
-   * (leased − in doubt). 0 when they agree; positive when Redis could sell units it was never leased
+   * Redis's side of the live leases − MySQL's: (balance + unwritten units + pending grants + unapplied
+   * give-backs) − (leased − in doubt). 0 when they agree; positive when Redis could sell units it was never leased
    * (phantom stock); negative when leased units are stranded that Redis will not sell.
    */
   drift: number;
@@ -67,6 +91,11 @@ export function compareBooks(input: SaleBooksInput): SaleBooks {
     ordersWithoutOwnReservation: input.rows.filter(
       (row) => row.leaseEpoch === input.currentEpoch && !reservationNumbers.has(row.orderNo),
     ).length,
-    drift: input.redisBalance + unwrittenUnits + input.pendingLeaseUnits - input.liveLeased,
+    drift:
+      input.redisBalance +
+      unwrittenUnits +
+      input.pendingLeaseUnits +
+      (input.unappliedGiveBackUnits ?? 0) -
+      input.liveLeased,
   };
 }

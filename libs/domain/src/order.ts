@@ -45,4 +45,6 @@ export interface HandedOffOrder {
   epoch: number;
   /** The submit token that bought it, so a replay finds the order across an outage; null when unknown. */
   submitToken: string | null;
+  /** The sale's bucket it was reserved in (docs/architecture.md "Hot sales: buckets"); 0 when the sale has one. */
+  bucket?: number;
 }

@@ -1,3 +1,4 @@
+import type { SaleBucket } from '@flash-sale/redis';
 import type { Job, Queue } from 'bullmq';
 import { writeOrdersJob, type WriteOrdersJobData } from './write-orders.job';
 
@@ -9,10 +10,13 @@ export class OrdersQueue {
     private readonly jobAttempts: number,
   ) {}
 
-  /** One `write-orders` job per sale (deduplicated by BullMQ: a sale whose job waits gets no second one). */
-  async wakeWriters(saleIds: readonly string[]): Promise<void> {
-    if (saleIds.length === 0) return;
-    await this.queue.addBulk(saleIds.map((saleId) => writeOrdersJob(saleId, this.jobAttempts)));
+  /**
+   * One `write-orders` job per hand-off stream (deduplicated by BullMQ: a stream whose job waits gets no
+   * second one).
+   */
+  async wakeWriters(buckets: readonly SaleBucket[]): Promise<void> {
+    if (buckets.length === 0) return;
+    await this.queue.addBulk(buckets.map((bucket) => writeOrdersJob(bucket, this.jobAttempts)));
   }
 
   /** Failed `write-orders` jobs of a sale (kept only as a short tail by removeOnFail: a small read). */

@@ -1,20 +1,32 @@
 import type { HandedOffOrder } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
-import { HANDOFF_GROUP, type KeyBuilder } from './sale-keys';
+import { HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
 
-/** One entry of a sale's hand-off stream: the stream id and the order it carries (undefined if unreadable). */
+/** Units a bucket gave back to MySQL (give-back-4.lua), to be added to the sale's `available`. */
+export interface GiveBack {
+  returnKey: string;
+  units: number;
+  /** The incarnation whose leased units they were. */
+  epoch: number;
+}
+
+/**
+ * One entry of a bucket's hand-off stream: the stream id and the order it carries, or the give-back
+ * (neither when the entry is unreadable).
+ */
 export interface HandoffEntry {
   id: string;
-  order: HandedOffOrder | undefined;
+  order?: HandedOffOrder;
+  giveBack?: GiveBack;
 }
 
 /** Raw stream entries as ioredis returns them: [id, [field, value, …]] (fields null for a deleted entry). */
 type RawEntry = [string, string[] | null];
 
 /**
- * The workers' side of a sale's hand-off stream (the reservation script appends to it; see
- * reserve-9.lua). Entries are read through the consumer group `HANDOFF_GROUP`, each worker process
+ * The workers' side of a bucket's hand-off stream (the reservation script appends to it; see
+ * reserve-9.lua; so does give-back-4.lua). Entries are read through the consumer group `HANDOFF_GROUP`, each worker process
  * being one consumer; an entry is acknowledged and deleted in one step once its order is written, so
  * the stream only ever holds what is not written yet.
  */
@@ -25,13 +37,13 @@ export class HandoffStream {
   ) {}
 
   /** Entries no consumer of the group has been given yet. */
-  async readNew(saleId: string, consumer: string, count: number): Promise<HandoffEntry[]> {
-    return this.readGroup(saleId, consumer, count, '>');
+  async readNew(bucket: SaleBucket, consumer: string, count: number): Promise<HandoffEntry[]> {
+    return this.readGroup(bucket, consumer, count, '>');
   }
 
   /** Entries this consumer was given and has not acknowledged (an attempt that failed), after `afterId`. */
-  async readOwnPending(saleId: string, consumer: string, count: number, afterId = '0'): Promise<HandoffEntry[]> {
-    return this.readGroup(saleId, consumer, count, afterId);
+  async readOwnPending(bucket: SaleBucket, consumer: string, count: number, afterId = '0'): Promise<HandoffEntry[]> {
+    return this.readGroup(bucket, consumer, count, afterId);
   }
 
   /**
@@ -39,16 +51,16 @@ export class HandoffStream {
    * (its worker died, or stopped mid-batch). Returns them and the cursor to continue from ('0-0': done).
    */
   async claimIdle(
-    saleId: string,
+    bucket: SaleBucket,
     consumer: string,
     minIdleMs: number,
     count: number,
     cursor = '0-0',
   ): Promise<{ entries: HandoffEntry[]; cursor: string }> {
-    const reply = (await this.withGroup(saleId, () =>
+    const reply = (await this.withGroup(bucket, () =>
       this.client.call(
         'XAUTOCLAIM',
-        this.keys.sale(saleId).handoff,
+        this.keys.bucket(bucket).handoff,
         HANDOFF_GROUP,
         consumer,
         minIdleMs,
@@ -57,13 +69,13 @@ export class HandoffStream {
         count,
       ),
     )) as [string, RawEntry[], string[]?];
-    return { cursor: reply[0], entries: reply[1].map((raw) => toEntry(saleId, raw)) };
+    return { cursor: reply[0], entries: reply[1].map((raw) => toEntry(bucket, raw)) };
   }
 
   /** The orders of these entries are written: acknowledge and delete them, atomically. */
-  async acknowledge(saleId: string, ids: readonly string[]): Promise<void> {
+  async acknowledge(bucket: SaleBucket, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    const key = this.keys.sale(saleId).handoff;
+    const key = this.keys.bucket(bucket).handoff;
     const replies = await this.client
       .multi()
       .xack(key, HANDOFF_GROUP, ...ids)
@@ -73,38 +85,50 @@ export class HandoffStream {
     if (!replies || failed) throw failed?.[0] ?? new Error('Redis aborted the hand-off acknowledgement');
   }
 
-  private async readGroup(saleId: string, consumer: string, count: number, from: string): Promise<HandoffEntry[]> {
-    const key = this.keys.sale(saleId).handoff;
-    const reply = (await this.withGroup(saleId, () =>
+  private async readGroup(bucket: SaleBucket, consumer: string, count: number, from: string): Promise<HandoffEntry[]> {
+    const key = this.keys.bucket(bucket).handoff;
+    const reply = (await this.withGroup(bucket, () =>
       this.client.xreadgroup('GROUP', HANDOFF_GROUP, consumer, 'COUNT', count, 'STREAMS', key, from),
     )) as [string, RawEntry[]][] | null;
-    return (reply?.[0]?.[1] ?? []).map((raw) => toEntry(saleId, raw));
+    return (reply?.[0]?.[1] ?? []).map((raw) => toEntry(bucket, raw));
   }
 
   /** Runs a group command, creating the group first if the sale's stream has none yet. */
-  private async withGroup<T>(saleId: string, command: () => Promise<T>): Promise<T> {
+  private async withGroup<T>(bucket: SaleBucket, command: () => Promise<T>): Promise<T> {
     try {
       return await command();
     } catch (error) {
       if (!(error instanceof Error) || !error.message.includes('NOGROUP')) throw error;
-      await this.createGroup(saleId);
+      await this.createGroup(bucket);
       return command();
     }
   }
 
   /** From id 0: every entry already in the stream is delivered to the new group. */
-  private async createGroup(saleId: string): Promise<void> {
+  private async createGroup(bucket: SaleBucket): Promise<void> {
     try {
-      await this.client.xgroup('CREATE', this.keys.sale(saleId).handoff, HANDOFF_GROUP, '0', 'MKSTREAM');
+      await this.client.xgroup('CREATE', this.keys.bucket(bucket).handoff, HANDOFF_GROUP, '0', 'MKSTREAM');
     } catch (error) {
       if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
     }
   }
 }
 
-function toEntry(saleId: string, [id, fields]: RawEntry): HandoffEntry {
+function toEntry(bucket: SaleBucket, [id, fields]: RawEntry): HandoffEntry {
   const value = fields?.[1];
-  return { id, order: value === undefined ? undefined : parseHandoffValue(saleId, value) };
+  if (value === undefined) return { id };
+  if (fields?.[0] === 'g') return { id, giveBack: parseGiveBackValue(value) };
+  const order = parseHandoffValue(bucket.saleId, value);
+  return order ? { id, order: bucket.count > 1 ? { ...order, bucket: bucket.index } : order } : { id };
+}
+
+/** "returnKey|units|epoch", as give-back-4.lua writes it. */
+function parseGiveBackValue(value: string): GiveBack | undefined {
+  const [returnKey, units, epoch] = value.split('|');
+  const giveBack = { returnKey: returnKey ?? '', units: Number(units), epoch: Number(epoch) };
+  return giveBack.returnKey !== '' && Number.isInteger(giveBack.units) && Number.isInteger(giveBack.epoch)
+    ? giveBack
+    : undefined;
 }
 
 /**

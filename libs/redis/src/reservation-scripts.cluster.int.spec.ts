@@ -4,7 +4,7 @@ import type { Cluster } from 'ioredis';
 import { startRedisCluster, type LocalRedisCluster } from '../../../test/support/redis-cluster';
 import { createRedisClient } from './redis-client';
 import { ReservationScripts } from './reservation-scripts';
-import { KeyBuilder } from './sale-keys';
+import { KeyBuilder, onlyBucket, singleBucketSale } from './sale-keys';
 import { SaleRedisRepository } from './sale-redis.repository';
 
 /** Hash-tagged keys are not an assumption: the scripts run on a real three-master Redis Cluster. */
@@ -42,10 +42,10 @@ describe('reservation scripts on a real Redis Cluster', () => {
     const saleIds = ['11', '12', '13', '14'];
     const now = Date.now();
     for (const saleId of saleIds) {
-      await saleRedis.reset(saleId);
+      await saleRedis.reset(singleBucketSale(saleId));
       await scripts.load(
+        onlyBucket(saleId),
         {
-          saleId,
           stock: 50,
           perUserLimit: 1,
           startsAt: new Date(now - 60_000),
@@ -55,8 +55,8 @@ describe('reservation scripts on a real Redis Cluster', () => {
         [],
       );
       // Two leases, as refills would grant them.
-      await scripts.grantLease(saleId, 1, 'lease-1', 30);
-      await scripts.grantLease(saleId, 1, 'lease-2', 20);
+      await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 30);
+      await scripts.grantLease(onlyBucket(saleId), 1, 'lease-2', 20);
     }
     const attempts = await Promise.all(
       saleIds.flatMap((saleId) =>
@@ -66,7 +66,7 @@ describe('reservation scripts on a real Redis Cluster', () => {
           return {
             saleId,
             result: await scripts.reserve({
-              saleId,
+              bucket: onlyBucket(saleId),
               userId,
               submitToken: token,
               quantity: 1,
@@ -86,11 +86,14 @@ describe('reservation scripts on a real Redis Cluster', () => {
             (result.kind === 'refused' && [ErrorCode.SoldOut, ErrorCode.LimitReached].includes(result.code)),
         ),
       ).toBe(true);
-      expect(await saleRedis.remaining(saleId)).toBe(0);
+      expect(await saleRedis.remaining(singleBucketSale(saleId))).toBe(0);
     }
     const [first] = attempts.filter((attempt) => attempt.result.kind === 'reserved');
     if (first?.result.kind !== 'reserved') throw new Error('expected a reservation');
-    expect(await scripts.release(first.saleId, first.result.orderNo)).toBe('released');
-    expect(await scripts.grantLease(first.saleId, 1, 'lease-3', 1)).toEqual({ kind: 'granted', balance: 1 });
+    expect(await scripts.release(onlyBucket(first.saleId), first.result.orderNo)).toBe('released');
+    expect(await scripts.grantLease(onlyBucket(first.saleId), 1, 'lease-3', 1)).toEqual({
+      kind: 'granted',
+      balance: 1,
+    });
   });
 });

@@ -5,6 +5,7 @@ import { ReservationScripts, type ReserveResult } from './reservation-scripts';
 import { SaleRedisRepository } from './sale-redis.repository';
 import type { KeyBuilder } from './sale-keys';
 import { createTestRedis, TEST_REDIS_URL } from '../../../test/support/test-redis';
+import { onlyBucket, singleBucketSale } from './sale-keys';
 
 const HOUR = 3_600_000;
 const orderNumbers = new OrderNumberGenerator();
@@ -42,14 +43,20 @@ describe('reservation scripts (real Redis)', () => {
   /** Loads a sale as incarnation 1 and grants it one lease of its whole stock. */
   async function loadSale(options: { stock: number; perUserLimit?: number; startsInMs?: number; endsInMs?: number }) {
     const saleId = String(nextSaleId++);
-    await scripts.load(saleInput(saleId, options), []);
-    await scripts.grantLease(saleId, 1, 'lease-1', options.stock);
+    await scripts.load(onlyBucket(saleId), saleInput(saleId, options), []);
+    await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', options.stock);
     return saleId;
   }
 
   async function buy(saleId: string, userId: string, token?: string, quantity = 1): Promise<ReserveResult> {
     const submitToken = token ?? (await issueTestToken(repo, saleId, userId, 60)).token;
-    return scripts.reserve({ saleId, userId, submitToken, quantity, orderNo: orderNumbers.next(saleId) });
+    return scripts.reserve({
+      bucket: onlyBucket(saleId),
+      userId,
+      submitToken,
+      quantity,
+      orderNo: orderNumbers.next(saleId),
+    });
   }
 
   const refusal = (code: ErrorCode) => expect.objectContaining({ kind: 'refused', code });
@@ -61,10 +68,14 @@ describe('reservation scripts (real Redis)', () => {
       const result = await buy(saleId, 'alice', token);
       expect(result).toMatchObject({ kind: 'reserved', slot: 1, quantity: 1 });
       if (result.kind !== 'reserved') throw new Error('unreachable');
-      expect(await repo.remaining(saleId)).toBe(2);
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(2);
       expect(await redis.exists(keys.sale(saleId).token(token))).toBe(0);
-      expect(await repo.reservation(saleId, result.orderNo)).toMatchObject({ userId: 'alice', quantity: 1, slot: 1 });
-      expect(await repo.reservationsOf(saleId, 'alice')).toHaveLength(1);
+      expect(await repo.reservation(singleBucketSale(saleId), result.orderNo)).toMatchObject({
+        userId: 'alice',
+        quantity: 1,
+        slot: 1,
+      });
+      expect(await repo.reservationsOf(onlyBucket(saleId), 'alice')).toHaveLength(1);
     });
 
     it('-1: a sale that was never loaded', async () => {
@@ -96,7 +107,7 @@ describe('reservation scripts (real Redis)', () => {
       await redis.pexpire(keys.sale(saleId).token(expiring.token), 1);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await buy(saleId, 'alice', expiring.token)).toEqual(refusal(ErrorCode.TokenInvalid));
-      expect(await repo.remaining(saleId)).toBe(5);
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(5);
     });
 
     it('-5: per-user limit, counted in units, checked before stock', async () => {
@@ -104,7 +115,7 @@ describe('reservation scripts (real Redis)', () => {
       expect(await buy(saleId, 'alice', undefined, 3)).toEqual(refusal(ErrorCode.LimitReached));
       expect(await buy(saleId, 'alice', undefined, 2)).toMatchObject({ kind: 'reserved', quantity: 2 });
       expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
-      expect(await repo.remaining(saleId)).toBe(8);
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(8);
 
       const soldOut = await loadSale({ stock: 1, perUserLimit: 1 });
       await buy(soldOut, 'alice');
@@ -117,7 +128,7 @@ describe('reservation scripts (real Redis)', () => {
       expect(await buy(saleId, 'alice', undefined, 3)).toEqual(refusal(ErrorCode.SoldOut));
       expect(await buy(saleId, 'alice', undefined, 2)).toMatchObject({ kind: 'reserved' });
       expect(await buy(saleId, 'bob')).toEqual(refusal(ErrorCode.SoldOut));
-      expect(await repo.remaining(saleId)).toBe(0);
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(0);
     });
 
     it('-7: an order number the sale already holds is refused, nothing changes', async () => {
@@ -126,14 +137,14 @@ describe('reservation scripts (real Redis)', () => {
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
       const { token } = await issueTestToken(repo, saleId, 'bob', 60);
       const clash = await scripts.reserve({
-        saleId,
+        bucket: onlyBucket(saleId),
         userId: 'bob',
         submitToken: token,
         quantity: 1,
         orderNo: first.orderNo,
       });
       expect(clash).toEqual({ kind: 'order-number-taken' });
-      expect(await repo.remaining(saleId)).toBe(4);
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(4);
       expect(await buy(saleId, 'bob', token)).toMatchObject({ kind: 'reserved' });
     });
 
@@ -145,7 +156,7 @@ describe('reservation scripts (real Redis)', () => {
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
       expect(again).toEqual({ ...first, kind: 'replayed' });
       expect(await buy(saleId, 'mallory', token)).toEqual(refusal(ErrorCode.TokenInvalid));
-      expect(await repo.remaining(saleId)).toBe(3);
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(3);
     });
 
     it('a refused attempt leaves the token usable', async () => {
@@ -155,9 +166,9 @@ describe('reservation scripts (real Redis)', () => {
       expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
       expect(await buy(saleId, 'bob', token)).toEqual(refusal(ErrorCode.SoldOut));
       if (first.kind !== 'reserved') throw new Error('expected a reservation');
-      await scripts.release(saleId, first.orderNo);
+      await scripts.release(onlyBucket(saleId), first.orderNo);
       // Released units go back to MySQL, which leases them again.
-      await scripts.grantLease(saleId, 1, 'lease-2', 1);
+      await scripts.grantLease(onlyBucket(saleId), 1, 'lease-2', 1);
       expect(await buy(saleId, 'bob', token)).toMatchObject({ kind: 'reserved' });
     });
   });
@@ -167,13 +178,13 @@ describe('reservation scripts (real Redis)', () => {
       const saleId = await loadSale({ stock: 1, perUserLimit: 1 });
       const reserved = await buy(saleId, 'alice');
       if (reserved.kind !== 'reserved') throw new Error('expected a reservation');
-      const results = await Promise.all([1, 2, 3, 4].map(() => scripts.release(saleId, reserved.orderNo)));
+      const results = await Promise.all([1, 2, 3, 4].map(() => scripts.release(onlyBucket(saleId), reserved.orderNo)));
       expect(results.sort()).toEqual(['already-released', 'already-released', 'already-released', 'released']);
-      expect(await repo.remaining(saleId)).toBe(0);
-      expect(await scripts.release(saleId, 'S1-NOSUCHORDER')).toBe('unknown-reservation');
+      expect(await repo.remaining(singleBucketSale(saleId))).toBe(0);
+      expect(await scripts.release(onlyBucket(saleId), 'S1-NOSUCHORDER')).toBe('unknown-reservation');
       expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.SoldOut));
       // Once MySQL leases the unit again, alice may buy it, and gets slot 1 back.
-      await scripts.grantLease(saleId, 1, 'lease-2', 1);
+      await scripts.grantLease(onlyBucket(saleId), 1, 'lease-2', 1);
       expect(await buy(saleId, 'alice')).toMatchObject({ kind: 'reserved', slot: 1 });
     });
   });
@@ -181,12 +192,18 @@ describe('reservation scripts (real Redis)', () => {
   describe('leases and incarnations', () => {
     it('sells only granted units; a lease id is granted once; a grant to another incarnation is refused', async () => {
       const saleId = String(nextSaleId++);
-      expect(await scripts.grantLease(saleId, 1, 'lease-1', 5)).toEqual({ kind: 'wrong-epoch' }); // not loaded
-      expect(await scripts.load(saleInput(saleId, { stock: 10 }), [])).toEqual({ kind: 'opened', balance: 0 });
+      expect(await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 5)).toEqual({ kind: 'wrong-epoch' }); // not loaded
+      expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }), [])).toEqual({
+        kind: 'opened',
+        balance: 0,
+      });
       expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.SoldOut));
-      expect(await scripts.grantLease(saleId, 1, 'lease-1', 2)).toEqual({ kind: 'granted', balance: 2 });
-      expect(await scripts.grantLease(saleId, 1, 'lease-1', 2)).toEqual({ kind: 'already-granted', balance: 2 });
-      expect(await scripts.grantLease(saleId, 2, 'lease-2', 2)).toEqual({ kind: 'wrong-epoch' });
+      expect(await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 2)).toEqual({ kind: 'granted', balance: 2 });
+      expect(await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 2)).toEqual({
+        kind: 'already-granted',
+        balance: 2,
+      });
+      expect(await scripts.grantLease(onlyBucket(saleId), 2, 'lease-2', 2)).toEqual({ kind: 'wrong-epoch' });
       expect(await buy(saleId, 'alice')).toMatchObject({ kind: 'reserved', epoch: 1, balance: 1 });
       expect(await buy(saleId, 'bob')).toMatchObject({ kind: 'reserved', epoch: 1, balance: 0 });
       expect(await buy(saleId, 'carol')).toEqual(refusal(ErrorCode.SoldOut));
@@ -204,7 +221,7 @@ describe('reservation scripts (real Redis)', () => {
         reservedAt: new Date(),
         submitToken: 'carols-fallback-token',
       };
-      expect(await scripts.load(saleInput(saleId, { stock: 10 }), [soldByMySql])).toEqual({
+      expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }), [soldByMySql])).toEqual({
         kind: 'refreshed',
         balance: 9,
       });
@@ -217,15 +234,20 @@ describe('reservation scripts (real Redis)', () => {
       });
 
       // Incarnation 2 (Redis lost data): nothing sellable until a lease of epoch 2; limits survive.
-      expect(await scripts.load(saleInput(saleId, { stock: 10 }, 2), [])).toEqual({ kind: 'opened', balance: 0 });
-      expect((await repo.snapshot(saleId)).grants.size).toBe(0);
-      expect(await scripts.grantLease(saleId, 1, 'lease-1', 10)).toEqual({ kind: 'wrong-epoch' });
-      await scripts.grantLease(saleId, 2, 'lease-9', 3);
+      expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }, 2), [])).toEqual({
+        kind: 'opened',
+        balance: 0,
+      });
+      expect((await repo.snapshot(singleBucketSale(saleId))).grants.size).toBe(0);
+      expect(await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 10)).toEqual({ kind: 'wrong-epoch' });
+      await scripts.grantLease(onlyBucket(saleId), 2, 'lease-9', 3);
       expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.LimitReached));
       expect(await buy(saleId, 'dave')).toMatchObject({ kind: 'reserved', epoch: 2 });
       // A late load of an older incarnation changes nothing.
-      expect(await scripts.load(saleInput(saleId, { stock: 10 }, 1), [])).toEqual({ kind: 'superseded' });
-      expect(await repo.snapshot(saleId)).toMatchObject({ epoch: 2, remaining: 2, reservedUnits: 1 });
+      expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }, 1), [])).toEqual({
+        kind: 'superseded',
+      });
+      expect(await repo.snapshot(singleBucketSale(saleId))).toMatchObject({ epoch: 2, remaining: 2, reservedUnits: 1 });
     });
   });
 
@@ -246,7 +268,7 @@ describe('reservation scripts (real Redis)', () => {
         const results = await Promise.all(
           tokens.map(({ userId, token }, i) =>
             clientScripts[i % clientScripts.length]!.reserve({
-              saleId,
+              bucket: onlyBucket(saleId),
               userId,
               submitToken: token,
               quantity: 1,
@@ -262,10 +284,10 @@ describe('reservation scripts (real Redis)', () => {
           true,
         );
         expect(refusedCodes.has(ErrorCode.SoldOut)).toBe(true);
-        expect(await repo.remaining(saleId)).toBe(0);
+        expect(await repo.remaining(singleBucketSale(saleId))).toBe(0);
 
         // Judge from the reservation records themselves, not from the counters the script keeps.
-        const { reservations } = await repo.snapshot(saleId);
+        const { reservations } = await repo.snapshot(singleBucketSale(saleId));
         expect(reservations.reduce((units, reservation) => units + reservation.quantity, 0)).toBe(300);
         const unitsByUser = new Map<string, number>();
         for (const reservation of reservations) {

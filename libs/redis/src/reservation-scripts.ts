@@ -1,7 +1,7 @@
 import { ErrorCode } from '@flash-sale/domain';
 import { luaSource } from './lua-source';
 import type { RedisClient } from './redis-client';
-import type { KeyBuilder } from './sale-keys';
+import type { KeyBuilder, SaleBucket } from './sale-keys';
 
 const SCRIPTS = {
   fsReserve: { file: 'reserve-9.lua', numberOfKeys: 9 },
@@ -9,6 +9,7 @@ const SCRIPTS = {
   fsRelease: { file: 'release-3.lua', numberOfKeys: 3 },
   fsLoad: { file: 'load-7.lua', numberOfKeys: 7 },
   fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
+  fsGiveBack: { file: 'give-back-4.lua', numberOfKeys: 4 },
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -35,7 +36,8 @@ export interface PurchaseLimits {
 }
 
 export interface ReserveInput {
-  saleId: string;
+  /** The buyer's bucket (buyerBucket). */
+  bucket: SaleBucket;
   userId: string;
   submitToken: string;
   quantity: number;
@@ -65,7 +67,6 @@ export type ReserveResult =
 export type ReleaseResult = 'released' | 'already-released' | 'unknown-reservation';
 
 export interface LoadSale {
-  saleId: string;
   startsAt: Date;
   endsAt: Date;
   perUserLimit: number;
@@ -89,6 +90,8 @@ export type LoadResult = { kind: 'opened' | 'refreshed'; balance: number } | { k
 
 export type GrantResult = { kind: 'granted' | 'already-granted'; balance: number } | { kind: 'wrong-epoch' };
 
+export type GiveBackResult = { kind: 'given-back' | 'given-back-before'; units: number } | { kind: 'wrong-epoch' };
+
 /**
  * The only caller of the sale Lua scripts. Registers them with `defineCommand` (EVALSHA with a
  * transparent EVAL fallback) and turns their replies into typed results.
@@ -110,7 +113,7 @@ export class ReservationScripts {
   }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {
-    const sale = this.keys.sale(input.saleId);
+    const sale = this.keys.bucket(input.bucket);
     const reply = await this.scripted.fsReserve(
       sale.meta,
       sale.stock,
@@ -161,25 +164,28 @@ export class ReservationScripts {
    * Counts one purchase attempt against the rate limits without reserving (see purchase-limit-2.lua):
    * 0 when admitted, else the milliseconds to wait.
    */
-  async purchaseLimitWait(saleId: string, userId: string, limits: PurchaseLimits): Promise<number> {
-    const sale = this.keys.sale(saleId);
+  async purchaseLimitWait(bucket: SaleBucket, userId: string, limits: PurchaseLimits): Promise<number> {
+    const sale = this.keys.bucket(bucket);
     return Number(
       await this.scripted.fsPurchaseLimit(sale.purchaseLimitOf(userId), sale.purchaseLimit, ...limitArgs(limits)),
     );
   }
 
   /** Frees the buyer's units and slot of a FAILED, cancelled or expired order, exactly once. */
-  async release(saleId: string, orderNo: string): Promise<ReleaseResult> {
-    const sale = this.keys.sale(saleId);
+  async release(bucket: SaleBucket, orderNo: string): Promise<ReleaseResult> {
+    const sale = this.keys.bucket(bucket);
     const reply = Number(await this.scripted.fsRelease(sale.buyers, sale.reservations, sale.returned, orderNo));
     if (reply === 1) return 'released';
     if (reply === 0) return 'already-released';
     return 'unknown-reservation';
   }
 
-  /** Loads the sale as incarnation `input.epoch`, or refreshes it (see load-7.lua). */
-  async load(input: LoadSale, holdingOrders: readonly HoldingOrder[]): Promise<LoadResult> {
-    const sale = this.keys.sale(input.saleId);
+  /**
+   * Loads one bucket of the sale as incarnation `input.epoch`, or refreshes it (see load-7.lua), with the
+   * holding orders of the buyers of that bucket.
+   */
+  async load(bucket: SaleBucket, input: LoadSale, holdingOrders: readonly HoldingOrder[]): Promise<LoadResult> {
+    const sale = this.keys.bucket(bucket);
     const orderArgs = holdingOrders.flatMap((order) => [
       order.orderNo,
       order.userId,
@@ -208,9 +214,9 @@ export class ReservationScripts {
     return { kind: opened === 1 ? 'opened' : 'refreshed', balance };
   }
 
-  /** Adds a lease's units to the balance of incarnation `epoch`, once per lease id. */
-  async grantLease(saleId: string, epoch: number, leaseId: string, units: number): Promise<GrantResult> {
-    const sale = this.keys.sale(saleId);
+  /** Adds a lease's units to the bucket's balance in incarnation `epoch`, once per lease id. */
+  async grantLease(bucket: SaleBucket, epoch: number, leaseId: string, units: number): Promise<GrantResult> {
+    const sale = this.keys.bucket(bucket);
     const reply = await this.scripted.fsGrantLease(
       sale.meta,
       sale.stock,
@@ -219,11 +225,31 @@ export class ReservationScripts {
       leaseId,
       units,
       this.keys.stockReturnedChannel,
-      saleId,
+      bucket.saleId,
     );
     if (!Array.isArray(reply)) return { kind: 'wrong-epoch' };
     const [granted, balance] = reply as [number, number];
     return { kind: granted === 1 ? 'granted' : 'already-granted', balance };
+  }
+
+  /**
+   * Takes up to `maxUnits` of the bucket's balance in incarnation `epoch` out of Redis, to be given back
+   * to MySQL under `returnKey` (see give-back-4.lua), once per return key.
+   */
+  async giveBack(bucket: SaleBucket, epoch: number, returnKey: string, maxUnits: number): Promise<GiveBackResult> {
+    const sale = this.keys.bucket(bucket);
+    const reply = await this.scripted.fsGiveBack(
+      sale.meta,
+      sale.stock,
+      sale.givebacks,
+      sale.handoff,
+      epoch,
+      returnKey,
+      maxUnits,
+    );
+    if (!Array.isArray(reply)) return { kind: 'wrong-epoch' };
+    const [now, units] = reply as [number, number];
+    return { kind: now === 1 ? 'given-back' : 'given-back-before', units };
   }
 }
 

@@ -1,7 +1,83 @@
+import calculateSlot from 'cluster-key-slot';
+
+/** A sale as its Redis layout needs it: its id and the number of buckets its stock is spread over. */
+export interface SaleLayout {
+  readonly id: string;
+  readonly buckets: number;
+}
+
 /**
- * Every Redis key of one sale, built in this one place. All of them share the hash tag
- * `{sale:<id>}`, so every script touches a single Redis Cluster slot; scripts receive them in KEYS
- * and never build a key themselves.
+ * One bucket of a sale (docs/architecture.md "Hot sales: buckets"): a slice of its leased stock with the
+ * buyers hashed to it. A bucket's keys share one hash tag, so each script touches one cluster slot.
+ */
+export interface SaleBucket {
+  readonly saleId: string;
+  /** 0 .. count − 1. */
+  readonly index: number;
+  /** The sale's bucket count. */
+  readonly count: number;
+}
+
+/** The most buckets a sale may have. */
+export const MAX_SALE_BUCKETS = 16;
+
+const CLUSTER_SLOTS = 16_384;
+
+/** Every bucket of a sale, in index order. */
+export function bucketsOf(sale: SaleLayout): SaleBucket[] {
+  return Array.from({ length: sale.buckets }, (_, index) => ({ saleId: sale.id, index, count: sale.buckets }));
+}
+
+/**
+ * The bucket a buyer always buys in: their submit tokens, reservations and per-user limit live there,
+ * so the limit is checked by one script on one slot.
+ */
+export function buyerBucket(sale: SaleLayout, userId: string): SaleBucket {
+  return { saleId: sale.id, index: calculateSlot(userId) % sale.buckets, count: sale.buckets };
+}
+
+/** The bucket of a sale with a single bucket (the common case, and every MySQL-only strategy). */
+export function onlyBucket(saleId: string): SaleBucket {
+  return { saleId, index: 0, count: 1 };
+}
+
+/** The layout of a sale with a single bucket. */
+export function singleBucketSale(saleId: string): SaleLayout {
+  return { id: saleId, buckets: 1 };
+}
+
+const bucketTags = new Map<string, string>();
+
+/**
+ * The hash tag of a bucket's keys. One bucket: `sale:<id>`. K buckets: `sale:<id>:<index>`, suffixed
+ * `.<n>` with the smallest n that puts its slot in the index-th K-th of the slot space, so that on a
+ * cluster whose masters own equal slot ranges (what `redis-cli --cluster create` makes) K buckets land
+ * on K different masters when there are K or more of them.
+ */
+export function bucketTag(bucket: SaleBucket): string {
+  if (bucket.count === 1) return `sale:${bucket.saleId}`;
+  const cacheKey = `${bucket.saleId}/${bucket.index}/${bucket.count}`;
+  let tag = bucketTags.get(cacheKey);
+  if (tag === undefined) {
+    const base = `sale:${bucket.saleId}:${bucket.index}`;
+    const low = Math.floor((bucket.index * CLUSTER_SLOTS) / bucket.count);
+    const high = Math.floor(((bucket.index + 1) * CLUSTER_SLOTS) / bucket.count);
+    tag = base;
+    for (let n = 1; n < 10_000; n++) {
+      const slot = calculateSlot(tag);
+      if (slot >= low && slot < high) break;
+      tag = `${base}.${n}`;
+    }
+    if (bucketTags.size > 100_000) bucketTags.clear();
+    bucketTags.set(cacheKey, tag);
+  }
+  return tag;
+}
+
+/**
+ * Every Redis key of one bucket of a sale, built in this one place. All of them share the bucket's hash
+ * tag (`{sale:<id>}` for a sale with one bucket), so every script touches a single Redis Cluster slot;
+ * scripts receive them in KEYS and never build a key themselves.
  */
 export class SaleKeys {
   readonly meta: string;
@@ -11,6 +87,8 @@ export class SaleKeys {
   readonly replays: string;
   readonly returned: string;
   readonly grants: string;
+  /** Hash returnKey -> "units|epoch": units this bucket gave back to MySQL (give-back-4.lua). */
+  readonly givebacks: string;
   /**
    * Stream: the reservations the workers have not written yet (the hand-off). The reservation script
    * appends to it; the workers read it through the consumer group `HANDOFF_GROUP`, and delete what
@@ -27,9 +105,9 @@ export class SaleKeys {
 
   constructor(
     prefix: string,
-    readonly saleId: string,
+    readonly bucket: SaleBucket,
   ) {
-    this.base = `${prefix}:{sale:${saleId}}`;
+    this.base = `${prefix}:{${bucketTag(bucket)}}`;
     this.meta = `${this.base}:meta`;
     this.stock = `${this.base}:stock`;
     this.buyers = `${this.base}:buyers`;
@@ -37,6 +115,7 @@ export class SaleKeys {
     this.replays = `${this.base}:replays`;
     this.returned = `${this.base}:returned`;
     this.grants = `${this.base}:grants`;
+    this.givebacks = `${this.base}:givebacks`;
     this.handoff = `${this.base}:handoff`;
     this.purchaseLimit = `${this.base}:rl:purchase-sale`;
     this.lock = `${this.base}:lock`;
@@ -62,6 +141,7 @@ export class SaleKeys {
       this.replays,
       this.returned,
       this.grants,
+      this.givebacks,
       this.handoff,
     ];
   }
@@ -96,8 +176,13 @@ export class KeyBuilder {
     this.stockReturnedChannel = `${prefix}:stock-returned`;
   }
 
+  /** The keys of a sale with one bucket (and of the MySQL-only strategies' locks and counters). */
   sale(saleId: string): SaleKeys {
-    return new SaleKeys(this.prefix, saleId);
+    return new SaleKeys(this.prefix, onlyBucket(saleId));
+  }
+
+  bucket(bucket: SaleBucket): SaleKeys {
+    return new SaleKeys(this.prefix, bucket);
   }
 
   /** The key prefix of one rate limit's counters (one key per subject under it). */

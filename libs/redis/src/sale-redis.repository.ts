@@ -1,7 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
-import { HANDOFF_GROUP, type KeyBuilder } from './sale-keys';
+import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket, type SaleLayout } from './sale-keys';
 
 /** What the audit reads from Redis about one sale. */
 export interface SaleRedisSnapshot {
@@ -16,6 +16,15 @@ export interface SaleRedisSnapshot {
   reservedUnits: number;
   /** leaseId -> units of every lease granted to this incarnation. */
   grants: Map<string, number>;
+  /** returnKey -> units and incarnation of every give-back (units a bucket handed back to MySQL). */
+  givebacks: Map<string, { units: number; epoch: number }>;
+}
+
+/** What one bucket holds of a sale's incarnation (see `incarnation`). */
+export interface BucketIncarnation {
+  epoch: number;
+  reservedUnits: number;
+  grants: Set<string>;
 }
 
 /** A sale's stock and everyone who ever reserved in it, read at one instant (see `soldOutView`). */
@@ -33,31 +42,36 @@ export class SaleRedisRepository {
   ) {}
 
   /** Stores a token made elsewhere (signed by the API) for the reservation script to check and consume. */
-  async storeToken(saleId: string, token: string, userId: string, ttlSeconds: number): Promise<void> {
-    await this.client.set(this.keys.sale(saleId).token(token), userId, 'EX', ttlSeconds);
+  async storeToken(bucket: SaleBucket, token: string, userId: string, ttlSeconds: number): Promise<void> {
+    await this.client.set(this.keys.bucket(bucket).token(token), userId, 'EX', ttlSeconds);
   }
 
   /** Like `storeToken`, unless Redis already knows the token or it bought something (a replay exists). */
-  async storeTokenIfAbsent(saleId: string, token: string, userId: string, ttlSeconds: number): Promise<void> {
-    const sale = this.keys.sale(saleId);
+  async storeTokenIfAbsent(bucket: SaleBucket, token: string, userId: string, ttlSeconds: number): Promise<void> {
+    const sale = this.keys.bucket(bucket);
     if (await this.client.hexists(sale.replays, token)) return;
     await this.client.set(sale.token(token), userId, 'EX', ttlSeconds, 'NX');
   }
 
-  /** Units Redis can still sell, or `undefined` when the sale is not loaded. */
-  async remaining(saleId: string): Promise<number | undefined> {
-    const value = await this.client.get(this.keys.sale(saleId).stock);
-    return value === null ? undefined : Number(value);
+  /** Units Redis can still sell in all the sale's buckets, or `undefined` when none is loaded. */
+  async remaining(sale: SaleLayout): Promise<number | undefined> {
+    const balances = await this.balances(sale);
+    if (balances.every((balance) => balance === undefined)) return undefined;
+    return balances.reduce<number>((sum, balance) => sum + (balance ?? 0), 0);
+  }
+
+  /** Each bucket's balance, in index order (`undefined`: that bucket is not loaded). */
+  async balances(sale: SaleLayout): Promise<(number | undefined)[]> {
+    const values = await Promise.all(bucketsOf(sale).map((bucket) => this.client.get(this.keys.bucket(bucket).stock)));
+    return values.map((value) => (value === null ? undefined : Number(value)));
   }
 
   /**
    * What identifies the incarnation Redis holds of a sale: its epoch, the units reserved in it and the
    * leases granted to it — enough to tell a stale copy from the real thing (see StockLeases). One MULTI.
    */
-  async incarnation(
-    saleId: string,
-  ): Promise<{ epoch: number; reservedUnits: number; grants: Set<string> } | undefined> {
-    const sale = this.keys.sale(saleId);
+  async incarnation(bucket: SaleBucket): Promise<BucketIncarnation | undefined> {
+    const sale = this.keys.bucket(bucket);
     const replies = (await this.client.multi().hmget(sale.meta, 'epoch', 'reservedUnits').hkeys(sale.grants).exec()) as
       [Error | null, unknown][] | null;
     if (!replies) throw new Error('Redis aborted the incarnation read');
@@ -68,14 +82,18 @@ export class SaleRedisRepository {
     return { epoch: Number(meta[0]), reservedUnits: Number(meta[1] ?? 0), grants: new Set(grants) };
   }
 
-  async reservation(saleId: string, orderNo: string): Promise<ReservationRecord | undefined> {
-    const value = await this.client.hget(this.keys.sale(saleId).reservations, orderNo);
-    return value === null ? undefined : parseReservationRecord(orderNo, value);
+  /** A reservation of the sale by order number, in whichever bucket holds it. */
+  async reservation(sale: SaleLayout, orderNo: string): Promise<ReservationRecord | undefined> {
+    const values = await Promise.all(
+      bucketsOf(sale).map((bucket) => this.client.hget(this.keys.bucket(bucket).reservations, orderNo)),
+    );
+    const value = values.find((found) => found !== null);
+    return value ? parseReservationRecord(orderNo, value) : undefined;
   }
 
-  /** The reservations one buyer made in one sale, oldest first. */
-  async reservationsOf(saleId: string, userId: string): Promise<ReservationRecord[]> {
-    const sale = this.keys.sale(saleId);
+  /** The reservations one buyer made in one sale (in their bucket), oldest first. */
+  async reservationsOf(bucket: SaleBucket, userId: string): Promise<ReservationRecord[]> {
+    const sale = this.keys.bucket(bucket);
     const orderList = await this.client.hget(sale.buyers, `${userId}:orders`);
     if (!orderList) return [];
     const orderNos = orderList.split(' ');
@@ -87,45 +105,72 @@ export class SaleRedisRepository {
   }
 
   /**
-   * Remaining stock and every user who ever reserved in the sale, atomically (one MULTI: all keys share
-   * the sale's hash tag), or `undefined` when the sale is not loaded or has more than `maxReservations`
-   * reservations (reading them all would cost Redis more than the round trips it could save).
+   * Remaining stock and every user who ever reserved in the sale, each bucket read atomically (one MULTI:
+   * a bucket's keys share its hash tag), or `undefined` when a bucket is not loaded or the sale has more
+   * than `maxReservations` reservations (reading them all would cost Redis more than the round trips it
+   * could save). Units moving between buckets meanwhile are announced on the stock-returned channel (a
+   * lease grant), which the caller watches.
    */
-  async soldOutView(saleId: string, maxReservations: number): Promise<SoldOutView | undefined> {
-    const sale = this.keys.sale(saleId);
-    if ((await this.client.hlen(sale.reservations)) > maxReservations) return undefined;
-    const replies = await this.client.multi().get(sale.stock).hvals(sale.reservations).exec();
-    const [[stockError, stock], [recordsError, records]] = (replies ?? []) as [
-      [Error | null, string | null],
-      [Error | null, string[]],
-    ];
-    if (stockError || recordsError) throw stockError ?? recordsError;
-    if (stock === null) return undefined;
+  async soldOutView(sale: SaleLayout, maxReservations: number): Promise<SoldOutView | undefined> {
+    const buckets = bucketsOf(sale);
+    const sizes = await Promise.all(buckets.map((bucket) => this.client.hlen(this.keys.bucket(bucket).reservations)));
+    if (sizes.reduce((sum, size) => sum + size, 0) > maxReservations) return undefined;
+    const view: SoldOutView = { remaining: 0, reservedBy: new Set() };
+    for (const bucket of buckets) {
+      const keys = this.keys.bucket(bucket);
+      const replies = await this.client.multi().get(keys.stock).hvals(keys.reservations).exec();
+      const [[stockError, stock], [recordsError, records]] = (replies ?? []) as [
+        [Error | null, string | null],
+        [Error | null, string[]],
+      ];
+      if (stockError || recordsError) throw stockError ?? recordsError;
+      if (stock === null) return undefined;
+      view.remaining += Number(stock);
+      for (const record of records) view.reservedBy.add(parseReservationRecord('', record).userId);
+    }
+    return view;
+  }
+
+  /**
+   * Everything Redis holds of the sale's books, bucket by bucket (each read at one instant), summed:
+   * `loaded` only when every bucket is, `epoch` the lowest of theirs.
+   */
+  async snapshot(sale: SaleLayout): Promise<SaleRedisSnapshot> {
+    const parts = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketSnapshot(bucket)));
+    if (parts.length === 1) return parts[0]!;
     return {
-      remaining: Number(stock),
-      reservedBy: new Set(records.map((record) => parseReservationRecord('', record).userId)),
+      loaded: parts.every((part) => part.loaded),
+      epoch: Math.min(...parts.map((part) => part.epoch)),
+      reservedUnits: parts.reduce((sum, part) => sum + part.reservedUnits, 0),
+      remaining: parts.reduce((sum, part) => sum + part.remaining, 0),
+      reservations: parts.flatMap((part) => part.reservations),
+      returned: new Map(parts.flatMap((part) => [...part.returned])),
+      grants: new Map(parts.flatMap((part) => [...part.grants])),
+      givebacks: new Map(parts.flatMap((part) => [...part.givebacks])),
     };
   }
 
-  async snapshot(saleId: string): Promise<SaleRedisSnapshot> {
-    const sale = this.keys.sale(saleId);
-    // One MULTI (all keys share the sale's hash tag): the ledgers are read at one instant.
+  private async bucketSnapshot(bucket: SaleBucket): Promise<SaleRedisSnapshot> {
+    const keys = this.keys.bucket(bucket);
+    // One MULTI (all keys share the bucket's hash tag): the ledgers are read at one instant.
     const replies = (await this.client
       .multi()
-      .get(sale.stock)
-      .hgetall(sale.reservations)
-      .hgetall(sale.returned)
-      .hmget(sale.meta, 'epoch', 'reservedUnits')
-      .hgetall(sale.grants)
+      .get(keys.stock)
+      .hgetall(keys.reservations)
+      .hgetall(keys.returned)
+      .hmget(keys.meta, 'epoch', 'reservedUnits')
+      .hgetall(keys.grants)
+      .hgetall(keys.givebacks)
       .exec()) as [Error | null, unknown][] | null;
     if (!replies) throw new Error('Redis aborted the snapshot transaction');
     const failed = replies.find(([error]) => error);
     if (failed) throw failed[0];
-    const [stock, reservations, returned, meta, grants] = replies.map(([, value]) => value) as [
+    const [stock, reservations, returned, meta, grants, givebacks] = replies.map(([, value]) => value) as [
       string | null,
       Record<string, string>,
       Record<string, string>,
       (string | null)[],
+      Record<string, string>,
       Record<string, string>,
     ];
     return {
@@ -133,6 +178,12 @@ export class SaleRedisRepository {
       epoch: Number(meta[0] ?? 0),
       reservedUnits: Number(meta[1] ?? 0),
       grants: new Map(Object.entries(grants).map(([leaseId, units]) => [leaseId, Number(units)])),
+      givebacks: new Map(
+        Object.entries(givebacks).map(([returnKey, record]) => {
+          const [units, epoch] = record.split('|');
+          return [returnKey, { units: Number(units), epoch: Number(epoch) }];
+        }),
+      ),
       remaining: Number(stock ?? 0),
       reservations: Object.entries(reservations).map(([orderNo, value]) => parseReservationRecord(orderNo, value)),
       returned: new Map(Object.entries(returned).map(([orderNo, units]) => [orderNo, Number(units)])),
@@ -143,13 +194,27 @@ export class SaleRedisRepository {
    * Reservations of the sale not written to MySQL yet: the entries of its hand-off stream (a worker
    * deletes an entry once its order is written).
    */
-  async handoffBacklog(saleId: string): Promise<number> {
-    return this.client.xlen(this.keys.sale(saleId).handoff);
+  async handoffBacklog(sale: SaleLayout): Promise<number> {
+    const lengths = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketBacklog(bucket)));
+    return lengths.reduce((sum, length) => sum + length, 0);
   }
 
-  /** Entries in the sale's hand-off stream, and how many of them a worker claimed and has not acknowledged. */
-  async handoffDepth(saleId: string): Promise<{ unwritten: number; beingWritten: number }> {
-    const key = this.keys.sale(saleId).handoff;
+  /** Entries in one bucket's hand-off stream. */
+  async bucketBacklog(bucket: SaleBucket): Promise<number> {
+    return this.client.xlen(this.keys.bucket(bucket).handoff);
+  }
+
+  /** Entries in the sale's hand-off streams, and how many of them a worker claimed and has not acknowledged. */
+  async handoffDepth(sale: SaleLayout): Promise<{ unwritten: number; beingWritten: number }> {
+    const depths = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketHandoffDepth(bucket)));
+    return {
+      unwritten: depths.reduce((sum, depth) => sum + depth.unwritten, 0),
+      beingWritten: depths.reduce((sum, depth) => sum + depth.beingWritten, 0),
+    };
+  }
+
+  private async bucketHandoffDepth(bucket: SaleBucket): Promise<{ unwritten: number; beingWritten: number }> {
+    const key = this.keys.bucket(bucket).handoff;
     const replies = await this.client.multi().xlen(key).xpending(key, HANDOFF_GROUP).exec();
     const [[lengthError, length], [pendingError, pending]] = (replies ?? []) as [
       [Error | null, number],
@@ -161,13 +226,15 @@ export class SaleRedisRepository {
     return { unwritten: Number(length ?? 0), beingWritten: pendingError ? 0 : Number(pending?.[0] ?? 0) };
   }
 
-  /** The order numbers waiting in the sale's hand-off stream, read at one instant. */
-  async handoffOrderNumbers(saleId: string): Promise<Set<string>> {
-    const entries = (await this.client.xrange(this.keys.sale(saleId).handoff, '-', '+')) as [string, string[]][];
+  /** The order numbers waiting in the sale's hand-off streams, each stream read at one instant. */
+  async handoffOrderNumbers(sale: SaleLayout): Promise<Set<string>> {
     const orderNos = new Set<string>();
-    for (const [, fields] of entries) {
-      const value = fields[1];
-      if (value) orderNos.add(value.slice(0, value.indexOf('|')));
+    for (const bucket of bucketsOf(sale)) {
+      const entries = (await this.client.xrange(this.keys.bucket(bucket).handoff, '-', '+')) as [string, string[]][];
+      for (const [, fields] of entries) {
+        const value = fields[1];
+        if (fields[0] === ORDER_FIELD && value) orderNos.add(value.slice(0, value.indexOf('|')));
+      }
     }
     return orderNos;
   }
@@ -176,17 +243,21 @@ export class SaleRedisRepository {
    * Retention: every key of the sale expires at `atMs` (epoch ms; one in the past deletes them now).
    * Idempotent. For ended sales whose reservations are all written (see SaleRetention in the worker).
    */
-  async expireAt(saleId: string, atMs: number): Promise<void> {
-    const multi = this.client.multi();
-    for (const key of this.keys.sale(saleId).all()) multi.pexpireat(key, atMs);
-    await execChecked(multi);
+  async expireAt(sale: SaleLayout, atMs: number): Promise<void> {
+    for (const bucket of bucketsOf(sale)) {
+      const multi = this.client.multi();
+      for (const key of this.keys.bucket(bucket).all()) multi.pexpireat(key, atMs);
+      await execChecked(multi);
+    }
   }
 
   /** Undoes `expireAt`: a sale whose end was moved into the future again must keep its keys. */
-  async clearExpiry(saleId: string): Promise<void> {
-    const multi = this.client.multi();
-    for (const key of this.keys.sale(saleId).all()) multi.persist(key);
-    await execChecked(multi);
+  async clearExpiry(sale: SaleLayout): Promise<void> {
+    for (const bucket of bucketsOf(sale)) {
+      const multi = this.client.multi();
+      for (const key of this.keys.bucket(bucket).all()) multi.persist(key);
+      await execChecked(multi);
+    }
   }
 
   /** Published by the reconciliation job: saleId -> drift. */
@@ -206,10 +277,13 @@ export class SaleRedisRepository {
   }
 
   /** Forget everything Redis knows about a sale (a brand-new sale must not inherit stale keys). */
-  async reset(saleId: string): Promise<void> {
-    await this.client.del(...this.keys.sale(saleId).all());
+  async reset(sale: SaleLayout): Promise<void> {
+    for (const bucket of bucketsOf(sale)) await this.client.del(...this.keys.bucket(bucket).all());
   }
 }
+
+/** The hand-off stream's field for an order (reserve-9.lua); give-backs use `g` (give-back-4.lua). */
+const ORDER_FIELD = 'r';
 
 async function execChecked(multi: ChainableCommander): Promise<void> {
   const replies = (await multi.exec()) as [Error | null, unknown][] | null;

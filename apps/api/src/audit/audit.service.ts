@@ -1,7 +1,13 @@
 import { type LeaseLedger, OrderQueryRepository, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
-import { auditVerdict, type BookedReservation, compareBooks, emptyOrdersByStatus } from '@flash-sale/domain';
+import {
+  auditVerdict,
+  type BookedReservation,
+  compareBooks,
+  emptyOrdersByStatus,
+  unappliedGiveBackUnits,
+} from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { SaleRedisRepository, type SaleLayout } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 
@@ -53,10 +59,14 @@ export class AuditService {
     const redisBacked = sale.strategy === 'redis-lua';
     // MySQL first, Redis after: a reservation precedes its row, so Redis read later knows every
     // reservation MySQL has a row for.
-    const [mysql, ledger] = await Promise.all([this.saleBooks.read(sale.id), this.leaseRepository.ledger(sale.id)]);
+    const [mysql, ledger, appliedReturnKeys] = await Promise.all([
+      this.saleBooks.read(sale.id),
+      this.leaseRepository.ledger(sale.id),
+      this.leaseRepository.appliedReturnKeys(sale.id),
+    ]);
     if (!mysql) throw new Error(`Sale ${sale.id} vanished from MySQL`);
     const [snapshot, lastDrift] = redisBacked
-      ? await Promise.all([this.saleRedis.snapshot(sale.id), this.saleRedis.lastReconciledDrift(sale.id)])
+      ? await Promise.all([this.saleRedis.snapshot(sale), this.saleRedis.lastReconciledDrift(sale.id)])
       : [undefined, undefined];
     // An ended sale whose Redis keys expired (retention) is MySQL's alone: nothing is left to compare.
     const retiredFromRedis = snapshot !== undefined && !snapshot.loaded && sale.endsAt <= new Date();
@@ -70,6 +80,7 @@ export class AuditService {
       currentEpoch: mysql.redisEpoch,
       liveLeased: mysql.leased - mysql.inDoubt,
       pendingLeaseUnits: ledger.pending,
+      unappliedGiveBackUnits: redis ? unappliedGiveBackUnits(redis.givebacks, appliedReturnKeys, mysql.redisEpoch) : 0,
     });
 
     const ordersByStatus = emptyOrdersByStatus();
@@ -79,7 +90,7 @@ export class AuditService {
     // an entry only after its commit, so a reservation being written is found one way or the other).
     // Lost: neither — no row and no hand-off.
     const { queuedUnits, queued, lost } = comparesRedis
-      ? await this.classifyUnwritten(sale.id, books.unwritten)
+      ? await this.classifyUnwritten(sale, books.unwritten)
       : { queuedUnits: 0, queued: 0, lost: 0 };
     ordersByStatus.QUEUED += queued;
     const lostReservations = lost;
@@ -130,11 +141,11 @@ export class AuditService {
   }
 
   private async classifyUnwritten(
-    saleId: string,
+    sale: SaleLayout,
     unwritten: readonly BookedReservation[],
   ): Promise<{ queued: number; queuedUnits: number; lost: number }> {
     if (unwritten.length === 0) return { queued: 0, queuedUnits: 0, lost: 0 };
-    const inStream = await this.saleRedis.handoffOrderNumbers(saleId);
+    const inStream = await this.saleRedis.handoffOrderNumbers(sale);
     const notInStream = unwritten.filter((reservation) => !inStream.has(reservation.orderNo));
     const writtenSince = await this.orderQueries.writtenAmong(notInStream.map((reservation) => reservation.orderNo));
     let queued = 0;

@@ -52,7 +52,7 @@ export class SaleDashboardService {
     const sale = await this.sales.get(saleId); // 404 SALE_NOT_FOUND before anything else is read
     const [audit, handoff, failedJobs, history] = await Promise.all([
       this.audit.audit(sale.id),
-      this.saleRedis.handoffDepth(sale.id),
+      this.saleRedis.handoffDepth(sale),
       this.orders.failedWriterJobs(sale.id),
       this.history(sale.id),
     ]);

@@ -1,4 +1,4 @@
-import { StockLeaseRepository } from '@flash-sale/db';
+import { SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
 import { DomainError, errorMessage } from '@flash-sale/domain';
 import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -65,6 +65,7 @@ export class MetricsService {
     leaseRepository: StockLeaseRepository,
     activity: SaleActivity,
     saleRedis: SaleRedisRepository,
+    layouts: SaleLayouts,
   ) {
     collectDefaultMetrics({ register: this.registry });
 
@@ -116,7 +117,9 @@ export class MetricsService {
         try {
           const read = async () => {
             const saleIds = await activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
-            const backlogs = await Promise.all(saleIds.map((saleId) => saleRedis.handoffBacklog(saleId)));
+            const backlogs = await Promise.all(
+              saleIds.map(async (saleId) => saleRedis.handoffBacklog(await layouts.of(saleId))),
+            );
             saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
           };
           await withDeadline(read(), SCRAPE_DEADLINE_MS, 'Redis');

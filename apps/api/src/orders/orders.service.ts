@@ -1,6 +1,6 @@
 import { type OrderEntity, OrderLifecycle, OrderQueryRepository, SaleRepository, StockLeases } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
-import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { buyerBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
 import { SaleCatalog } from '../sales/sale-catalog';
@@ -45,7 +45,10 @@ export class OrdersService {
     const result = await this.lifecycle.returnUnits(orderNo, 'CANCELLED');
     const now = result.order ?? order;
     // Also when this call lost to another: the release script frees the buyer's hold only once.
-    if (RETURNED_STATUSES.includes(now.status)) await this.scripts.release(now.saleId, orderNo);
+    if (RETURNED_STATUSES.includes(now.status)) {
+      const sale = await this.catalog.get(now.saleId);
+      await this.scripts.release(buyerBucket(sale, now.userId), orderNo);
+    }
     // The unit is back in MySQL's `available`: lease it to Redis again so the next buyer can have it.
     if (result.changed) await this.leases.topUp(now.saleId);
     if (!result.changed && now.status !== 'CANCELLED') {
@@ -66,9 +69,13 @@ export class OrdersService {
       const paymentReference = await this.orders.paymentReference(orderNo);
       return paymentReference ? { ...view, paymentReference } : view;
     }
-    const reservation = await this.saleRedis.reservation(saleId, orderNo);
+    const sale = await this.catalog.get(saleId).catch((error: unknown) => {
+      if (error instanceof DomainError) throw notFound; // no such sale: no such order either
+      throw error;
+    });
+    const reservation = await this.saleRedis.reservation(sale, orderNo);
     if (!reservation || (reservation.userId !== caller.id && caller.role !== 'admin')) throw notFound;
-    return orderViewOfReservation(reservation, await this.catalog.get(saleId));
+    return orderViewOfReservation(reservation, sale);
   }
 
   /** The caller's orders, newest first: written rows plus reservations still QUEUED. */
@@ -80,7 +87,10 @@ export class OrdersService {
     const reservations = (
       await Promise.all(
         recentSales.map(async (sale) =>
-          (await this.saleRedis.reservationsOf(sale.id, caller.id)).map((reservation) => ({ reservation, sale })),
+          (await this.saleRedis.reservationsOf(buyerBucket(sale, caller.id), caller.id)).map((reservation) => ({
+            reservation,
+            sale,
+          })),
         ),
       )
     ).flat();

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { ErrorCode } from '@flash-sale/domain';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { type SaleBucket, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RetryLaterError } from './retry-later.error';
 
@@ -27,10 +27,11 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
   /** Why purchases are being shed right now, or undefined when they are admitted. */
   private verdict: ShedReason | undefined;
   /**
-   * The backlog of each sale with unwritten hand-offs, as the reservation script last reported it (it
-   * returns its stream's length for free); the sampler refreshes those not yet back to zero.
+   * The backlog of each hand-off stream (a sale's bucket) with unwritten hand-offs, as the reservation
+   * script last reported it (it returns its stream's length for free); the sampler refreshes those not
+   * yet back to zero. By `saleId/bucket`.
    */
-  private readonly backlogs = new Map<string, number>();
+  private readonly backlogs = new Map<string, { bucket: SaleBucket; backlog: number }>();
 
   constructor(
     private readonly saleRedis: SaleRedisRepository,
@@ -51,9 +52,10 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
     this.eventLoopDelay.disable();
   }
 
-  /** A reservation's report of its sale's hand-off backlog. */
-  noteBacklog(saleId: string, backlog: number): void {
-    if (backlog > 0 || this.backlogs.has(saleId)) this.backlogs.set(saleId, backlog);
+  /** A reservation's report of its bucket's hand-off backlog. */
+  noteBacklog(bucket: SaleBucket, backlog: number): void {
+    const key = `${bucket.saleId}/${bucket.index}`;
+    if (backlog > 0 || this.backlogs.has(key)) this.backlogs.set(key, { bucket, backlog });
   }
 
   /** The reason to shed this purchase, if any. */
@@ -93,15 +95,15 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** Refreshes the sales known to have a backlog (the ones still writing: usually few) and sums them. */
+  /** Refreshes the streams known to have a backlog (the ones still writing: usually few) and sums them. */
   private async totalBacklog(): Promise<number> {
-    const saleIds = [...this.backlogs.keys()];
-    const current = await Promise.all(saleIds.map((saleId) => this.saleRedis.handoffBacklog(saleId)));
+    const streams = [...this.backlogs.entries()];
+    const current = await Promise.all(streams.map(([, { bucket }]) => this.saleRedis.bucketBacklog(bucket)));
     let total = 0;
-    saleIds.forEach((saleId, i) => {
+    streams.forEach(([key, { bucket }], i) => {
       const backlog = current[i] ?? 0;
-      if (backlog === 0) this.backlogs.delete(saleId);
-      else this.backlogs.set(saleId, backlog);
+      if (backlog === 0) this.backlogs.delete(key);
+      else this.backlogs.set(key, { bucket, backlog });
       total += backlog;
     });
     return total;

@@ -1,6 +1,13 @@
 import { errorMessage } from '@flash-sale/domain';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { type PurchaseLimits, RedisConnection, ReservationScripts } from '@flash-sale/redis';
+import {
+  buyerBucket,
+  type PurchaseLimits,
+  RedisConnection,
+  ReservationScripts,
+  type SaleLayout,
+  singleBucketSale,
+} from '@flash-sale/redis';
 import type { FastifyRequest } from 'fastify';
 import { Injectable, Logger } from '@nestjs/common';
 import { rateLimited } from './retry-later.error';
@@ -44,14 +51,28 @@ export class PurchaseRateLimit {
     return (request as WithLimitsDue)[LIMITS_DUE] === true;
   }
 
-  /** Spends one purchase of `userId` on `saleId` (and of the sale), or throws `429` with the wait. */
-  async consume(saleId: string, userId: string): Promise<void> {
+  /**
+   * The limits as counted in one bucket of the sale: the sale's budget is split evenly over its buckets
+   * (buyers are spread evenly over them), a buyer's own limit is whole in their bucket.
+   */
+  limitsFor(sale: SaleLayout): PurchaseLimits {
+    if (sale.buckets === 1) return this.limits;
+    const { perUser, perSale } = this.limits;
+    return { perUser, perSale: { ...perSale, points: Math.ceil(perSale.points / sale.buckets) } };
+  }
+
+  /**
+   * Spends one purchase of `userId` on the sale (and of the sale), or throws `429` with the wait. A sale
+   * not known yet counts as one with a single bucket.
+   */
+  async consume(sale: SaleLayout | string, userId: string): Promise<void> {
+    const layout = typeof sale === 'string' ? singleBucketSale(sale) : sale;
     // Redis down: the purchase goes to the MySQL fallback (or 503) on its own; the limits cannot be
     // counted and must not add a wait for a reconnect that is not coming.
     if (!this.redis.isReady) return;
     let waitMs: number;
     try {
-      waitMs = await this.scripts.purchaseLimitWait(saleId, userId, this.limits);
+      waitMs = await this.scripts.purchaseLimitWait(buyerBucket(layout, userId), userId, this.limitsFor(layout));
     } catch (error) {
       this.logger.warn(`Purchase limits unavailable: ${errorMessage(error)}`);
       return;

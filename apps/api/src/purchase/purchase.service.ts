@@ -1,7 +1,14 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode, errorMessage, OrderNumberGenerator, RetryLaterError } from '@flash-sale/domain';
 import { type SaleEntity, StockLeases } from '@flash-sale/db';
-import { RedisConnection, ReservationScripts, type ReserveResult, SaleRedisRepository } from '@flash-sale/redis';
+import {
+  buyerBucket,
+  RedisConnection,
+  ReservationScripts,
+  type ReserveResult,
+  type SaleBucket,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
 import { isDependencyDown } from '../common/error-body';
@@ -68,7 +75,7 @@ export class PurchaseService {
   async issueToken(user: AuthUser, saleId: string): Promise<IssuedSubmitToken> {
     const sale = await this.catalog.get(saleId);
     if (sale.endsAt <= new Date()) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
-    return this.tokens.issue(sale.id, user.id, sale.strategy === 'redis-lua');
+    return this.tokens.issue(sale, user.id, sale.strategy === 'redis-lua');
   }
 
   /**
@@ -91,7 +98,7 @@ export class PurchaseService {
         throw error;
       }
       if (limitsDue && (sale.strategy !== 'redis-lua' || !this.reachesScript())) {
-        await this.limits.consume(sale.id, user.id);
+        await this.limits.consume(sale, user.id);
         limitsDue = false;
       }
       if (sale.strategy !== 'redis-lua') {
@@ -170,22 +177,24 @@ export class PurchaseService {
   ): Promise<PurchaseAccepted> {
     let adoptedToken = false;
     let mysqlWasEmpty = false;
+    // The buyer's records and their share of the stock live in one bucket (docs/architecture.md, "Hot sales").
+    const bucket = buyerBucket(sale, user.id);
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
       const reservationTimer = this.metrics.reservationTimer();
       const result = await this.scripts.reserve({
-        saleId: sale.id,
+        bucket,
         userId: user.id,
         submitToken,
         quantity,
         orderNo: this.orderNumbers.next(sale.id),
         // Counted by the first attempt only: a retry is the same purchase.
-        limits: limitsDue && attempt === 1 ? this.limits.limits : undefined,
+        limits: limitsDue && attempt === 1 ? this.limits.limitsFor(sale) : undefined,
       });
       reservationTimer();
       switch (result.kind) {
         case 'reserved':
         case 'replayed':
-          return this.accepted(sale, user, submitToken, result);
+          return this.accepted(sale, user, submitToken, result, bucket);
         case 'order-number-taken':
           continue;
         case 'rate-limited':
@@ -205,17 +214,21 @@ export class PurchaseService {
           }
           if (result.code === ErrorCode.SoldOut) {
             // Redis's balance is only what it was leased: a buyer is told SOLD_OUT only once MySQL
-            // had nothing left to lease after this refusal and Redis still refused after that (a lease
-            // another caller was granting meanwhile counts too).
+            // had nothing left to lease after this refusal — nor the sale's other buckets, asked to give
+            // back part of theirs — and Redis still refused after that (a lease another caller was
+            // granting meanwhile counts too).
             if (!mysqlWasEmpty) {
-              mysqlWasEmpty = (await this.leases.topUp(sale.id)) === 0;
+              mysqlWasEmpty =
+                (await this.leases.topUp(sale.id, bucket.index)) === 0 &&
+                (sale.buckets === 1 ||
+                  (await this.leases.refillFromOtherBuckets(sale.id, bucket.index, quantity)) === 0);
               continue;
             }
             if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
               throw notNow('The last units are being recounted after an outage; retry with the same token');
             }
             // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
-            this.soldOut.noteSoldOut(sale.id);
+            this.soldOut.noteSoldOut(sale);
             throw refusal(result.code);
           }
           if (
@@ -227,7 +240,7 @@ export class PurchaseService {
             // down, or forgotten by a Redis restarted without its data. MySQL decides, as for the fallback.
             const replayed = await this.dbPurchase.orderOfToken(submitToken, user.id);
             if (replayed) return replayed;
-            await this.tokens.adoptIntoRedis(submitToken, sale.id, user.id);
+            await this.tokens.adoptIntoRedis(submitToken, sale, user.id);
             adoptedToken = true;
             continue;
           }
@@ -247,18 +260,19 @@ export class PurchaseService {
     user: AuthUser,
     submitToken: string,
     result: Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>,
+    bucket: SaleBucket,
   ): Promise<PurchaseAccepted> {
     if (result.epoch === 0) {
       // A replay of an order MySQL sold itself (the fallback): it is written already.
       this.metrics.countPurchase('replayed');
       return { orderNo: result.orderNo, status: 'PENDING_PAYMENT' };
     }
-    this.shedder.noteBacklog(sale.id, result.backlog);
+    this.shedder.noteBacklog(bucket, result.backlog);
     // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost).
-    await this.writers.nudge(sale.id);
+    await this.writers.nudge(bucket);
     if (result.balance < this.leases.policy.lowWater) {
       // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
-      this.leases.topUp(sale.id).catch((error: unknown) => {
+      this.leases.topUp(sale.id, bucket.index).catch((error: unknown) => {
         this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
       });
     }

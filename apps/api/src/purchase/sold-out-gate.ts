@@ -1,7 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { type SaleEntity, StockLeases } from '@flash-sale/db';
 import { decidePurchase, ErrorCode } from '@flash-sale/domain';
-import { SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
+import { type SaleLayout, SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SubmitTokens } from './submit-tokens';
 
@@ -17,6 +17,7 @@ interface SoldOutFlag {
    */
   reservedBy: Set<string>;
   until: number;
+  sale: SaleLayout;
 }
 
 /**
@@ -126,9 +127,9 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Redis just answered SOLD_OUT for this sale: read its buyers once, in the background. */
-  noteSoldOut(saleId: string): void {
-    if (this.flagTtlMs === 0 || this.isFlagged(saleId)) return;
-    this.read(saleId, async () => this.saleRedis.soldOutView(saleId, MAX_RESERVATIONS));
+  noteSoldOut(sale: SaleLayout): void {
+    if (this.flagTtlMs === 0 || this.isFlagged(sale.id)) return;
+    this.read(sale, async () => this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
   }
 
   /**
@@ -137,12 +138,13 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
    * since and the buyers read before are all there are.
    */
   private renew(saleId: string): void {
-    const reservedBy = this.flags.get(saleId)?.reservedBy;
-    if (!reservedBy) return;
-    this.read(saleId, async () => {
+    const flag = this.flags.get(saleId);
+    if (!flag) return;
+    const { reservedBy, sale } = flag;
+    this.read(sale, async () => {
       if ((await this.leases.topUp(saleId)) > 0) return undefined; // the grant's message drops the flag
       if ((await this.leases.unitsOutsideMySql(saleId)).inDoubt > 0) return undefined;
-      const remaining = await this.saleRedis.remaining(saleId);
+      const remaining = await this.saleRedis.remaining(sale);
       return remaining === undefined ? undefined : { remaining, reservedBy };
     });
   }
@@ -152,7 +154,8 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
    * stock return (or subscription loss) happened since the reading began: units returned meanwhile may
    * be missing from it.
    */
-  private read(saleId: string, reading: () => Promise<SoldOutView | undefined>): void {
+  private read(sale: SaleLayout, reading: () => Promise<SoldOutView | undefined>): void {
+    const saleId = sale.id;
     if (this.reading.has(saleId) || !this.stockReturns.isLive()) return;
     const generation = this.generation;
     const returns = this.returns.get(saleId);
@@ -161,7 +164,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
         const returned = returns !== this.returns.get(saleId);
         if (returned || generation !== this.generation || !this.stockReturns.isLive()) return;
         if (view?.remaining === 0) {
-          this.flags.set(saleId, { reservedBy: view.reservedBy, until: Date.now() + this.flagTtlMs });
+          this.flags.set(saleId, { reservedBy: view.reservedBy, until: Date.now() + this.flagTtlMs, sale });
         } else {
           this.flags.delete(saleId);
         }

@@ -1,5 +1,5 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { RedisConnection, SaleRedisRepository } from '@flash-sale/redis';
+import { buyerBucket, RedisConnection, SaleRedisRepository, type SaleLayout } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisBuyers } from './redis-buyers';
 import { SubmitTokenCodec } from './submit-token-codec';
@@ -38,14 +38,15 @@ export class SubmitTokens {
    * the token is only signed: Redis never held it, so the fallback may sell with it, and once Redis is
    * back it is adopted there (`adoptIntoRedis`).
    */
-  async issue(saleId: string, userId: string, storeInRedis: boolean): Promise<IssuedSubmitToken> {
+  async issue(sale: SaleLayout, userId: string, storeInRedis: boolean): Promise<IssuedSubmitToken> {
+    const saleId = sale.id;
     const ttlSeconds = this.config.purchase.submitTokenTtlSeconds;
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
     const token = this.codec.encode(SubmitTokenCodec.claims(saleId, userId, expiresAt.getTime()));
     if (!storeInRedis || (this.config.purchase.redisFallback && !this.redis.isReady)) return { token, expiresAt };
     await this.redisBuyers.mark(saleId, userId);
     try {
-      await this.saleRedis.storeToken(saleId, token, userId, ttlSeconds);
+      await this.saleRedis.storeToken(buyerBucket(sale, userId), token, userId, ttlSeconds);
     } catch (error) {
       if (!this.config.purchase.redisFallback) throw error;
       // The buyer is marked for Redis, so the fallback will ask them to retry; the signed token is
@@ -61,12 +62,12 @@ export class SubmitTokens {
    * consume it like any other. The caller has made sure MySQL has no order with it; a token already
    * there (or consumed: its replay is recorded) is left alone.
    */
-  async adoptIntoRedis(token: string, saleId: string, userId: string): Promise<void> {
+  async adoptIntoRedis(token: string, sale: SaleLayout, userId: string): Promise<void> {
     const claims = SubmitTokenCodec.decode(token);
     const ttlMs = (claims?.e ?? 0) - Date.now();
     if (ttlMs <= 0) return;
-    await this.redisBuyers.mark(saleId, userId);
-    await this.saleRedis.storeTokenIfAbsent(saleId, token, userId, Math.ceil(ttlMs / 1000));
+    await this.redisBuyers.mark(sale.id, userId);
+    await this.saleRedis.storeTokenIfAbsent(buyerBucket(sale, userId), token, userId, Math.ceil(ttlMs / 1000));
   }
 
   /** True when the token was issued by us, for this sale and user, and has not expired. */

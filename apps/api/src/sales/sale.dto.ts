@@ -108,6 +108,19 @@ export class CreateSaleDto implements CreateSaleRequest {
   @IsOptionalField()
   @IsIn(SALE_PURPOSES)
   purpose?: SalePurpose;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description:
+      'redis-lua only: Redis buckets (cluster hash slots) the stock is spread over, for a hot sale on Redis Cluster',
+    minimum: 1,
+    maximum: SALE_LIMITS.maxBuckets,
+  })
+  @IsOptionalField()
+  @IsInt()
+  @Min(1)
+  @Max(SALE_LIMITS.maxBuckets)
+  buckets?: number;
 }
 
 /**

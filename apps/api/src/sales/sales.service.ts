@@ -1,6 +1,7 @@
 import { type SaleDefinitionChanges, type SaleEntity, SaleRepository, StockLeases } from '@flash-sale/db';
 import { DomainError, ErrorCode, SALE_PURPOSES, type SalePurpose, saleStatus } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { Injectable } from '@nestjs/common';
 import type { CreateSaleDto, SaleView, UpdateSaleDto } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
@@ -12,7 +13,13 @@ export class SalesService {
     private readonly catalog: SaleCatalog,
     private readonly leases: StockLeases,
     private readonly saleRedis: SaleRedisRepository,
-  ) {}
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.defaultBuckets = config.purchase.saleBucketsDefault;
+  }
+
+  /** Buckets of a redis-lua sale created without `buckets` (SALE_BUCKETS_DEFAULT). */
+  private readonly defaultBuckets: number;
 
   async create(input: CreateSaleDto): Promise<SaleView> {
     const startsAt = input.startsAt ? new Date(input.startsAt) : new Date();
@@ -21,6 +28,10 @@ export class SalesService {
       throw new DomainError(ErrorCode.ValidationFailed, 'endsAt must be after startsAt');
     }
     const strategy = input.strategy ?? 'redis-lua';
+    if (input.buckets !== undefined && input.buckets > 1 && strategy !== 'redis-lua') {
+      throw new DomainError(ErrorCode.ValidationFailed, 'buckets applies to redis-lua sales only');
+    }
+    const buckets = strategy === 'redis-lua' ? (input.buckets ?? this.defaultBuckets) : 1;
     const sale = await this.sales.create({
       name: input.name,
       description: input.description ?? null,
@@ -33,12 +44,13 @@ export class SalesService {
       strategy,
       paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
       purpose: input.purpose ?? 'shop',
+      buckets,
     });
     // MySQL-only: nothing to load.
     if (sale.strategy !== 'redis-lua')
       return this.view(sale, sale.strategy === 'db-segmented' ? sale.stock : sale.available);
     // A new id must not inherit keys left by a database that was reset under a living Redis.
-    await this.saleRedis.reset(sale.id);
+    await this.saleRedis.reset(sale);
     await this.leases.ensureLoaded(sale.id);
     return this.get(sale.id);
   }
@@ -113,7 +125,7 @@ export class SalesService {
   private async remaining(sale: SaleEntity, freshAvailable?: number): Promise<number> {
     const [available, fromRedis] = await Promise.all([
       freshAvailable ?? this.sales.available(sale.id),
-      sale.strategy === 'redis-lua' ? this.saleRedis.remaining(sale.id).catch(() => undefined) : undefined,
+      sale.strategy === 'redis-lua' ? this.saleRedis.remaining(sale).catch(() => undefined) : undefined,
     ]);
     return available + (fromRedis ?? 0);
   }
@@ -134,6 +146,7 @@ export class SalesService {
       paymentTimeoutSeconds: sale.paymentTimeoutSeconds,
       status: saleStatus(sale, remaining, new Date()),
       purpose: sale.purpose,
+      buckets: sale.buckets,
     };
   }
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '@flash-sale/config';
-import type { SaleRepository } from '@flash-sale/db';
+import type { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import type { OrdersQueue } from '@flash-sale/queue';
-import type { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { type SaleActivity, type SaleBucket, type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import { HandoffSweep } from './handoff-sweep';
 
@@ -26,9 +26,10 @@ class FakeSales {
       return this.inWindow;
     },
   };
-  readonly saleRedis = { handoffBacklog: async (saleId: string) => this.backlogs.get(saleId) ?? 0 };
+  readonly saleRedis = { bucketBacklog: async (bucket: SaleBucket) => this.backlogs.get(bucket.saleId) ?? 0 };
+  readonly layouts = { of: async (saleId: string) => singleBucketSale(saleId) };
   readonly ordersQueue = {
-    wakeWriters: async (saleIds: readonly string[]) => void this.woken.push([...saleIds]),
+    wakeWriters: async (buckets: readonly SaleBucket[]) => void this.woken.push(buckets.map((bucket) => bucket.saleId)),
   };
 }
 
@@ -45,6 +46,7 @@ describe('HandoffSweep', () => {
       sales.saleRedis as unknown as SaleRedisRepository,
       sales.activity as unknown as SaleActivity,
       sales.ordersQueue as unknown as OrdersQueue,
+      sales.layouts as unknown as SaleLayouts,
       config,
     );
     now = START;

@@ -1,7 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { SaleRepository } from '@flash-sale/db';
+import { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import { OrdersQueue } from '@flash-sale/queue';
-import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { bucketsOf, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 /** Sales marked active this recently are checked on every run. */
@@ -31,6 +31,7 @@ export class HandoffSweep {
     private readonly saleRedis: SaleRedisRepository,
     private readonly activity: SaleActivity,
     private readonly ordersQueue: OrdersQueue,
+    private readonly layouts: SaleLayouts,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.config = config.lifecycle;
@@ -49,14 +50,15 @@ export class HandoffSweep {
       for (const saleId of inWindow) saleIds.add(saleId);
       this.lastFullPassAt = now;
     }
-    const withBacklog: string[] = [];
-    const backlogs = await Promise.all([...saleIds].map((saleId) => this.saleRedis.handoffBacklog(saleId)));
-    [...saleIds].forEach((saleId, i) => {
-      if ((backlogs[i] ?? 0) > 0) withBacklog.push(saleId);
-    });
+    const streams = (
+      await Promise.all([...saleIds].map(async (saleId) => bucketsOf(await this.layouts.of(saleId))))
+    ).flat();
+    const backlogs = await Promise.all(streams.map((bucket) => this.saleRedis.bucketBacklog(bucket)));
+    const streamsWithBacklog = streams.filter((_, i) => (backlogs[i] ?? 0) > 0);
+    const withBacklog = [...new Set(streamsWithBacklog.map((bucket) => bucket.saleId))];
     if (withBacklog.length === 0) return 0;
-    // Deduplicated per sale: a sale whose job waits or runs gets no second one.
-    await this.ordersQueue.wakeWriters(withBacklog);
+    // Deduplicated per stream: a stream whose job waits or runs gets no second one.
+    await this.ordersQueue.wakeWriters(streamsWithBacklog);
     // A sale with a backlog stays in the index until it is written.
     await this.activity.touch(withBacklog, now);
     this.logger.debug(`Nudged the writers of ${withBacklog.length} sale(s) with unwritten hand-offs`);

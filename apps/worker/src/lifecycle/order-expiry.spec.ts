@@ -1,5 +1,5 @@
-import type { OrderExpiryRepository, OrderLifecycle, OverdueOrder, StockLeases } from '@flash-sale/db';
-import type { ReservationScripts } from '@flash-sale/redis';
+import type { OrderExpiryRepository, OrderLifecycle, OverdueOrder, SaleLayouts, StockLeases } from '@flash-sale/db';
+import { type ReservationScripts, type SaleBucket, singleBucketSale } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import { OrderExpiry } from './order-expiry';
 
@@ -60,7 +60,7 @@ class FakeStores {
       return this.due(dueBy)
         .filter(([, order]) => order.saleId === saleId)
         .slice(0, limit)
-        .map(([orderNo, order]) => ({ orderNo, version: order.version, quantity: order.quantity }));
+        .map(([orderNo, order]) => ({ orderNo, userId: 'buyer', version: order.version, quantity: order.quantity }));
     },
   };
 
@@ -80,7 +80,7 @@ class FakeStores {
   };
 
   readonly scripts = {
-    release: async (_saleId: string, orderNo: string) => {
+    release: async (_bucket: SaleBucket, orderNo: string) => {
       if (this.failingReleases.has(orderNo)) throw new Error('Connection is closed.');
       this.released.push(orderNo);
       return 'released' as const;
@@ -103,6 +103,7 @@ describe('OrderExpiry.sweep', () => {
       stores.lifecycle as unknown as OrderLifecycle,
       stores.scripts as unknown as ReservationScripts,
       stores.leases as unknown as StockLeases,
+      { of: async (saleId: string) => singleBucketSale(saleId) } as unknown as SaleLayouts,
     );
     jest.spyOn(Date, 'now').mockImplementation(() => clock.now);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

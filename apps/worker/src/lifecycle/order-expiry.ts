@@ -1,6 +1,6 @@
 import { errorMessage } from '@flash-sale/domain';
-import { OrderExpiryRepository, OrderLifecycle, type OverdueOrder, StockLeases } from '@flash-sale/db';
-import { ReservationScripts } from '@flash-sale/redis';
+import { OrderExpiryRepository, OrderLifecycle, type OverdueOrder, SaleLayouts, StockLeases } from '@flash-sale/db';
+import { buyerBucket, ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 /** Overdue orders read per query and sale (the oldest deadlines first) and moved per transaction. */
@@ -37,6 +37,7 @@ export class OrderExpiry {
     private readonly lifecycle: OrderLifecycle,
     private readonly scripts: ReservationScripts,
     private readonly leases: StockLeases,
+    private readonly layouts: SaleLayouts,
   ) {}
 
   /** saleId -> epoch ms before which the sweep leaves the sale alone (its last batch was deferred). */
@@ -101,7 +102,10 @@ export class OrderExpiry {
 
   /** The buyers of orders the sweep expired are freed in Redis; a failure here is repaired by reconciliation. */
   private async releaseInRedis(saleId: string, orders: readonly OverdueOrder[]): Promise<void> {
-    const results = await Promise.allSettled(orders.map((order) => this.scripts.release(saleId, order.orderNo)));
+    const sale = await this.layouts.of(saleId);
+    const results = await Promise.allSettled(
+      orders.map((order) => this.scripts.release(buyerBucket(sale, order.userId), order.orderNo)),
+    );
     const failed = results.filter((result) => result.status === 'rejected').length;
     if (failed > 0) {
       this.logger.warn(

@@ -1,4 +1,5 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { SaleLayouts } from '@flash-sale/db';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 
@@ -17,6 +18,7 @@ export class SaleRetention {
 
   constructor(
     private readonly saleRedis: SaleRedisRepository,
+    private readonly layouts: SaleLayouts,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.config = config.lifecycle;
@@ -25,8 +27,9 @@ export class SaleRetention {
   /** Sets the expiry if the sale has ended and nothing of it waits to be written; returns whether it did. */
   async retireIfWritten(saleId: string, endsAt: Date, now = Date.now()): Promise<boolean> {
     if (endsAt.getTime() > now) return false;
-    if ((await this.saleRedis.handoffBacklog(saleId)) > 0) return false;
-    await this.saleRedis.expireAt(saleId, this.expiresAt(endsAt));
+    const sale = await this.layouts.of(saleId);
+    if ((await this.saleRedis.handoffBacklog(sale)) > 0) return false;
+    await this.saleRedis.expireAt(sale, this.expiresAt(endsAt));
     return true;
   }
 

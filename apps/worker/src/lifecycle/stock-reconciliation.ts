@@ -1,12 +1,21 @@
 import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository, StockLeases } from '@flash-sale/db';
-import { compareBooks, RETURNED_STATUSES } from '@flash-sale/domain';
-import { ReservationScripts, SaleActivity, SaleRedisRepository, type SaleRedisSnapshot } from '@flash-sale/redis';
+import { compareBooks, RETURNED_STATUSES, unappliedGiveBackUnits } from '@flash-sale/domain';
+import {
+  buyerBucket,
+  ReservationScripts,
+  SaleActivity,
+  type SaleLayout,
+  SaleRedisRepository,
+  type SaleRedisSnapshot,
+} from '@flash-sale/redis';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { Injectable, Logger } from '@nestjs/common';
 import { SaleRetention } from './sale-retention';
 
 interface Ledgers {
   mysql: MySqlSaleBooks | undefined;
+  /** The give-backs MySQL has applied, read with `mysql` (before Redis). */
+  appliedReturnKeys: Set<string>;
   redis: SaleRedisSnapshot;
 }
 
@@ -133,19 +142,21 @@ export class StockReconciliation {
     const sale = await this.leaseRepository.saleRow(saleId);
     // A MySQL-only sale is marked too when its orders change: nothing to compare.
     if (!sale || sale.strategy !== 'redis-lua') return undefined;
-    let drift = await this.repair(saleId);
-    if (await this.returnLeftoverLeases(saleId, sale.endsAt)) drift = await this.repair(saleId);
+    const layout: SaleLayout = { id: saleId, buckets: sale.buckets };
+    let drift = await this.repair(layout);
+    if (await this.returnLeftoverLeases(layout, sale.endsAt)) drift = await this.repair(layout);
     await this.retention.retireIfWritten(saleId, sale.endsAt);
     return drift;
   }
 
-  private async repair(saleId: string): Promise<number | undefined> {
+  private async repair(sale: SaleLayout): Promise<number | undefined> {
+    const saleId = sale.id;
     if ((await this.leases.verifyIncarnation(saleId)) === 'restarted') {
       this.logger.warn(
         `Sale ${saleId}: Redis lost its incarnation (no state, or a stale copy); its leases are in doubt`,
       );
     }
-    let { mysql, redis } = await this.read(saleId);
+    let { mysql, redis, appliedReturnKeys } = await this.read(sale);
     if (!mysql || mysql.redisEpoch === 0) return undefined;
 
     let changed = false;
@@ -155,24 +166,25 @@ export class StockReconciliation {
       changed = true;
     }
     if ((await this.leases.regrantPending(saleId, mysql.redisEpoch)) > 0) changed = true;
-    const reserved = new Set(redis.reservations.map((reservation) => reservation.orderNo));
+    const buyerOf = new Map(redis.reservations.map((reservation) => [reservation.orderNo, reservation.userId]));
     if (
       mysql.rows.some(
-        (row) => row.leaseEpoch === null && !RETURNED_STATUSES.includes(row.status) && !reserved.has(row.orderNo),
+        (row) => row.leaseEpoch === null && !RETURNED_STATUSES.includes(row.status) && !buyerOf.has(row.orderNo),
       )
     ) {
       await this.leases.ensureLoaded(saleId);
       changed = true;
     }
     for (const row of mysql.rows) {
-      if (RETURNED_STATUSES.includes(row.status) && reserved.has(row.orderNo) && !redis.returned.has(row.orderNo)) {
-        if ((await this.scripts.release(saleId, row.orderNo)) === 'released') changed = true;
+      const buyer = buyerOf.get(row.orderNo);
+      if (RETURNED_STATUSES.includes(row.status) && buyer !== undefined && !redis.returned.has(row.orderNo)) {
+        if ((await this.scripts.release(buyerBucket(sale, buyer), row.orderNo)) === 'released') changed = true;
       }
     }
     if (changed) {
       // Units may be back in `available`: lease them to Redis for the next buyers.
       await this.leases.topUp(saleId);
-      ({ mysql, redis } = await this.read(saleId));
+      ({ mysql, redis, appliedReturnKeys } = await this.read(sale));
       if (!mysql) return undefined;
     }
     if (!redis.loaded) return undefined;
@@ -185,6 +197,7 @@ export class StockReconciliation {
       currentEpoch: mysql.redisEpoch,
       liveLeased: mysql.leased - mysql.inDoubt,
       pendingLeaseUnits: ledger.pending,
+      unappliedGiveBackUnits: unappliedGiveBackUnits(redis.givebacks, appliedReturnKeys, mysql.redisEpoch),
     }).drift;
   }
 
@@ -193,18 +206,21 @@ export class StockReconciliation {
    * once its end is a grace period behind (Redis judges the end by its own clock) and every
    * reservation of it is written.
    */
-  private async returnLeftoverLeases(saleId: string, endsAt: Date): Promise<boolean> {
+  private async returnLeftoverLeases(sale: SaleLayout, endsAt: Date): Promise<boolean> {
     if (endsAt.getTime() + this.config.recoveryGraceMs > Date.now()) return false;
-    if ((await this.saleRedis.handoffBacklog(saleId)) > 0) return false;
-    if (!(await this.leases.returnLeasesOfEndedSale(saleId))) return false;
-    this.logger.log(`Sale ${saleId} has ended: the units still leased to it go back to MySQL`);
+    if ((await this.saleRedis.handoffBacklog(sale)) > 0) return false;
+    if (!(await this.leases.returnLeasesOfEndedSale(sale.id))) return false;
+    this.logger.log(`Sale ${sale.id} has ended: the units still leased to it go back to MySQL`);
     return true;
   }
 
   /** MySQL first, then Redis: a reservation happens before its row, so Redis read later shows it too. */
-  private async read(saleId: string): Promise<Ledgers> {
-    const mysql = await this.saleBooks.read(saleId);
-    return { mysql, redis: await this.saleRedis.snapshot(saleId) };
+  private async read(sale: SaleLayout): Promise<Ledgers> {
+    const [mysql, appliedReturnKeys] = await Promise.all([
+      this.saleBooks.read(sale.id),
+      this.leaseRepository.appliedReturnKeys(sale.id),
+    ]);
+    return { mysql, appliedReturnKeys, redis: await this.saleRedis.snapshot(sale) };
   }
 
   /**

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import type { HandedOffOrder } from '@flash-sale/domain';
 import type { WriteOrdersResult } from '@flash-sale/queue';
-import { type HandoffEntry, HandoffStream, SaleActivity } from '@flash-sale/redis';
+import { StockLeaseRepository } from '@flash-sale/db';
+import { type HandoffEntry, HandoffStream, SaleActivity, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { WorkerMetrics } from '../ops/worker-metrics';
 import { OrderWriter } from './order-writer';
@@ -23,6 +24,11 @@ const ACTIVITY_MARK_EVERY_MS = 1_000;
 
 type Record = (batchSize: number) => void;
 
+/** A stream's name in logs and in this process's per-stream state: the sale id, with `/bucket` when it has several. */
+function streamName(bucket: SaleBucket): string {
+  return bucket.count === 1 ? bucket.saleId : `${bucket.saleId}/${bucket.index}`;
+}
+
 /**
  * Writes one sale's hand-off stream into MySQL (docs/architecture.md "The purchase path", step 4): claims entries through the consumer
  * group in batches, writes each batch in one transaction (group commit), then acknowledges and deletes
@@ -35,9 +41,9 @@ export class HandoffDrain {
   private readonly logger = new Logger(HandoffDrain.name);
   /** This process's consumer name in every sale's group. */
   private readonly consumer = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  /** Sales where an attempt of this process failed with entries in hand: those are read back first. */
+  /** Streams where an attempt of this process failed with entries in hand: those are read back first. */
   private readonly unacknowledgedHere = new Set<string>();
-  /** When this process last looked for a dead worker's entries, per sale (they must idle first). */
+  /** When this process last looked for a dead worker's entries, per stream (they must idle first). */
   private readonly lastClaimAt = new Map<string, number>();
   private readonly lastMarkedAt = new Map<string, number>();
   private readonly config: AppConfig['worker'];
@@ -45,6 +51,7 @@ export class HandoffDrain {
   constructor(
     private readonly stream: HandoffStream,
     private readonly writer: OrderWriter,
+    private readonly leases: StockLeaseRepository,
     private readonly activity: SaleActivity,
     private readonly metrics: WorkerMetrics,
     @InjectAppConfig() config: AppConfig,
@@ -52,8 +59,10 @@ export class HandoffDrain {
     this.config = config.worker;
   }
 
-  /** Writes what is waiting in the sale's stream, until it is empty (or about MAX_DRAIN_MS passed). */
-  async drain(saleId: string): Promise<WriteOrdersResult> {
+  /** Writes what is waiting in the bucket's stream, until it is empty (or about MAX_DRAIN_MS passed). */
+  async drain(bucket: SaleBucket): Promise<WriteOrdersResult> {
+    const saleId = bucket.saleId;
+    const stream = streamName(bucket);
     const result: WriteOrdersResult = { written: 0, batches: [], batchCount: 0, reclaimed: 0, handedOn: false };
     const record: Record = (size) => {
       result.written += size;
@@ -63,12 +72,12 @@ export class HandoffDrain {
     };
     await this.markActive(saleId);
     try {
-      await this.writeOwnUnacknowledged(saleId, record);
-      result.reclaimed = await this.writeAbandoned(saleId, record);
-      result.handedOn = !(await this.writeNew(saleId, record));
+      await this.writeOwnUnacknowledged(bucket, record);
+      result.reclaimed = await this.writeAbandoned(bucket, record);
+      result.handedOn = !(await this.writeNew(bucket, record));
     } catch (error) {
       // What this process was given stays pending for it: its next attempt reads it back first.
-      this.unacknowledgedHere.add(saleId);
+      this.unacknowledgedHere.add(stream);
       throw error;
     }
     if (result.written > 0) await this.markActive(saleId);
@@ -76,30 +85,32 @@ export class HandoffDrain {
   }
 
   /** What this consumer was given by an attempt that failed; one batch at a time (re-reading needs the ack). */
-  private async writeOwnUnacknowledged(saleId: string, record: Record): Promise<void> {
-    if (!this.unacknowledgedHere.has(saleId)) return;
-    let own = await this.stream.readOwnPending(saleId, this.consumer, this.config.batchSize);
+  private async writeOwnUnacknowledged(bucket: SaleBucket, record: Record): Promise<void> {
+    const stream = streamName(bucket);
+    if (!this.unacknowledgedHere.has(stream)) return;
+    let own = await this.stream.readOwnPending(bucket, this.consumer, this.config.batchSize);
     while (own.length > 0) {
-      await this.write(saleId, own);
+      await this.write(bucket, own);
       record(own.length);
-      own = await this.stream.readOwnPending(saleId, this.consumer, this.config.batchSize, own[own.length - 1]!.id);
+      own = await this.stream.readOwnPending(bucket, this.consumer, this.config.batchSize, own[own.length - 1]!.id);
     }
-    this.unacknowledgedHere.delete(saleId);
+    this.unacknowledgedHere.delete(stream);
   }
 
   /**
    * What other consumers were given and never acknowledged for HANDOFF_CLAIM_IDLE_MS (their worker died or
    * stopped mid-batch). Looked for now and then, not on every job: such entries must idle first anyway.
    */
-  private async writeAbandoned(saleId: string, record: Record): Promise<number> {
+  private async writeAbandoned(bucket: SaleBucket, record: Record): Promise<number> {
     const now = Date.now();
-    if (now - (this.lastClaimAt.get(saleId) ?? 0) < this.config.claimIdleMs / 2) return 0;
-    this.lastClaimAt.set(saleId, now);
+    const stream = streamName(bucket);
+    if (now - (this.lastClaimAt.get(stream) ?? 0) < this.config.claimIdleMs / 2) return 0;
+    this.lastClaimAt.set(stream, now);
     let reclaimed = 0;
     let cursor = '0-0';
     do {
       const claimed = await this.stream.claimIdle(
-        saleId,
+        bucket,
         this.consumer,
         this.config.claimIdleMs,
         this.config.batchSize,
@@ -107,8 +118,8 @@ export class HandoffDrain {
       );
       cursor = claimed.cursor;
       if (claimed.entries.length === 0) continue;
-      this.logger.warn(`Sale ${saleId}: took over ${claimed.entries.length} hand-off(s) a worker left unwritten`);
-      await this.write(saleId, claimed.entries);
+      this.logger.warn(`Sale ${stream}: took over ${claimed.entries.length} hand-off(s) a worker left unwritten`);
+      await this.write(bucket, claimed.entries);
       record(claimed.entries.length);
       reclaimed += claimed.entries.length;
     } while (cursor !== '0-0');
@@ -119,14 +130,14 @@ export class HandoffDrain {
    * New entries, reading the next batch while the current one is written. Returns false when it
    * stopped at MAX_DRAIN_MS with entries possibly left (the caller then queues the sale's next job).
    */
-  private async writeNew(saleId: string, record: Record): Promise<boolean> {
+  private async writeNew(bucket: SaleBucket, record: Record): Promise<boolean> {
     const deadline = Date.now() + MAX_DRAIN_MS;
-    let entries = await this.stream.readNew(saleId, this.consumer, this.config.batchSize);
+    let entries = await this.stream.readNew(bucket, this.consumer, this.config.batchSize);
     while (entries.length > 0) {
       const following =
-        Date.now() < deadline ? this.stream.readNew(saleId, this.consumer, this.config.batchSize) : undefined;
+        Date.now() < deadline ? this.stream.readNew(bucket, this.consumer, this.config.batchSize) : undefined;
       try {
-        await this.write(saleId, entries);
+        await this.write(bucket, entries);
       } catch (error) {
         await following?.catch(() => undefined);
         throw error;
@@ -136,24 +147,27 @@ export class HandoffDrain {
       entries = await following;
       if (entries.length === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
-        entries = await this.stream.readNew(saleId, this.consumer, this.config.batchSize);
+        entries = await this.stream.readNew(bucket, this.consumer, this.config.batchSize);
       }
     }
     return true;
   }
 
-  private async write(saleId: string, entries: readonly HandoffEntry[]): Promise<void> {
+  private async write(bucket: SaleBucket, entries: readonly HandoffEntry[]): Promise<void> {
     const orders: HandedOffOrder[] = [];
     for (const entry of entries) {
       if (entry.order) orders.push(entry.order);
-      else this.logger.error(`Sale ${saleId}: hand-off entry ${entry.id} is unreadable; dropped`);
+      else if (entry.giveBack) {
+        // Units the bucket gave back (give-back-4.lua): usually applied by the API already, once per key.
+        await this.leases.applyGiveBack(bucket.saleId, { ...entry.giveBack, bucket: bucket.index });
+      } else this.logger.error(`Sale ${streamName(bucket)}: hand-off entry ${entry.id} is unreadable; dropped`);
     }
     if (orders.length > 0) {
-      const outcomes = await this.writer.writeBatch(saleId, orders);
+      const outcomes = await this.writer.writeBatch(bucket.saleId, orders);
       this.metrics.observeCreated(orders.filter((_, i) => outcomes[i] === 'created'));
     }
     await this.stream.acknowledge(
-      saleId,
+      bucket,
       entries.map((entry) => entry.id),
     );
   }

@@ -4,9 +4,11 @@ import {
   createRedisClient,
   HANDOFF_GROUP,
   type KeyBuilder,
+  onlyBucket,
   type RedisClient,
   type ReservationScripts,
   type SaleRedisRepository,
+  singleBucketSale,
 } from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -59,9 +61,9 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   const ordersOf = async (saleId: string, status = 'PENDING_PAYMENT') =>
     countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = ?', [saleId, status]);
 
-  const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(saleId, 3)));
+  const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(onlyBucket(saleId), 3)));
   const spread = (job: ReturnType<typeof writeOrdersJob>) => [job.name, job.data, job.opts] as const;
-  const backlog = (saleId: string) => saleRedis.handoffBacklog(saleId);
+  const backlog = (saleId: string) => saleRedis.handoffBacklog(singleBucketSale(saleId));
   const completedJobs = async (saleId: string): Promise<Job[]> =>
     (await queue.getJobs(['completed'])).filter((job) => job.data.saleId === saleId);
 
@@ -167,8 +169,8 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 150);
     // The consumer group gives each entry to one of them…
     const [a, b] = await Promise.all([
-      workerA.get(HandoffDrain).drain(saleId),
-      workerB.get(HandoffDrain).drain(saleId),
+      workerA.get(HandoffDrain).drain(onlyBucket(saleId)),
+      workerB.get(HandoffDrain).drain(onlyBucket(saleId)),
     ]);
     expect(a.written + b.written).toBe(150);
     // …and should both be handed the same orders (a job run twice), MySQL writes each once.
@@ -208,7 +210,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   it('units MySQL never leased → the surplus orders are FAILED, their buyers freed in Redis, nothing oversold', async () => {
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 4 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 4);
-    expect(await saleRedis.remaining(saleId)).toBe(0);
+    expect(await saleRedis.remaining(singleBucketSale(saleId))).toBe(0);
     // MySQL, the last line of defence, leased only 1 unit (as if Redis had sold phantom stock).
     await db.query('UPDATE sales SET leased = 1, available = 3 WHERE id = ?', [saleId]);
 
@@ -218,10 +220,10 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     expect(await ordersOf(saleId, 'FAILED')).toBe(3);
     expect(await leased(saleId)).toBe(0);
     expect(await available(saleId)).toBe(3);
-    expect((await saleRedis.snapshot(saleId)).returned.size).toBe(3);
+    expect((await saleRedis.snapshot(singleBucketSale(saleId))).returned.size).toBe(3);
     // Re-running the same orders changes nothing: each release happens exactly once.
     await workerB.get(OrderWriter).writeBatch(saleId, orders);
-    expect((await saleRedis.snapshot(saleId)).returned.size).toBe(3);
+    expect((await saleRedis.snapshot(singleBucketSale(saleId))).returned.size).toBe(3);
     expect(await available(saleId)).toBe(3);
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(4);
   });

@@ -7,9 +7,10 @@ import {
   type SaleStockRow,
   type StockMove,
   withOptimisticRetries,
+  SaleLayouts,
 } from '@flash-sale/db';
 import { type HandedOffOrder, RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
-import { ReservationScripts } from '@flash-sale/redis';
+import { buyerBucket, type ReleaseResult, ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
@@ -78,6 +79,7 @@ export class OrderWriter {
   constructor(
     private readonly orderWriting: OrderWritingRepository,
     private readonly scripts: ReservationScripts,
+    private readonly layouts: SaleLayouts,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.optimisticLockRetries = config.worker.optimisticLockRetries;
@@ -144,7 +146,7 @@ export class OrderWriter {
       }
     }
     const status = await this.orderWriting.statusOf(order.orderNo);
-    if (status && RETURNED_STATUSES.includes(status)) await this.scripts.release(order.saleId, order.orderNo);
+    if (status && RETURNED_STATUSES.includes(status)) await this.release(order);
     return outcome;
   }
 
@@ -207,6 +209,11 @@ export class OrderWriter {
     });
   }
 
+  /** Frees the order's buyer hold, in the bucket of the sale that holds the buyer's records. */
+  private async release(order: HandedOffOrder): Promise<ReleaseResult> {
+    return this.scripts.release(buyerBucket(await this.layouts.of(order.saleId), order.userId), order.orderNo);
+  }
+
   private withOptimisticRetries<T>(attempt: () => Promise<T>): Promise<T> {
     return withOptimisticRetries(attempt, { retries: this.optimisticLockRetries });
   }
@@ -214,7 +221,7 @@ export class OrderWriter {
   private async releaseRejected(decisions: readonly Decision[]): Promise<void> {
     for (const { order, outcome } of decisions) {
       if (outcome !== 'rejected') continue;
-      const result = await this.scripts.release(order.saleId, order.orderNo);
+      const result = await this.release(order);
       if (result === 'released')
         this.logger.warn(`Order ${order.orderNo} refused: its units are not in MySQL's lease; buyer's hold freed`);
     }
@@ -241,6 +248,7 @@ export class OrderWriter {
       reservedAt: order.reservedAt,
       expiresAt: holding ? expiresAt : null,
       leaseEpoch: order.epoch || null,
+      bucket: order.bucket ?? 0,
       submitToken: order.submitToken,
     };
   }

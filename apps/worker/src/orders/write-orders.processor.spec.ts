@@ -21,7 +21,7 @@ describe('WriteOrdersProcessor', () => {
   let options: object;
   let drain: { drain: jest.Mock };
   let writer: { writeBatch: jest.Mock; failAndRelease: jest.Mock };
-  let woken: string[][];
+  let woken: unknown[][];
 
   beforeEach(() => {
     drain = { drain: jest.fn(async () => DRAINED) };
@@ -35,7 +35,7 @@ describe('WriteOrdersProcessor', () => {
         return { on: () => undefined };
       },
     };
-    const ordersQueue = { wakeWriters: async (saleIds: readonly string[]) => void woken.push([...saleIds]) };
+    const ordersQueue = { wakeWriters: async (buckets: readonly unknown[]) => void woken.push([...buckets]) };
     new WriteOrdersProcessor(
       drain as unknown as HandoffDrain,
       writer as unknown as OrderWriter,
@@ -54,12 +54,17 @@ describe('WriteOrdersProcessor', () => {
 
   it("a write-orders job drains its sale; one that stopped at its time slice wakes the sale's next writer", async () => {
     expect(await processor(job(WRITE_ORDERS_JOB, { saleId: '4' }))).toEqual(DRAINED);
-    expect(drain.drain).toHaveBeenCalledWith('4');
+    expect(drain.drain).toHaveBeenCalledWith({ saleId: '4', index: 0, count: 1 });
     expect(woken).toEqual([]);
 
     drain.drain.mockResolvedValueOnce({ ...DRAINED, handedOn: true });
     await processor(job(WRITE_ORDERS_JOB, { saleId: '4' }));
-    expect(woken).toEqual([['4']]);
+    expect(woken).toEqual([[{ saleId: '4', index: 0, count: 1 }]]);
+  });
+
+  it('a write-orders job of one bucket of a sale with several drains that bucket', async () => {
+    await processor(job(WRITE_ORDERS_JOB, { saleId: '4', bucket: 2, buckets: 3 }));
+    expect(drain.drain).toHaveBeenCalledWith({ saleId: '4', index: 2, count: 3 });
   });
 
   describe('a create-order job left by an earlier version', () => {

@@ -48,6 +48,10 @@ export class OrderEntity {
   @Column({ name: 'lease_epoch', type: 'int', unsigned: true, nullable: true })
   leaseEpoch!: number | null;
 
+  /** The sale's Redis bucket the order was reserved in (0 when the sale has one, or MySQL sold it). */
+  @Column({ type: 'tinyint', unsigned: true, default: 0 })
+  bucket!: number;
+
   /** When the reservation was made in Redis (the buyer's moment), not when the row was written. */
   @Column({ name: 'reserved_at', type: 'datetime', precision: 3 })
   reservedAt!: Date;

@@ -61,6 +61,13 @@ export class SaleEntity {
   @Column({ name: 'payment_timeout_seconds', type: 'int', unsigned: true })
   paymentTimeoutSeconds!: number;
 
+  /**
+   * Redis buckets (hash slots) a redis-lua sale's leased stock is spread over (docs/architecture.md
+   * "Hot sales: buckets"); fixed at creation, since each buyer's records live in their bucket.
+   */
+  @Column({ type: 'tinyint', unsigned: true, default: 1 })
+  buckets!: number;
+
   /** `shop`, or test data (`load-test`, `bench`, `demo`) that the storefront never lists. */
   @Column({ type: 'varchar', length: 20, default: 'shop' })
   purpose!: SalePurpose;
