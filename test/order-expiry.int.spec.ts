@@ -3,7 +3,6 @@ import { OrderExpiry } from '../apps/worker/src/lifecycle/order-expiry';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
 import { useLifecycleWorld } from './order-lifecycle/lifecycle-world';
-import { singleBucketSale } from '@flash-sale/redis';
 
 /** Unpaid orders expire on time, exactly once, against payments racing them. */
 describe('order expiry (real API, worker, MariaDB, Redis)', () => {
@@ -14,7 +13,7 @@ describe('order expiry (real API, worker, MariaDB, Redis)', () => {
     const saleId = await createSale(2, 1);
     const buyer = await w.stack.client.guest();
     const orderNo = await buyWritten(saleId, buyer);
-    expect(await w.saleRedis.remaining(singleBucketSale(saleId))).toBe(1);
+    expect(await w.saleRedis.remaining(await w.layout(saleId))).toBe(1);
     await waitFor(
       'the expiry sweep',
       () => statusOf(orderNo),
@@ -23,7 +22,7 @@ describe('order expiry (real API, worker, MariaDB, Redis)', () => {
     );
     await waitFor(
       'the unit back in Redis',
-      () => w.saleRedis.remaining(singleBucketSale(saleId)),
+      async () => w.saleRedis.remaining(await w.layout(saleId)),
       (n) => n === 2,
       5_000,
     );
@@ -38,7 +37,7 @@ describe('order expiry (real API, worker, MariaDB, Redis)', () => {
       .worker!.get(OrderLifecycle)
       .expireOverdue(saleId, [{ orderNo, userId: 'unused', version: 0, quantity: 1 }], new Date());
     expect(expiredAgain).toEqual([]);
-    expect(await w.saleRedis.remaining(singleBucketSale(saleId))).toBe(2);
+    expect(await w.saleRedis.remaining(await w.layout(saleId))).toBe(2);
     expect(await available(saleId)).toBe(2);
     // The buyer's slot is free again.
     const again = await buy(saleId, buyer);
@@ -92,13 +91,13 @@ describe('order expiry (real API, worker, MariaDB, Redis)', () => {
     const held = paid + 1;
     await waitFor(
       'expired units back in Redis',
-      () => w.saleRedis.remaining(singleBucketSale(saleId)),
+      async () => w.saleRedis.remaining(await w.layout(saleId)),
       (n) => n === 31 - held,
       5_000,
     );
     expect(await available(saleId)).toBe(31 - held);
     expect(await expiry.sweep()).toBe(0);
-    expect(await w.saleRedis.remaining(singleBucketSale(saleId))).toBe(31 - held);
+    expect(await w.saleRedis.remaining(await w.layout(saleId))).toBe(31 - held);
     expect((await audit(saleId)).body).toMatchObject({ ok: true, held, drift: 0 });
   });
 });

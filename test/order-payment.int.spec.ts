@@ -1,7 +1,6 @@
 import { inBatches } from './support/api-client';
 import { countRows } from './support/fixtures';
 import { useLifecycleWorld } from './order-lifecycle/lifecycle-world';
-import { singleBucketSale } from '@flash-sale/redis';
 
 /** Payment (the owner's, the provider's racing callbacks, forged callbacks) and cancellation, end to end. */
 describe('order payment and cancellation (real API, worker, MariaDB, Redis)', () => {
@@ -114,7 +113,7 @@ describe('order payment and cancellation (real API, worker, MariaDB, Redis)', ()
       }
     }
     expect(await available(saleId)).toBe(30 - paid);
-    expect(await w.saleRedis.remaining(singleBucketSale(saleId))).toBe(30 - paid);
+    expect(await w.saleRedis.remaining(await w.layout(saleId))).toBe(30 - paid);
     const report = await audit(saleId);
     expect(report.body).toMatchObject({ ok: true, held: paid, drift: 0 });
   });

@@ -5,7 +5,7 @@ import { inBatches } from './support/api-client';
 import { issueTestToken } from './support/private-redis';
 import { countRows, waitFor } from './support/fixtures';
 import { useLifecycleWorld } from './order-lifecycle/lifecycle-world';
-import { onlyBucket, singleBucketSale } from '@flash-sale/redis';
+import { buyerBucket } from '@flash-sale/redis';
 
 /** Hand-offs no nudge woke, a sale audited from MySQL alone, and a mixed run whose books must balance. */
 describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)', () => {
@@ -17,12 +17,13 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     // A sale being sold (so it is in the active-sales index the sweep walks)…
     await buyWritten(saleId, await w.stack.client.guest());
     const orderNumbers = new OrderNumberGenerator();
+    const sale = await w.layout(saleId);
     // …where an API dies after its scripts: reserved through the real script, the writer never nudged.
     const orphans = await Promise.all(
       [1, 2, 3, 4].map(async (i) => {
-        const { token } = await issueTestToken(w.saleRedis, saleId, `orphan${i}`, 60);
+        const { token } = await issueTestToken(w.saleRedis, sale, `orphan${i}`, 60);
         const result = await w.scripts.reserve({
-          bucket: onlyBucket(saleId),
+          bucket: buyerBucket(sale, `orphan${i}`),
           userId: `orphan${i}`,
           submitToken: token,
           quantity: 1,
@@ -35,12 +36,13 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     // Their hand-offs are in the stream: QUEUED, not lost.
     expect((await audit(saleId)).body).toMatchObject({ lostReservations: 0, ordersByStatus: { QUEUED: 4 } });
     // One hand-off really lost (deleted from the stream, as a Redis without persistence would): lost.
-    const entries = (await w.redis.xrange(w.keys.sale(saleId).handoff, '-', '+')) as [string, string[]][];
+    const lostStream = w.keys.bucket(buyerBucket(sale, 'orphan4')).handoff;
+    const entries = (await w.redis.xrange(lostStream, '-', '+')) as [string, string[]][];
     const lostEntry = entries.find(([, fields]) => fields[1]!.startsWith(`${orphans[3]}|`))!;
-    await w.redis.xdel(w.keys.sale(saleId).handoff, lostEntry[0]);
+    await w.redis.xdel(lostStream, lostEntry[0]);
     expect((await audit(saleId)).body).toMatchObject({ lostReservations: 1, ok: false, ordersByStatus: { QUEUED: 3 } });
     // Put it back, so the rest of the suite sees a whole sale.
-    await w.redis.xadd(w.keys.sale(saleId).handoff, '*', 'r', lostEntry[1][1]!);
+    await w.redis.xadd(lostStream, '*', 'r', lostEntry[1][1]!);
 
     expect(await w.stack.worker!.get(HandoffSweep).run()).toBe(1); // one sale with a backlog
     await waitFor(
@@ -52,7 +54,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     expect(await countRows(w.db, `SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?, ?, ?, ?)`, orphans)).toBe(4);
     await waitFor(
       'the stream emptied',
-      () => w.saleRedis.handoffBacklog(singleBucketSale(saleId)),
+      () => w.saleRedis.handoffBacklog(sale),
       (n) => n === 0,
     );
     expect(await w.stack.worker!.get(HandoffSweep).run()).toBe(0); // nothing left to wake a writer for
@@ -68,7 +70,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     });
     expect(ended.status).toBe(200);
     // What SALE_REDIS_RETENTION_MS does once it has passed.
-    await w.redis.del(...w.keys.sale(saleId).all());
+    await w.saleRedis.reset(await w.layout(saleId));
     const body = (await audit(saleId)).body as Record<string, unknown>;
     expect(body).toMatchObject({ ok: true, retiredFromRedis: true, held: 1, lostReservations: 0, drift: 0 });
   });
@@ -128,7 +130,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     });
     // remaining + held + returned == stock: units never sold, units held by paid orders, and units
     // sold and given back (Redis' own ledger of releases), which are on sale again.
-    const snapshot = await w.saleRedis.snapshot(singleBucketSale(saleId));
+    const snapshot = await w.saleRedis.snapshot(await w.layout(saleId));
     const returned = [...snapshot.returned.values()].reduce((units, n) => units + n, 0);
     const neverSold = snapshot.remaining - returned;
     expect(returned).toBe(stock - paid);

@@ -1,4 +1,6 @@
 import type { ErrorBody, Order } from '@flash-sale/contract';
+import { SaleLayouts } from '@flash-sale/db';
+import type { SaleLayout } from '@flash-sale/redis';
 import { signPaymentBody } from '../../apps/api/src/payments/payment-signature';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
 import { countRows, waitFor } from '../support/fixtures';
@@ -12,6 +14,8 @@ type OrderAnswer = ApiResponse<Order & ErrorBody>;
 export interface LifecycleWorld extends StackWorld, SaleRedisAccess {
   /** A sale whose orders wait `paymentTimeoutSeconds` (shorter than the API allows) for payment. */
   createSale(stock: number, paymentTimeoutSeconds?: number): Promise<string>;
+  /** The sale's Redis layout (its buckets: `TEST_SALE_BUCKETS` runs these files on several). */
+  layout(saleId: string): Promise<SaleLayout>;
   buy(saleId: string, guest: Guest): Promise<ApiResponse<PurchaseAnswer>>;
   /** Buys one unit and waits until the worker has written the order. */
   buyWritten(saleId: string, guest: Guest): Promise<string>;
@@ -52,6 +56,7 @@ export function useLifecycleWorld(): LifecycleWorld {
     await w.db.query('UPDATE sales SET payment_timeout_seconds = ? WHERE id = ?', [paymentTimeoutSeconds, sale.id]);
     return sale.id;
   };
+  w.layout = (saleId) => new SaleLayouts(w.db).of(saleId);
   w.buy = (saleId, guest) => w.client.buy(saleId, guest.token);
   w.buyWritten = async (saleId, guest) => {
     const response = await w.buy(saleId, guest);

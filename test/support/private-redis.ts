@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
-import type { SaleRedisRepository } from '@flash-sale/redis';
-import { onlyBucket } from '@flash-sale/redis';
+import { buyerBucket, onlyBucket, type SaleLayout, type SaleRedisRepository } from '@flash-sale/redis';
 
 export interface PrivateRedisOptions {
   /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */
@@ -41,11 +40,12 @@ export function redisAnswers(port: number): Promise<boolean> {
  */
 export async function issueTestToken(
   saleRedis: SaleRedisRepository,
-  saleId: string,
+  sale: string | SaleLayout,
   userId: string,
   ttlSeconds: number,
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(18).toString('base64url');
-  await saleRedis.storeToken(onlyBucket(saleId), token, userId, ttlSeconds);
+  const bucket = typeof sale === 'string' ? onlyBucket(sale) : buyerBucket(sale, userId);
+  await saleRedis.storeToken(bucket, token, userId, ttlSeconds);
   return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
 }

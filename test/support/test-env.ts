@@ -43,6 +43,8 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     // The API, the worker and the load share one event loop in a test: its delay measures the test, not
     // the API, so it sheds nothing unless a test asks (test/purchase-admission.int.spec.ts).
     SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // `TEST_SALE_BUCKETS=3 npm run test:int -- …` runs the same tests on sales spread over 3 buckets.
+    ...(process.env['TEST_SALE_BUCKETS'] ? { SALE_BUCKETS_DEFAULT: process.env['TEST_SALE_BUCKETS'] } : {}),
     ...overrides,
   };
   const config = loadConfig(env);

@@ -258,6 +258,24 @@ export class StockLeaseRepository {
     });
   }
 
+  /**
+   * What changes whenever units move between MySQL and Redis for the sale: the newest ledger row (every
+   * lease and every applied give-back adds one), the leases not yet granted in Redis, and the give-backs
+   * applied. Two equal readings around a look at every bucket mean no unit moved during that look.
+   */
+  async movementMark(saleId: string): Promise<{ lastRowId: number; pendingLeases: number; appliedGiveBacks: number }> {
+    const [row] = (await this.dataSource.query(
+      `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending, COUNT(return_key) AS applied
+         FROM stock_leases WHERE sale_id = ?`,
+      [saleId],
+    )) as { last_id: string | number; pending: string | number; applied: string | number }[];
+    return {
+      lastRowId: Number(row?.last_id ?? 0),
+      pendingLeases: Number(row?.pending ?? 0),
+      appliedGiveBacks: Number(row?.applied ?? 0),
+    };
+  }
+
   /** The return keys of the give-backs MySQL has applied for the sale. */
   async appliedReturnKeys(saleId: string): Promise<Set<string>> {
     const rows = (await this.dataSource.query(

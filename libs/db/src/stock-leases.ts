@@ -61,21 +61,25 @@ export class StockLeases {
   }
 
   /**
-   * A buyer's bucket is empty and MySQL had nothing left to lease: the sale's other buckets give back part
-   * of their balance (give-back-4.lua; at least `wanted` units when they have them, else half of theirs),
-   * MySQL takes the units back into `available`, and a lease hands them to the buyer's bucket. Returns the
-   * units that bucket received: 0 means every other bucket was empty when asked and MySQL had nothing.
-   * Concurrent calls for one bucket share a run.
+   * A buyer's bucket refused for lack of stock: fill it. First from MySQL (a lease); when MySQL has
+   * nothing left and the sale has other buckets, they give back part of their balance (give-back-4.lua: at
+   * least `wanted` units when they have them, else half of theirs), MySQL takes the units back into
+   * `available`, and a lease hands them to the buyer's bucket. Returns the units that moved; 0 only when
+   * MySQL and every other bucket were empty and no unit was moving between them meanwhile (a lease or a
+   * give-back of another process), which is when the sale is sold out. Concurrent calls for one bucket
+   * share a run. With one bucket this is `topUp`.
    */
-  refillFromOtherBuckets(saleId: string, bucket: number, wanted: number): Promise<number> {
-    return coalesce(this.refills, `${saleId}/${bucket}`, () => this.refillOnce(saleId, bucket, wanted));
+  refill(sale: SaleLayout, bucket: number, wanted: number): Promise<number> {
+    if (sale.buckets === 1) return this.topUp(sale.id, bucket);
+    return coalesce(this.refills, `${sale.id}/${bucket}`, () => this.refillOnce(sale.id, bucket, wanted));
   }
 
   private async refillOnce(saleId: string, home: number, wanted: number): Promise<number> {
     const sale = await this.repository.saleRow(saleId);
-    if (!sale || sale.strategy !== 'redis-lua' || sale.buckets < 2 || sale.redisEpoch === 0 || hasEnded(sale)) {
-      return 0;
-    }
+    if (!sale || sale.buckets < 2) return this.topUp(saleId, home);
+    const before = await this.repository.movementMark(saleId);
+    const leased = await this.topUp(saleId, home);
+    if (leased > 0 || sale.strategy !== 'redis-lua' || sale.redisEpoch === 0 || hasEnded(sale)) return leased;
     const layout = layoutOf(saleId, sale);
     const balances = await this.saleRedis.balances(layout);
     let gathered = 0;
@@ -84,24 +88,37 @@ export class StockLeases {
       const balance = balances[index] ?? 0;
       if (balance <= 0) continue;
       const returnKey = `${saleId}:${index}:${randomUUID()}`;
+      const donor = bucketsOf(layout)[index]!;
       const result = await this.scripts.giveBack(
-        bucketsOf(layout)[index]!,
+        donor,
         sale.redisEpoch,
         returnKey,
         Math.max(Math.min(wanted, balance), Math.ceil(balance / 2)),
       );
-      if (result.kind === 'wrong-epoch' || result.units === 0) continue;
-      // Applied here at once; the worker applies the hand-off entry again, which changes nothing.
+      if (result.kind !== 'given-back' || result.units === 0) continue;
+      // Applied here at once. The hand-off entry is there for a process that dies before this line: a
+      // worker then applies it; here it is dropped, so nothing waits on the donor's stream.
       await this.repository.applyGiveBack(saleId, {
         returnKey,
         bucket: index,
         units: result.units,
         epoch: sale.redisEpoch,
       });
+      if (result.entryId) await this.saleRedis.dropHandoffEntry(donor, result.entryId);
       gathered += result.units;
     }
-    // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for.
-    return this.leaseOnce(saleId, home, false);
+    // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
+    // bucket's buyer took first still prove the sale was not sold out.
+    const moved = Math.max(await this.leaseOnce(saleId, home, false), gathered);
+    if (moved > 0) return moved;
+    const [recordedGiveBacks, after] = await Promise.all([
+      this.saleRedis.giveBackCount(layout),
+      this.repository.movementMark(saleId),
+    ]);
+    const unitsWereMoving =
+      after.lastRowId !== before.lastRowId || after.pendingLeases > 0 || recordedGiveBacks > after.appliedGiveBacks;
+    // Not proven sold out: the caller retries, and answers "try again" rather than SOLD_OUT.
+    return unitsWereMoving ? 1 : 0;
   }
 
   /**
@@ -288,7 +305,15 @@ export class StockLeases {
     if (sale.available === 0 || hasEnded(sale)) return 0;
     const buckets = bucketsOf(layoutOf(saleId, sale));
     const bucket = buckets[bucketIndex ?? (await this.emptiestBucket(saleId, sale))] ?? buckets[0]!;
-    const lease = await this.repository.lease(saleId, sale.redisEpoch, this.policy.leaseSize, bucket.index, spread);
+    // Units given back to MySQL (a cancel, an expiry) all go to the emptiest bucket; a bucket's own
+    // top-up takes its share of what is left, so the last units are spread.
+    const lease = await this.repository.lease(
+      saleId,
+      sale.redisEpoch,
+      this.policy.leaseSize,
+      bucket.index,
+      spread && bucketIndex !== undefined,
+    );
     if (!lease) return 0;
     return (await this.grant(bucket, lease.leaseId, lease.epoch, lease.units)) === 'wrong-epoch' ? 0 : lease.units;
   }

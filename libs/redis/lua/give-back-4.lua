@@ -17,7 +17,8 @@
     ARGV[3] maxUnits   at most this many units
 
   Output:
-    { 1, units }  given back now (units may be 0: the balance was empty)
+    { 1, units, entryId }  given back now, with the id of its hand-off entry (none when units is 0: the
+                  balance was empty)
     { 0, units }  this return key gave back before (nothing changed)
     -1            the bucket is not loaded, or on another incarnation (nothing changed)
 ]]
@@ -37,5 +38,5 @@ if units <= 0 then return { 1, 0 } end
 redis.call('DECRBY', stockKey, units)
 local record = units .. '|' .. epoch
 redis.call('HSET', givebacksKey, ARGV[2], record)
-redis.call('XADD', handoffKey, '*', 'g', ARGV[2] .. '|' .. record)
-return { 1, units }
+local entryId = redis.call('XADD', handoffKey, '*', 'g', ARGV[2] .. '|' .. record)
+return { 1, units, entryId }

@@ -90,7 +90,10 @@ export type LoadResult = { kind: 'opened' | 'refreshed'; balance: number } | { k
 
 export type GrantResult = { kind: 'granted' | 'already-granted'; balance: number } | { kind: 'wrong-epoch' };
 
-export type GiveBackResult = { kind: 'given-back' | 'given-back-before'; units: number } | { kind: 'wrong-epoch' };
+export type GiveBackResult =
+  | { kind: 'given-back'; units: number; /** Its hand-off entry (none when no unit was given). */ entryId?: string }
+  | { kind: 'given-back-before'; units: number }
+  | { kind: 'wrong-epoch' };
 
 /**
  * The only caller of the sale Lua scripts. Registers them with `defineCommand` (EVALSHA with a
@@ -248,8 +251,9 @@ export class ReservationScripts {
       maxUnits,
     );
     if (!Array.isArray(reply)) return { kind: 'wrong-epoch' };
-    const [now, units] = reply as [number, number];
-    return { kind: now === 1 ? 'given-back' : 'given-back-before', units };
+    const [now, units, entryId] = reply as [number, number, string?];
+    if (now !== 1) return { kind: 'given-back-before', units };
+    return entryId === undefined ? { kind: 'given-back', units } : { kind: 'given-back', units, entryId };
   }
 }
 

@@ -60,6 +60,22 @@ export class SaleRedisRepository {
     return balances.reduce<number>((sum, balance) => sum + (balance ?? 0), 0);
   }
 
+  /**
+   * Removes one entry from a bucket's hand-off stream: a give-back its process applied to MySQL itself,
+   * so no worker has to be woken for it (one that read it already applies it again, which changes nothing).
+   */
+  async dropHandoffEntry(bucket: SaleBucket, entryId: string): Promise<void> {
+    await this.client.xdel(this.keys.bucket(bucket).handoff, entryId);
+  }
+
+  /** Give-backs the sale's buckets have recorded (give-back-4.lua), applied in MySQL or not. */
+  async giveBackCount(sale: SaleLayout): Promise<number> {
+    const counts = await Promise.all(
+      bucketsOf(sale).map((bucket) => this.client.hlen(this.keys.bucket(bucket).givebacks)),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
   /** Each bucket's balance, in index order (`undefined`: that bucket is not loaded). */
   async balances(sale: SaleLayout): Promise<(number | undefined)[]> {
     const values = await Promise.all(bucketsOf(sale).map((bucket) => this.client.get(this.keys.bucket(bucket).stock)));

@@ -218,10 +218,7 @@ export class PurchaseService {
             // back part of theirs — and Redis still refused after that (a lease another caller was
             // granting meanwhile counts too).
             if (!mysqlWasEmpty) {
-              mysqlWasEmpty =
-                (await this.leases.topUp(sale.id, bucket.index)) === 0 &&
-                (sale.buckets === 1 ||
-                  (await this.leases.refillFromOtherBuckets(sale.id, bucket.index, quantity)) === 0);
+              mysqlWasEmpty = (await this.leases.refill(sale, bucket.index, quantity)) === 0;
               continue;
             }
             if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {

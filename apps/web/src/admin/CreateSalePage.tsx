@@ -248,6 +248,27 @@ export function CreateSalePage() {
               />
             )}
           </FormField>
+          {strategy === 'redis-lua' && (
+            <FormField
+              id={fieldId('buckets')}
+              label="Buckets"
+              hint={`For a hot sale on Redis Cluster: the stock is spread over this many hash slots (each buyer stays in one), 1–${SALE_LIMITS.maxBuckets}. Keep 1 on a single Redis.`}
+              error={errors.buckets?.message}
+            >
+              {(control) => (
+                <input
+                  className="input"
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  max={SALE_LIMITS.maxBuckets}
+                  step={1}
+                  {...control}
+                  {...register('buckets')}
+                />
+              )}
+            </FormField>
+          )}
         </fieldset>
 
         {create.isError && <ErrorNotice error={create.error} title="The sale was not created" />}

@@ -53,6 +53,11 @@ export function SaleDashboardPage() {
           <div className="button-row dashboard-title__badges">
             <SaleStatusBadge status={sale.status} />
             <StrategyBadge strategy={sale.strategy} />
+            {sale.buckets > 1 && (
+              <span className="badge" title="The stock is spread over this many Redis buckets (cluster hash slots)">
+                {sale.buckets} buckets
+              </span>
+            )}
           </div>
           {sale.status === 'upcoming' && (
             <p className="dashboard-countdown">

@@ -15,6 +15,8 @@ export interface SaleFormValues {
   endsAt: string;
   strategy: SaleStrategy;
   paymentTimeoutSeconds: string;
+  /** redis-lua only: Redis buckets the stock is spread over. */
+  buckets: string;
 }
 
 /**
@@ -58,6 +60,7 @@ export function defaultSaleFormValues(now: Date): SaleFormValues {
     endsAt: toLocalDateTime(new Date(now.getTime() + 2 * 3_600_000)),
     strategy: 'redis-lua',
     paymentTimeoutSeconds: '600',
+    buckets: '1',
   };
 }
 
@@ -145,6 +148,7 @@ export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
       SALE_LIMITS.minPaymentTimeoutSeconds,
       SALE_LIMITS.maxPaymentTimeoutSeconds,
     ),
+    buckets: wholeNumber('Enter how many buckets', 1, SALE_LIMITS.maxBuckets),
   })
   .refine((sale) => Date.parse(sale.endsAt) > Date.parse(sale.startsAt), {
     message: 'The sale must end after it starts',
@@ -152,9 +156,11 @@ export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
     // Compare the two times whenever both parsed, even while other fields still have errors.
     when: ({ issues }) => !issues.some((issue) => issue.path?.[0] === 'startsAt' || issue.path?.[0] === 'endsAt'),
   })
-  .transform(({ price, description, imageUrl, ...sale }): CreateSaleRequest => ({
+  .transform(({ price, description, imageUrl, buckets, ...sale }): CreateSaleRequest => ({
     ...sale,
     priceCents: price,
     ...(description ? { description } : {}),
     ...(imageUrl ? { imageUrl } : {}),
+    // Buckets only spread a redis-lua sale; one is what the server assumes anyway.
+    ...(sale.strategy === 'redis-lua' && buckets > 1 ? { buckets } : {}),
   }));

@@ -17,6 +17,7 @@ export function makeSale(overrides: Partial<Sale> = {}): Sale {
     paymentTimeoutSeconds: 600,
     status: 'live',
     purpose: 'shop',
+    buckets: 1,
     ...overrides,
   };
 }

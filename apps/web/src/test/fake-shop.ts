@@ -19,6 +19,7 @@ export function aSale(overrides: Partial<Sale> = {}): Sale {
     paymentTimeoutSeconds: 600,
     status: 'live',
     purpose: 'shop',
+    buckets: 1,
     ...overrides,
   };
 }
