@@ -19,6 +19,7 @@ const valid: SaleFormValues = {
   endsAt: '2030-01-15T12:00',
   strategy: 'redis-lua',
   paymentTimeoutSeconds: '600',
+  buckets: '1',
 };
 
 /** The first message per field, as react-hook-form shows them. */
@@ -112,6 +113,14 @@ describe('saleFormSchema', () => {
     expect(errorsOf({ perUserLimit: String(SALE_LIMITS.maxPerUserLimit + 1) })).toEqual({ perUserLimit: 'At most 20' });
     expect(errorsOf({ paymentTimeoutSeconds: '9' })).toEqual({ paymentTimeoutSeconds: 'At least 10' });
     expect(errorsOf({ paymentTimeoutSeconds: '86401' })).toEqual({ paymentTimeoutSeconds: 'At most 86,400' });
+    expect(errorsOf({ buckets: '0' })).toEqual({ buckets: 'At least 1' });
+    expect(errorsOf({ buckets: String(SALE_LIMITS.maxBuckets + 1) })).toEqual({ buckets: 'At most 16' });
+  });
+
+  it('sends buckets only for a redis-lua sale spread over more than one', () => {
+    expect(saleFormSchema.parse(valid)).not.toHaveProperty('buckets');
+    expect(saleFormSchema.parse({ ...valid, buckets: '3' })).toMatchObject({ buckets: 3 });
+    expect(saleFormSchema.parse({ ...valid, buckets: '3', strategy: 'db-optimistic' })).not.toHaveProperty('buckets');
   });
 
   it('wants the sale to end after it starts, even while other fields are wrong', () => {
