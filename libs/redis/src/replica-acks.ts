@@ -1,9 +1,20 @@
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, Redis } from 'ioredis';
 import { failUnansweredOnDisconnect, type RedisClient } from './redis-client';
-import type { KeyBuilder } from './sale-keys';
+import type { KeyBuilder, SaleBucket } from './sale-keys';
 
 interface Waiter {
+  /** The counter this waiter's batch writes before its `WAIT`: on the node that holds the waiter's writes. */
+  marker: string;
   resolve(confirmed: number): void;
   reject(error: unknown): void;
+}
+
+/** One connection to one Redis node (the node itself, or one master of a cluster) and its batches. */
+interface NodeAcks {
+  connection: RedisClient;
+  waiting: Waiter[];
+  inFlight: boolean;
 }
 
 /**
@@ -17,55 +28,92 @@ interface Waiter {
  * marker is sent after the caller's writes were answered, so a replica that has the marker has them too.
  * Callers are batched: everyone who asks while a `WAIT` is out shares the next marker and `WAIT` (one
  * pair per batch, however many purchases wait), never the one already sent, whose marker may predate
- * their writes. Standalone Redis with replicas only.
+ * their writes.
+ *
+ * On a Redis Cluster the writes to confirm are on the master that holds the caller's bucket: the marker
+ * is a key of that bucket's slot, and the marker and the `WAIT` go to that master over a connection of
+ * this class's own (one per master, found from the cluster's slot map). After a failover the slot map
+ * names the promoted replica, and the next batches go there.
  */
 export class ReplicaAcks {
-  private connection?: RedisClient;
-  private waiting: Waiter[] = [];
-  private inFlight = false;
+  private readonly nodes = new Map<string, NodeAcks>();
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
   ) {}
 
-  /** How many replicas confirmed every write answered before this call (at most `replicas`), by `timeoutMs`. */
-  confirm(replicas: number, timeoutMs: number): Promise<number> {
+  /**
+   * How many replicas confirmed every write answered before this call (at most `replicas`), by
+   * `timeoutMs`. `bucket`: where the writes to confirm were made (needed on a cluster).
+   */
+  confirm(replicas: number, timeoutMs: number, bucket?: SaleBucket): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      if (!this.inFlight) this.sendBatch(replicas, timeoutMs);
+      let node: NodeAcks;
+      let marker: string;
+      try {
+        ({ node, marker } = this.nodeOf(bucket));
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      node.waiting.push({ marker, resolve, reject });
+      if (!node.inFlight) this.sendBatch(node, replicas, timeoutMs);
     });
   }
 
   close(): void {
-    this.connection?.disconnect();
+    for (const node of this.nodes.values()) node.connection.disconnect();
+    this.nodes.clear();
   }
 
-  private ownConnection(): RedisClient {
-    const connection = this.client.duplicate();
-    // A WAIT cut off by a lost connection is answered (rejected), never left hanging with the batch.
-    failUnansweredOnDisconnect(connection);
-    // Its failures reach the waiting purchases through their commands; the outage is reported elsewhere.
-    connection.on('error', () => undefined);
-    return connection;
+  private nodeOf(bucket: SaleBucket | undefined): { node: NodeAcks; marker: string } {
+    if (!(this.client instanceof Cluster)) {
+      return { node: this.node('standalone', () => this.client.duplicate()), marker: this.keys.replicaAckMarker };
+    }
+    if (!bucket) throw new Error('On a Redis Cluster a durable acknowledgement needs the bucket written to');
+    const marker = this.keys.bucket(bucket).replicaAck;
+    const nodeKey = this.client.slots[calculateSlot(marker)]?.[0];
+    if (!nodeKey) throw new Error('The Redis Cluster slot map is not known yet');
+    const cluster = this.client;
+    return {
+      node: this.node(nodeKey, () => {
+        const [host, port] = nodeKey.split(':');
+        return new Redis({ ...cluster.options.redisOptions, host, port: Number(port) });
+      }),
+      marker,
+    };
   }
 
-  private sendBatch(replicas: number, timeoutMs: number): void {
-    const batch = this.waiting;
-    this.waiting = [];
-    this.inFlight = true;
-    const connection = (this.connection ??= this.ownConnection());
+  private node(key: string, connect: () => RedisClient): NodeAcks {
+    let node = this.nodes.get(key);
+    if (!node) {
+      const connection = connect();
+      // A WAIT cut off by a lost connection is answered (rejected), never left hanging with the batch.
+      failUnansweredOnDisconnect(connection);
+      // Its failures reach the waiting purchases through their commands; the outage is reported elsewhere.
+      connection.on('error', () => undefined);
+      node = { connection, waiting: [], inFlight: false };
+      this.nodes.set(key, node);
+    }
+    return node;
+  }
+
+  private sendBatch(node: NodeAcks, replicas: number, timeoutMs: number): void {
+    const batch = node.waiting;
+    node.waiting = [];
+    node.inFlight = true;
     // Sent back to back on one connection: the marker is written, then the WAIT covers it.
-    const marked = connection.incr(this.keys.replicaAckMarker);
-    const waited = connection.call('WAIT', replicas, timeoutMs);
+    const marked = node.connection.incr(batch[0]!.marker);
+    const waited = node.connection.call('WAIT', replicas, timeoutMs);
     Promise.all([marked, waited])
       .then(
         ([, confirmed]) => batch.forEach((waiter) => waiter.resolve(Number(confirmed))),
         (error: unknown) => batch.forEach((waiter) => waiter.reject(error)),
       )
       .finally(() => {
-        this.inFlight = false;
-        if (this.waiting.length > 0) this.sendBatch(replicas, timeoutMs);
+        node.inFlight = false;
+        if (node.waiting.length > 0) this.sendBatch(node, replicas, timeoutMs);
       });
   }
 }

@@ -101,6 +101,11 @@ export class SaleKeys {
   readonly lock: string;
   /** The last fencing token the sale's lock granted: a counter without TTL. */
   readonly lockFence: string;
+  /**
+   * Counter the durable acknowledgement writes on this bucket's master just before its `WAIT` (ReplicaAcks,
+   * on a Redis Cluster): a write of its own connection that comes after the reservations it confirms.
+   */
+  readonly replicaAck: string;
   private readonly base: string;
 
   constructor(
@@ -120,6 +125,7 @@ export class SaleKeys {
     this.purchaseLimit = `${this.base}:rl:purchase-sale`;
     this.lock = `${this.base}:lock`;
     this.lockFence = `${this.base}:lock-fence`;
+    this.replicaAck = `${this.base}:replica-ack`;
   }
 
   /** One buyer's purchase rate-limit counter in this sale. */
@@ -143,6 +149,7 @@ export class SaleKeys {
       this.grants,
       this.givebacks,
       this.handoff,
+      this.replicaAck,
     ];
   }
 }

@@ -1,6 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { ErrorCode, RetryLaterError } from '@flash-sale/domain';
-import { ReplicaAcks } from '@flash-sale/redis';
+import { ReplicaAcks, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 
 /** What a buyer is told to wait before sending the same token again. */
@@ -23,6 +23,8 @@ export class DurableAck implements OnModuleDestroy {
   private readonly timeoutMs: number;
   private replicaMissing = false;
   private probing = false;
+  /** The bucket of the last confirmation asked for: what a probe confirms (a cluster needs one). */
+  private lastBucket: SaleBucket | undefined;
 
   constructor(
     private readonly replicaAcks: ReplicaAcks,
@@ -51,9 +53,10 @@ export class DurableAck implements OnModuleDestroy {
    * Waits until a replica holds every write answered so far (the caller's reservation included). A
    * timeout is a 503 with retry-after: the reservation exists, and the same token replays it.
    */
-  async confirm(): Promise<void> {
+  async confirm(bucket: SaleBucket): Promise<void> {
     if (!this.enabled) return;
-    if ((await this.replicaAcks.confirm(1, this.timeoutMs)) >= 1) {
+    this.lastBucket = bucket;
+    if ((await this.replicaAcks.confirm(1, this.timeoutMs, bucket)) >= 1) {
       this.replicaMissing = false;
       return;
     }
@@ -74,7 +77,7 @@ export class DurableAck implements OnModuleDestroy {
     if (this.probing) return;
     this.probing = true;
     this.replicaAcks
-      .confirm(1, this.timeoutMs)
+      .confirm(1, this.timeoutMs, this.lastBucket)
       .then((confirmed) => {
         if (confirmed >= 1 && this.replicaMissing) {
           this.logger.log('A replica confirms again: admitting purchases');

@@ -273,7 +273,7 @@ export class PurchaseService {
         this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
       });
     }
-    await this.durableAck.confirm();
+    await this.durableAck.confirm(bucket);
     this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
     return { orderNo: result.orderNo, status: 'QUEUED' };
   }
