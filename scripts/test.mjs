@@ -22,6 +22,7 @@ const INVARIANTS_ON_BUCKETS = [
   'test/order-expiry.int.spec.ts',
   'test/order-payment.int.spec.ts',
   'test/order-recovery.int.spec.ts',
+  'test/chaos-explorer.int.spec.ts',
 ];
 
 const steps = [

@@ -1,3 +1,4 @@
+import { bucketsOf, KeyBuilder } from '@flash-sale/redis';
 import { Redis } from 'ioredis';
 import type { RowDataPacket } from 'mysql2/promise';
 import type { ChaosCluster } from './cluster';
@@ -58,8 +59,13 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
       [world.sale.id],
     );
     await redis.connect();
-    const base = `${cluster.env['REDIS_KEY_PREFIX']}:{sale:${world.sale.id}}`;
-    const [balance, backlog] = await Promise.all([redis.get(`${base}:stock`), redis.xlen(`${base}:handoff`)]);
+    const keys = new KeyBuilder(cluster.env['REDIS_KEY_PREFIX']!);
+    let balance = 0;
+    let backlog = 0;
+    for (const bucket of bucketsOf({ id: world.sale.id, buckets: world.sale.buckets })) {
+      balance += Number((await redis.get(keys.bucket(bucket).stock)) ?? 0);
+      backlog += await redis.xlen(keys.bucket(bucket).handoff);
+    }
     return {
       orders: orders.map((row) => ({ ...row, quantity: Number(row.quantity) })),
       sale: {
@@ -68,7 +74,7 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
         leased: Number(sale!.leased),
         in_doubt: Number(sale!.in_doubt),
       },
-      redisBalance: Number(balance ?? 0),
+      redisBalance: balance,
       handoffBacklog: backlog,
       audit: await fetchAudit(cluster, world.sale.id, adminJwt),
     };

@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
- * [--actions N] [--shrinks N] [--stock N] [--limit N]`: the fault-schedule explorer (docs/chaos.md).
+ * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets K]`: the fault-schedule explorer (docs/chaos.md).
  */
 import { parseArgs } from 'node:util';
 import { ChaosCluster } from './cluster';
@@ -19,6 +19,7 @@ const { values } = parseArgs({
     shrinks: { type: 'string', default: '30' },
     stock: { type: 'string', default: '12' },
     limit: { type: 'string', default: '3' },
+    buckets: { type: 'string', default: '1' },
     'keep-going': { type: 'boolean', default: false },
   },
 });
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
     maxShrinks: integer('shrinks', values.shrinks),
     stock: integer('stock', values.stock),
     perUserLimit: integer('limit', values.limit),
+    buckets: integer('buckets', values.buckets),
     keepGoing: values['keep-going'],
     onProgress: (line) => console.log(line),
   };

@@ -19,6 +19,8 @@ export interface ExplorerOptions {
   maxShrinks: number;
   stock: number;
   perUserLimit: number;
+  /** Redis buckets each run's sale is spread over. */
+  buckets: number;
   /** Record violations and keep running new schedules instead of stopping (and shrinking) at the first. */
   keepGoing?: boolean;
   onProgress?: (line: string) => void;
@@ -94,6 +96,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         const sale = await RunWorld.createSale(cluster, adminJwt, {
           stock: options.stock,
           perUserLimit: options.perUserLimit,
+          buckets: options.buckets,
         });
         const model: Model = initialModel();
         const world = new RunWorld(cluster, sale, () => activeFaults(cluster));

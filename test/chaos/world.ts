@@ -12,6 +12,8 @@ export interface SaleUnderTest {
   id: string;
   stock: number;
   perUserLimit: number;
+  /** Redis buckets the sale is spread over (docs/architecture.md "Hot sales: buckets"). */
+  buckets: number;
 }
 
 interface Buyer {
@@ -58,7 +60,7 @@ export class RunWorld {
   static async createSale(
     cluster: ChaosCluster,
     adminJwt: string,
-    shape: { stock: number; perUserLimit: number },
+    shape: { stock: number; perUserLimit: number; buckets: number },
   ): Promise<SaleUnderTest> {
     const world = new Agent({ connections: 1 });
     try {
@@ -71,6 +73,7 @@ export class RunWorld {
           priceCents: 100,
           stock: shape.stock,
           perUserLimit: shape.perUserLimit,
+          buckets: shape.buckets,
           endsAt: new Date(Date.now() + 3_600_000).toISOString(),
           strategy: 'redis-lua',
           // The shortest allowed: unpaid orders expire within the run.
