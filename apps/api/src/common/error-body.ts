@@ -34,16 +34,29 @@ const DEPENDENCY_DOWN_CODES = new Set([
   'ER_CON_COUNT_ERROR',
 ]);
 
+/**
+ * A Redis Cluster in the middle of a failover or a resharding: the slot's master is gone or moving
+ * (`CLUSTERDOWN`, `TRYAGAIN`, `MOVED`/`ASK` past ioredis's redirections, every node failing).
+ */
+const CLUSTER_IN_TRANSITION =
+  /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK) |Too many Cluster redirections|Failed to refresh slots cache/;
+
 export function isDependencyDown(error: unknown): boolean {
   const candidate = error as { code?: string; name?: string; message?: string; driverError?: { code?: string } } | null;
+  const message = candidate?.message ?? '';
   return (
     DEPENDENCY_DOWN_CODES.has(candidate?.code ?? '') ||
     DEPENDENCY_DOWN_CODES.has(candidate?.driverError?.code ?? '') ||
     candidate?.name === 'MaxRetriesPerRequestError' ||
     candidate?.name === 'RedisReplyLostError' ||
-    /Connection is closed|Stream isn't writeable/.test(candidate?.message ?? '')
+    candidate?.name === 'ClusterAllFailedError' ||
+    /Connection is closed|Stream isn't writeable/.test(message) ||
+    CLUSTER_IN_TRANSITION.test(message)
   );
 }
+
+/** A dependency that is down usually answers again within a moment: the client may retry after this. */
+const DEPENDENCY_RETRY_SECONDS = 1;
 
 /**
  * Turns anything thrown into the contract's `{error: {code, message}}` and its status. Unknown
@@ -86,6 +99,7 @@ export function toErrorResponse(error: unknown): {
       status: HttpStatus.SERVICE_UNAVAILABLE,
       body: { error: { code: ErrorCode.Unavailable, message: 'A dependency is unavailable; please retry' } },
       unexpected: true,
+      retryAfter: DEPENDENCY_RETRY_SECONDS,
     };
   }
   return {
