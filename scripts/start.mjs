@@ -18,16 +18,24 @@
  * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
  * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
  *
- * Ctrl-C / SIGTERM stops everything it started. If the API or the worker dies, it is restarted with a
- * growing backoff (logged); a private Redis or MySQL that dies still stops everything, non-zero.
+ * Many processes: API_INSTANCES API processes (default one per core) share the one port — with more
+ * than one, the API runs under its cluster entry (apps/api/dist/cluster.js, node:cluster), which forks
+ * them and forks again one that dies; with one, the API runs alone as it would in a container. And
+ * WORKER_INSTANCES worker processes (default 1), the i-th with its metrics on WORKER_METRICS_PORT + i.
+ *
+ * Ctrl-C / SIGTERM stops everything it started. If the API (its cluster's primary) or a worker dies, it
+ * is restarted with a growing backoff (logged); a private Redis or MySQL that dies still stops
+ * everything, non-zero.
  *
  * Environment: PORT (3000; another free port if 3000 is taken and PORT is unset), WORKER_METRICS_PORT
- * (9464, moved the same way), ADMIN_PASSWORD, REDIS_URL, DATABASE_URL, LOG_FORMAT (pretty | json),
+ * (9464, moved the same way), API_INSTANCES, WORKER_INSTANCES, ADMIN_PASSWORD, REDIS_URL, DATABASE_URL,
+ * LOG_FORMAT (pretty | json),
  * RATE_LIMIT_PROFILE, and FLASH_SALE_PRIVATE_SERVICES=1 to ignore existing servers and run private
  * ones under .data/.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync, utimesSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, portIsFree } from './lib/ports.mjs';
@@ -47,8 +55,13 @@ const terminal = createTerminal({
   logDir: path.join(ROOT, '.data', 'logs'),
 });
 const log = terminal.say;
-/** The ports in use, chosen in main(): the defaults unless taken (see appPort). */
-const ports = { api: 0, workerMetrics: 0 };
+/** How many processes of each app run: the API's share one port. */
+const instances = {
+  api: instanceCount('API_INSTANCES', availableParallelism()),
+  worker: instanceCount('WORKER_INSTANCES', 1),
+};
+/** The ports in use, chosen in main(): the defaults unless taken (see appPort); one per worker process. */
+const ports = { api: 0, workerMetrics: [] };
 
 /** Everything that has to be stopped on the way out, newest last. */
 const running = { apps: [], services: null };
@@ -74,20 +87,27 @@ async function main() {
     onUnexpectedExit: (name, code, signal) => fail(`private ${name} exited (${code ?? signal}); see .data/${name}.log`),
   });
   ports.api = await appPort('PORT', 3000, 'the API');
-  ports.workerMetrics = await appPort('WORKER_METRICS_PORT', 9464, 'the worker’s metrics');
+  ports.workerMetrics = await workerMetricsPorts();
   const env = {
     ...process.env,
     DATABASE_URL: running.services.databaseUrl,
     PORT: String(ports.api),
-    WORKER_METRICS_PORT: String(ports.workerMetrics),
+    API_INSTANCES: String(instances.api),
   };
   if (LOAD_TEST) env.RATE_LIMIT_PROFILE = 'load-test';
   if (running.services.redisUrl) env.REDIS_URL = running.services.redisUrl;
 
   await migrate(env);
   if (stopping) return;
-  startApp('api', [process.execPath, 'apps/api/dist/main.js'], env);
-  startApp('worker', [process.execPath, 'apps/worker/dist/main.js'], env);
+  // One API process runs alone; more share the port under the cluster entry, which restarts its own.
+  const apiEntry = instances.api === 1 ? 'apps/api/dist/main.js' : 'apps/api/dist/cluster.js';
+  startApp('api', [process.execPath, apiEntry], env);
+  ports.workerMetrics.forEach((metricsPort, i) =>
+    startApp(workerName(i), [process.execPath, 'apps/worker/dist/main.js'], {
+      ...env,
+      WORKER_METRICS_PORT: String(metricsPort),
+    }),
+  );
   if (DEV)
     startApp('web', [npm(), 'run', '--silent', 'dev', '-w', '@flash-sale/web'], { ...env, WEB_PORT: String(WEB_PORT) });
 
@@ -171,6 +191,38 @@ async function appPort(variable, defaultPort, what) {
   const port = await freePort();
   log(`port ${defaultPort} is taken: ${what} listens on ${port} instead (set ${variable} to choose)`);
   return port;
+}
+
+/** API_INSTANCES / WORKER_INSTANCES: a whole number from 1 to 256, else the default. */
+function instanceCount(variable, defaultCount) {
+  const raw = process.env[variable];
+  if (raw === undefined || raw === '') return defaultCount;
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1 || count > 256) {
+    console.error(`${variable} must be an integer between 1 and 256, got "${raw}"`);
+    process.exit(1);
+  }
+  return count;
+}
+
+/** `worker`, `worker-2`, `worker-3`…: the name in the terminal and of the log file under .data/logs. */
+function workerName(i) {
+  return i === 0 ? 'worker' : `worker-${i + 1}`;
+}
+
+/**
+ * Each worker process's metrics port: WORKER_METRICS_PORT (or 9464, moved if taken) for the first,
+ * that + i for the i-th — each process binds its own. 0 turns them all off.
+ */
+async function workerMetricsPorts() {
+  const first = await appPort('WORKER_METRICS_PORT', 9464, 'the worker’s metrics');
+  const chosen = [first];
+  for (let i = 1; i < instances.worker; i++) {
+    if (first === 0) chosen.push(0);
+    else if (process.env.WORKER_METRICS_PORT || (await portIsFree(first + i))) chosen.push(first + i);
+    else chosen.push(await freePort());
+  }
+  return chosen;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,11 +316,19 @@ function printSummary() {
   const password = process.env.ADMIN_PASSWORD
     ? '(the ADMIN_PASSWORD you set)'
     : 'admin   (development default; set ADMIN_PASSWORD)';
-  const workerMetrics = ports.workerMetrics === 0 ? 'off' : `http://127.0.0.1:${ports.workerMetrics}/metrics`;
+  const workerMetrics =
+    ports.workerMetrics[0] === 0
+      ? 'off (worker)'
+      : ports.workerMetrics.map((port) => `http://127.0.0.1:${port}/metrics`).join(', ') +
+        (instances.worker === 1 ? ' (worker)' : ' (workers)');
+  const workerLogs = ports.workerMetrics.map((_, i) => terminal.shortLog(workerName(i))).join(', ');
   const logs =
     terminal.format === 'json'
       ? 'JSON lines above (LOG_FORMAT=json)'
-      : `${terminal.shortLog('api')}, ${terminal.shortLog('worker')}  (warnings and errors also show here)`;
+      : `${terminal.shortLog('api')}, ${workerLogs}  (warnings and errors also show here)`;
+  const apiProcesses =
+    instances.api === 1 ? '1 API process' : `${instances.api} API processes on port ${ports.api} (node:cluster)`;
+  const workerProcesses = instances.worker === 1 ? '1 worker' : `${instances.worker} workers`;
   terminal.banner(
     [
       '',
@@ -278,7 +338,8 @@ function printSummary() {
       `    Admin password   ${password}`,
       `    Oversell demo    ${shop}/admin/demo`,
       `    API docs         ${base}/docs   (the contract: docs/api.md)`,
-      `    Metrics          ${base}/metrics (API), ${workerMetrics} (worker)`,
+      `    Processes        ${apiProcesses}, ${workerProcesses}   (API_INSTANCES, WORKER_INSTANCES)`,
+      `    Metrics          ${base}/metrics (API${instances.api === 1 ? '' : ', all its processes summed'}), ${workerMetrics}`,
       `    Queue board      ${base}/admin/queues   (admins only)`,
       `    Rate limits      ${RATE_LIMIT_PROFILE === 'load-test' ? 'load-test profile (per-IP sign-in limits lifted for k6)' : 'standard (for k6: npm run start:load)'}`,
       `    Redis            ${running.services.redisUrl ?? '(cluster: REDIS_CLUSTER_NODES)'}`,

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { ApiClient, inBatches } from './support/api-client';
 import { waitFor } from './support/fixtures';
@@ -8,11 +9,66 @@ import { createTestEnv, type TestEnv } from './support/test-env';
 
 const ROOT = join(__dirname, '..');
 
-/** The pid of `start`'s child running `entry` (the API or the worker), if any. */
-function childRunning(startPid: number, entry: string): number | undefined {
-  const lines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(startPid)], { encoding: 'utf8' });
-  const line = lines.split('\n').find((candidate) => candidate.includes(entry));
-  return line ? Number(line.trim().split(/\s+/)[0]) : undefined;
+interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  args: string;
+}
+
+function processTable(): ProcessEntry[] {
+  return execFileSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3]! }));
+}
+
+/** The pids of `parent`'s children running `entry` (an app's dist/*.js), oldest first. */
+function childrenRunning(parent: number, entry: string): number[] {
+  return processTable()
+    .filter((entry_) => entry_.ppid === parent && entry_.args.includes(entry))
+    .map((entry_) => entry_.pid);
+}
+
+/** Every process under `root` (children, grandchildren…), without `root`. */
+function descendants(root: number): number[] {
+  const table = processTable();
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const entry of table.filter((candidate) => candidate.ppid === parent)) {
+      found.push(entry.pid);
+      queue.push(entry.pid);
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `GET /health` on a connection of its own (no keep-alive): node:cluster hands each new connection to
+ * the next API process, so consecutive calls reach each of them. The pid of the one that answered, or
+ * 0 when none did.
+ */
+function healthPid(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const request = get({ host: '127.0.0.1', port, path: '/health', agent: false, timeout: 2_000 }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve(response.statusCode === 200 ? (JSON.parse(text) as { pid: number }).pid : 0));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(0));
+  });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -41,10 +97,12 @@ function logSize(name: string): number {
 
 /**
  * `npm start` (scripts/start.mjs) as a developer runs it, on this test's database and prefixes, at the
- * default log level: the terminal stays calm (the banner last, a few dozen lines for a start and 100
- * purchases, the access lines in .data/logs/) and the clone stays clean; the API is SIGKILLed
- * mid-sale, the supervisor starts it again within seconds, buying goes on and the sale's audit is ok;
- * Ctrl-C (SIGINT) still stops everything.
+ * default log level, with two API processes on the one port (API_INSTANCES=2, node:cluster) and two
+ * workers: the terminal stays calm (the banner last, a few dozen lines for a start and 100 purchases,
+ * the access lines in .data/logs/) and the clone stays clean; both API processes answer on the port;
+ * one is SIGKILLed mid-sale and the other answers while the cluster forks its replacement, then the
+ * cluster's primary itself is SIGKILLed (its processes go with it, and the supervisor starts it
+ * again); buying goes on and the sale's audit is ok; Ctrl-C (SIGINT) stops every process.
  */
 describe('npm start supervises its children (real processes, MariaDB, Redis)', () => {
   let testEnv: TestEnv;
@@ -53,16 +111,37 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
   let outputAtStart = '';
   let client: ApiClient;
   let statusBefore: string;
-  const logOffsets = { api: 0, worker: 0 };
+  let port: number;
+  const logOffsets = { api: 0, worker: 0, worker2: 0 };
+  /** The API's cluster primary: start.mjs's child running the cluster entry. */
+  const primaryPid = () => childrenRunning(start.pid!, 'apps/api/dist/cluster.js')[0];
+  const apiPids = () => {
+    const primary = primaryPid();
+    return primary === undefined ? [] : childrenRunning(primary, 'apps/api/dist/main.js');
+  };
+  /** The API processes that answered 20 health checks, each on a new connection. */
+  const answeringPids = async () => {
+    const pids = new Set<number>();
+    for (let i = 0; i < 20; i++) pids.add(await healthPid(port));
+    pids.delete(0);
+    return pids;
+  };
 
   beforeAll(async () => {
     testEnv = await createTestEnv();
-    const port = await freePort();
+    port = await freePort();
     statusBefore = gitStatus();
     logOffsets.api = logSize('api');
     logOffsets.worker = logSize('worker');
+    logOffsets.worker2 = logSize('worker-2');
     // The default log level and the default worker metrics port (moved by start.mjs if taken).
-    const env: NodeJS.ProcessEnv = { ...process.env, ...testEnv.env, PORT: String(port) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...testEnv.env,
+      PORT: String(port),
+      API_INSTANCES: '2',
+      WORKER_INSTANCES: '2',
+    };
     delete env['LOG_LEVEL'];
     delete env['LOG_FORMAT'];
     delete env['WORKER_METRICS_PORT'];
@@ -108,15 +187,24 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
       /API docs +http:\/\/localhost:\d+\/docs/,
       /Queue board +http:\/\/localhost:\d+\/admin\/queues/,
       /Rate limits +load-test profile/,
-      /Logs +\.data\/logs\/api\.log, \.data\/logs\/worker\.log/,
+      /Logs +\.data\/logs\/api\.log, \.data\/logs\/worker\.log, \.data\/logs\/worker-2\.log/,
+      new RegExp(`Processes +2 API processes on port ${port} \\(node:cluster\\), 2 workers`),
     ]) {
       expect(banner).toMatch(shown);
     }
-    // The worker's metrics: on the default port, or moved because it was taken — never a bind error.
+    // Each worker's metrics on a port of its own (the default and the next, or moved because taken) —
+    // never a bind error.
     const workerMetrics =
-      /Metrics +http:\/\/localhost:\d+\/metrics \(API\), (http:\/\/127\.0\.0\.1:\d+\/metrics) \(worker\)/.exec(banner);
+      /Metrics +http:\/\/localhost:\d+\/metrics \(API, all its processes summed\), (http:\/\/127\.0\.0\.1:\d+\/metrics), (http:\/\/127\.0\.0\.1:\d+\/metrics) \(workers\)/.exec(
+        banner,
+      );
     expect(workerMetrics).not.toBeNull();
-    expect((await fetch(workerMetrics![1]!)).status).toBe(200);
+    expect(workerMetrics![1]).not.toBe(workerMetrics![2]);
+    for (const url of [workerMetrics![1]!, workerMetrics![2]!]) {
+      const scrape = await fetch(url);
+      expect(scrape.status).toBe(200);
+      expect(await scrape.text()).toContain('flash_sale_order_creation_seconds');
+    }
 
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
     const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
@@ -165,12 +253,26 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
     expect(purchases.map((entry) => entry.reqId).sort()).toEqual([...requestIds].sort());
     expect(purchases.every((entry) => entry.res?.statusCode === 202)).toBe(true);
     expect(logSince('worker', logOffsets.worker)).toContain('"service":"worker"');
+    expect(logSince('worker-2', logOffsets.worker2)).toContain('"service":"worker"');
+
+    // /metrics answers for both API processes at once: the 100 purchases were spread over them (the
+    // client's connections went to one or the other), and the count is the sum.
+    const scrape = await client.raw('GET', '/metrics');
+    expect(scrape.status).toBe(200);
+    const accepted = /^flash_sale_purchases_total\{outcome="accepted"\} (\d+)$/m.exec(scrape.text);
+    expect(Number(accepted?.[1])).toBeGreaterThanOrEqual(100);
 
     // Installing, building, migrating and running left the clone as it was.
     expect(gitStatus()).toBe(statusBefore);
   }, 120_000);
 
-  it('a SIGKILLed API is back within seconds, and the sale stays correct', async () => {
+  it('two API processes answer on the one port: the cluster primary’s two children', async () => {
+    const children = apiPids();
+    expect(children).toHaveLength(2);
+    expect(await answeringPids()).toEqual(new Set(children));
+  }, 30_000);
+
+  it('a SIGKILLed API process is replaced while the other answers, the primary too (no orphan); the sale stays correct', async () => {
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
     const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
       token: admin,
@@ -185,26 +287,71 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
     };
     expect(await inBatches(Array.from({ length: 10 }), 5, buy)).toEqual(Array(10).fill(202));
 
-    const apiPid = childRunning(start.pid!, 'apps/api/dist/main.js');
-    expect(apiPid).toBeDefined();
-    process.kill(apiPid!, 'SIGKILL');
+    // One API process SIGKILLed: the other answers on the port while the cluster forks a replacement.
+    const [killed, survivor] = apiPids();
+    expect(survivor).toBeDefined();
+    process.kill(killed!, 'SIGKILL');
     const killedAt = Date.now();
-    await waitFor(
-      'the API to answer again',
-      async () => {
-        try {
-          return (await client.call('GET', '/api/sales')).status;
-        } catch {
-          return 0; // connection refused while it restarts
-        }
-      },
-      (status) => status === 200,
+    // A health check every 50 ms for a second, each on a new connection, concurrently: none waits for
+    // another. A connection node:cluster handed to the process in the instant it died is lost with it
+    // (its client times out, as after any crash); every other one is answered by the survivor.
+    const probes: Promise<number>[] = [];
+    while (Date.now() - killedAt < 1_000) {
+      probes.push(healthPid(port));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answeredBy = await Promise.all(probes);
+    const bySurvivor = answeredBy.filter((pid) => pid === survivor).length;
+    console.log(
+      `one of two API processes SIGKILLed: ${bySurvivor} of ${answeredBy.length} checks answered by the other`,
+    );
+    expect(answeredBy).not.toContain(killed);
+    expect(bySurvivor).toBeGreaterThanOrEqual(answeredBy.length - 2);
+    const replaced = await waitFor(
+      'a replacement API process',
+      async () => apiPids(),
+      (pids) => pids.length === 2 && !pids.includes(killed!),
       30_000,
     );
-    const downMs = Date.now() - killedAt;
-    console.log(`API SIGKILLed under npm start: answering again after ${downMs} ms`);
-    expect(downMs).toBeLessThan(20_000);
-    expect(childRunning(start.pid!, 'apps/api/dist/main.js')).not.toBe(apiPid);
+    console.log(`replacement API process up ${Date.now() - killedAt} ms after the kill`);
+    expect(replaced).toContain(survivor);
+    expect(
+      await waitFor(
+        'both answering',
+        () => answeringPids(),
+        (pids) => pids.size === 2,
+        30_000,
+      ),
+    ).toEqual(new Set(replaced));
+    expect(output).toMatch(/API process \d+ exited unexpectedly \(SIGKILL\); forking another in \d+ ms/);
+    expect(await inBatches(Array.from({ length: 5 }), 5, buy)).toEqual(Array(5).fill(202));
+
+    // The cluster's primary SIGKILLed: its processes end with it (none is left holding the port), and
+    // the supervisor starts a new primary with new processes.
+    const primary = primaryPid()!;
+    const before = apiPids();
+    // Requests that are logged (they name themselves), sent at once over several connections: each API
+    // process holds log lines not yet written when its primary dies, and must not hang flushing them.
+    const logged = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.call('GET', '/api/sales', { headers: { 'x-request-id': `before-primary-kill-${i}` } }),
+      ),
+    );
+    expect(logged.every((response) => response.status === 200)).toBe(true);
+    process.kill(primary, 'SIGKILL');
+    await waitFor(
+      'the old API processes gone',
+      async () => before.filter(alive),
+      (left) => left.length === 0,
+      10_000,
+    );
+    await waitFor(
+      'a new primary whose two processes answer',
+      () => answeringPids(),
+      (pids) => pids.size === 2 && before.every((pid) => !pids.has(pid)),
+      60_000,
+    );
+    expect(primaryPid()).not.toBe(primary);
     expect(output).toMatch(/api exited unexpectedly \(SIGKILL\); restarting in \d+ ms/);
 
     expect(await inBatches(Array.from({ length: 10 }), 5, buy)).toEqual(Array(10).fill(202));
@@ -218,20 +365,19 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
             { token: admin },
           )
         ).body,
-      (body) => body.ok && body.ordersByStatus['PENDING_PAYMENT'] === 20,
+      (body) => body.ok && body.ordersByStatus['PENDING_PAYMENT'] === 25,
       30_000,
     );
     expect(audit.ok).toBe(true);
   }, 120_000);
 
-  it('Ctrl-C (SIGINT) stops everything it started', async () => {
-    const children = [
-      childRunning(start.pid!, 'apps/api/dist/main.js'),
-      childRunning(start.pid!, 'apps/worker/dist/main.js'),
-    ];
-    expect(children.every(Boolean)).toBe(true);
+  it('Ctrl-C (SIGINT) stops every process it started: the primary, both API processes, both workers', async () => {
+    const everything = descendants(start.pid!);
+    expect(apiPids()).toHaveLength(2);
+    expect(childrenRunning(start.pid!, 'apps/worker/dist/main.js')).toHaveLength(2);
+    for (const pid of [primaryPid(), ...apiPids()]) expect(everything).toContain(pid);
     start.kill('SIGINT');
     expect(await exited(start)).toBe(0);
-    for (const pid of children) expect(() => process.kill(pid!, 0)).toThrow();
+    expect(everything.filter(alive)).toEqual([]);
   }, 60_000);
 });

@@ -43,6 +43,9 @@ export async function startMysqlServer(binaries, databaseName, dataDir, log, onU
     `--socket=${socketPath(dataDir, port)}`,
     `--pid-file=${path.join(dataDir, 'mysql.pid')}`,
     ...asRoot,
+    // Every API process pools up to 20 connections and every worker 8; one API process per core can
+    // pass the default 151 on a large machine.
+    '--max-connections=1000',
     // Oracle MySQL also opens the X protocol on 33060, which would clash with a system instance.
     ...(binaries.mariadb ? [] : ['--mysqlx=OFF']),
   ];

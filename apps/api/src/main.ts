@@ -2,8 +2,10 @@ import { ConfigError, loadConfig } from '@flash-sale/config';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createApiApp } from './app.factory';
+import { endWithThePrimary } from './cluster-worker';
 
 async function bootstrap(): Promise<void> {
+  endWithThePrimary();
   const config = loadConfig();
   // The storefront's build sits beside the API's in the repository (apps/web/dist); STOREFRONT_DIR overrides.
   const app = await createApiApp(config, { storefrontDir: path.resolve(__dirname, '../../web/dist') });

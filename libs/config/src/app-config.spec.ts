@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { loadConfig } from './app-config';
 
 describe('loadConfig', () => {
@@ -10,10 +11,13 @@ describe('loadConfig', () => {
     expect(config.ops.metrics).toEqual({ token: undefined, open: true });
     expect(config.ops.docsEnabled).toBe(true);
     expect(config.http.trustProxy).toEqual([]);
+    expect(config.http.instances).toBe(availableParallelism());
   });
 
   it('refuses malformed values with the variable name', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
+    expect(loadConfig({ API_INSTANCES: '3' }).http.instances).toBe(3);
+    expect(() => loadConfig({ API_INSTANCES: '0' })).toThrow(/API_INSTANCES must be an integer between 1 and 256/);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y' })).toThrow(/DATABASE_URL must use/);
     expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'a:1,b' })).toThrow(/REDIS_CLUSTER_NODES entry/);
   });

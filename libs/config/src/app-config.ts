@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError } from './config-error';
 import { readSecrets } from './secrets';
 
@@ -23,6 +24,11 @@ export interface AppConfig {
      * `linklocal`, `uniquelocal`. Empty: none, the client is the socket's peer.
      */
     trustProxy: string[];
+    /**
+     * API processes the cluster entry (apps/api/src/cluster.ts) runs on this one port, handing each
+     * connection to the next in turn; the plain entry (main.ts) is always one process.
+     */
+    instances: number;
   };
   database: { url: string };
   redis: { url: string; clusterNodes: string[]; keyPrefix: string };
@@ -251,6 +257,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       port: integer(env, 'PORT', 3000, 0, 65535),
       host: env['HOST'] || '127.0.0.1',
       trustProxy: trustedProxies(env),
+      instances: integer(env, 'API_INSTANCES', availableParallelism(), 1, 256),
     },
     database: { url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']) },
     redis: {

@@ -4,6 +4,7 @@ import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
+import { clusterMetricsFor } from './cluster-metrics';
 import { withDeadline } from '../common/deadline';
 import { ProductQueues } from '@flash-sale/queue';
 
@@ -29,6 +30,8 @@ export type PurchaseOutcome = 'accepted' | 'replayed';
 export class MetricsService {
   private readonly logger = new Logger(MetricsService.name);
   private readonly registry = new Registry();
+  /** Several API processes on one port: a scrape answers for all of them (cluster-metrics.ts). */
+  private readonly cluster = clusterMetricsFor(this.registry);
 
   private readonly purchases = new Counter({
     name: 'flash_sale_purchases_total',
@@ -73,6 +76,7 @@ export class MetricsService {
       name: 'flash_sale_queue_depth',
       help: 'Jobs in a BullMQ queue by state, read at scrape time',
       labelNames: ['queue', 'state'] as const,
+      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
       registers: [this.registry],
       collect: async () => {
         queueDepth.reset();
@@ -93,6 +97,7 @@ export class MetricsService {
       name: 'flash_sale_stock_drift',
       help: 'Units by which Redis and MySQL disagree per sale, as last measured by the reconciliation job (0 = agree)',
       labelNames: ['sale'] as const,
+      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
       registers: [this.registry],
       collect: async () => {
         stockDrift.reset();
@@ -111,6 +116,7 @@ export class MetricsService {
       name: 'flash_sale_handoff_backlog',
       help: "Reservations waiting in a sale's hand-off stream to be written to MySQL (recently active sales)",
       labelNames: ['sale'] as const,
+      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
       registers: [this.registry],
       collect: async () => {
         handoffBacklog.reset();
@@ -135,6 +141,7 @@ export class MetricsService {
         'Stock leased from MySQL to Redis per sale (recent Redis-backed sales): granted, converted to orders, ' +
         'in doubt (a lost Redis incarnation, awaiting settlement), returned by settlements, outstanding (sales.leased)',
       labelNames: ['sale', 'state'] as const,
+      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
       registers: [this.registry],
       collect: async () => {
         leaseUnits.reset();
@@ -157,7 +164,7 @@ export class MetricsService {
   }
 
   render(): Promise<string> {
-    return this.registry.metrics();
+    return this.cluster ? this.cluster.render() : this.registry.metrics();
   }
 
   /** Starts timing one reservation script call; call the result when the script has answered. */

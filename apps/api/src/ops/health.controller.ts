@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import {
   type ArgumentsHost,
   Catch,
@@ -32,10 +33,14 @@ export class HealthController {
     private readonly dependencies: DependencyHealth,
   ) {}
 
-  /** Liveness: the process answers. No dependency is consulted, so an outage never gets the API restarted. */
+  /**
+   * Liveness: the process answers. No dependency is consulted, so an outage never gets the API
+   * restarted. It names the process that answered: with several behind one port or one balancer, an
+   * operator sees the requests spread.
+   */
   @Get()
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
+  live(): { status: 'ok'; host: string; pid: number } {
+    return { status: 'ok', host: hostname(), pid: process.pid };
   }
 
   /** Readiness: Redis, MySQL and the queue all answer; otherwise 503 with the failing ones. */
