@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { Agent, request } from 'undici';
 import { inBatches } from './support/api-client';
@@ -17,6 +18,8 @@ const BUYERS = 3_000;
 const IN_FLIGHT = 150;
 const STOCK = 900;
 const PER_USER_LIMIT = 2;
+/** Larger than a replica's socket buffers: what keeps writes queued in the master (see the hung-replica test). */
+const BALLAST_BYTES = 32 * 1024 * 1024;
 /** A buyer keeps sending the same token after a transient failure for this long before the test gives up. */
 const RETRY_FOR_MS = 45_000;
 
@@ -430,12 +433,104 @@ describe('scaled out: 2 APIs behind HAProxy, 2 workers, a Redis Cluster with rep
       expect(failover).toBeDefined();
       const { promoted, acceptedBeforeKill } = await failover!;
       expect(acceptedBeforeKill).toBeLessThan(STOCK);
-      expect(await cluster.masterOfSlot(await cluster.keySlot(`{sale:${saleId}}`))).toBe(promoted);
+      if (buckets === 1) expect(await cluster.masterOfSlot(await cluster.keySlot(`{sale:${saleId}}`))).toBe(promoted);
       // The sale went on selling on the promoted replica.
       expect(burst.acceptedAfterMark).toBeGreaterThan(0);
       await expectSoldExactlyAndKept(saleId, burst);
     }, 170_000);
+
+    it("DURABLE_ACK=replica: no 202 while the sale master's replica hangs, so its failover loses none", async () => {
+      // The failover above keeps every 202 when replication is quicker than the answer, as it usually
+      // is. This pins the promise itself: the sale's replica hangs (SIGSTOP) while buyers buy, so a 202
+      // is allowed only if a replica of the master holding the reservation confirmed it — none can. The
+      // workers hang too, so that nothing reaches MySQL before the master dies.
+      await wholeStack();
+      const saleId = await createHotSale(`Scale-out hung replica ${buckets}`, buckets);
+      const victimPort = await masterHoldingSale(saleId, buckets);
+      const replicaPort = await cluster.replicaOf(victimPort);
+      const wave = buyers.guests.slice(0, 300);
+      const indices = wave.map((_, i) => i);
+      const tokens = await inBatches(wave, IN_FLIGHT, async (guest) => {
+        const issued = await buyers.untilFinal('POST', `/api/sales/${saleId}/tokens`, { token: guest.token });
+        return issued!.body!.token!;
+      });
+
+      // A key of the sale on the victim gives the hash tag of a slot it serves: the ballast goes there.
+      const [saleKey] = await cluster.keysOn(victimPort, saleKeyPattern(saleId));
+      const ballastKey = `${saleKey!.slice(0, saleKey!.indexOf('}') + 1)}:test-ballast`;
+      const victim = new Redis({ port: victimPort, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+      victim.on('error', () => undefined); // it is killed below
+
+      for (const worker of apps.workers) worker.pause();
+      cluster.signal(replicaPort, 'SIGSTOP');
+      let firstAnswers: (HttpAnswer | undefined)[];
+      try {
+        // A hung replica's kernel still takes a few MB of replication stream into its socket buffer; a
+        // write larger than that keeps the reservations behind it in the master's own output buffer,
+        // where they die with it — as on a replica link that lags.
+        await victim.set(ballastKey, 'x'.repeat(BALLAST_BYTES));
+        firstAnswers = await inBatches(indices, IN_FLIGHT, (i) =>
+          buyers.send('POST', `/api/sales/${saleId}/purchase`, { token: wave[i]!.token, json: { token: tokens[i] } }),
+        );
+        await cluster.killMasterAndAwaitFailover(victimPort, {
+          afterKill: () => cluster.signal(replicaPort, 'SIGCONT'),
+        });
+      } finally {
+        victim.disconnect();
+        cluster.signal(replicaPort, 'SIGCONT');
+        for (const worker of apps.workers) worker.resume();
+      }
+      await cluster.restartAsReplica(victimPort);
+
+      // Every buyer's answer, the uncertain ones replayed with the same token now that a replica is back.
+      const acknowledgedWhileHung = wave.flatMap((guest, i) =>
+        firstAnswers[i]?.status === 202 ? [{ userId: guest.userId, orderNo: firstAnswers[i]!.body!.orderNo! }] : [],
+      );
+      const replayed = await inBatches(indices, IN_FLIGHT, async (i) => {
+        const first = firstAnswers[i];
+        if (first && first.status < 500 && first.status !== 429) return first;
+        return buyers.untilFinal('POST', `/api/sales/${saleId}/purchase`, {
+          token: wave[i]!.token,
+          json: { token: tokens[i] },
+        });
+      });
+      const accepted = wave.flatMap((guest, i) =>
+        replayed[i]?.status === 202 ? [{ userId: guest.userId, orderNo: replayed[i]!.body!.orderNo! }] : [],
+      );
+      expect(accepted).toHaveLength(wave.length); // stock enough for all: everyone bought in the end
+
+      const written = async () =>
+        new Map(
+          (
+            (await db.query(`SELECT order_no, user_id FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [
+              saleId,
+            ])) as { order_no: string; user_id: string }[]
+          ).map((row) => [row.order_no, row.user_id]),
+        );
+      const rows = await waitFor(
+        'every 202 written',
+        written,
+        (found) => accepted.every(({ orderNo }) => found.has(orderNo)),
+        30_000,
+      ).catch(() => written());
+      // A 202 answered while no replica could hold it, whose reservation died with the master: its
+      // buyer was promised an order that no row carries.
+      const brokenPromises = acknowledgedWhileHung.filter(({ orderNo, userId }) => rows.get(orderNo) !== userId);
+      expect({ acknowledgedWhileHung: acknowledgedWhileHung.length, brokenPromises }).toEqual({
+        acknowledgedWhileHung: acknowledgedWhileHung.length,
+        brokenPromises: [],
+      });
+      expect(accepted.filter(({ orderNo, userId }) => rows.get(orderNo) !== userId)).toEqual([]);
+      // The promise itself: with the only replica of the sale's one slot hung, no purchase may be
+      // acknowledged. (Spread over buckets, the others' masters still have their replicas.)
+      if (buckets === 1) expect(acknowledgedWhileHung).toEqual([]);
+    }, 150_000);
   });
+
+  /** A SCAN glob for the sale's keys, whatever their hash tag (the id is followed by a non-digit). */
+  function saleKeyPattern(saleId: string): string {
+    return `${testEnv.env['REDIS_KEY_PREFIX']}:*sale:${saleId}[^0-9]*`;
+  }
 
   /**
    * The master to kill: with one bucket, the one serving the slot of the sale's hash tag; with more, the
@@ -443,8 +538,7 @@ describe('scaled out: 2 APIs behind HAProxy, 2 workers, a Redis Cluster with rep
    */
   async function masterHoldingSale(saleId: string, buckets: number): Promise<number> {
     if (buckets === 1) return cluster.masterOfSlot(await cluster.keySlot(`{sale:${saleId}}`));
-    const prefix = testEnv.env['REDIS_KEY_PREFIX']!;
-    const counts = await cluster.keysPerMaster(`${prefix}:*sale:${saleId}[^0-9]*`);
+    const counts = await cluster.keysPerMaster(saleKeyPattern(saleId));
     const [port] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
     return port;
   }

@@ -19,6 +19,9 @@ export interface AppProcess {
   readonly running: boolean;
   /** The file its stdout (JSON log lines, warnings and errors) is appended to, across restarts. */
   readonly logFile: string;
+  /** SIGSTOP / SIGCONT: a process that hangs (a long pause) and then goes on where it was. */
+  pause(): void;
+  resume(): void;
   /** SIGKILL: no shutdown hook runs, in-flight requests and batches die with it. */
   kill(): Promise<void>;
   /** Starts it again with the same environment (and port), waiting until it is up. */
@@ -87,6 +90,14 @@ class ManagedProcess implements AppProcess {
       if (!died) await this.kill();
       throw error;
     });
+  }
+
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
   }
 
   async kill(): Promise<void> {

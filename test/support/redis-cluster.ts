@@ -35,13 +35,20 @@ export interface LocalRedisCluster {
   keySlot(key: string): Promise<number>;
   /** The port of the master serving `slot` now. */
   masterOfSlot(slot: number): Promise<number>;
+  /** The keys matching the SCAN glob `pattern` that the node on `port` holds. */
+  keysOn(port: number, pattern: string): Promise<string[]>;
   /** How many keys matching the SCAN glob `pattern` each live master holds, by port. */
   keysPerMaster(pattern: string): Promise<Map<number, number>>;
+  /** The port of the replica of the master on `port`. */
+  replicaOf(port: number): Promise<number>;
+  /** SIGSTOP (a node that hangs: it answers nothing, replicates nothing) or SIGCONT. */
+  signal(port: number, signal: 'SIGSTOP' | 'SIGCONT'): void;
   /**
    * SIGKILLs the master on `port` and waits until its replica has taken its slots over and the cluster
-   * answers again (`cluster_state:ok`); resolves with the promoted replica's port.
+   * answers again (`cluster_state:ok`); resolves with the promoted replica's port. `afterKill` runs right
+   * after the kill (e.g. to wake a stopped replica only once its master is gone).
    */
-  killMasterAndAwaitFailover(port: number, timeoutMs?: number): Promise<number>;
+  killMasterAndAwaitFailover(port: number, options?: { timeoutMs?: number; afterKill?: () => void }): Promise<number>;
   /**
    * Starts a killed node again with its own cluster config file: the cluster, which gave its slots to the
    * promoted replica meanwhile, makes it that replica's replica. Resolves once it replicates.
@@ -191,27 +198,39 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       if (!master) throw new Error(`no live master serves slot ${slot}`);
       return master.port;
     },
+    async keysOn(port, pattern) {
+      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        const keys: string[] = [];
+        let cursor = '0';
+        do {
+          const [next, found] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          cursor = next;
+          keys.push(...found);
+        } while (cursor !== '0');
+        return keys;
+      } finally {
+        client.disconnect();
+      }
+    },
     async keysPerMaster(pattern) {
       const counts = new Map<number, number>();
-      for (const node of await topology()) {
-        if (node.role !== 'master' || node.failed) continue;
-        const client = new Redis({ port: node.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
-        try {
-          let cursor = '0';
-          let found = 0;
-          do {
-            const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-            cursor = next;
-            found += keys.length;
-          } while (cursor !== '0');
-          counts.set(node.port, found);
-        } finally {
-          client.disconnect();
-        }
-      }
+      for (const node of await topology())
+        if (node.role === 'master' && !node.failed)
+          counts.set(node.port, (await cluster.keysOn(node.port, pattern)).length);
       return counts;
     },
-    async killMasterAndAwaitFailover(port, timeoutMs = 30_000) {
+    async replicaOf(port) {
+      const view = await topology();
+      const master = view.find((node) => node.port === port && node.role === 'master');
+      const replica = view.find((node) => node.role === 'replica' && node.masterId === master?.id);
+      if (!replica) throw new Error(`${port} is not a master with a replica`);
+      return replica.port;
+    },
+    signal(port, signal) {
+      processes.get(port)!.kill(signal);
+    },
+    async killMasterAndAwaitFailover(port, { timeoutMs = 30_000, afterKill } = {}) {
       const before = await topology();
       const master = before.find((node) => node.port === port && node.role === 'master');
       if (!master) throw new Error(`${port} is not a master`);
@@ -220,6 +239,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       const child = processes.get(port)!;
       child.kill('SIGKILL');
       await exited(child);
+      afterKill?.();
       await waitUntil(
         `replica ${replica.port} to take over from ${port}`,
         async () => {
