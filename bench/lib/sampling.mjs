@@ -65,7 +65,7 @@ export function cpuSampler(privateRedisPid) {
 }
 
 /** utime + stime of a process (or the sum over a list), in clock ticks; undefined once one is gone. */
-function processTicks(pid) {
+export function processTicks(pid) {
   if (Array.isArray(pid)) {
     const each = pid.filter(Boolean).map(processTicks);
     return each.includes(undefined) ? undefined : each.reduce((sum, ticks) => sum + ticks, 0);

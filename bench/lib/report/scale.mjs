@@ -66,7 +66,8 @@ function processLines(r) {
     ),
     '',
     `${many.processes} processes / 1: purchases/s **${times(processes.reqPerSecRatio)}**, machine CPU per ` +
-      `purchase ${times(processes.machineCpuPerPurchaseRatio)}. Machine CPU per purchase = API (every process, ` +
+      `purchase ${times(processes.machineCpuPerPurchaseRatio)}. The API's CPU by process (the primary first, ` +
+      `warm-up and run): ${many.apiCpuShares.map(percent).join(', ')}. Machine CPU per purchase = API (every process, ` +
       `the cluster module's primary included) + worker + Redis + MariaDB, until the worker had written the ` +
       `run's orders (as for the live sale), never the load generator. The load generator, the API processes, ` +
       `the worker, Redis and MariaDB share this machine's ${r.machine.cpuCount} cores: with the machine ` +
@@ -117,12 +118,12 @@ function clusterLines(r) {
   ];
 }
 
-/** Whether the sale's answer confirmed the buckets asked for. */
+/** Whether the sale's answer confirmed the buckets asked for (a build may accept the field without echoing it). */
 function bucketNote(row) {
   if (row.buckets === 1) return '';
   return row.bucketsInAnswer === row.buckets
     ? ''
-    : ` (the sale's answer: buckets ${row.bucketsInAnswer ?? 'absent'}: sold from one bucket)`;
+    : ` (the sale's answer has buckets ${row.bucketsInAnswer ?? 'absent'}: the masters' shares tell whether it spread)`;
 }
 
 /** `--only scale`: the section alone, printed and written to bench/results/scale.{md,json}. */

@@ -12,10 +12,10 @@
  */
 import { adminSales, httpClient } from '../api-client.mjs';
 import { APP_DIST, require } from '../app-dist.mjs';
-import { ratio, round } from '../format.mjs';
+import { percent, ratio, round } from '../format.mjs';
 import { waitForOrdersWritten } from '../orders.mjs';
 import { startRedisCluster } from '../redis-cluster.mjs';
-import { childPids, perAcceptedPurchase } from '../sampling.mjs';
+import { childPids, perAcceptedPurchase, processTicks } from '../sampling.mjs';
 import { REDIS_KEY_PREFIX, SETTINGS, log } from '../settings.mjs';
 import { childDied, createExtraDatabase, startChild, state, stopChild, waitForHttp, waitForLog } from '../stack.mjs';
 import { freePort } from '../../../scripts/lib/ports.mjs';
@@ -55,11 +55,22 @@ async function measureApiProcesses(run) {
   const apiPids = [launcher.pid, ...childPids(launcher.pid)];
   log(`${processes} API processes on ${baseUrl}: primary ${launcher.pid}, processes ${apiPids.slice(1).join(', ')}`);
   try {
+    const ticksBefore = apiPids.map((pid) => processTicks(pid));
     const measured = await purchases.measure(`${processes} API processes`, {
       baseUrl,
       pids: { api: apiPids, worker: state.workerPid },
     });
-    rows.push({ processes, how: "Node's cluster module: one port, connections handed out in turn", ...measured });
+    // Whether every process served its share (the primary should be near 0 once connections are open).
+    const used = apiPids.map((pid, i) => (processTicks(pid) ?? 0) - (ticksBefore[i] ?? 0));
+    const total = used.reduce((sum, ticks) => sum + ticks, 0);
+    const apiCpuShares = used.map((ticks) => (total ? round(ticks / total, 2) : null));
+    log(`scale: API CPU per process (primary first), warm-up and run: ${apiCpuShares.map(percent).join(', ')}`);
+    rows.push({
+      processes,
+      how: "Node's cluster module: one port, connections handed out in turn",
+      ...measured,
+      apiCpuShares,
+    });
   } finally {
     await stopChild(launcher);
   }
@@ -188,12 +199,12 @@ async function measureBuckets(run, { sales, target, nodes, cluster, buckets }) {
     return { buckets, refused: { status: created.status, message } };
   }
   const saleId = created.body.id;
-  // What the sale says it got: a build that drops the option silently sells from one bucket.
+  // What the sale says it got: a build that accepted the field but dropped it sells from one bucket.
   const bucketsInAnswer = created.body.buckets;
   if (buckets > 1 && bucketsInAnswer !== buckets)
     log(
       `scale: ${name}: the sale's answer has buckets = ${bucketsInAnswer ?? '(absent)'}; ` +
-        'expect it to behave like 1 bucket',
+        "the masters' shares will tell whether its load spread",
     );
   const measured = await purchaseRuns(run, saleId).measure(name, target);
   const masters = masterShares(measured.redisCommandsByNode);
