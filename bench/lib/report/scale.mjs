@@ -85,8 +85,8 @@ function clusterLines(r) {
     `**Redis Cluster** — a second stack (its own API, worker and database) on a ${cluster.masters.length}-master ` +
       `Redis Cluster (${masters}); one hot sale with 1 bucket, then one over more buckets (create-sale ` +
       '`buckets`). Script time = `cmdstat_evalsha` + `eval` + `fcall` µs (and their `_ro` forms) from each ' +
-      "master's `INFO commandstats`, warm-up excluded, until the worker had written the run's orders: the " +
-      "reservation and rate-limit scripts, and BullMQ's on the queue's master.",
+      "master's `INFO commandstats`, warm-up excluded, until the worker had written the run's orders: " +
+      "mostly the reservation script (one per purchase), and BullMQ's scripts on the queue's master.",
     '',
     '| buckets | purchases/s | p50 (ms) | p99 (ms) | busiest master: share of script time | machine CPU µs / purchase | other processes (% of one core) | errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',

@@ -206,8 +206,8 @@ async function measureBuckets(run, { sales, target, nodes, cluster, buckets }) {
       `scale: ${name}: the sale's answer has buckets = ${bucketsInAnswer ?? '(absent)'}; ` +
         "the masters' shares will tell whether its load spread",
     );
-  const measured = await purchaseRuns(run, saleId).measure(name, target);
-  const masters = masterShares(measured.redisCommandsByNode);
+  const { redisCommandsByNode, ...measured } = await purchaseRuns(run, saleId).measure(name, target);
+  const masters = masterShares(redisCommandsByNode);
   const busiest = masters.reduce((max, node) => Math.max(max, node.scriptShare ?? 0), 0);
   log(
     `scale: ${name}: ${measured.reqPerSec} purchases/s; script time per master ` +
