@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { percent, thousands, times } from '../format.mjs';
-import { RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
+import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
 
 const latencies = (s) => `${s.latencyMs.p50} | ${s.latencyMs.p99}`;
 const errors = (s) => `${s.errors}${s.timeouts ? ` (+${s.timeouts} timeouts)` : ''}`;
@@ -65,6 +65,7 @@ function processLines(r) {
         `${row.cpu.otherProcesses} | ${thousands(row.perAccepted.machineCpuUs)} | ${errors(row)} |`,
     ),
     '',
+    ...noisyWarning(processes.rows),
     `${many.processes} processes / 1: purchases/s **${times(processes.reqPerSecRatio)}**, machine CPU per ` +
       `purchase ${times(processes.machineCpuPerPurchaseRatio)}. The API's CPU by process (the primary first, ` +
       `warm-up and run): ${many.apiCpuShares.map(percent).join(', ')}. Machine CPU per purchase = API (every process, ` +
@@ -114,6 +115,17 @@ function clusterLines(r) {
       : []),
     `Target: with buckets, the busiest master runs at most ${percent(cluster.busiestShareTarget)} of the script ` +
       `time (an even spread over ${cluster.masters.length} masters is ${percent(1 / cluster.masters.length)}).`,
+    '',
+  ];
+}
+
+/** A ratio of two runs means little when other processes took a core's worth from one of them. */
+function noisyWarning(rows) {
+  const other = rows.map((row) => row.cpu.otherProcesses ?? 0);
+  if (other.every((value) => value <= NOISY_OTHER_PERCENT)) return [];
+  return [
+    `**Noisy: other processes used ${other.join(' and ')} % of a core during these runs (above ` +
+      `${NOISY_OTHER_PERCENT} %): the ratios below are not comparable; run again on a quiet machine.**`,
     '',
   ];
 }
