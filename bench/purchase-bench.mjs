@@ -13,33 +13,64 @@
  *      prepared beforehand (lib/scenarios/live.mjs, lib/buyers.mjs);
  *   5. (c) drain: purchases pile up with the worker stopped, a fresh worker writes them (lib/scenarios/drain.mjs);
  *   6. (d) strategies: one sale per strategy, same stock and buyers, audited (lib/scenarios/strategies.mjs);
- *   7. (e) idle worker: many live sold-out sales, no load (lib/scenarios/idle.mjs);
- *   8. prints a markdown table, checks the targets, writes bench/results/latest.{json,md,svg} (+ .png)
+ *   7. (f) scale: the hot sale with 1 and 2 API processes, and over 1 and 3 buckets on a local Redis
+ *      Cluster (lib/scenarios/scale.mjs);
+ *   8. (e) idle worker: many live sold-out sales, no load (lib/scenarios/idle.mjs);
+ *   9. prints a markdown table, checks the targets, writes bench/results/latest.{json,md,svg} (+ .png)
  *      (lib/report/);
- *   9. always cleans up: children, database, Redis keys (also on failure and Ctrl-C).
+ *  10. always cleans up: children, databases, Redis keys, the cluster (also on failure and Ctrl-C).
+ *
+ * Flags: `--only scale` runs the scale section alone (its report: bench/results/scale.{md,json});
+ * `--skip scale` runs everything else.
  *
  * Environment (all optional): BENCH_DURATION · BENCH_WARMUP · BENCH_CONNECTIONS · BENCH_USERS ·
  * BENCH_DRAIN_ORDERS · BENCH_STRATEGY_STOCK · BENCH_STRATEGY_BUYERS · BENCH_STRATEGY_WARMUP ·
- * BENCH_DRAIN_BASELINE · BENCH_IDLE_DURATION · BENCH_CPU_PROF=1 · REDIS_URL · BENCH_MYSQL_URL
+ * BENCH_DRAIN_BASELINE · BENCH_IDLE_DURATION · BENCH_SCALE_PROCESSES · BENCH_SCALE_BUCKETS · BENCH_CPU_PROF=1 ·
+ * REDIS_URL · BENCH_MYSQL_URL
  * (defaults and meaning: lib/settings.mjs and bench/README.md).
  */
 import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { ROOT } from './lib/app-dist.mjs';
+import { writeScaleReport } from './lib/report/scale.mjs';
 import { writeReport } from './lib/report/write-report.mjs';
 import { createRunContext } from './lib/run-context.mjs';
 import { runCeiling } from './lib/scenarios/ceiling.mjs';
 import { runDrain } from './lib/scenarios/drain.mjs';
 import { measureIdle } from './lib/scenarios/idle.mjs';
 import { auditEndpointSales, createEndpointSales, runLiveSale, runSoldOutSale } from './lib/scenarios/live.mjs';
+import { runScale } from './lib/scenarios/scale.mjs';
 import { runStrategies } from './lib/scenarios/strategies.mjs';
 import { TMP, log } from './lib/settings.mjs';
 import { cleanup, ensureBuilt, startStack, state } from './lib/stack.mjs';
 
+/**
+ * Sections that can be run alone or left out. The others depend on one another (every ratio is to the
+ * ceiling; the idle scenario's background is subtracted from the sold-out figures) and always run together.
+ */
+const OPTIONAL_SECTIONS = ['scale'];
+
+function chosenSections(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: { only: { type: 'string' }, skip: { type: 'string', multiple: true } },
+  });
+  for (const name of [values.only, ...(values.skip ?? [])].filter((value) => value !== undefined))
+    if (!OPTIONAL_SECTIONS.includes(name))
+      throw new Error(`unknown section "${name}": --only / --skip take ${OPTIONAL_SECTIONS.join(', ')}`);
+  return { only: values.only, skip: new Set(values.skip ?? []) };
+}
+
 async function main() {
+  const sections = chosenSections(process.argv.slice(2));
   process.chdir(ROOT);
   mkdirSync(TMP, { recursive: true });
   ensureBuilt();
   const run = await createRunContext(await startStack());
+  if (sections.only === 'scale') {
+    await runScale(run);
+    return writeScaleReport(run.results);
+  }
   const endpointSales = await createEndpointSales(run);
   await run.buyers.checkSameSigningKey(run.http, endpointSales.live.id);
   await runCeiling(run);
@@ -48,6 +79,7 @@ async function main() {
   await auditEndpointSales(run, endpointSales);
   await runDrain(run);
   await runStrategies(run);
+  if (!sections.skip.has('scale')) await runScale(run);
   // Last, so that its open sales weigh on no other scenario.
   run.results.idle = await measureIdle(run);
   return writeReport(run.results);

@@ -4,18 +4,30 @@ import { ADMIN_PASSWORD } from './settings.mjs';
 
 /** Requests that must answer `expectStatus` (else they throw with the answer), JSON in and out. */
 export function httpClient(baseUrl) {
-  async function raw(method, url, body, authorization, expectStatus) {
+  /** Any answer, as `{ status, body }` (the body parsed when it is JSON). */
+  async function answer(method, url, body, authorization) {
     const headers = body === undefined ? {} : { 'content-type': 'application/json' };
     if (authorization) headers.authorization = authorization;
     const response = await fetch(`${baseUrl}${url}`, { method, headers, body });
     const text = await response.text();
-    if (expectStatus && response.status !== expectStatus) {
-      throw new Error(`${method} ${url} answered ${response.status}, expected ${expectStatus}: ${text}`);
+    let parsed = text || undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: kept as text
+    }
+    return { status: response.status, text, body: parsed };
+  }
+  async function raw(method, url, body, authorization, expectStatus) {
+    const { status, text } = await answer(method, url, body, authorization);
+    if (expectStatus && status !== expectStatus) {
+      throw new Error(`${method} ${url} answered ${status}, expected ${expectStatus}: ${text}`);
     }
     return text ? JSON.parse(text) : undefined;
   }
   return {
     baseUrl,
+    answer,
     raw,
     get: (url, token) => raw('GET', url, undefined, token && `Bearer ${token}`, 200),
     post: (url, body, token, expectStatus) =>
@@ -26,22 +38,27 @@ export function httpClient(baseUrl) {
 /** Signed in as the admin: sales are created and audited through the admin API, like an operator would. */
 export async function adminSales(http) {
   const admin = (await http.post('/api/auth/admin', { password: ADMIN_PASSWORD }, undefined, 201)).token;
+  /** A sale open now, ending in an hour; `options`: more fields of the create-sale body. */
+  const saleBody = (name, stock, strategy, options) => ({
+    name,
+    priceCents: 1999,
+    stock,
+    perUserLimit: 1,
+    strategy,
+    endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    purpose: 'bench', // test data: the storefront does not list it
+    ...options,
+  });
   return {
-    /** A sale open now, ending in an hour. */
-    create: (name, stock, strategy = 'redis-lua') =>
-      http.post(
+    create: (name, stock, strategy = 'redis-lua', options = {}) =>
+      http.post('/api/admin/sales', saleBody(name, stock, strategy, options), admin, 201),
+    /** Like `create`, but whatever the API answers comes back as `{ status, body }`: a refusal is a result. */
+    tryCreate: (name, stock, strategy = 'redis-lua', options = {}) =>
+      http.answer(
+        'POST',
         '/api/admin/sales',
-        {
-          name,
-          priceCents: 1999,
-          stock,
-          perUserLimit: 1,
-          strategy,
-          endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-          purpose: 'bench', // test data: the storefront does not list it
-        },
-        admin,
-        201,
+        JSON.stringify(saleBody(name, stock, strategy, options)),
+        `Bearer ${admin}`,
       ),
     /** The bench's own sales as the admin list shows them (the storefront's list hides test data). */
     listOwn: () => http.get('/api/admin/sales?purpose=bench', admin),

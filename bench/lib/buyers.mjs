@@ -13,7 +13,7 @@ const PIPELINE_SIZE = 10_000;
 /** Call after ensureBuilt(): it loads the built app. */
 export function buyerFactory() {
   const jwt = require('jsonwebtoken');
-  const { KeyBuilder } = require('@flash-sale/redis');
+  const { KeyBuilder, SaleRedisRepository } = require('@flash-sale/redis');
   // The API's own submit-token format and key derivation: a token the bench makes is one the API issues.
   const { SubmitTokenCodec } = requireBuilt('submitTokenCodec');
   const codec = new SubmitTokenCodec(JWT_SECRET);
@@ -30,9 +30,11 @@ export function buyerFactory() {
   /**
    * `count` (guest JWT, submit token) pairs for one sale. For a redis-lua sale (and the ceiling) the
    * tokens are also written straight into Redis, where the reservation script looks for them; the
-   * MySQL-only strategies check only the signature.
+   * MySQL-only strategies check only the signature. `redis`: another Redis than the run's main one
+   * (the scale section's cluster), where the tokens are stored through the app's own
+   * `SaleRedisRepository.storeToken`, so they land wherever that sale's script looks for them.
    */
-  async function preparePairs(saleId, count, { storeInRedis = true } = {}) {
+  async function preparePairs(saleId, count, { storeInRedis = true, redis } = {}) {
     const pairs = { count, auth: new Array(count), body: new Array(count), user: new Array(count) };
     const batch = {
       tag: `${RUN_ID}s${pairSets++}`,
@@ -40,6 +42,7 @@ export function buyerFactory() {
       expiresAtMs: Date.now() + TOKEN_TTL_S * 1000,
       saleKeys: keys.sale(String(saleId)),
       storeInRedis,
+      repository: redis && new SaleRedisRepository(redis, keys),
     };
     for (let start = 0; start < count; start += PIPELINE_SIZE) {
       // Cleanup may have started (Ctrl-C): writing keys now would outlive its scan.
@@ -49,8 +52,10 @@ export function buyerFactory() {
     return pairs;
   }
 
-  async function prepareSlice(pairs, { tag, saleId, expiresAtMs, saleKeys, storeInRedis }, start, end) {
-    const pipeline = storeInRedis ? state.redis.pipeline() : undefined;
+  async function prepareSlice(pairs, batch, start, end) {
+    const { tag, saleId, expiresAtMs, saleKeys, storeInRedis, repository } = batch;
+    const pipeline = storeInRedis && !repository ? state.redis.pipeline() : undefined;
+    const stored = [];
     for (let i = start; i < end; i++) {
       const userId = `b${tag}u${i}`; // within the API's user-id alphabet [A-Za-z0-9_-]
       const token = codec.encode(SubmitTokenCodec.claims(saleId, userId, expiresAtMs));
@@ -58,7 +63,10 @@ export function buyerFactory() {
       pairs.auth[i] = `Bearer ${guestJwt(userId, `Bench ${i}`)}`;
       pairs.body[i] = JSON.stringify({ token });
       pipeline?.set(saleKeys.token(token), userId, 'EX', TOKEN_TTL_S);
+      // Sent at once, not awaited one by one: the client pipelines them on its connections.
+      if (storeInRedis && repository) stored.push(repository.storeToken(saleId, token, userId, TOKEN_TTL_S));
     }
+    await Promise.all(stored);
     if (!pipeline) return;
     const failed = (await pipeline.exec()).find(([error]) => error);
     if (failed) throw failed[0];

@@ -5,7 +5,13 @@
 import { performance } from 'node:perf_hooks';
 import { require } from './app-dist.mjs';
 import { formatCpu, formatRedis, round } from './format.mjs';
-import { cpuPerResponse, diffCommandStats, latencySummary, redisCommandStats } from './sampling.mjs';
+import {
+  cpuPerResponse,
+  diffCommandStats,
+  latencySummary,
+  redisCommandStats,
+  scriptAndTotalTime,
+} from './sampling.mjs';
 import { SETTINGS, log } from './settings.mjs';
 import { state } from './stack.mjs';
 
@@ -20,6 +26,10 @@ import { state } from './stack.mjs';
  * purchases left behind is done (the worker writing their orders). The costs per response (CPU µs,
  * Redis µs) run until then, so a purchase costs everything it caused, however far the worker lagged;
  * req/s, latencies and the CPU shares (% of a core) are those of the load window alone.
+ *
+ * Another stack than the bench's main one (the scale section's) passes `baseUrl`, `pids` (its API's,
+ * its worker's, its Redis's: name -> pid or list of pids, see cpuSampler) and `redisNodes` (a client
+ * per Redis server, whose `INFO commandstats` are summed; `redisCommandsByNode` then keeps each one's).
  */
 export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
   const autocannon = require('autocannon');
@@ -34,12 +44,16 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     amount,
     settle,
     connections = SETTINGS.connections,
+    baseUrl: apiUrl = baseUrl,
+    pids,
+    redisNodes,
   }) {
-    const url = target === 'ceiling' ? ceilingUrl : baseUrl;
+    const url = target === 'ceiling' ? ceilingUrl : apiUrl;
     const requestPath = target === 'ceiling' ? '/purchase' : `/api/sales/${saleId}/purchase`;
     const traffic = startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, connections });
-    const cost = startCostWindow(cpu, target);
-    const redisBefore = await redisCommandStats(state.redis);
+    const cost = startCostWindow(cpu, target, pids);
+    const nodes = redisNodes ?? [{ name: 'redis', client: state.redis }];
+    const redisBefore = await commandStatsByNode(nodes);
     state.loadRun = traffic.instance;
     const startedAt = performance.now();
     const result = await traffic.instance;
@@ -47,9 +61,16 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     const loadWindow = cost.until();
     const settled = settle ? await settle(traffic.statuses) : undefined;
     const costs = settled ? cost.until() : loadWindow;
-    const redisCommands = diffCommandStats(redisBefore, await redisCommandStats(state.redis), traffic.latencies.length);
+    const redisAfter = await commandStatsByNode(nodes);
+    const responses = traffic.latencies.length;
+    const redisCommands = diffCommandStats(sumStats(redisBefore), sumStats(redisAfter), responses);
     const run = { key, label, target, pairs, expect, amount, result, startedAt, traffic, settled, connections };
     const summary = summarize(run, { cpu: loadWindow.cpu, costs, redisCommands });
+    if (redisNodes)
+      summary.redisCommandsByNode = nodes.map(({ name }, i) => ({
+        node: name,
+        ...scriptAndTotalTime(redisBefore[i], redisAfter[i]),
+      }));
     logSummary(summary, [expect].flat(), result);
     return summary;
   };
@@ -93,9 +114,9 @@ function startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, 
  * (nearly) unrounded shares, the window's length for the costs: whole percents would be off by tens
  * of µs per response on short runs.
  */
-function startCostWindow(cpu, target) {
+function startCostWindow(cpu, target, pids) {
   const startedAt = performance.now();
-  const before = cpu.snapshot({ api: state.api.pid, worker: state.workerPid, ceiling: state.ceilingPid });
+  const before = cpu.snapshot(pids ?? { api: state.api.pid, worker: state.workerPid, ceiling: state.ceilingPid });
   return {
     until: () => ({
       cpu: cpu.since(before),
@@ -104,6 +125,21 @@ function startCostWindow(cpu, target) {
       target,
     }),
   };
+}
+
+/** `INFO commandstats` of each Redis server, read at about the same instant. */
+const commandStatsByNode = (nodes) => Promise.all(nodes.map(({ client }) => redisCommandStats(client)));
+
+/** Several servers' command stats as if one server had run every command. */
+function sumStats(statsByNode) {
+  const sum = {};
+  for (const stats of statsByNode)
+    for (const [command, { calls, usec }] of Object.entries(stats)) {
+      sum[command] ??= { calls: 0, usec: 0 };
+      sum[command].calls += calls;
+      sum[command].usec += usec;
+    }
+  return sum;
 }
 
 function summarize(run, { cpu, costs, redisCommands }) {

@@ -10,28 +10,33 @@ import { state } from './stack.mjs';
 
 const DRAIN_POLL_MS = 50;
 
-/** Orders the worker has written for these sales. */
-export async function ordersWritten(saleIds) {
+/** Orders the worker has written for these sales (in `database`, when not the run's main one). */
+export async function ordersWritten(saleIds, database) {
+  const table = database ? `\`${database}\`.orders` : 'orders';
   const [[row]] = await state.mysql.query(
-    "SELECT COUNT(*) AS n FROM orders WHERE sale_id IN (?) AND status <> 'QUEUED'",
+    `SELECT COUNT(*) AS n FROM ${table} WHERE sale_id IN (?) AND status <> 'QUEUED'`,
     [[saleIds].flat()],
   );
   return Number(row.n);
 }
 
-/** Until the worker has written `expected` orders for these sales; says how far behind it was. */
-export async function waitForOrdersWritten(saleIds, expected, timeoutMs = 600_000) {
+/**
+ * Until the worker has written `expected` orders for these sales; says how far behind it was. Another
+ * stack than the main one (the scale section's) names its `worker` and its `database`.
+ */
+export async function waitForOrdersWritten(saleIds, expected, { timeoutMs = 600_000, worker, database } = {}) {
   const startedAt = performance.now();
   const deadline = Date.now() + timeoutMs;
-  const writtenAtStart = await ordersWritten(saleIds);
+  const writer = () => worker ?? state.worker;
+  const writtenAtStart = await ordersWritten(saleIds, database);
   let written = writtenAtStart;
   while (written < expected) {
-    if (state.worker.exitCode !== null)
-      throw new Error(`the worker exited with orders unwritten (see ${state.worker.logPath})`);
+    if (writer().exitCode !== null)
+      throw new Error(`the worker exited with orders unwritten (see ${writer().logPath})`);
     if (Date.now() > deadline)
       throw new Error(`${written} of ${expected} orders written after ${timeoutMs / 1000}s (sales ${saleIds})`);
     await sleep(100);
-    written = await ordersWritten(saleIds);
+    written = await ordersWritten(saleIds, database);
   }
   return {
     ordersExpected: expected,

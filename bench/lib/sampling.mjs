@@ -35,10 +35,14 @@ export function cpuSampler(privateRedisPid) {
   const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
   const services = findServicePids(privateRedisPid);
   return {
+    /**
+     * `pids`: name -> pid, or a list of pids counted as one (an API of several processes, the masters
+     * of a Redis Cluster); a name given here replaces the machine's own server of that name.
+     */
     snapshot(pids) {
       const ticks = {};
-      for (const [name, pid] of Object.entries({ ...pids, ...services }))
-        if (pid) ticks[name] = { pid, ticks: processTicks(pid) };
+      for (const [name, pid] of Object.entries({ ...services, ...pids }))
+        if ([pid].flat().some(Boolean)) ticks[name] = { pid, ticks: processTicks(pid) };
       return { at: process.hrtime.bigint(), ticks, self: process.cpuUsage(), machine: machineTicks() };
     },
     /**
@@ -60,8 +64,12 @@ export function cpuSampler(privateRedisPid) {
   };
 }
 
-/** utime + stime of a process, in clock ticks; undefined once it is gone. */
-function processTicks(pid) {
+/** utime + stime of a process (or the sum over a list), in clock ticks; undefined once one is gone. */
+export function processTicks(pid) {
+  if (Array.isArray(pid)) {
+    const each = pid.filter(Boolean).map(processTicks);
+    return each.includes(undefined) ? undefined : each.reduce((sum, ticks) => sum + ticks, 0);
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -104,6 +112,22 @@ function machineShares(before, now, processPercent, digits) {
     // Busy CPU not accounted to the processes above nor to interrupts (another test run, the OS).
     otherProcesses: Math.max(0, round(busyFraction * cores * 100 - processesTotal - irq, digits)),
   };
+}
+
+/** The pids whose parent is `pid` (the processes a launcher forked), from /proc. */
+export function childPids(pid) {
+  const children = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name: state, ppid, ...
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
 }
 
 /** Redis and MariaDB/MySQL server processes on this machine, if any, for CPU accounting only. */
@@ -150,6 +174,19 @@ export function cpuPerResponse(cpu, seconds, responses, target = 'api') {
   return perResponse;
 }
 
+/**
+ * A purchase run's costs per ACCEPTED purchase (202), until its orders were written: answers that were
+ * not 202 must not dilute them.
+ */
+export function perAcceptedPurchase(run) {
+  const accepted = run.statusCounts[202] ?? 0;
+  return {
+    accepted,
+    redisUs: accepted ? round(run.redisCommands.totalUsec / accepted, 1) : null,
+    machineCpuUs: accepted ? round((run.cpuUsPerResponse.machine * run.requests) / accepted, 0) : null,
+  };
+}
+
 /** Server-wide `INFO commandstats` (so other users of this Redis are counted too). */
 export async function redisCommandStats(redis) {
   const stats = {};
@@ -184,5 +221,19 @@ export function diffCommandStats(before, after, responses) {
         percent: totalUsec ? round((row.usec / totalUsec) * 100, 0) : 0,
         callsPerResponse: responses ? round(row.calls / responses, 2) : null,
       })),
+  };
+}
+
+/** The commands that run a script (Lua or a function) in `INFO commandstats`. */
+const SCRIPT_COMMANDS = ['evalsha', 'eval', 'fcall', 'evalsha_ro', 'eval_ro', 'fcall_ro'];
+
+/** One server's command time over a run: all of it, and the part spent running scripts. */
+export function scriptAndTotalTime(before, after) {
+  const delta = (command) => (after[command]?.usec ?? 0) - (before[command]?.usec ?? 0);
+  const calls = (command) => (after[command]?.calls ?? 0) - (before[command]?.calls ?? 0);
+  return {
+    scriptUsec: SCRIPT_COMMANDS.reduce((sum, command) => sum + delta(command), 0),
+    scriptCalls: SCRIPT_COMMANDS.reduce((sum, command) => sum + calls(command), 0),
+    totalUsec: Object.keys(after).reduce((sum, command) => sum + delta(command), 0),
   };
 }

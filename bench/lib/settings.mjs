@@ -30,6 +30,9 @@ export const SETTINGS = {
   // is relative to it, since an absolute orders/s says more about the machine than about the build.
   drainBaseline: intEnv('BENCH_DRAIN_BASELINE', 10_071),
   idleS: intEnv('BENCH_IDLE_DURATION', 20),
+  // The scale section: API processes behind one port, and buckets of the hot sale on the Redis Cluster.
+  scaleProcesses: intEnv('BENCH_SCALE_PROCESSES', 2),
+  scaleBuckets: intEnv('BENCH_SCALE_BUCKETS', 3),
   liveStock: 2_000_000,
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
 };

@@ -40,6 +40,10 @@ export const state = {
   workerPid: undefined,
   /** The private redis-server, when the bench started one: `{ url, pid, stop }`. */
   privateRedis: undefined,
+  /** The scale section's Redis Cluster while it runs: `{ nodes, stop }`. */
+  redisCluster: undefined,
+  /** Databases beside the main one (the scale section's cluster stack), dropped at cleanup. */
+  extraDatabases: [],
   ceilingPid: undefined,
   loadRun: undefined,
   interrupted: false,
@@ -124,8 +128,20 @@ async function createDatabase() {
   await state.mysql.query(`USE \`${DB_NAME}\``);
 }
 
+/**
+ * Another migrated database on the same server (`<main name>_<suffix>`), for a second stack that must
+ * not share the main one's sales; dropped at cleanup. Returns its name and URL.
+ */
+export function createExtraDatabase(suffix) {
+  const name = `${DB_NAME}_${suffix}`;
+  const url = `${MYSQL_SERVER_URL}/${name}`;
+  state.extraDatabases.push(name); // before migrating: a half-created database is dropped too
+  runOrThrow(process.execPath, [APP_DIST.migrate], { ...process.env, DATABASE_URL: url });
+  return { name, url };
+}
+
 /** The API's and the worker's environment: as deployed, on this run's database, Redis and prefixes. */
-async function appEnvironment(redisUrl, port) {
+export async function appEnvironment(redisUrl, port) {
   return {
     ...process.env,
     NODE_ENV: 'production', // as deployed; every secret is set, so production mode boots
@@ -185,7 +201,7 @@ export function startChild(name, script, env, { nodeArgs = [], ipc = false, env:
   return child;
 }
 
-function childDied(name, how, logPath) {
+export function childDied(name, how, logPath) {
   if (state.cleaning) return;
   state.keepLogs = true;
   console.error(`[bench] ${name} exited unexpectedly (${how}); last log lines:\n${tail(logPath, LOG_LINES_SHOWN)}`);
@@ -231,7 +247,7 @@ export async function waitForHttp(url, child, timeoutMs = 60_000) {
 }
 
 /** The worker has no HTTP port; its boot log line says it is consuming. */
-async function waitForLog(child, text, timeoutMs = 60_000) {
+export async function waitForLog(child, text, timeoutMs = 60_000) {
   if (await waitUntil(() => readFileSync(child.logPath, 'utf8').includes(text), timeoutMs, 100)) return;
   throw new Error(
     `no "${text}" in ${child.logPath} within ${timeoutMs / 1000}s:\n${tail(child.logPath, LOG_LINES_SHOWN)}`,
@@ -247,6 +263,7 @@ export function cleanup() {
     // Let an in-flight pipeline of submit tokens land before the scan, so none is missed.
     await sleep(200);
     await Promise.all([...state.children].map((child) => stopChild(child, 5_000).catch(() => {})));
+    await state.redisCluster?.stop().catch(() => {});
     if (state.privateRedis) {
       // Its keys go with it.
       state.redis?.disconnect();
@@ -283,11 +300,13 @@ async function deleteRedisKeys() {
 
 async function dropDatabase() {
   if (!state.mysql) return;
-  try {
-    if (state.databaseCreated) await state.mysql.query(`DROP DATABASE IF EXISTS \`${DB_NAME}\``);
-    log(`dropped database ${DB_NAME}`);
-  } catch (error) {
-    console.error(`[bench] could not drop database ${DB_NAME}: ${error.message}`);
+  for (const name of [...(state.databaseCreated ? [DB_NAME] : []), ...state.extraDatabases]) {
+    try {
+      await state.mysql.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      log(`dropped database ${name}`);
+    } catch (error) {
+      console.error(`[bench] could not drop database ${name}: ${error.message}`);
+    }
   }
   await state.mysql.end().catch(() => {});
 }

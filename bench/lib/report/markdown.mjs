@@ -1,6 +1,7 @@
 /** bench/results/latest.md, also printed at the end of a run: one section per scenario. */
 import { formatCpu, formatIdleRedis, formatRedis, percent, thousands, times } from '../format.mjs';
 import { NOISY_OTHER_PERCENT } from '../settings.mjs';
+import { scaleSection, targetVerdict } from './scale.mjs';
 import { TARGETS } from './targets.mjs';
 
 const latencies = (s) => `${s.latencyMs.p50} | ${s.latencyMs.p95} | ${s.latencyMs.p99}`;
@@ -12,6 +13,7 @@ export function renderMarkdown(r) {
     ...targetsSection(r),
     ...endpointSection(r),
     ...strategySection(r),
+    ...scaleSection(r),
     ...cpuPerResponseSection(r),
     ...cpuAndRedisSection(r),
     drainParagraph(r),
@@ -51,7 +53,7 @@ function targetsSection(r) {
     '',
     '| target | measured | result |',
     '|---|---|---|',
-    ...r.targets.map((t) => `| ${t.name} | ${t.measured} | **${t.pass ? 'PASS' : 'MISS'}** |`),
+    ...r.targets.map((t) => `| ${t.name} | ${t.measured} | **${targetVerdict(t)}** |`),
     '',
   ];
 }

@@ -8,16 +8,18 @@ import { ratio, round } from '../format.mjs';
 import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
 import { renderChart, writePng } from './chart.mjs';
 import { renderMarkdown } from './markdown.mjs';
+import { scaleTargets, targetVerdict } from './scale.mjs';
+import { perAcceptedPurchase } from '../sampling.mjs';
 import { evaluateTargets } from './targets.mjs';
 
 /** Writes the report; returns the exit code (1 when a check failed; targets do not count). */
 export function writeReport(results) {
   addRatios(results);
-  results.targets = evaluateTargets(results);
+  results.targets = [...evaluateTargets(results), ...scaleTargets(results)];
   results.noise = noise(results);
   if (results.noise.noisy)
     log(`WARNING: other processes used up to ${results.noise.otherProcessesPercentOfOneCore.max}% of a core meanwhile`);
-  for (const t of results.targets) log(`target ${t.pass ? 'PASS' : 'MISS'}: ${t.name} — ${t.measured}`);
+  for (const t of results.targets) log(`target ${targetVerdict(t)}: ${t.name} — ${t.measured}`);
 
   results.finishedAt = new Date().toISOString();
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -62,19 +64,13 @@ function addRatios(results) {
   };
 }
 
-/** The cost targets are per ACCEPTED live purchase: answers that were not 202 must not dilute it. */
-function perAcceptedPurchase(live) {
-  const accepted = live.statusCounts[202] ?? 0;
-  return {
-    accepted,
-    redisUs: accepted ? round(live.redisCommands.totalUsec / accepted, 1) : null,
-    machineCpuUs: accepted ? round((live.cpuUsPerResponse.machine * live.requests) / accepted, 0) : null,
-  };
-}
-
 /** CPU that none of our processes used (another test run on the machine, the kernel): the noise. */
 function noise(results) {
-  const other = [...results.scenarios, ...results.strategies, results.drain, results.idle]
+  const scaleRows = [
+    ...(results.scale?.processes.rows ?? []),
+    ...(results.scale?.cluster.rows.filter((row) => !row.refused) ?? []),
+  ];
+  const other = [...results.scenarios, ...results.strategies, results.drain, results.idle, ...scaleRows]
     .map((s) => s.cpu.otherProcesses)
     .filter((value) => typeof value === 'number');
   return {

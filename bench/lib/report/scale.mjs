@@ -1,0 +1,169 @@
+/**
+ * The scale section of the report: API processes, and a hot sale's buckets on a Redis Cluster. Also
+ * its own report when the section runs alone (`--only scale`): bench/results/scale.{md,json}.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { percent, thousands, times } from '../format.mjs';
+import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
+
+const latencies = (s) => `${s.latencyMs.p50} | ${s.latencyMs.p99}`;
+const errors = (s) => `${s.errors}${s.timeouts ? ` (+${s.timeouts} timeouts)` : ''}`;
+
+/** The busiest master's script share with buckets, as a target line (reported, never an exit code). */
+export function scaleTargets(r) {
+  const cluster = r.scale?.cluster;
+  if (!cluster) return [];
+  const spread = cluster.rows.find((row) => row.buckets > 1);
+  const name =
+    `one hot sale over ${spread?.buckets ?? SETTINGS.scaleBuckets} buckets on a ${cluster.masters.length}-master ` +
+    `Redis Cluster: the busiest master runs ≤ ${percent(cluster.busiestShareTarget)} of all script time`;
+  if (!spread || spread.refused)
+    return [
+      {
+        id: 'clusterBusiestMasterShare',
+        name,
+        measured: spread?.refused
+          ? `not measured: the API refused \`buckets\` (${spread.refused.status}: ${spread.refused.message})`
+          : 'not measured',
+        value: null,
+        pass: null,
+      },
+    ];
+  return [
+    {
+      id: 'clusterBusiestMasterShare',
+      name,
+      measured:
+        `${percent(spread.busiestScriptShare)} (1 bucket: ` +
+        `${percent(cluster.rows.find((row) => row.buckets === 1)?.busiestScriptShare)})`,
+      value: spread.busiestScriptShare,
+      pass: spread.busiestScriptShare <= cluster.busiestShareTarget,
+    },
+  ];
+}
+
+export function scaleSection(r) {
+  if (!r.scale) return [];
+  return ['## (f) scale: API processes, Redis Cluster buckets', '', ...processLines(r), ...clusterLines(r)];
+}
+
+function processLines(r) {
+  const { processes } = r.scale;
+  const [one, many] = processes.rows;
+  return [
+    `**API processes** — one hot redis-lua sale (stock ${thousands(r.settings.liveStock)}), ` +
+      `${r.settings.connections} connections, ${r.settings.durationS} s each after a ${r.settings.warmupS} s ` +
+      'warm-up; the same worker, Redis and MariaDB.',
+    '',
+    '| configuration | purchases/s | p50 (ms) | p99 (ms) | API CPU (% of one core, all processes) | load generator (% of one core) | machine busy (% of all cores) | other processes (% of one core) | machine CPU µs / purchase | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...processes.rows.map(
+      (row) =>
+        `| ${row.processes} API process${row.processes > 1 ? 'es' : ''} (${row.how}) | ${thousands(row.reqPerSec)} | ` +
+        `${latencies(row)} | ${row.cpu.api} | ${row.cpu.loadGenerator} | ${row.cpu.machineBusyOfAllCores} | ` +
+        `${row.cpu.otherProcesses} | ${thousands(row.perAccepted.machineCpuUs)} | ${errors(row)} |`,
+    ),
+    '',
+    ...noisyWarning(processes.rows),
+    `${many.processes} processes / 1: purchases/s **${times(processes.reqPerSecRatio)}**, machine CPU per ` +
+      `purchase ${times(processes.machineCpuPerPurchaseRatio)}. The API's CPU by process (the primary first, ` +
+      `warm-up and run): ${many.apiCpuShares.map(percent).join(', ')}. Machine CPU per purchase = API (every process, ` +
+      `the cluster module's primary included) + worker + Redis + MariaDB, until the worker had written the ` +
+      `run's orders (as for the live sale), never the load generator. The load generator, the API processes, ` +
+      `the worker, Redis and MariaDB share this machine's ${r.machine.cpuCount} cores: with the machine ` +
+      `${one.cpu.machineBusyOfAllCores} % busy on one process, a second one can only take CPU from the others, ` +
+      'so the ratio says what the cores allow here, not what a second API machine would add.',
+    '',
+  ];
+}
+
+function clusterLines(r) {
+  const { cluster } = r.scale;
+  const masters = cluster.masters.map((m) => `${m.address} (slots ${m.slots})`).join(', ');
+  const measuredRows = cluster.rows.filter((row) => !row.refused);
+  return [
+    `**Redis Cluster** — a second stack (its own API, worker and database) on a ${cluster.masters.length}-master ` +
+      `Redis Cluster (${masters}); one hot sale with 1 bucket, then one over more buckets (create-sale ` +
+      '`buckets`). Script time = `cmdstat_evalsha` + `eval` + `fcall` µs (and their `_ro` forms) from each ' +
+      "master's `INFO commandstats`, warm-up excluded, until the worker had written the run's orders: " +
+      "mostly the reservation script (one per purchase), and BullMQ's scripts on the queue's master.",
+    '',
+    '| buckets | purchases/s | p50 (ms) | p99 (ms) | busiest master: share of script time | machine CPU µs / purchase | other processes (% of one core) | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...cluster.rows.map((row) =>
+      row.refused
+        ? `| ${row.buckets} | refused by the API (${row.refused.status}: ${row.refused.message}): this build has no bucket option; not measured | | | | | | |`
+        : `| ${row.buckets}${bucketNote(row)} | ${thousands(row.reqPerSec)} | ${latencies(row)} | ` +
+          `**${percent(row.busiestScriptShare)}** | ${thousands(row.perAccepted.machineCpuUs)} | ` +
+          `${row.cpu.otherProcesses} | ${errors(row)} |`,
+    ),
+    '',
+    ...(measuredRows.length
+      ? [
+          '| buckets | master | script µs | share of script time | all commands µs | share of all command time |',
+          '|---|---|---:|---:|---:|---:|',
+          ...measuredRows.flatMap((row) =>
+            row.masters.map(
+              (m) =>
+                `| ${row.buckets} | ${m.node}${m.node === row.saleSlotMaster ? ' (the sale’s own slot)' : ''} | ` +
+                `${thousands(m.scriptUsec)} | ${percent(m.scriptShare)} | ${thousands(m.totalUsec)} | ${percent(m.totalShare)} |`,
+            ),
+          ),
+          '',
+        ]
+      : []),
+    `Target: with buckets, the busiest master runs at most ${percent(cluster.busiestShareTarget)} of the script ` +
+      `time (an even spread over ${cluster.masters.length} masters is ${percent(1 / cluster.masters.length)}).`,
+    '',
+  ];
+}
+
+/** A ratio of two runs means little when other processes took a core's worth from one of them. */
+function noisyWarning(rows) {
+  const other = rows.map((row) => row.cpu.otherProcesses ?? 0);
+  if (other.every((value) => value <= NOISY_OTHER_PERCENT)) return [];
+  return [
+    `**Noisy: other processes used ${other.join(' and ')} % of a core during these runs (above ` +
+      `${NOISY_OTHER_PERCENT} %): the ratios below are not comparable; run again on a quiet machine.**`,
+    '',
+  ];
+}
+
+/** Whether the sale's answer confirmed the buckets asked for (a build may accept the field without echoing it). */
+function bucketNote(row) {
+  if (row.buckets === 1) return '';
+  return row.bucketsInAnswer === row.buckets
+    ? ''
+    : ` (the sale's answer has buckets ${row.bucketsInAnswer ?? 'absent'}: the masters' shares tell whether it spread)`;
+}
+
+/** `--only scale`: the section alone, printed and written to bench/results/scale.{md,json}. */
+export function writeScaleReport(results) {
+  results.targets = scaleTargets(results);
+  results.finishedAt = new Date().toISOString();
+  for (const t of results.targets) log(`target ${targetVerdict(t)}: ${t.name} — ${t.measured}`);
+  const m = results.machine;
+  const markdown = [
+    `# Purchase benchmark, scale section alone — ${results.finishedAt}`,
+    '',
+    `Machine: ${m.cpuModel} × ${m.cpuCount}, Node ${m.node}; load average at start ` +
+      `${m.loadAverageAtStart.join(' / ')}. App commit ${results.app.commit}, dist built ${results.app.distBuiltAt}.`,
+    '',
+    ...scaleSection(results),
+    `Checks: ${results.checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'} ${c.name}`).join('; ')}.`,
+    '',
+  ].join('\n');
+  console.log(`\n${markdown}`);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(path.join(RESULTS_DIR, 'scale.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(RESULTS_DIR, 'scale.md'), markdown);
+  log('wrote bench/results/scale.{json,md}');
+  return results.checks.every((c) => c.pass) ? 0 : 1;
+}
+
+/** PASS, MISS, or n/a when it could not be measured. */
+export function targetVerdict(target) {
+  if (target.pass === null) return 'n/a';
+  return target.pass ? 'PASS' : 'MISS';
+}
