@@ -13,7 +13,7 @@ const PIPELINE_SIZE = 10_000;
 /** Call after ensureBuilt(): it loads the built app. */
 export function buyerFactory() {
   const jwt = require('jsonwebtoken');
-  const { KeyBuilder, SaleRedisRepository } = require('@flash-sale/redis');
+  const { buyerBucket, KeyBuilder, SaleRedisRepository } = require('@flash-sale/redis');
   // The API's own submit-token format and key derivation: a token the bench makes is one the API issues.
   const { SubmitTokenCodec } = requireBuilt('submitTokenCodec');
   const codec = new SubmitTokenCodec(JWT_SECRET);
@@ -32,9 +32,9 @@ export function buyerFactory() {
    * tokens are also written straight into Redis, where the reservation script looks for them; the
    * MySQL-only strategies check only the signature. `redis`: another Redis than the run's main one
    * (the scale section's cluster), where the tokens are stored through the app's own
-   * `SaleRedisRepository.storeToken`, so they land wherever that sale's script looks for them.
+   * `SaleRedisRepository.storeToken`, in each buyer's bucket of a sale spread over `buckets`.
    */
-  async function preparePairs(saleId, count, { storeInRedis = true, redis } = {}) {
+  async function preparePairs(saleId, count, { storeInRedis = true, redis, buckets = 1 } = {}) {
     const pairs = { count, auth: new Array(count), body: new Array(count), user: new Array(count) };
     const batch = {
       tag: `${RUN_ID}s${pairSets++}`,
@@ -43,6 +43,7 @@ export function buyerFactory() {
       saleKeys: keys.sale(String(saleId)),
       storeInRedis,
       repository: redis && new SaleRedisRepository(redis, keys),
+      layout: { id: String(saleId), buckets },
     };
     for (let start = 0; start < count; start += PIPELINE_SIZE) {
       // Cleanup may have started (Ctrl-C): writing keys now would outlive its scan.
@@ -53,7 +54,7 @@ export function buyerFactory() {
   }
 
   async function prepareSlice(pairs, batch, start, end) {
-    const { tag, saleId, expiresAtMs, saleKeys, storeInRedis, repository } = batch;
+    const { tag, saleId, expiresAtMs, saleKeys, storeInRedis, repository, layout } = batch;
     const pipeline = storeInRedis && !repository ? state.redis.pipeline() : undefined;
     const stored = [];
     for (let i = start; i < end; i++) {
@@ -64,7 +65,9 @@ export function buyerFactory() {
       pairs.body[i] = JSON.stringify({ token });
       pipeline?.set(saleKeys.token(token), userId, 'EX', TOKEN_TTL_S);
       // Sent at once, not awaited one by one: the client pipelines them on its connections.
-      if (storeInRedis && repository) stored.push(repository.storeToken(saleId, token, userId, TOKEN_TTL_S));
+      if (storeInRedis && repository) {
+        stored.push(repository.storeToken(buyerBucket(layout, userId), token, userId, TOKEN_TTL_S));
+      }
     }
     await Promise.all(stored);
     if (!pipeline) return;

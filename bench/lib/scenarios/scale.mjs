@@ -93,7 +93,7 @@ async function measureApiProcesses(run) {
  * (so a purchase's machine CPU includes writing it). `target`: another API (`baseUrl`, `pids`,
  * `redisNodes`, the `worker` and `database` whose rows to wait for, the `redis` to store tokens in).
  */
-function purchaseRuns(run, saleId) {
+function purchaseRuns(run, saleId, buckets = 1) {
   let accepted = 0;
   const once = async (label, target, { key, pairCount, durationS }) => {
     const { worker, database, redis, ...loadTarget } = target;
@@ -101,7 +101,7 @@ function purchaseRuns(run, saleId) {
       key,
       label,
       saleId,
-      pairs: await run.buyers.preparePairs(saleId, pairCount, { redis }),
+      pairs: await run.buyers.preparePairs(saleId, pairCount, { redis, buckets }),
       expect: 202,
       durationS,
       settle: (statuses) => waitForOrdersWritten(saleId, accepted + (statuses[202] ?? 0), { worker, database }),
@@ -206,7 +206,10 @@ async function measureBuckets(run, { sales, target, nodes, cluster, buckets }) {
       `scale: ${name}: the sale's answer has buckets = ${bucketsInAnswer ?? '(absent)'}; ` +
         "the masters' shares will tell whether its load spread",
     );
-  const { redisCommandsByNode, ...measured } = await purchaseRuns(run, saleId).measure(name, target);
+  const { redisCommandsByNode, ...measured } = await purchaseRuns(run, saleId, bucketsInAnswer ?? 1).measure(
+    name,
+    target,
+  );
   const masters = masterShares(redisCommandsByNode);
   const busiest = masters.reduce((max, node) => Math.max(max, node.scriptShare ?? 0), 0);
   log(
