@@ -12,7 +12,7 @@ import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
  * How many cluster slots a hot sale's stock is spread over. With more than one, the sale's keys use hash
  * tags other than `{sale:<id>}`, and the master to kill is the one holding most of them.
  */
-const BUCKET_COUNTS = [1];
+const BUCKET_COUNTS = [1, 3];
 
 const BUYERS = 3_000;
 const IN_FLIGHT = 150;
