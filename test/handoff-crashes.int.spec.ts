@@ -14,7 +14,7 @@ import { freePort } from './support/free-port';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
-import { onlyBucket, singleBucketSale } from '@flash-sale/redis';
+import { singleBucketSale } from '@flash-sale/redis';
 
 const API_ENTRY = join(__dirname, '..', 'apps', 'api', 'dist', 'main.js');
 const HOUR_MS = '3600000';
@@ -185,7 +185,7 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
 
     worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
     const queue = worker.get(OrdersQueue).queue;
-    const job = writeOrdersJob(onlyBucket(saleId), testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(singleBucketSale(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     // (This test's own pool sees the server go and come back too: a failed probe reads as -1.)
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]).catch(() => -1);

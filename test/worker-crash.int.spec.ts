@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueueName, writeOrdersJob } from '@flash-sale/queue';
-import { createRedisClient, HANDOFF_GROUP, onlyBucket, type RedisClient, singleBucketSale } from '@flash-sale/redis';
+import { createRedisClient, HANDOFF_GROUP, type RedisClient, singleBucketSale } from '@flash-sale/redis';
 import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { exited } from './support/child-process';
@@ -70,7 +70,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
       (n) => n === 2,
       30_000,
     );
-    const job = writeOrdersJob(onlyBucket(saleId), testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(singleBucketSale(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     // The worker writing the sale is the consumer holding its entries (named host:pid:…).
     const holder = await waitFor(
@@ -107,7 +107,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
     expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(1000);
-    const job = writeOrdersJob(onlyBucket(saleId), testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(singleBucketSale(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     const handoff = keys.sale(saleId).handoff;
     const unacknowledged = async () => Number(((await access.redis.xpending(handoff, HANDOFF_GROUP)) as [number])[0]);

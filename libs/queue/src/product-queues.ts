@@ -1,4 +1,4 @@
-import type { SaleBucket } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/redis';
 import type { Job, Queue } from 'bullmq';
 import { writeOrdersJob, type WriteOrdersJobData } from './write-orders.job';
 
@@ -10,13 +10,10 @@ export class OrdersQueue {
     private readonly jobAttempts: number,
   ) {}
 
-  /**
-   * One `write-orders` job per hand-off stream (deduplicated by BullMQ: a stream whose job waits gets no
-   * second one).
-   */
-  async wakeWriters(buckets: readonly SaleBucket[]): Promise<void> {
-    if (buckets.length === 0) return;
-    await this.queue.addBulk(buckets.map((bucket) => writeOrdersJob(bucket, this.jobAttempts)));
+  /** One `write-orders` job per sale (deduplicated by BullMQ: a sale whose job waits gets no second one). */
+  async wakeWriters(sales: readonly SaleLayout[]): Promise<void> {
+    if (sales.length === 0) return;
+    await this.queue.addBulk(sales.map((sale) => writeOrdersJob(sale, this.jobAttempts)));
   }
 
   /** Failed `write-orders` jobs of a sale (kept only as a short tail by removeOnFail: a small read). */

@@ -1,23 +1,23 @@
-import type { SaleBucket } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/redis';
 import type { JobsOptions } from 'bullmq';
 
 /**
- * `write-orders`: write what is waiting in one hand-off stream (one per bucket of a sale). The job
- * carries no order, only the stream's sale and bucket: the reservations themselves are in the stream
- * (reserve-9.lua appends them atomically).
+ * `write-orders`: write what is waiting in one sale's hand-off streams (one per bucket). The job carries
+ * no order, only the sale: the reservations themselves are in the streams (reserve-9.lua appends them
+ * atomically). One job per sale, not per bucket: each add costs the queue's Redis master a script,
+ * and a hot sale is nudged hundreds of times a second.
  */
 export const WRITE_ORDERS_JOB = 'write-orders';
 
 export interface WriteOrdersJobData {
   saleId: string;
-  /** The bucket and the sale's bucket count; absent for a sale with one bucket. */
-  bucket?: number;
+  /** The sale's bucket count; absent for a sale with one bucket. */
   buckets?: number;
 }
 
-/** The bucket whose stream a job writes. */
-export function bucketOfJob(data: WriteOrdersJobData): SaleBucket {
-  return { saleId: data.saleId, index: data.bucket ?? 0, count: data.buckets ?? 1 };
+/** The sale whose streams a job writes. */
+export function saleOfJob(data: WriteOrdersJobData): SaleLayout {
+  return { id: data.saleId, buckets: data.buckets ?? 1 };
 }
 
 /** What a `write-orders` job returns: shown on the queue board. */
@@ -34,23 +34,19 @@ export interface WriteOrdersResult {
 }
 
 /**
- * One waiting job per stream at most: adds while one waits are dropped (it will read the stream), and an
+ * One waiting job per sale at most: adds while one waits are dropped (it will read the streams), and an
  * add while one runs is kept as its successor (BullMQ's `keepLastIfActive`), which closes the race of
  * an entry appended after the running job's last read.
  */
 export function writeOrdersJob(
-  bucket: SaleBucket,
+  sale: SaleLayout,
   attempts: number,
 ): { name: string; data: WriteOrdersJobData; opts: JobsOptions } {
-  const several = bucket.count > 1;
   return {
     name: WRITE_ORDERS_JOB,
-    data: several ? { saleId: bucket.saleId, bucket: bucket.index, buckets: bucket.count } : { saleId: bucket.saleId },
+    data: sale.buckets > 1 ? { saleId: sale.id, buckets: sale.buckets } : { saleId: sale.id },
     opts: {
-      deduplication: {
-        id: several ? `write-orders:${bucket.saleId}:${bucket.index}` : `write-orders:${bucket.saleId}`,
-        keepLastIfActive: true,
-      },
+      deduplication: { id: `write-orders:${sale.id}`, keepLastIfActive: true },
       attempts,
       backoff: { type: 'exponential', delay: 200 },
       // Completed jobs show their batch sizes on the queue board: keep a short tail.

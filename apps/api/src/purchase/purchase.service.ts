@@ -266,7 +266,7 @@ export class PurchaseService {
     }
     this.shedder.noteBacklog(bucket, result.backlog);
     // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost).
-    await this.writers.nudge(bucket);
+    await this.writers.nudge(sale);
     if (result.balance < this.leases.policy.lowWater) {
       // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
       this.leases.topUp(sale.id, bucket.index).catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import type { OrdersQueue } from '@flash-sale/queue';
 import { Logger } from '@nestjs/common';
-import { onlyBucket, type SaleActivity, type SaleBucket } from '@flash-sale/redis';
+import { type SaleActivity, type SaleLayout, singleBucketSale } from '@flash-sale/redis';
 import { WriteOrdersNudge } from './write-orders-nudge';
 
 /** In-memory stand-ins for the queue and the activity index: they record what the nudge asked. */
@@ -8,9 +8,9 @@ function fakes(options: { queueFails?: boolean } = {}) {
   const wakeUps: string[][] = [];
   const touched: string[][] = [];
   const orders = {
-    wakeWriters: async (buckets: readonly SaleBucket[]) => {
+    wakeWriters: async (sales: readonly SaleLayout[]) => {
       if (options.queueFails) throw new Error('Redis is down');
-      wakeUps.push(buckets.map((bucket) => (bucket.count === 1 ? bucket.saleId : `${bucket.saleId}/${bucket.index}`)));
+      wakeUps.push(sales.map((sale) => sale.id));
     },
   } as unknown as OrdersQueue;
   const activity = {
@@ -24,7 +24,7 @@ describe('WriteOrdersNudge', () => {
     const { nudge, wakeUps, touched } = fakes();
     const answered: string[] = [];
     const calls = ['1', '2', '1', '1', '3'].map((saleId) =>
-      nudge.nudge(onlyBucket(saleId)).then(() => answered.push(`${saleId}:${wakeUps.length}`)),
+      nudge.nudge(singleBucketSale(saleId)).then(() => answered.push(`${saleId}:${wakeUps.length}`)),
     );
     expect(wakeUps).toEqual([]); // nothing is sent before the window closes
     await Promise.all(calls);
@@ -34,25 +34,24 @@ describe('WriteOrdersNudge', () => {
     expect(answered.every((entry) => entry.endsWith(':1'))).toBe(true);
   });
 
-  it('wakes each bucket of a sale with several on its own (one stream, one job each)', async () => {
-    const { nudge, wakeUps, touched } = fakes();
-    const bucket = (index: number) => ({ saleId: '4', index, count: 3 });
-    await Promise.all([nudge.nudge(bucket(0)), nudge.nudge(bucket(2)), nudge.nudge(bucket(0))]);
-    expect(wakeUps).toEqual([['4/0', '4/2']]);
-    expect(touched).toEqual([['4']]);
+  it('wakes a sale with several buckets once: one job writes all its streams', async () => {
+    const { nudge, wakeUps } = fakes();
+    const sale = { id: '4', buckets: 3 };
+    await Promise.all([nudge.nudge(sale), nudge.nudge(sale), nudge.nudge(singleBucketSale('5'))]);
+    expect(wakeUps).toEqual([['4', '5']]);
   });
 
   it('starts a new window after one was sent', async () => {
     const { nudge, wakeUps } = fakes();
-    await nudge.nudge(onlyBucket('7'));
-    await Promise.all([nudge.nudge(onlyBucket('7')), nudge.nudge(onlyBucket('8'))]);
+    await nudge.nudge(singleBucketSale('7'));
+    await Promise.all([nudge.nudge(singleBucketSale('7')), nudge.nudge(singleBucketSale('8'))]);
     expect(wakeUps).toEqual([['7'], ['7', '8']]);
   });
 
   it('still answers its callers when the queue cannot be reached (the hand-off sweep wakes the writer)', async () => {
     const { nudge, wakeUps } = fakes({ queueFails: true });
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    await expect(nudge.nudge(onlyBucket('9'))).resolves.toBeUndefined();
+    await expect(nudge.nudge(singleBucketSale('9'))).resolves.toBeUndefined();
     expect(wakeUps).toEqual([]);
     expect(warn).toHaveBeenCalledWith('Could not nudge the order writers: Redis is down');
     warn.mockRestore();

@@ -1,6 +1,6 @@
 import { errorMessage } from '@flash-sale/domain';
 import { OrdersQueue } from '@flash-sale/queue';
-import { SaleActivity, type SaleBucket } from '@flash-sale/redis';
+import { SaleActivity, type SaleLayout } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 /**
@@ -20,8 +20,7 @@ const NUDGE_WINDOW_MS = 2;
 @Injectable()
 export class WriteOrdersNudge {
   private readonly logger = new Logger(WriteOrdersNudge.name);
-  /** The streams to wake, by `saleId/index`. */
-  private readonly streams = new Map<string, SaleBucket>();
+  private readonly sales = new Map<string, SaleLayout>();
   private sent: Promise<void> | undefined;
 
   constructor(
@@ -29,20 +28,19 @@ export class WriteOrdersNudge {
     private readonly activity: SaleActivity,
   ) {}
 
-  nudge(bucket: SaleBucket): Promise<void> {
-    this.streams.set(`${bucket.saleId}/${bucket.index}`, bucket);
+  nudge(sale: SaleLayout): Promise<void> {
+    this.sales.set(sale.id, sale);
     // Every reservation resolved before the timer fires joins this nudge.
     this.sent ??= new Promise((resolve) => setTimeout(() => void this.send().then(resolve), NUDGE_WINDOW_MS));
     return this.sent;
   }
 
   private async send(): Promise<void> {
-    const buckets = [...this.streams.values()];
-    const saleIds = [...new Set(buckets.map((bucket) => bucket.saleId))];
-    this.streams.clear();
+    const sales = [...this.sales.values()];
+    this.sales.clear();
     this.sent = undefined;
     try {
-      await Promise.all([this.orders.wakeWriters(buckets), this.activity.touch(saleIds)]);
+      await Promise.all([this.orders.wakeWriters(sales), this.activity.touch(sales.map((sale) => sale.id))]);
     } catch (error) {
       // The orders are safe in their streams; the worker's hand-off sweep wakes their writer instead.
       this.logger.warn(`Could not nudge the order writers: ${errorMessage(error)}`);

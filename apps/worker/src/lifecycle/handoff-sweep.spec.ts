@@ -1,7 +1,7 @@
 import { loadConfig } from '@flash-sale/config';
 import type { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import type { OrdersQueue } from '@flash-sale/queue';
-import { type SaleActivity, type SaleBucket, type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
+import { type SaleActivity, type SaleLayout, type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import { HandoffSweep } from './handoff-sweep';
 
@@ -26,10 +26,10 @@ class FakeSales {
       return this.inWindow;
     },
   };
-  readonly saleRedis = { bucketBacklog: async (bucket: SaleBucket) => this.backlogs.get(bucket.saleId) ?? 0 };
+  readonly saleRedis = { handoffBacklog: async (sale: SaleLayout) => this.backlogs.get(sale.id) ?? 0 };
   readonly layouts = { of: async (saleId: string) => singleBucketSale(saleId) };
   readonly ordersQueue = {
-    wakeWriters: async (buckets: readonly SaleBucket[]) => void this.woken.push(buckets.map((bucket) => bucket.saleId)),
+    wakeWriters: async (sales: readonly SaleLayout[]) => void this.woken.push(sales.map((sale) => sale.id)),
   };
 }
 

@@ -1,7 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import { OrdersQueue } from '@flash-sale/queue';
-import { bucketsOf, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 /** Sales marked active this recently are checked on every run. */
@@ -50,15 +50,13 @@ export class HandoffSweep {
       for (const saleId of inWindow) saleIds.add(saleId);
       this.lastFullPassAt = now;
     }
-    const streams = (
-      await Promise.all([...saleIds].map(async (saleId) => bucketsOf(await this.layouts.of(saleId))))
-    ).flat();
-    const backlogs = await Promise.all(streams.map((bucket) => this.saleRedis.bucketBacklog(bucket)));
-    const streamsWithBacklog = streams.filter((_, i) => (backlogs[i] ?? 0) > 0);
-    const withBacklog = [...new Set(streamsWithBacklog.map((bucket) => bucket.saleId))];
+    const sales = await Promise.all([...saleIds].map((saleId) => this.layouts.of(saleId)));
+    const backlogs = await Promise.all(sales.map((sale) => this.saleRedis.handoffBacklog(sale)));
+    const salesWithBacklog = sales.filter((_, i) => (backlogs[i] ?? 0) > 0);
+    const withBacklog = salesWithBacklog.map((sale) => sale.id);
     if (withBacklog.length === 0) return 0;
-    // Deduplicated per stream: a stream whose job waits or runs gets no second one.
-    await this.ordersQueue.wakeWriters(streamsWithBacklog);
+    // Deduplicated per sale: a sale whose job waits or runs gets no second one.
+    await this.ordersQueue.wakeWriters(salesWithBacklog);
     // A sale with a backlog stays in the index until it is written.
     await this.activity.touch(withBacklog, now);
     this.logger.debug(`Nudged the writers of ${withBacklog.length} sale(s) with unwritten hand-offs`);

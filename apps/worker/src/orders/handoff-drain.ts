@@ -4,7 +4,14 @@ import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import type { HandedOffOrder } from '@flash-sale/domain';
 import type { WriteOrdersResult } from '@flash-sale/queue';
 import { StockLeaseRepository } from '@flash-sale/db';
-import { type HandoffEntry, HandoffStream, SaleActivity, type SaleBucket } from '@flash-sale/redis';
+import {
+  bucketsOf,
+  type HandoffEntry,
+  HandoffStream,
+  SaleActivity,
+  type SaleBucket,
+  type SaleLayout,
+} from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { WorkerMetrics } from '../ops/worker-metrics';
 import { OrderWriter } from './order-writer';
@@ -59,10 +66,13 @@ export class HandoffDrain {
     this.config = config.worker;
   }
 
-  /** Writes what is waiting in the bucket's stream, until it is empty (or about MAX_DRAIN_MS passed). */
-  async drain(bucket: SaleBucket): Promise<WriteOrdersResult> {
-    const saleId = bucket.saleId;
-    const stream = streamName(bucket);
+  /**
+   * Writes what is waiting in the sale's streams (one per bucket), until they are empty (or about
+   * MAX_DRAIN_MS passed).
+   */
+  async drain(sale: SaleLayout): Promise<WriteOrdersResult> {
+    const saleId = sale.id;
+    const buckets = bucketsOf(sale);
     const result: WriteOrdersResult = { written: 0, batches: [], batchCount: 0, reclaimed: 0, handedOn: false };
     const record: Record = (size) => {
       result.written += size;
@@ -71,13 +81,21 @@ export class HandoffDrain {
       if (result.batches.length > REPORTED_BATCHES) result.batches.shift();
     };
     await this.markActive(saleId);
+    let current: SaleBucket | undefined;
     try {
-      await this.writeOwnUnacknowledged(bucket, record);
-      result.reclaimed = await this.writeAbandoned(bucket, record);
-      result.handedOn = !(await this.writeNew(bucket, record));
+      for (current of buckets) {
+        await this.writeOwnUnacknowledged(current, record);
+        result.reclaimed += await this.writeAbandoned(current, record);
+      }
+      current = undefined;
+      const drained =
+        buckets.length === 1
+          ? await this.writeNew(buckets[0]!, record)
+          : await this.writeNewInTurn(buckets, record, (bucket) => (current = bucket));
+      result.handedOn = !drained;
     } catch (error) {
       // What this process was given stays pending for it: its next attempt reads it back first.
-      this.unacknowledgedHere.add(stream);
+      for (const bucket of current ? [current] : buckets) this.unacknowledgedHere.add(streamName(bucket));
       throw error;
     }
     if (result.written > 0) await this.markActive(saleId);
@@ -151,6 +169,37 @@ export class HandoffDrain {
       }
     }
     return true;
+  }
+
+  /**
+   * New entries of a sale with several buckets: a batch from each stream in turn, so no bucket waits for
+   * another to run dry. Returns false when it stopped at MAX_DRAIN_MS with entries possibly left.
+   */
+  private async writeNewInTurn(
+    buckets: readonly SaleBucket[],
+    record: Record,
+    writing: (bucket: SaleBucket) => void,
+  ): Promise<boolean> {
+    const deadline = Date.now() + MAX_DRAIN_MS;
+    let lingered = false;
+    while (Date.now() < deadline) {
+      let written = 0;
+      for (const bucket of buckets) {
+        writing(bucket);
+        const entries = await this.stream.readNew(bucket, this.consumer, this.config.batchSize);
+        if (entries.length === 0) continue;
+        await this.write(bucket, entries);
+        record(entries.length);
+        written += entries.length;
+      }
+      if (written > 0) lingered = false;
+      else if (lingered) return true;
+      else {
+        lingered = true;
+        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
+      }
+    }
+    return false;
   }
 
   private async write(bucket: SaleBucket, entries: readonly HandoffEntry[]): Promise<void> {

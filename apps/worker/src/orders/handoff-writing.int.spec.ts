@@ -4,7 +4,6 @@ import {
   createRedisClient,
   HANDOFF_GROUP,
   type KeyBuilder,
-  onlyBucket,
   type RedisClient,
   type ReservationScripts,
   type SaleRedisRepository,
@@ -61,7 +60,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   const ordersOf = async (saleId: string, status = 'PENDING_PAYMENT') =>
     countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = ?', [saleId, status]);
 
-  const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(onlyBucket(saleId), 3)));
+  const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(singleBucketSale(saleId), 3)));
   const spread = (job: ReturnType<typeof writeOrdersJob>) => [job.name, job.data, job.opts] as const;
   const backlog = (saleId: string) => saleRedis.handoffBacklog(singleBucketSale(saleId));
   const completedJobs = async (saleId: string): Promise<Job[]> =>
@@ -169,8 +168,8 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 150);
     // The consumer group gives each entry to one of them…
     const [a, b] = await Promise.all([
-      workerA.get(HandoffDrain).drain(onlyBucket(saleId)),
-      workerB.get(HandoffDrain).drain(onlyBucket(saleId)),
+      workerA.get(HandoffDrain).drain(singleBucketSale(saleId)),
+      workerB.get(HandoffDrain).drain(singleBucketSale(saleId)),
     ]);
     expect(a.written + b.written).toBe(150);
     // …and should both be handed the same orders (a job run twice), MySQL writes each once.

@@ -54,17 +54,17 @@ describe('WriteOrdersProcessor', () => {
 
   it("a write-orders job drains its sale; one that stopped at its time slice wakes the sale's next writer", async () => {
     expect(await processor(job(WRITE_ORDERS_JOB, { saleId: '4' }))).toEqual(DRAINED);
-    expect(drain.drain).toHaveBeenCalledWith({ saleId: '4', index: 0, count: 1 });
+    expect(drain.drain).toHaveBeenCalledWith({ id: '4', buckets: 1 });
     expect(woken).toEqual([]);
 
     drain.drain.mockResolvedValueOnce({ ...DRAINED, handedOn: true });
     await processor(job(WRITE_ORDERS_JOB, { saleId: '4' }));
-    expect(woken).toEqual([[{ saleId: '4', index: 0, count: 1 }]]);
+    expect(woken).toEqual([[{ id: '4', buckets: 1 }]]);
   });
 
-  it('a write-orders job of one bucket of a sale with several drains that bucket', async () => {
-    await processor(job(WRITE_ORDERS_JOB, { saleId: '4', bucket: 2, buckets: 3 }));
-    expect(drain.drain).toHaveBeenCalledWith({ saleId: '4', index: 2, count: 3 });
+  it('a write-orders job of a sale with several buckets drains all its streams', async () => {
+    await processor(job(WRITE_ORDERS_JOB, { saleId: '4', buckets: 3 }));
+    expect(drain.drain).toHaveBeenCalledWith({ id: '4', buckets: 3 });
   });
 
   describe('a create-order job left by an earlier version', () => {

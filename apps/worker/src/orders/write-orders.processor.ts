@@ -5,12 +5,12 @@ import {
   OrdersQueue,
   QueueName,
   QueueWorkers,
-  bucketOfJob,
+  saleOfJob,
   WRITE_ORDERS_JOB,
   type WriteOrdersJobData,
   type WriteOrdersResult,
 } from '@flash-sale/queue';
-import type { SaleBucket } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/redis';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { HandoffDrain } from './handoff-drain';
@@ -61,15 +61,15 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
   }
 
   private process(job: Job): Promise<WriteOrdersResult | { outcome: WriteOutcome }> {
-    if (job.name === WRITE_ORDERS_JOB) return this.writeOrders(bucketOfJob(job.data as WriteOrdersJobData));
+    if (job.name === WRITE_ORDERS_JOB) return this.writeOrders(saleOfJob(job.data as WriteOrdersJobData));
     if (job.name === LEGACY_CREATE_ORDER_JOB) return this.writeLegacy(job as Job<LegacyCreateOrderJobData>);
     throw new Error(`No handler for job "${job.name}" on ${QueueName.Orders}`);
   }
 
-  private async writeOrders(bucket: SaleBucket): Promise<WriteOrdersResult> {
-    const result = await this.drain.drain(bucket);
-    // Woken while this job is active, the stream's next job waits for this one to finish (keepLastIfActive).
-    if (result.handedOn) await this.ordersQueue.wakeWriters([bucket]);
+  private async writeOrders(sale: SaleLayout): Promise<WriteOrdersResult> {
+    const result = await this.drain.drain(sale);
+    // Woken while this job is active, the sale's next job waits for this one to finish (keepLastIfActive).
+    if (result.handedOn) await this.ordersQueue.wakeWriters([sale]);
     return result;
   }
 
