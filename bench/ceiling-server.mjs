@@ -20,7 +20,13 @@
 import { require, requireBuilt } from './lib/app-dist.mjs';
 
 const Fastify = require('fastify');
-const { createRedisClient, KeyBuilder, REQUEST_COMMAND_RETRIES, ReservationScripts } = require('@flash-sale/redis');
+const {
+  createRedisClient,
+  KeyBuilder,
+  onlyBucket,
+  REQUEST_COMMAND_RETRIES,
+  ReservationScripts,
+} = require('@flash-sale/redis');
 const { ErrorCode, OrderNumberGenerator } = require('@flash-sale/domain');
 
 const required = (name) => {
@@ -54,7 +60,7 @@ app.post('/purchase', async (request, reply) => {
   const userId = request.headers['x-user-id'] ?? body.userId;
   for (let attempt = 0; attempt < 3; attempt++) {
     const result = await scripts.reserve({
-      saleId,
+      bucket: onlyBucket(saleId),
       userId,
       submitToken: body.token,
       quantity: 1,

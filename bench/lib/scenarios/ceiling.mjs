@@ -48,12 +48,12 @@ export async function runCeiling(run) {
 
 /** The ceiling's sale exists only in Redis: one incarnation, granted its whole stock in one lease. */
 async function loadCeilingSale(keys) {
-  const { ReservationScripts } = require('@flash-sale/redis');
+  const { onlyBucket, ReservationScripts } = require('@flash-sale/redis');
   const scripts = new ReservationScripts(state.redis, keys);
   const now = Date.now();
   await scripts.load(
+    onlyBucket(CEILING_SALE_ID),
     {
-      saleId: CEILING_SALE_ID,
       startsAt: new Date(now - 60_000),
       endsAt: new Date(now + 3_600_000),
       perUserLimit: 1,
@@ -62,5 +62,5 @@ async function loadCeilingSale(keys) {
     },
     [],
   );
-  return scripts.grantLease(CEILING_SALE_ID, 1, 'ceiling', SETTINGS.liveStock);
+  return scripts.grantLease(onlyBucket(CEILING_SALE_ID), 1, 'ceiling', SETTINGS.liveStock);
 }
