@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createRedisClient, KeyBuilder } from '@flash-sale/redis';
+import { bucketsOf, createRedisClient, KeyBuilder } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { waitFor } from './support/fixtures';
@@ -46,7 +46,7 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
 
   it('sells no unit twice after a stale restore, and closes the books without an admin', async () => {
     const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
       token: admin,
       json: { name: 'Stale', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
     });
@@ -58,10 +58,8 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
         Array.from({ length: count }, async () => {
           const guest = await stack.client.guest();
           const token = await stack.client.submitToken(saleId, guest.token);
-          const response = await stack.client.call<{ orderNo?: string }>('POST', `/api/sales/${saleId}/purchase`, {
-            token: guest.token,
-            json: { token },
-          });
+          // A 503 + retry-after ("nothing happened") is resent, as the storefront does.
+          const response = await stack.client.purchaseAsStorefront<{ orderNo?: string }>(saleId, guest.token, token);
           if (response.status === 202) buyers.push({ userId: guest.userId, orderNo: response.body.orderNo! });
           else refusals.push(response.status);
         }),
@@ -72,8 +70,11 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
 
     await burst(20);
     await waitFor('20 written', written, (n) => n === 20);
-    // The copy Redis will come back with: every key of the sale as it is now.
-    const keys = new KeyBuilder(testEnv.config.redis.keyPrefix).sale(saleId).all();
+    // The copy Redis will come back with: every key of the sale (of each of its buckets) as it is now.
+    const keyBuilder = new KeyBuilder(testEnv.config.redis.keyPrefix);
+    const keys = bucketsOf({ id: saleId, buckets: sale.body.buckets }).flatMap((bucket) =>
+      keyBuilder.bucket(bucket).all(),
+    );
     const client = createRedisClient(testEnv.config.redis);
     const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
     client.disconnect();
