@@ -57,7 +57,10 @@ export function useLifecycleWorld(): LifecycleWorld {
     return sale.id;
   };
   w.layout = (saleId) => new SaleLayouts(w.db).of(saleId);
-  w.buy = (saleId, guest) => w.client.buy(saleId, guest.token);
+  // A 503 + retry-after ("nothing happened": units still moving between a sale's buckets, say) is resent
+  // with the same token, as the storefront does.
+  w.buy = async (saleId, guest) =>
+    w.client.purchaseAsStorefront<PurchaseAnswer>(saleId, guest.token, await w.client.submitToken(saleId, guest.token));
   w.buyWritten = async (saleId, guest) => {
     const response = await w.buy(saleId, guest);
     expect(response.status).toBe(202);
