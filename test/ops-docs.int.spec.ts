@@ -102,15 +102,15 @@ describe('OpenAPI at /docs (real app)', () => {
     expect(purchase).toBeDefined();
     expect(purchase!.tags).toEqual(['Purchase']);
     expect(purchase!.security).toEqual([{ bearer: [] }]);
-    expect(JSON.stringify(purchase!.requestBody)).toContain('#/components/schemas/PurchaseDto');
+    expect(JSON.stringify(purchase!.requestBody)).toContain('#/components/schemas/PurchaseRequest');
     // Public routes carry no security requirement.
     expect(document.paths['/api/sales']?.['get']?.security).toBeUndefined();
     expect(document.paths['/api/auth/guest']?.['post']?.security).toBeUndefined();
     expect(document.paths['/health/ready']?.['get']?.tags).toEqual(['Operations']);
 
     const { schemas } = document.components;
-    expect(Object.keys(schemas['PurchaseDto']!.properties!)).toEqual(['token', 'quantity']);
-    expect(schemas['PurchaseDto']!.required).toEqual(['token']);
+    expect(Object.keys(schemas['PurchaseRequest']!.properties!)).toEqual(['token', 'quantity']);
+    expect(schemas['PurchaseRequest']!.required).toEqual(['token']);
     expect(schemas['CreateSaleDto']!.required).toEqual(['name', 'priceCents', 'stock', 'endsAt']);
     expect(Object.keys(schemas['CreateSaleDto']!.properties!)).toEqual(
       expect.arrayContaining(['perUserLimit', 'startsAt', 'strategy', 'paymentTimeoutSeconds', 'imageUrl']),

@@ -121,7 +121,7 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
       req: { method: 'POST', url: `/api/sales/${sale.body.id}/purchase` },
       res: { statusCode: 202 },
     });
-    expect(ofRequest.find((line) => line.context === 'PurchaseService')).toMatchObject({
+    expect(ofRequest.find((line) => line.context === 'RedisReservation')).toMatchObject({
       level: 'warn',
       msg: expect.stringContaining('was not loaded in Redis'),
     });

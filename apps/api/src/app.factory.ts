@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { decorateRequests } from './common/auth-user';
 import { ErrorFilter } from './common/error.filter';
 import { installBodyParsers } from './common/request-body';
 import { createValidationPipe } from './common/validation';
@@ -47,6 +48,7 @@ export async function createApiApp(
   });
   if (!quiet) app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  decorateRequests(fastify);
   installBodyParsers(fastify, config.protection.maxBodyDepth);
   installSecurityHeaders(app);
   // A callback hook, not an async one: no promise and microtask per request for a one-line job.

@@ -1,4 +1,4 @@
-import type { SaleStatus } from '@flash-sale/contract';
+import type { SalePurpose, SaleStatus, SaleStrategy } from '@flash-sale/contract';
 
 // The contract's vocabulary and bounds (libs/contract), re-exported for the code that imports the domain.
 export {
@@ -20,4 +20,34 @@ export function saleStatus(window: SaleWindow, remaining: number, now: Date): Sa
   if (now < window.startsAt) return 'upcoming';
   if (now >= window.endsAt) return 'ended';
   return remaining > 0 ? 'live' : 'sold_out';
+}
+
+/**
+ * A sale as the purchase path reads it: what it sells, when, to whom and how. Only fields fixed at
+ * creation (or that only end the sale earlier), never stock: a cached copy can never sell a unit.
+ */
+export interface SaleTerms extends SaleWindow {
+  id: string;
+  priceCents: number;
+  perUserLimit: number;
+  strategy: SaleStrategy;
+  /** Redis buckets its leased stock is spread over (1 for every strategy but redis-lua's hot sales). */
+  buckets: number;
+  paymentTimeoutSeconds: number;
+}
+
+/** A sale as the catalog shows it: its terms, how it presents itself, and the units it was created with. */
+export interface SaleDefinition extends SaleTerms {
+  name: string;
+  description: string | null;
+  imageUrl: string | null;
+  stock: number;
+  purpose: SalePurpose;
+}
+
+/** A sale id as the API accepts it: a positive BIGINT in decimal. Anything else names no sale. */
+const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
+
+export function isSaleId(value: string): boolean {
+  return SALE_ID_PATTERN.test(value);
 }

@@ -18,8 +18,6 @@ export const REQUIRED_ROLE = 'auth:required-role';
 /** User ids go into Redis records separated by '|' and ' ': only this alphabet is accepted. */
 const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-type AuthenticatedRequest = FastifyRequest & { user?: AuthUser };
-
 interface TokenClaims {
   sub?: unknown;
   name?: unknown;
@@ -48,14 +46,7 @@ export class AuthGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization;
-    if (!header?.startsWith('Bearer ')) {
-      throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first: send Authorization: Bearer <token>');
-    }
-    // Already verified by the purchase route's admission hook (purchase/purchase-admission.ts).
-    const user = request.user ?? this.userOf(header.slice('Bearer '.length).trim());
-    request.user = user;
+    const user = this.callerOf(context.switchToHttp().getRequest<FastifyRequest>());
 
     const required =
       this.reflector.get<Role | undefined>(REQUIRED_ROLE, context.getHandler()) ??
@@ -71,7 +62,21 @@ export class AuthGuard implements CanActivate {
     return this.userOf(accessToken);
   }
 
-  /** `verify`, synchronously: for code that runs before Nest's pipeline (purchase/purchase-admission.ts). */
+  /**
+   * The request's verified caller, or 401: read from its `Authorization: Bearer` header once, then kept
+   * on the request (`request.user`). Also used by the purchase route, which Nest does not serve.
+   */
+  callerOf(request: FastifyRequest): AuthUser {
+    if (request.user) return request.user;
+    const header = request.headers.authorization;
+    if (!header?.startsWith('Bearer ')) {
+      throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first: send Authorization: Bearer <token>');
+    }
+    request.user = this.userOf(header.slice('Bearer '.length).trim());
+    return request.user;
+  }
+
+  /** `verify`, synchronously. */
   userOf(accessToken: string): AuthUser {
     let claims: TokenClaims;
     try {
@@ -94,7 +99,7 @@ export const Authenticated = () => applyDecorators(SetMetadata(REQUIRED_ROLE, 'g
 export const AdminOnly = () => applyDecorators(SetMetadata(REQUIRED_ROLE, 'admin'), UseGuards(AuthGuard));
 
 export const CurrentUser = createParamDecorator((_data: unknown, context: ExecutionContext): AuthUser => {
-  const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;
+  const user = context.switchToHttp().getRequest<FastifyRequest>().user;
   if (!user) throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first');
   return user;
 });

@@ -13,23 +13,6 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
-/**
- * A body DTO on a hot path may recognise a valid body by hand. class-transformer + class-validator
- * build and walk objects per request for two fields; a few comparisons do the same job.
- * `readIfValid` returns the DTO only when class-validator would accept the body exactly as it is;
- * for anything else it returns `undefined` and class-validator decides and words the 400, so every
- * refusal stays what it was. The DTO keeps its decorators (they are the OpenAPI schema and the
- * refusals), and its spec runs both on the same inputs so they cannot drift apart.
- */
-export interface HandCheckedBody<T> {
-  readIfValid(body: Readonly<Record<string, unknown>>): T | undefined;
-}
-
-function handChecked(metatype: unknown): HandCheckedBody<unknown> | undefined {
-  const candidate = metatype as Partial<HandCheckedBody<unknown>> | undefined;
-  return typeof candidate?.readIfValid === 'function' ? (candidate as HandCheckedBody<unknown>) : undefined;
-}
-
 /** Strict DTO validation (unknown fields are refused, not dropped), after the guards have run. */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -39,10 +22,6 @@ class StrictValidationPipe extends ValidationPipe {
       if (value !== undefined)
         throw new DomainError(ErrorCode.ValidationFailed, 'The request body must be a JSON object');
       return super.transform({}, metadata);
-    }
-    if (metadata.type === 'body') {
-      const valid = handChecked(metadata.metatype)?.readIfValid(value as Record<string, unknown>);
-      if (valid !== undefined) return valid;
     }
     return super.transform(value, metadata);
   }

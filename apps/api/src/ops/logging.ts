@@ -12,7 +12,7 @@ import type { LoggerModuleAsyncParams } from 'nestjs-pino';
 // nestjs-pino's request-scoped store (not re-exported from its index): PinoLogger reads it.
 import { Store, storage } from 'nestjs-pino/storage';
 import { pino, type Logger, type LoggerOptions } from 'pino';
-import { PURCHASE_ROUTE } from '../purchase/purchase-route';
+import { PURCHASE_ROUTE } from '../purchase/purchase.route';
 
 /** Probes and scrapers call these every few seconds: a log line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/(health|metrics)([/?]|$)/;

@@ -1,4 +1,5 @@
-import type { OrderEntity, SaleEntity } from '@flash-sale/db';
+import type { OrderEntity } from '@flash-sale/db';
+import type { SaleTerms } from '@flash-sale/domain';
 import type { Order } from '@flash-sale/contract';
 import type { ReservationRecord } from '@flash-sale/redis';
 
@@ -21,7 +22,7 @@ export function orderViewOfRow(order: OrderEntity): OrderView {
 }
 
 /** A reservation whose order row is not written yet: the buyer sees it as QUEUED. */
-export function orderViewOfReservation(reservation: ReservationRecord, sale: SaleEntity): OrderView {
+export function orderViewOfReservation(reservation: ReservationRecord, sale: SaleTerms): OrderView {
   return {
     orderNo: reservation.orderNo,
     saleId: sale.id,

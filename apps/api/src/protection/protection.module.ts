@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LoadShedder } from './load-shedder';
-import { PurchaseRateLimit } from './purchase-rate-limit';
+import { PurchaseLimitsPolicy } from './purchase-limits';
 import { RateLimitInterceptor } from './rate-limit.interceptor';
 import { RateLimits } from './rate-limits';
 
@@ -9,7 +9,7 @@ import { RateLimits } from './rate-limits';
  * controllers put `@RateLimit(profile)` on a route imports this one.
  */
 @Module({
-  providers: [RateLimits, PurchaseRateLimit, LoadShedder, RateLimitInterceptor],
-  exports: [RateLimits, RateLimitInterceptor, LoadShedder, PurchaseRateLimit],
+  providers: [RateLimits, PurchaseLimitsPolicy, LoadShedder, RateLimitInterceptor],
+  exports: [RateLimits, RateLimitInterceptor, LoadShedder, PurchaseLimitsPolicy],
 })
 export class ProtectionModule {}

@@ -11,7 +11,6 @@ import {
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { catchError, from, type Observable, switchMap, tap, throwError } from 'rxjs';
-import type { AuthUser } from '../common/auth-user';
 import { LIMIT_PROFILES, type LimitProfile, RateLimits } from './rate-limits';
 
 const RATE_LIMIT_PROFILE = 'protection:rate-limit-profile';
@@ -38,7 +37,7 @@ export class RateLimitInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const profile = this.reflector.get<LimitProfile | undefined>(RATE_LIMIT_PROFILE, context.getHandler());
     if (!profile) return next.handle();
-    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: AuthUser }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const subject = LIMIT_PROFILES[profile].subject === 'ip' ? request.ip : request.user?.id;
     if (!subject) throw new DomainError(ErrorCode.Unauthenticated, 'Sign in first');
     const lockout = LOCKOUT_OF[profile];

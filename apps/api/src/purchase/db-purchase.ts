@@ -4,7 +4,6 @@ import {
   OptimisticConflict,
   type OrderEntity,
   type PurchaseStatements,
-  type SaleEntity,
   segmentFor,
   StrategyPurchaseRepository,
   withOptimisticRetries,
@@ -18,6 +17,7 @@ import {
   type PurchaseRequestFacts,
   RetryLaterError,
   type SaleStrategy,
+  type SaleTerms,
 } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { LockHolderPause } from './lock-holder-pause';
@@ -62,7 +62,7 @@ export class DbPurchase {
   ) {}
 
   async purchase(
-    sale: SaleEntity,
+    sale: SaleTerms,
     userId: string,
     submitToken: string,
     quantity: number,
@@ -103,7 +103,7 @@ export class DbPurchase {
 
   private takeStock(
     strategy: DbStrategy,
-    sale: SaleEntity,
+    sale: SaleTerms,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     forRedisBuyersFallback: boolean,
@@ -125,7 +125,7 @@ export class DbPurchase {
   }
 
   private optimistic(
-    sale: SaleEntity,
+    sale: SaleTerms,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     forRedisBuyersFallback = false,
@@ -157,7 +157,7 @@ export class DbPurchase {
    * the next ones, then the sale's row (units given back by cancelled or expired orders). A conflict
    * retries the whole purchase, like db-optimistic, but only buyers on the same segment conflict.
    */
-  private segmented(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+  private segmented(sale: SaleTerms, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
     return withOptimisticRetries(
       () =>
         this.repository.inTransaction(async (statements) => {
@@ -184,7 +184,7 @@ export class DbPurchase {
     );
   }
 
-  private pessimistic(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+  private pessimistic(sale: SaleTerms, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
     return this.repository.inTransaction(async (statements) => {
       const available = await statements.availableForUpdate(sale.id);
       await this.insertIfAllowed(statements, sale, request, order, available);
@@ -192,7 +192,7 @@ export class DbPurchase {
     });
   }
 
-  private naiveUnsafe(sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
+  private naiveUnsafe(sale: SaleTerms, request: PurchaseRequestFacts, order: Partial<OrderEntity>): Promise<void> {
     return this.repository.withoutTransaction(async (statements) => {
       const available = await statements.availableUnguarded(sale.id);
       await this.insertIfAllowed(statements, sale, request, order, available);
@@ -206,7 +206,7 @@ export class DbPurchase {
    * check, write — the write lands only if no newer holder claimed the row meanwhile. Read committed:
    * a paused holder keeps no lock that would stop the next one.
    */
-  private fenced(grant: LockGrant, sale: SaleEntity, request: PurchaseRequestFacts, order: Partial<OrderEntity>) {
+  private fenced(grant: LockGrant, sale: SaleTerms, request: PurchaseRequestFacts, order: Partial<OrderEntity>) {
     return this.readCheckWriteUnderLock(grant, sale, request, order, async (statements) => {
       if (!(await statements.takeUnitsFenced(sale.id, order.quantity!, grant.lock.token))) throw lockLost();
     });
@@ -219,7 +219,7 @@ export class DbPurchase {
    */
   private trustingTheLock(
     grant: LockGrant,
-    sale: SaleEntity,
+    sale: SaleTerms,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
   ) {
@@ -231,7 +231,7 @@ export class DbPurchase {
   /** The two redis-lock flavours differ only in their write: the read, the check and the pause are one. */
   private readCheckWriteUnderLock(
     grant: LockGrant,
-    sale: SaleEntity,
+    sale: SaleTerms,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     write: (statements: PurchaseStatements, available: number) => Promise<void>,
@@ -247,7 +247,7 @@ export class DbPurchase {
   /** The rules again, now with the units counted under the strategy's guard; then the insert. */
   private async insertIfAllowed(
     statements: PurchaseStatements,
-    sale: SaleEntity,
+    sale: SaleTerms,
     request: PurchaseRequestFacts,
     order: Partial<OrderEntity>,
     available: number,
@@ -264,7 +264,7 @@ export class DbPurchase {
     await statements.insertOrder({ ...order, userSlot: buyer.freeSlot });
   }
 
-  private newOrder(sale: SaleEntity, userId: string, submitToken: string, quantity: number): Partial<OrderEntity> {
+  private newOrder(sale: SaleTerms, userId: string, submitToken: string, quantity: number): Partial<OrderEntity> {
     const now = new Date();
     return {
       orderNo: this.orderNumbers.next(sale.id),
@@ -281,7 +281,7 @@ export class DbPurchase {
   }
 
   /** The rules' window and submit-token checks, without MySQL (the Redis-down fallback asks them first). */
-  checkWindowAndToken(sale: SaleEntity, userId: string, submitToken: string): void {
+  checkWindowAndToken(sale: SaleTerms, userId: string, submitToken: string): void {
     const decided = decidePurchaseRequest(this.requestFacts(sale, userId, submitToken));
     if (decided?.kind === 'refuse') throw refusal(decided.code);
   }
@@ -294,7 +294,7 @@ export class DbPurchase {
     return { orderNo: order.orderNo, status: 'PENDING_PAYMENT' };
   }
 
-  private requestFacts(sale: SaleEntity, userId: string, submitToken: string): PurchaseRequestFacts {
+  private requestFacts(sale: SaleTerms, userId: string, submitToken: string): PurchaseRequestFacts {
     const nowMs = Date.now();
     return {
       userId,

@@ -7,28 +7,32 @@ import { DbPurchase } from './db-purchase';
 import { DurableAck } from './durable-ack';
 import { IncarnationGuard } from './incarnation-guard';
 import { LockHolderPause } from './lock-holder-pause';
-import { PurchaseAdmission } from './purchase-admission';
-import { PurchaseController } from './purchase.controller';
 import { PurchaseLock } from './purchase-lock';
-import { PurchaseRoute } from './purchase-route';
+import { PurchaseRoute } from './purchase.route';
+import { RedisDownFallback } from './redis-down-fallback';
+import { RedisReservation } from './redis-reservation';
+import { ReservationFollowUp } from './reservation-follow-up';
 import { PurchaseService } from './purchase.service';
 import { RedisBuyers } from './redis-buyers';
 import { SoldOutFastPath } from './sold-out-fast-path';
 import { SoldOutGate } from './sold-out-gate';
 import { SubmitTokens } from './submit-tokens';
+import { SubmitTokensController } from './submit-tokens.controller';
 import { WriteOrdersNudge } from './write-orders-nudge';
 
 /**
- * The purchase path: submit tokens, the admission hook, the reservation (or a MySQL strategy), the
- * nudge of the sale's order writer, and the local sold-out flag.
+ * The purchase path: submit tokens, the purchase route, the reservation (or the Redis-down fallback,
+ * or a MySQL strategy), the nudge of the sale's order writer, and the local sold-out flag.
  */
 @Module({
   imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
-  controllers: [PurchaseController],
+  controllers: [SubmitTokensController],
   providers: [
-    PurchaseService,
     PurchaseRoute,
-    PurchaseAdmission,
+    PurchaseService,
+    RedisReservation,
+    ReservationFollowUp,
+    RedisDownFallback,
     SubmitTokens,
     RedisBuyers,
     DbPurchase,

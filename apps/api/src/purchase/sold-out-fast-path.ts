@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from '../common/error-body';
 import { MetricsService } from '../metrics/metrics.service';
 import { SaleCatalog } from '../sales/sale-catalog';
-import type { PurchaseDto } from './purchase.dto';
+import type { PurchaseOrder } from './purchase-body';
 import { refusal } from './refusals';
 import { SoldOutGate } from './sold-out-gate';
 
@@ -13,7 +13,7 @@ const SOLD_OUT = toErrorResponse(SOLD_OUT_ERROR);
 
 /**
  * After a sale sells out, nearly all of its traffic is buyers who will be told 410 SOLD_OUT. The
- * purchase route (purchase-route.ts) asks this first and, when `SoldOutGate` is certain, the answer is
+ * purchase route (purchase.route.ts) asks this first and, when `SoldOutGate` is certain, the answer is
  * given here, without touching Redis: no reservation script, and no rate limit counted (docs/api.md's
  * sold-out exception — a final answer that changes nothing needs no protection). It is asked only once
  * the access token (401) and the body (400) are known to be valid; it decides only for a known sale (404)
@@ -29,12 +29,12 @@ export class SoldOutFastPath {
   ) {}
 
   /** True when 410 SOLD_OUT is certainly the answer (then `answer` gives it); false: ask Redis. */
-  refuses(saleId: string, userId: string, purchase: PurchaseDto): boolean {
+  refuses(saleId: string, userId: string, order: PurchaseOrder): boolean {
     // The flag lookup first: on a sale that is not flagged (every live sale) nothing else is done here.
     if (!this.gate.isFlagged(saleId)) return false;
     const sale = this.catalog.peek(saleId);
     if (!sale || sale.strategy !== 'redis-lua') return false;
-    return this.gate.refuses(sale, userId, purchase.token, purchase.quantity ?? 1);
+    return this.gate.refuses(sale, userId, order.token, order.quantity);
   }
 
   /** Redis just said SOLD_OUT and the gate is reading the sale: ask again once it has (never rejects). */

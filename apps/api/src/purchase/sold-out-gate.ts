@@ -1,6 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { type SaleEntity, StockLeases } from '@flash-sale/db';
-import { decidePurchase, ErrorCode } from '@flash-sale/domain';
+import { StockLeases } from '@flash-sale/db';
+import { decidePurchase, ErrorCode, type SaleTerms } from '@flash-sale/domain';
 import { type SaleLayout, SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SubmitTokens } from './submit-tokens';
@@ -109,7 +109,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   }
 
   /** True when Redis would certainly answer this purchase with 410 SOLD_OUT (see the class comment). */
-  refuses(sale: SaleEntity, userId: string, submitToken: string, quantity: number, now = Date.now()): boolean {
+  refuses(sale: SaleTerms, userId: string, submitToken: string, quantity: number, now = Date.now()): boolean {
     const flag = this.flags.get(sale.id);
     if (flag === undefined || !this.isFlagged(sale.id, now) || flag.reservedBy.has(userId)) return false;
     const decision = decidePurchase({

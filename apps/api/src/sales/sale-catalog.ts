@@ -1,10 +1,9 @@
-import { type SaleEntity, SaleRepository } from '@flash-sale/db';
-import { DomainError, ErrorCode } from '@flash-sale/domain';
+import { SaleRepository } from '@flash-sale/db';
+import { DomainError, ErrorCode, isSaleId, type SaleDefinition } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 
 /** How long a sale's definition is reused from memory. Only an admin's edit changes one (forget()). */
 const TTL_MS = 2_000;
-const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 
 /**
  * Sale definitions on the purchase path. A short in-process cache keeps MySQL off the hot path; it
@@ -13,16 +12,16 @@ const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
  */
 @Injectable()
 export class SaleCatalog {
-  private readonly cache = new Map<string, { sale: SaleEntity; until: number }>();
+  private readonly cache = new Map<string, { sale: SaleDefinition; until: number }>();
   /**
    * One MySQL read per sale at a time: when an entry expires under load, every request in flight
    * would otherwise read the same row.
    */
-  private readonly loading = new Map<string, Promise<SaleEntity>>();
+  private readonly loading = new Map<string, Promise<SaleDefinition>>();
 
   constructor(private readonly sales: SaleRepository) {}
 
-  async get(saleId: string): Promise<SaleEntity> {
+  async get(saleId: string): Promise<SaleDefinition> {
     const cached = this.peek(saleId);
     if (cached) return cached;
     let loading = this.loading.get(saleId);
@@ -46,7 +45,7 @@ export class SaleCatalog {
    * reloaded in the background, so a sale in steady demand never drops out of the cache: otherwise every
    * request arriving during the reload would take the slow path (for the sold-out answer, Redis's).
    */
-  peek(saleId: string): SaleEntity | undefined {
+  peek(saleId: string): SaleDefinition | undefined {
     const cached = this.cache.get(saleId);
     if (!cached) return undefined;
     const left = cached.until - Date.now();
@@ -62,8 +61,8 @@ export class SaleCatalog {
     loading.catch(() => undefined);
   }
 
-  private async load(saleId: string): Promise<SaleEntity> {
-    const sale = SALE_ID_PATTERN.test(saleId) ? await this.sales.findById(saleId) : null;
+  private async load(saleId: string): Promise<SaleDefinition> {
+    const sale = isSaleId(saleId) ? await this.sales.findById(saleId) : null;
     if (!sale) throw new DomainError(ErrorCode.SaleNotFound, `No sale with id ${saleId}`);
     this.cache.set(saleId, { sale, until: Date.now() + TTL_MS });
     return sale;

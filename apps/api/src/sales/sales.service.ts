@@ -1,5 +1,12 @@
-import { type SaleDefinitionChanges, type SaleEntity, SaleRepository, StockLeases } from '@flash-sale/db';
-import { DomainError, ErrorCode, SALE_PURPOSES, type SalePurpose, saleStatus } from '@flash-sale/domain';
+import { type SaleDefinitionChanges, SaleRepository, StockLeases } from '@flash-sale/db';
+import {
+  DomainError,
+  ErrorCode,
+  SALE_PURPOSES,
+  type SaleDefinition,
+  type SalePurpose,
+  saleStatus,
+} from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { Injectable } from '@nestjs/common';
@@ -105,7 +112,7 @@ export class SalesService {
     return this.views(await this.sales.newestFirst(200, (purpose || undefined) as SalePurpose | undefined));
   }
 
-  private async views(sales: SaleEntity[]): Promise<SaleView[]> {
+  private async views(sales: (SaleDefinition & { available: number })[]): Promise<SaleView[]> {
     // These rows were just read: their `available` is fresh (a db-segmented sale's is in its segments).
     const remaining = await Promise.all(
       sales.map((sale) => this.remaining(sale, sale.strategy === 'db-segmented' ? undefined : sale.available)),
@@ -122,7 +129,7 @@ export class SalesService {
    * Live remaining units: what MySQL has not leased (`available`), plus, for a Redis-backed sale, the
    * balance Redis can still sell of its leases (nothing when Redis cannot be reached).
    */
-  private async remaining(sale: SaleEntity, freshAvailable?: number): Promise<number> {
+  private async remaining(sale: SaleDefinition, freshAvailable?: number): Promise<number> {
     const [available, fromRedis] = await Promise.all([
       freshAvailable ?? this.sales.available(sale.id),
       sale.strategy === 'redis-lua' ? this.saleRedis.remaining(sale).catch(() => undefined) : undefined,
@@ -130,7 +137,7 @@ export class SalesService {
     return available + (fromRedis ?? 0);
   }
 
-  private view(sale: SaleEntity, remaining: number): SaleView {
+  private view(sale: SaleDefinition, remaining: number): SaleView {
     return {
       id: sale.id,
       name: sale.name,

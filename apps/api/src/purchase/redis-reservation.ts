@@ -1,0 +1,171 @@
+import { ErrorCode, OrderNumberGenerator, type SaleTerms } from '@flash-sale/domain';
+import { StockLeases } from '@flash-sale/db';
+import { buyerBucket, ReservationScripts, type ReserveResult, type SaleBucket } from '@flash-sale/redis';
+import { Injectable, Logger } from '@nestjs/common';
+import { MetricsService } from '../metrics/metrics.service';
+import { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import { rateLimited } from '../protection/retry-later.error';
+import { DbPurchase } from './db-purchase';
+import { IncarnationGuard } from './incarnation-guard';
+import type { PurchaseOrder } from './purchase-body';
+import { refusal, retryLater } from './refusals';
+import { type Reserved, ReservationFollowUp } from './reservation-follow-up';
+import { SoldOutGate } from './sold-out-gate';
+import { SubmitTokens } from './submit-tokens';
+
+/**
+ * A fresh order number collides (~2^-80), a Redis reload races us, or leases refilled the balance a
+ * moment after it ran dry: a few tries are plenty.
+ */
+const MAX_RESERVE_ATTEMPTS = 4;
+
+type Refused = Extract<ReserveResult, { kind: 'refused' }>;
+
+/** What one purchase learned between its attempts. */
+interface Attempts {
+  readonly sale: SaleTerms;
+  readonly userId: string;
+  readonly order: PurchaseOrder;
+  readonly bucket: SaleBucket;
+  /** A valid token unknown to Redis was put there once; it is not put there twice. */
+  adoptedToken: boolean;
+  /** MySQL had nothing left to lease (nor the other buckets to give back) after a SOLD_OUT. */
+  mysqlWasEmpty: boolean;
+}
+
+/** After a refusal: try again, or the purchase's answer (a replayed order). A final refusal is thrown. */
+type Next = 'retry' | { orderNo: string; status: 'PENDING_PAYMENT' };
+
+/**
+ * The redis-lua purchase (docs/architecture.md, "The purchase path"): one reservation script checks the
+ * submit token, the per-user limit, the rate limits and the leased balance, reserves the units and
+ * hands the order to the sale's writer, atomically. Its refusals that are not final are resolved here
+ * and the script asked again: a sale Redis lost is reloaded from MySQL, a balance that ran dry is
+ * refilled from MySQL (or the sale's other buckets) before SOLD_OUT is said, and a valid token Redis
+ * does not know is adopted when MySQL has no order with it.
+ */
+@Injectable()
+export class RedisReservation {
+  private readonly logger = new Logger(RedisReservation.name);
+  private readonly orderNumbers = new OrderNumberGenerator();
+
+  constructor(
+    private readonly scripts: ReservationScripts,
+    private readonly leases: StockLeases,
+    private readonly limits: PurchaseLimitsPolicy,
+    private readonly tokens: SubmitTokens,
+    private readonly dbPurchase: DbPurchase,
+    private readonly soldOut: SoldOutGate,
+    private readonly incarnations: IncarnationGuard,
+    private readonly followUp: ReservationFollowUp,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async reserve(
+    sale: SaleTerms,
+    userId: string,
+    order: PurchaseOrder,
+  ): Promise<{ orderNo: string; status: 'QUEUED' | 'PENDING_PAYMENT' }> {
+    if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
+    this.followUp.admit();
+    // The buyer's records and their share of the stock live in one bucket (docs/architecture.md, "Hot sales").
+    const attempts: Attempts = {
+      sale,
+      userId,
+      order,
+      bucket: buyerBucket(sale, userId),
+      adoptedToken: false,
+      mysqlWasEmpty: false,
+    };
+    for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
+      const result = await this.runScript(attempts, attempt === 1);
+      switch (result.kind) {
+        case 'reserved':
+        case 'replayed':
+          return this.accepted(attempts, result);
+        case 'order-number-taken':
+          continue;
+        case 'rate-limited':
+          throw rateLimited(result.waitMs);
+        case 'refused': {
+          if (attempt === MAX_RESERVE_ATTEMPTS) {
+            // Units kept arriving and going to others: not known to be sold out, so not SOLD_OUT.
+            if (result.code === ErrorCode.SoldOut && !attempts.mysqlWasEmpty) break;
+            throw refusal(result.code);
+          }
+          const next = await this.afterRefusal(attempts, result);
+          if (next !== 'retry') return next;
+        }
+      }
+    }
+    throw retryLater('Could not reserve right now; retry with the same token');
+  }
+
+  private async runScript(attempts: Attempts, first: boolean): Promise<ReserveResult> {
+    const { sale, userId, order, bucket } = attempts;
+    const timer = this.metrics.reservationTimer();
+    const result = await this.scripts.reserve({
+      bucket,
+      userId,
+      submitToken: order.token,
+      quantity: order.quantity,
+      orderNo: this.orderNumbers.next(sale.id),
+      // Counted by the first attempt only: a retry is the same purchase.
+      limits: first ? this.limits.inReservation(sale) : undefined,
+    });
+    timer();
+    return result;
+  }
+
+  private async afterRefusal(attempts: Attempts, result: Refused): Promise<Next> {
+    const { sale, userId, order, bucket } = attempts;
+    if (result.saleNotLoaded) {
+      // Redis lost the sale (restart without its data, a flush): a new incarnation of it, which sells
+      // only fresh leases — never units that Redis may have promised before.
+      this.logger.warn(`Sale ${sale.id} was not loaded in Redis; loading it from MySQL`);
+      await this.leases.ensureLoaded(sale.id);
+      return 'retry';
+    }
+    if (result.code === ErrorCode.SoldOut) {
+      // Redis's balance is only what it was leased: a buyer is told SOLD_OUT only once MySQL had nothing
+      // left to lease after this refusal — nor the sale's other buckets, asked to give back part of
+      // theirs — and Redis still refused after that (a lease another caller was granting meanwhile
+      // counts too).
+      if (!attempts.mysqlWasEmpty) {
+        attempts.mysqlWasEmpty = (await this.leases.refill(sale, bucket.index, order.quantity)) === 0;
+        return 'retry';
+      }
+      if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
+        throw retryLater('The last units are being recounted after an outage; retry with the same token');
+      }
+      // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
+      this.soldOut.noteSoldOut(sale);
+      throw refusal(result.code);
+    }
+    if (
+      result.code === ErrorCode.TokenInvalid &&
+      !attempts.adoptedToken &&
+      this.tokens.verify(order.token, sale.id, userId)
+    ) {
+      // Signed for this buyer and sale, unexpired, yet unknown to Redis: issued while Redis was down, or
+      // forgotten by a Redis restarted without its data. MySQL decides, as for the fallback.
+      const replayed = await this.dbPurchase.orderOfToken(order.token, userId);
+      if (replayed) return replayed;
+      await this.tokens.adoptIntoRedis(order.token, sale, userId);
+      attempts.adoptedToken = true;
+      return 'retry';
+    }
+    throw refusal(result.code);
+  }
+
+  private async accepted(attempts: Attempts, result: Reserved) {
+    if (result.epoch === 0) {
+      // A replay of an order MySQL sold itself (the fallback): it is written already.
+      this.metrics.countPurchase('replayed');
+      return { orderNo: result.orderNo, status: 'PENDING_PAYMENT' as const };
+    }
+    await this.followUp.complete(attempts.sale, attempts.bucket, result);
+    this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
+    return { orderNo: result.orderNo, status: 'QUEUED' as const };
+  }
+}

@@ -1,0 +1,44 @@
+import { errorMessage } from '@flash-sale/domain';
+import { StockLeases } from '@flash-sale/db';
+import type { ReserveResult, SaleBucket, SaleLayout } from '@flash-sale/redis';
+import { Injectable, Logger } from '@nestjs/common';
+import { LoadShedder } from '../protection/load-shedder';
+import { DurableAck } from './durable-ack';
+import { WriteOrdersNudge } from './write-orders-nudge';
+
+export type Reserved = Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>;
+
+/**
+ * What a reservation needs around it before its 202 is given: the durable acknowledgement's gate before
+ * it (DURABLE_ACK), and after it the nudge of the sale's order writer, the next lease before the bucket
+ * runs dry, the backlog the load shedder watches, and the replica's acknowledgement.
+ */
+@Injectable()
+export class ReservationFollowUp {
+  private readonly logger = new Logger(ReservationFollowUp.name);
+
+  constructor(
+    private readonly leases: StockLeases,
+    private readonly writers: WriteOrdersNudge,
+    private readonly shedder: LoadShedder,
+    private readonly durableAck: DurableAck,
+  ) {}
+
+  /** Throws 503 + retry-after while no replica can confirm a reservation: nothing is done yet. */
+  admit(): void {
+    this.durableAck.admit();
+  }
+
+  async complete(sale: SaleLayout, bucket: SaleBucket, result: Reserved): Promise<void> {
+    this.shedder.noteBacklog(bucket, result.backlog);
+    // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost).
+    await this.writers.nudge(sale);
+    if (result.balance < this.leases.policy.lowWater) {
+      // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
+      this.leases.topUp(sale.id, bucket.index).catch((error: unknown) => {
+        this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
+      });
+    }
+    await this.durableAck.confirm(bucket);
+  }
+}
