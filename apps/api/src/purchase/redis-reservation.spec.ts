@@ -1,0 +1,203 @@
+import type { StockLeases } from '@flash-sale/db';
+import { DomainError, ErrorCode, RetryLaterError, type SaleTerms } from '@flash-sale/domain';
+import type { ReservationScripts, ReserveInput, ReserveResult } from '@flash-sale/redis';
+import { Logger } from '@nestjs/common';
+import type { MetricsService } from '../metrics/metrics.service';
+import type { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import type { DbPurchase } from './db-purchase';
+import type { IncarnationGuard } from './incarnation-guard';
+import { RedisReservation } from './redis-reservation';
+import type { ReservationFollowUp } from './reservation-follow-up';
+import type { SoldOutGate } from './sold-out-gate';
+import type { SubmitTokens } from './submit-tokens';
+
+const SALE: SaleTerms = {
+  id: '7',
+  priceCents: 100,
+  perUserLimit: 2,
+  strategy: 'redis-lua',
+  buckets: 1,
+  paymentTimeoutSeconds: 60,
+  startsAt: new Date(0),
+  endsAt: new Date(Date.now() + 3_600_000),
+};
+const ORDER = { token: 'submit-token-1', quantity: 1 };
+const LIMITS = { perUser: { points: 5, windowMs: 1000 }, perSale: { points: 50, windowMs: 1000 } };
+
+type Reserved = Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>;
+
+const reserved = (overrides: Partial<Reserved> = {}): ReserveResult => ({
+  kind: 'reserved',
+  orderNo: 'FS-1',
+  slot: 1,
+  quantity: 1,
+  reservedAt: new Date(),
+  epoch: 3,
+  balance: 10,
+  backlog: 0,
+  ...overrides,
+});
+const refused = (code: ErrorCode, saleNotLoaded = false): ReserveResult => ({ kind: 'refused', code, saleNotLoaded });
+
+/**
+ * The reservation's collaborators as recorders: the script answers what the test scripts it to, MySQL's
+ * leases answer what the test says. What is checked is the reservation's own logic — which refusals it
+ * resolves and retries, which it passes on, and what it asks of the others — not Redis's or MySQL's.
+ */
+function world(
+  answers: ReserveResult[],
+  options: { refills?: number[]; inDoubt?: number; tokenSigned?: boolean } = {},
+) {
+  const calls: string[] = [];
+  const scriptInputs: ReserveInput[] = [];
+  const refills = [...(options.refills ?? [])];
+  const scripts = {
+    reserve: async (input: ReserveInput) => {
+      scriptInputs.push(input);
+      const answer = answers.shift();
+      if (!answer) throw new Error('the script was asked more often than the test expected');
+      return answer;
+    },
+  } as unknown as ReservationScripts;
+  const leases = {
+    ensureLoaded: async () => void calls.push('ensureLoaded'),
+    refill: async (_sale: unknown, _bucket: number, wanted: number) => {
+      calls.push(`refill ${wanted}`);
+      return refills.shift() ?? 0;
+    },
+    unitsOutsideMySql: async () => ({ leased: 0, inDoubt: options.inDoubt ?? 0 }),
+  } as unknown as StockLeases;
+  const limits = { inReservation: () => LIMITS } as unknown as PurchaseLimitsPolicy;
+  const tokens = {
+    verify: () => options.tokenSigned ?? false,
+    adoptIntoRedis: async () => void calls.push('adoptIntoRedis'),
+  } as unknown as SubmitTokens;
+  const dbPurchase = {
+    orderOfToken: async () => (calls.push('orderOfToken'), undefined),
+  } as unknown as DbPurchase;
+  const soldOut = { noteSoldOut: () => void calls.push('noteSoldOut') } as unknown as SoldOutGate;
+  const incarnations = { mustVerify: () => false } as unknown as IncarnationGuard;
+  const followUp = {
+    admit: () => void calls.push('admit'),
+    complete: async () => void calls.push('complete'),
+  } as unknown as ReservationFollowUp;
+  const metrics = {
+    reservationTimer: () => () => undefined,
+    countPurchase: (outcome: string) => void calls.push(`count ${outcome}`),
+  } as unknown as MetricsService;
+  const reservation = new RedisReservation(
+    scripts,
+    leases,
+    limits,
+    tokens,
+    dbPurchase,
+    soldOut,
+    incarnations,
+    followUp,
+    metrics,
+  );
+  return { reservation, calls, scriptInputs, answersLeft: answers };
+}
+
+async function refusalOf(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof DomainError)) throw new Error(`expected a refusal, got ${String(error)}`);
+  return error;
+}
+
+beforeAll(() => Logger.overrideLogger(false));
+
+describe('RedisReservation', () => {
+  it('answers 202 QUEUED, with the follow-up done and the rate limits counted by the script', async () => {
+    const { reservation, calls, scriptInputs } = world([reserved()]);
+    await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({ orderNo: 'FS-1', status: 'QUEUED' });
+    expect(calls).toEqual(['admit', 'complete', 'count accepted']);
+    expect(scriptInputs).toHaveLength(1);
+    expect(scriptInputs[0]).toMatchObject({ userId: 'u1', submitToken: ORDER.token, quantity: 1, limits: LIMITS });
+  });
+
+  it('retries a taken order number with a fresh one, counting the rate limits only once', async () => {
+    const { reservation, scriptInputs } = world([{ kind: 'order-number-taken' }, reserved()]);
+    await reservation.reserve(SALE, 'u1', ORDER);
+    expect(scriptInputs.map((input) => input.limits)).toEqual([LIMITS, undefined]);
+    expect(scriptInputs[0]!.orderNo).not.toBe(scriptInputs[1]!.orderNo);
+  });
+
+  it('refills from MySQL before SOLD_OUT, and sells what the refill brought', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut), reserved()], { refills: [4] });
+    await expect(reservation.reserve(SALE, 'u1', { ...ORDER, quantity: 2 })).resolves.toMatchObject({
+      status: 'QUEUED',
+    });
+    expect(calls).toContain('refill 2');
+    expect(calls).not.toContain('noteSoldOut');
+  });
+
+  it('says SOLD_OUT only once MySQL had nothing to lease and Redis still refused, and flags the sale', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], { refills: [0] });
+    expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
+    expect(calls).toEqual(['admit', 'refill 1', 'noteSoldOut']);
+  });
+
+  it('answers 503 + retry-after, not SOLD_OUT, while units are in doubt after an outage', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], {
+      refills: [0],
+      inDoubt: 3,
+    });
+    const error = await refusalOf(reservation.reserve(SALE, 'u1', ORDER));
+    expect(error).toBeInstanceOf(RetryLaterError);
+    expect(error.code).toBe(ErrorCode.Unavailable);
+    expect(calls).not.toContain('noteSoldOut');
+  });
+
+  it('answers 503, not SOLD_OUT, when every attempt found units that went to others', async () => {
+    const soldOut = refused(ErrorCode.SoldOut);
+    const { reservation } = world([soldOut, soldOut, soldOut, soldOut], { refills: [1, 1, 1, 1] });
+    const error = await refusalOf(reservation.reserve(SALE, 'u1', ORDER));
+    expect(error.code).toBe(ErrorCode.Unavailable);
+  });
+
+  it('reloads a sale Redis lost, then asks again', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut, true), reserved()]);
+    await reservation.reserve(SALE, 'u1', ORDER);
+    expect(calls.slice(0, 2)).toEqual(['admit', 'ensureLoaded']);
+  });
+
+  it('adopts a validly signed token Redis does not know, once, when MySQL has no order with it', async () => {
+    const invalid = refused(ErrorCode.TokenInvalid);
+    const adopted = world([invalid, reserved()], { tokenSigned: true });
+    await expect(adopted.reservation.reserve(SALE, 'u1', ORDER)).resolves.toMatchObject({ status: 'QUEUED' });
+    expect(adopted.calls).toEqual(['admit', 'orderOfToken', 'adoptIntoRedis', 'complete', 'count accepted']);
+
+    const twice = world([invalid, invalid], { tokenSigned: true });
+    expect((await refusalOf(twice.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
+    expect(twice.calls.filter((call) => call === 'adoptIntoRedis')).toHaveLength(1);
+
+    const unsigned = world([invalid]);
+    expect((await refusalOf(unsigned.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
+    expect(unsigned.calls).not.toContain('adoptIntoRedis');
+  });
+
+  it('passes final refusals on at once, and a rate limit as 429', async () => {
+    for (const code of [ErrorCode.LimitReached, ErrorCode.SaleEnded, ErrorCode.SaleNotStarted]) {
+      const { reservation, answersLeft } = world([refused(code), reserved()]);
+      expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(code);
+      expect(answersLeft).toHaveLength(1);
+    }
+    const limited = world([{ kind: 'rate-limited', waitMs: 1500 }]);
+    const error = await refusalOf(limited.reservation.reserve(SALE, 'u1', ORDER));
+    expect(error.code).toBe(ErrorCode.RateLimited);
+    expect((error as RetryLaterError).retryAfterSeconds).toBe(2);
+  });
+
+  it('replays an order MySQL sold itself as 201 PENDING_PAYMENT, with nothing left to follow up', async () => {
+    const { reservation, calls } = world([reserved({ kind: 'replayed', epoch: 0 })]);
+    await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({
+      orderNo: 'FS-1',
+      status: 'PENDING_PAYMENT',
+    });
+    expect(calls).toEqual(['admit', 'count replayed']);
+  });
+});
