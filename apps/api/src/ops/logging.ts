@@ -17,7 +17,7 @@ import { PURCHASE_ROUTE } from '../purchase/purchase.route';
 /** Probes and scrapers call these every few seconds: a log line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/(health|metrics)([/?]|$)/;
 
-/** LOG_PRETTY=1: one readable line per entry, e.g. `12:00:00.000 INFO: [api PurchaseService] …`. */
+/** LOG_PRETTY=1: one readable line per entry, e.g. `12:00:00.000 INFO: [api RedisReservation] …`. */
 const PRETTY_OPTIONS = {
   singleLine: true,
   translateTime: 'SYS:HH:MM:ss.l',

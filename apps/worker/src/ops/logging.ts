@@ -2,7 +2,7 @@ import type { AppConfig } from '@flash-sale/config';
 import type { Params } from 'nestjs-pino';
 import { pino } from 'pino';
 
-/** LOG_PRETTY=1: one readable line per entry, e.g. `12:00:00.000 INFO [api PurchaseService] …`. */
+/** LOG_PRETTY=1: one readable line per entry, e.g. `12:00:00.000 INFO [api RedisReservation] …`. */
 const PRETTY_OPTIONS = {
   singleLine: true,
   translateTime: 'SYS:HH:MM:ss.l',
