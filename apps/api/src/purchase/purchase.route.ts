@@ -7,6 +7,7 @@ import { sendError } from '../common/error.filter';
 import { MetricsService } from '../metrics/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
 import { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import { SaleCatalog } from '../sales/sale-catalog';
 import { PURCHASE_BODY_SCHEMA, type PurchaseOrder, readPurchaseBody } from './purchase-body';
 import { type PurchaseAccepted, PurchaseService } from './purchase.service';
 import { SoldOutFastPath } from './sold-out-fast-path';
@@ -57,6 +58,7 @@ export class PurchaseRoute implements OnModuleInit {
     private readonly limits: PurchaseLimitsPolicy,
     private readonly purchases: PurchaseService,
     private readonly soldOut: SoldOutFastPath,
+    private readonly catalog: SaleCatalog,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -104,7 +106,8 @@ export class PurchaseRoute implements OnModuleInit {
     try {
       order = readPurchaseBody(body);
     } catch (error) {
-      await this.limits.spendNow(saleId, userId);
+      // Counted in the buyer's bucket when the sale is known here already (a sale over buckets).
+      await this.limits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
       throw error;
     }
     await this.soldOut.learning(saleId);
