@@ -17,6 +17,7 @@ COPY libs/db/package.json libs/db/
 COPY libs/domain/package.json libs/domain/
 COPY libs/queue/package.json libs/queue/
 COPY libs/redis/package.json libs/redis/
+COPY libs/stock/package.json libs/stock/
 # npm install, not npm ci: see .ci/run (the lockfile lacks other platforms' optional packages).
 RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 

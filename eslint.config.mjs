@@ -13,8 +13,8 @@ export default tseslint.config(
     plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // The dependency rule of docs/architecture.md "Parts": the pure domain imports no infrastructure, libs
-      // never import apps.
+      // The dependency rule of docs/architecture.md "Parts": the pure domain imports no infrastructure, the
+      // two stores' libraries know nothing of each other, what spans both is libs/stock's, libs never import apps.
       '@nx/enforce-module-boundaries': [
         'error',
         {
@@ -24,7 +24,16 @@ export default tseslint.config(
             { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contract'] },
             { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
+            { sourceTag: 'infra:db', notDependOnLibsWithTags: ['infra:redis', 'type:stock', 'type:app'] },
+            { sourceTag: 'infra:redis', notDependOnLibsWithTags: ['infra:db', 'type:stock', 'type:app'] },
+            {
+              sourceTag: 'type:stock',
+              onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'],
+            },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra', 'type:stock'],
+            },
           ],
         },
       ],

@@ -10,7 +10,7 @@ const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }];
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
-  moduleNameMapper: { '^@flash-sale/(contract|domain|config|redis|db|queue)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: { '^@flash-sale/(contract|domain|config|redis|db|stock|queue)$': '<rootDir>/libs/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/web/'],
 };

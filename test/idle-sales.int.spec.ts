@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { SaleLayouts, StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
+import { SaleLayouts } from '@flash-sale/db';
 import { bucketsOf, createRedisClient, KeyBuilder, type RedisClient, type SaleKeys } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';

@@ -1,4 +1,5 @@
-import { StockLeaseRepository, StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
+import { StockLeaseRepository } from '@flash-sale/db';
 import { onlyBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { createLiveSale } from './support/fixtures';

@@ -1,4 +1,4 @@
-import { OrderLifecycle } from '@flash-sale/db';
+import { OrderLifecycle } from '@flash-sale/stock';
 import { OrderExpiry } from '../apps/worker/src/lifecycle/order-expiry';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { StockLeases } from '@flash-sale/stock';
 import {
   dataSourceOptions,
   SaleBuyerRepository,
@@ -6,7 +7,6 @@ import {
   SaleRepository,
   SaleStockRepository,
   StockLeaseRepository,
-  StockLeases,
   StrategyPurchaseRepository,
 } from '@flash-sale/db';
 import { decidePurchase, DomainError, OrderNumberGenerator, PURCHASE_REFUSAL_CODES } from '@flash-sale/domain';

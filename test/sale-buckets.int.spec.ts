@@ -1,11 +1,11 @@
 import { SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
+import type { SaleLayout } from '@flash-sale/domain';
 import {
   bucketsOf,
   buyerBucket,
   KeyBuilder,
   type RedisClient,
   ReservationScripts,
-  type SaleLayout,
   SaleRedisRepository,
 } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';

@@ -1,6 +1,6 @@
 import type { ErrorBody, Order } from '@flash-sale/contract';
 import { SaleLayouts } from '@flash-sale/db';
-import type { SaleLayout } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
 import { signPaymentBody } from '../../apps/api/src/payments/payment-signature';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
 import { countRows, waitFor } from '../support/fixtures';

@@ -1,6 +1,7 @@
 import { issueTestToken } from './private-redis';
 import { type HandedOffOrder, OrderNumberGenerator } from '@flash-sale/domain';
-import { StockLeaseRepository, StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
+import { StockLeaseRepository } from '@flash-sale/db';
 import { onlyBucket, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 

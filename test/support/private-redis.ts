@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
-import { buyerBucket, onlyBucket, type SaleLayout, type SaleRedisRepository } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
+import { buyerBucket, onlyBucket, type SaleRedisRepository } from '@flash-sale/redis';
 
 export interface PrivateRedisOptions {
   /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */

@@ -1,5 +1,6 @@
 import { type AppConfig, AppConfigModule } from '@flash-sale/config';
 import { DbModule } from '@flash-sale/db';
+import { StockModule } from '@flash-sale/stock';
 import { QueueModule } from '@flash-sale/queue';
 import { RedisModule, REQUEST_COMMAND_RETRIES } from '@flash-sale/redis';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -38,8 +39,8 @@ export class AppModule {
           url: config.database.url,
           poolSize: 20,
           optimisticLockRetries: config.worker.optimisticLockRetries,
-          leasePolicy: { leaseSize: config.leases.size, lowWater: config.leases.lowWater },
         }),
+        StockModule.forRoot({ leasePolicy: { leaseSize: config.leases.size, lowWater: config.leases.lowWater } }),
         OpsModule,
         MetricsModule,
         AuthModule,

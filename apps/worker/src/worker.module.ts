@@ -1,5 +1,6 @@
 import { AppConfigModule, type AppConfig } from '@flash-sale/config';
 import { DbModule } from '@flash-sale/db';
+import { StockModule } from '@flash-sale/stock';
 import { QueueModule } from '@flash-sale/queue';
 import { RedisModule } from '@flash-sale/redis';
 import { type DynamicModule, Module } from '@nestjs/common';
@@ -26,8 +27,8 @@ export class WorkerModule {
           url: config.database.url,
           poolSize: 8,
           optimisticLockRetries: config.worker.optimisticLockRetries,
-          leasePolicy: { leaseSize: config.leases.size, lowWater: config.leases.lowWater },
         }),
+        StockModule.forRoot({ leasePolicy: { leaseSize: config.leases.size, lowWater: config.leases.lowWater } }),
         WorkerOpsModule,
         OrdersModule,
         LifecycleModule,

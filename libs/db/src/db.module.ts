@@ -1,21 +1,18 @@
-import { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source';
 import { DemoRunRepository } from './demo-run.repository';
 import { OrderExpiryRepository } from './order-expiry.repository';
-import { OrderLifecycle } from './order-lifecycle';
 import { OrderQueryRepository } from './order-query.repository';
+import { OrderTransitionRepository } from './order-transition.repository';
 import { OrderWritingRepository } from './order-writing.repository';
-import { PaymentRepository } from './payment.repository';
 import { SaleBooksRepository } from './sale-books.repository';
 import { SaleBuyerRepository } from './sale-buyer.repository';
 import { SaleLayouts } from './sale-layouts';
 import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
-import { type LeasePolicy, StockLeases } from './stock-leases';
 import { StrategyPurchaseRepository } from './strategy-purchase.repository';
 import { UserRepository } from './user.repository';
 
@@ -25,7 +22,6 @@ export interface DbModuleOptions {
   poolSize: number;
   /** Attempts of a write that lost the optimistic lock on the sale's row. */
   optimisticLockRetries: number;
-  leasePolicy: LeasePolicy;
 }
 
 /** The repositories that take only the DataSource. */
@@ -44,7 +40,8 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
 /**
  * MySQL for a whole app: the TypeORM connection and the repositories over it. Apps reach MySQL only
  * through these classes (raw SQL lives in this library); the lint rule in eslint.config.mjs enforces it.
- * Needs RedisModule: the lease protocol spans both stores.
+ * What spans MySQL and Redis (the lease protocol, the order lifecycle, payments) is StockModule's, in
+ * libs/stock: this library knows nothing of Redis.
  */
 @Global()
 @Module({})
@@ -65,25 +62,10 @@ export class DbModule {
         useFactory: (source: DataSource, stock: SaleStockRepository) => new repository(source, stock),
       })),
       {
-        provide: OrderLifecycle,
-        inject: [dataSource, SaleStockRepository, SaleActivity],
-        useFactory: (source: DataSource, stock: SaleStockRepository, activity: SaleActivity) =>
-          new OrderLifecycle(source, stock, options.optimisticLockRetries, activity),
-      },
-      {
-        provide: PaymentRepository,
-        inject: [dataSource, OrderLifecycle],
-        useFactory: (source: DataSource, lifecycle: OrderLifecycle) => new PaymentRepository(source, lifecycle),
-      },
-      {
-        provide: StockLeases,
-        inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
-        useFactory: (
-          repository: StockLeaseRepository,
-          scripts: ReservationScripts,
-          saleRedis: SaleRedisRepository,
-          activity: SaleActivity,
-        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity),
+        provide: OrderTransitionRepository,
+        inject: [dataSource, SaleStockRepository],
+        useFactory: (source: DataSource, stock: SaleStockRepository) =>
+          new OrderTransitionRepository(source, stock, options.optimisticLockRetries),
       },
     ];
     return {

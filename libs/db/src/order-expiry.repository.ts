@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
-import type { OverdueOrder } from './order-lifecycle';
+import type { OverdueOrder } from './order-transition.repository';
 
 /**
  * The expiry sweep's reads: PENDING_PAYMENT orders whose payment deadline has passed, found on the
- * `(status, expires_at)` index. The moves themselves are OrderLifecycle's compare-and-sets.
+ * `(status, expires_at)` index. The moves themselves are OrderTransitionRepository's compare-and-sets.
  */
 export class OrderExpiryRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -89,7 +89,7 @@ export class OrderWritingRepository {
 
   /**
    * Runs `work` in one READ COMMITTED transaction, so the version read just before the update is the
-   * latest committed one (see OrderLifecycle).
+   * latest committed one (see OrderTransitionRepository).
    */
   transaction<T>(work: (transaction: OrderWritingTransaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction('READ COMMITTED', (manager) =>

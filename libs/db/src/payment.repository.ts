@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { isDuplicateKeyError } from './duplicate-key';
 import type { OrderEntity } from './entities/order.entity';
 import { PaymentEntity } from './entities/payment.entity';
-import type { OrderLifecycle, TransitionResult } from './order-lifecycle';
+import type { OrderTransitionRepository, TransitionResult } from './order-transition.repository';
 
 /**
  * How claiming a provider transaction for a payment went: `claimed` (this delivery applies it),
@@ -11,11 +11,17 @@ import type { OrderLifecycle, TransitionResult } from './order-lifecycle';
  */
 export type ClaimOutcome = 'claimed' | 'already-claimed' | 'used-elsewhere';
 
+/**
+ * The order's move to PAID inside a payment's transaction. The apps give OrderLifecycle (libs/stock),
+ * which also marks the sale for reconciliation.
+ */
+export type OrderPaidTransition = Pick<OrderTransitionRepository, 'markPaid'>;
+
 /** One notification's work, all in one MySQL transaction. */
 export class PaymentTransaction {
   constructor(
     private readonly manager: EntityManager,
-    private readonly lifecycle: OrderLifecycle,
+    private readonly lifecycle: OrderPaidTransition,
   ) {}
 
   findByOutTradeNo(outTradeNo: string): Promise<PaymentEntity | null> {
@@ -51,7 +57,7 @@ export class PaymentTransaction {
 export class PaymentRepository {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly lifecycle: OrderLifecycle,
+    private readonly lifecycle: OrderPaidTransition,
   ) {}
 
   /** The order's one payment, created on first use (a repeated pay reuses it). */

@@ -52,6 +52,13 @@ export interface LeaseLedger {
 }
 
 /** An order MySQL holds units for, as a Redis load needs it. */
+/** What StockLeaseRepository.movementMark reads: it changes whenever units move between MySQL and Redis. */
+export interface MovementMark {
+  lastRowId: number;
+  pendingLeases: number;
+  appliedGiveBacks: number;
+}
+
 export interface HoldingOrderRow {
   orderNo: string;
   userId: string;
@@ -263,7 +270,7 @@ export class StockLeaseRepository {
    * lease and every applied give-back adds one), the leases not yet granted in Redis, and the give-backs
    * applied. Two equal readings around a look at every bucket mean no unit moved during that look.
    */
-  async movementMark(saleId: string): Promise<{ lastRowId: number; pendingLeases: number; appliedGiveBacks: number }> {
+  async movementMark(saleId: string): Promise<MovementMark> {
     const [row] = (await this.dataSource.query(
       `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending, COUNT(return_key) AS applied
          FROM stock_leases WHERE sale_id = ?`,

@@ -10,6 +10,15 @@ export {
   type SaleStrategy,
 } from '@flash-sale/contract';
 
+/**
+ * A sale as its Redis layout needs it: its id and the number of buckets its stock is spread over
+ * (docs/architecture.md "Hot sales: buckets"). The count is fixed when the sale is created.
+ */
+export interface SaleLayout {
+  readonly id: string;
+  readonly buckets: number;
+}
+
 export interface SaleWindow {
   startsAt: Date;
   endsAt: Date;

@@ -1,4 +1,4 @@
-import type { SaleLayout } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
 import type { Job, Queue } from 'bullmq';
 import { writeOrdersJob, type WriteOrdersJobData } from './write-orders.job';
 

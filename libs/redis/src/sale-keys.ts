@@ -1,10 +1,5 @@
+import type { SaleLayout } from '@flash-sale/domain';
 import calculateSlot from 'cluster-key-slot';
-
-/** A sale as its Redis layout needs it: its id and the number of buckets its stock is spread over. */
-export interface SaleLayout {
-  readonly id: string;
-  readonly buckets: number;
-}
 
 /**
  * One bucket of a sale (docs/architecture.md "Hot sales: buckets"): a slice of its leased stock with the

@@ -1,7 +1,8 @@
 import type { ChainableCommander } from 'ioredis';
+import type { SaleLayout } from '@flash-sale/domain';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
-import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket, type SaleLayout } from './sale-keys';
+import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
 
 /** What the audit reads from Redis about one sale. */
 export interface SaleRedisSnapshot {

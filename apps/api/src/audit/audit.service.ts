@@ -5,9 +5,10 @@ import {
   compareBooks,
   emptyOrdersByStatus,
   unappliedGiveBackUnits,
+  type SaleLayout,
 } from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
-import { SaleRedisRepository, type SaleLayout } from '@flash-sale/redis';
+import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 

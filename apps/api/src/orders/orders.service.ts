@@ -1,4 +1,5 @@
-import { type OrderEntity, OrderLifecycle, OrderQueryRepository, SaleRepository, StockLeases } from '@flash-sale/db';
+import { OrderLifecycle, StockLeases } from '@flash-sale/stock';
+import { type OrderEntity, OrderQueryRepository, SaleRepository } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
 import { buyerBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';

@@ -1,11 +1,10 @@
-import { errorMessage, isSaleId } from '@flash-sale/domain';
+import { errorMessage, isSaleId, type SaleLayout } from '@flash-sale/domain';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   buyerBucket,
   type PurchaseLimits,
   RedisConnection,
   ReservationScripts,
-  type SaleLayout,
   singleBucketSale,
 } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';

@@ -1,4 +1,4 @@
-import type { StockLeases, VerifyOutcome } from '@flash-sale/db';
+import type { StockLeases, VerifyOutcome } from '@flash-sale/stock';
 import type { RedisConnection } from '@flash-sale/redis';
 import { IncarnationGuard } from './incarnation-guard';
 

@@ -1,4 +1,4 @@
-import { StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 

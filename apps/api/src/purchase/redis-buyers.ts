@@ -1,4 +1,5 @@
-import { SaleBuyerRepository, StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
+import { SaleBuyerRepository } from '@flash-sale/db';
 import { RetryLaterError, ErrorCode } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 

@@ -1,6 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { DomainError, ErrorCode, type SaleTerms } from '@flash-sale/domain';
-import { StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { isDependencyDown } from '../common/error-body';

@@ -1,4 +1,4 @@
-import type { StockLeases } from '@flash-sale/db';
+import type { StockLeases } from '@flash-sale/stock';
 import { DomainError, ErrorCode, RetryLaterError, type SaleTerms } from '@flash-sale/domain';
 import type { ReservationScripts, ReserveInput, ReserveResult } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';

@@ -1,5 +1,5 @@
 import { ErrorCode, OrderNumberGenerator, type SaleTerms } from '@flash-sale/domain';
-import { StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
 import { buyerBucket, ReservationScripts, type ReserveResult, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';

@@ -1,6 +1,6 @@
-import { errorMessage } from '@flash-sale/domain';
-import { StockLeases } from '@flash-sale/db';
-import type { ReserveResult, SaleBucket, SaleLayout } from '@flash-sale/redis';
+import { errorMessage, type SaleLayout } from '@flash-sale/domain';
+import { StockLeases } from '@flash-sale/stock';
+import type { ReserveResult, SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { LoadShedder } from '../protection/load-shedder';
 import { DurableAck } from './durable-ack';

@@ -1,7 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { StockLeases } from '@flash-sale/db';
-import { decidePurchase, ErrorCode, type SaleTerms } from '@flash-sale/domain';
-import { type SaleLayout, SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
+import { StockLeases } from '@flash-sale/stock';
+import { decidePurchase, ErrorCode, type SaleTerms, type SaleLayout } from '@flash-sale/domain';
+import { SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SubmitTokens } from './submit-tokens';
 

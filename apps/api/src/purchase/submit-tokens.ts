@@ -1,5 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { buyerBucket, RedisConnection, SaleRedisRepository, type SaleLayout } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
+import { buyerBucket, RedisConnection, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { RedisBuyers } from './redis-buyers';
 import { SubmitTokenCodec } from './submit-token-codec';

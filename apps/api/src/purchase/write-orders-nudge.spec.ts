@@ -1,6 +1,7 @@
 import type { OrdersQueue } from '@flash-sale/queue';
 import { Logger } from '@nestjs/common';
-import { type SaleActivity, type SaleLayout, singleBucketSale } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
+import { type SaleActivity, singleBucketSale } from '@flash-sale/redis';
 import { WriteOrdersNudge } from './write-orders-nudge';
 
 /** In-memory stand-ins for the queue and the activity index: they record what the nudge asked. */

@@ -1,6 +1,6 @@
-import { errorMessage } from '@flash-sale/domain';
+import { errorMessage, type SaleLayout } from '@flash-sale/domain';
 import { OrdersQueue } from '@flash-sale/queue';
-import { SaleActivity, type SaleLayout } from '@flash-sale/redis';
+import { SaleActivity } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 /**

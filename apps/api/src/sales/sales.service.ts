@@ -1,4 +1,5 @@
-import { type SaleDefinitionChanges, SaleRepository, StockLeases } from '@flash-sale/db';
+import { StockLeases } from '@flash-sale/stock';
+import { type SaleDefinitionChanges, SaleRepository } from '@flash-sale/db';
 import {
   DomainError,
   ErrorCode,

@@ -1,7 +1,8 @@
 import { loadConfig } from '@flash-sale/config';
 import type { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import type { OrdersQueue } from '@flash-sale/queue';
-import { type SaleActivity, type SaleLayout, type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
+import { type SaleActivity, type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import { HandoffSweep } from './handoff-sweep';
 

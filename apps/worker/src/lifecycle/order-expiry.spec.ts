@@ -1,4 +1,5 @@
-import type { OrderExpiryRepository, OrderLifecycle, OverdueOrder, SaleLayouts, StockLeases } from '@flash-sale/db';
+import type { OrderLifecycle, StockLeases } from '@flash-sale/stock';
+import type { OrderExpiryRepository, OverdueOrder, SaleLayouts } from '@flash-sale/db';
 import { type ReservationScripts, type SaleBucket, singleBucketSale } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import { OrderExpiry } from './order-expiry';

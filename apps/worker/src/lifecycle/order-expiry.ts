@@ -1,5 +1,6 @@
 import { errorMessage } from '@flash-sale/domain';
-import { OrderExpiryRepository, OrderLifecycle, type OverdueOrder, SaleLayouts, StockLeases } from '@flash-sale/db';
+import { OrderLifecycle, StockLeases } from '@flash-sale/stock';
+import { OrderExpiryRepository, type OverdueOrder, SaleLayouts } from '@flash-sale/db';
 import { buyerBucket, ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 

@@ -1,10 +1,10 @@
-import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository, StockLeases } from '@flash-sale/db';
-import { compareBooks, RETURNED_STATUSES, unappliedGiveBackUnits } from '@flash-sale/domain';
+import { StockLeases } from '@flash-sale/stock';
+import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
+import { compareBooks, RETURNED_STATUSES, unappliedGiveBackUnits, type SaleLayout } from '@flash-sale/domain';
 import {
   buyerBucket,
   ReservationScripts,
   SaleActivity,
-  type SaleLayout,
   SaleRedisRepository,
   type SaleRedisSnapshot,
 } from '@flash-sale/redis';

@@ -1,17 +1,10 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import type { HandedOffOrder } from '@flash-sale/domain';
+import type { HandedOffOrder, SaleLayout } from '@flash-sale/domain';
 import type { WriteOrdersResult } from '@flash-sale/queue';
 import { StockLeaseRepository } from '@flash-sale/db';
-import {
-  bucketsOf,
-  type HandoffEntry,
-  HandoffStream,
-  SaleActivity,
-  type SaleBucket,
-  type SaleLayout,
-} from '@flash-sale/redis';
+import { bucketsOf, type HandoffEntry, HandoffStream, SaleActivity, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { WorkerMetrics } from '../ops/worker-metrics';
 import { OrderWriter } from './order-writer';

@@ -10,7 +10,7 @@ import {
   type WriteOrdersJobData,
   type WriteOrdersResult,
 } from '@flash-sale/queue';
-import type { SaleLayout } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
 import { HandoffDrain } from './handoff-drain';

@@ -1,6 +1,5 @@
 import type { OrderStatus } from '@flash-sale/domain';
 import { canTransition } from '@flash-sale/domain';
-import type { SaleActivity } from '@flash-sale/redis';
 import type { DataSource, EntityManager } from 'typeorm';
 import { OrderEntity } from './entities/order.entity';
 import { OptimisticConflict, withOptimisticRetries } from './optimistic-retry';
@@ -22,22 +21,19 @@ export type TransitionResult =
   | { changed: false; order: OrderEntity | null };
 
 /**
- * Status changes of written orders (docs/architecture.md "After the purchase"). Every change is a compare-and-set on
- * (status, version), allowed only by the state machine table, so of two racing changes (a payment
- * and an expiry, say) exactly one matches the row and the other sees it already moved.
+ * Status changes of written orders in MySQL (docs/architecture.md "After the purchase"). Every change is
+ * a compare-and-set on (status, version), allowed only by the state machine table, so of two racing
+ * changes (a payment and an expiry, say) exactly one matches the row and the other sees it already moved.
+ * Apps make them through OrderLifecycle (libs/stock), which also marks the sale for reconciliation.
  *
  * Runs at READ COMMITTED so each read sees the latest committed row: with the sales row updated
  * thousands of times a second, a REPEATABLE READ snapshot would make every optimistic update stale.
- *
- * Every change marks its sale in the active-sales index (SaleActivity), so reconciliation visits it.
  */
-export class OrderLifecycle {
+export class OrderTransitionRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly saleStock: SaleStockRepository,
     private readonly optimisticRetries: number,
-    /** Absent where tests drive orders by hand. */
-    private readonly activity?: SaleActivity,
   ) {}
 
   /**
@@ -45,8 +41,8 @@ export class OrderLifecycle {
    * only the caller whose compare-and-set wins returns them, so they go back exactly once. The order
    * frees its purchase slot (user_slot NULL) so the buyer may buy again. Redis is the caller's next step.
    */
-  async returnUnits(orderNo: string, to: ReturningStatus): Promise<TransitionResult> {
-    const result = await withOptimisticRetries(
+  returnUnits(orderNo: string, to: ReturningStatus): Promise<TransitionResult> {
+    return withOptimisticRetries(
       () =>
         this.dataSource.transaction('READ COMMITTED', async (manager) => {
           const order = await manager.getRepository(OrderEntity).findOneBy({ orderNo });
@@ -65,8 +61,6 @@ export class OrderLifecycle {
         }),
       { retries: this.optimisticRetries },
     );
-    if (result.changed) await this.mark(result.order.saleId);
-    return result;
   }
 
   /**
@@ -78,9 +72,9 @@ export class OrderLifecycle {
    * each other. `dueBy` is checked again in the update: an order is never expired before its deadline.
    * Returns the orders this call moved (their units are the caller's to give back to Redis).
    */
-  async expireOverdue(saleId: string, orders: readonly OverdueOrder[], dueBy: Date): Promise<OverdueOrder[]> {
+  expireOverdue(saleId: string, orders: readonly OverdueOrder[], dueBy: Date): Promise<OverdueOrder[]> {
     const sorted = [...orders].sort((a, b) => (a.orderNo < b.orderNo ? -1 : a.orderNo > b.orderNo ? 1 : 0));
-    const won = await withOptimisticRetries(
+    return withOptimisticRetries(
       () =>
         this.dataSource.transaction('READ COMMITTED', async (manager) => {
           const won: OverdueOrder[] = [];
@@ -104,8 +98,6 @@ export class OrderLifecycle {
         }),
       { retries: this.optimisticRetries },
     );
-    if (won.length > 0) await this.mark(saleId);
-    return won;
   }
 
   /** PENDING_PAYMENT → PAID inside the caller's transaction (the payment is recorded in the same one). */
@@ -115,15 +107,7 @@ export class OrderLifecycle {
     if (!(await this.compareAndSet(manager, order, 'PAID', { paid_at: paidAt }))) {
       return { changed: false, order: await manager.getRepository(OrderEntity).findOneBy({ orderNo }) };
     }
-    // Before the caller commits: a mark is only a hint to visit the sale, and one for a payment that
-    // then rolls back costs one needless visit.
-    await this.mark(order.saleId);
     return { changed: true, order: { ...order, status: 'PAID', version: order.version + 1, paidAt } };
-  }
-
-  /** Best effort, like StockLeases' marks: a mark lost to a Redis outage is made up for after the reconnect. */
-  private async mark(saleId: string): Promise<void> {
-    await this.activity?.touch([saleId]).catch(() => undefined);
   }
 
   private async compareAndSet(

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { MovementMark, SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
+import { bucketsOf, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
+import { layoutOf } from './sale-lease-row';
+
+/**
+ * Units moving between the buckets of a sale through MySQL: a bucket whose buyer found it empty while
+ * MySQL had nothing left asks the others to give back part of their balance (give-back-4.lua), and MySQL
+ * takes them back into `available`, from where a lease hands them on.
+ */
+export class BucketGiveBacks {
+  constructor(
+    private readonly repository: StockLeaseRepository,
+    private readonly scripts: ReservationScripts,
+    private readonly saleRedis: SaleRedisRepository,
+  ) {}
+
+  /**
+   * Asks every other bucket, in turn from `home`, for units until `wanted` came back: at least `wanted`
+   * from a bucket that has them, else half of its balance. Returns the units MySQL took back.
+   */
+  async gather(saleId: string, sale: SaleLeaseRow, home: number, wanted: number): Promise<number> {
+    const layout = layoutOf(saleId, sale);
+    const balances = await this.saleRedis.balances(layout);
+    let gathered = 0;
+    for (let step = 1; step < sale.buckets && gathered < wanted; step++) {
+      const index = (home + step) % sale.buckets;
+      const balance = balances[index] ?? 0;
+      if (balance <= 0) continue;
+      const returnKey = `${saleId}:${index}:${randomUUID()}`;
+      const donor = bucketsOf(layout)[index]!;
+      const result = await this.scripts.giveBack(
+        donor,
+        sale.redisEpoch,
+        returnKey,
+        Math.max(Math.min(wanted, balance), Math.ceil(balance / 2)),
+      );
+      if (result.kind !== 'given-back' || result.units === 0) continue;
+      // Applied here at once. The hand-off entry is there for a process that dies before this line: a
+      // worker then applies it; here it is dropped, so nothing waits on the donor's stream.
+      await this.repository.applyGiveBack(saleId, {
+        returnKey,
+        bucket: index,
+        units: result.units,
+        epoch: sale.redisEpoch,
+      });
+      if (result.entryId) await this.saleRedis.dropHandoffEntry(donor, result.entryId);
+      gathered += result.units;
+    }
+    return gathered;
+  }
+
+  /**
+   * Whether units moved between MySQL and the sale's buckets since `before` (a lease or a give-back of
+   * another process), or are moving still: a sale whose buyer found nothing meanwhile is not proven sold out.
+   */
+  async unitsMovedSince(saleId: string, sale: SaleLeaseRow, before: MovementMark): Promise<boolean> {
+    const [recordedGiveBacks, after] = await Promise.all([
+      this.saleRedis.giveBackCount(layoutOf(saleId, sale)),
+      this.repository.movementMark(saleId),
+    ]);
+    return (
+      after.lastRowId !== before.lastRowId || after.pendingLeases > 0 || recordedGiveBacks > after.appliedGiveBacks
+    );
+  }
+}

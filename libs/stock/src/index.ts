@@ -1,0 +1,5 @@
+export * from './lease-policy';
+export * from './stock-leases';
+export type { LoadOutcome } from './sale-incarnations';
+export * from './order-lifecycle';
+export * from './stock.module';

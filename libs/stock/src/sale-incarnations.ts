@@ -1,0 +1,112 @@
+import type { SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
+import {
+  bucketsOf,
+  buyerBucket,
+  type ReservationScripts,
+  type SaleActivity,
+  type SaleRedisRepository,
+} from '@flash-sale/redis';
+import { markSaleChanged } from './sale-marks';
+import { hasEnded, isRedisBacked, layoutOf } from './sale-lease-row';
+
+/** `ended`: the sale is over and Redis does not hold its current incarnation; nothing was loaded. */
+export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
+
+/**
+ * What Redis holds of the sale's current incarnation: all of it (`held`), not yet every bucket on it
+ * (`behind`: lost, or another process is loading it right now), or a stale copy of it (`stale`).
+ */
+export type IncarnationCheck = 'held' | 'behind' | 'stale';
+
+/**
+ * A sale's incarnations in Redis: loading the one MySQL names into every bucket, opening the next when
+ * Redis lost one, and telling whether Redis holds the real current one.
+ */
+export class SaleIncarnations {
+  constructor(
+    private readonly repository: StockLeaseRepository,
+    private readonly scripts: ReservationScripts,
+    private readonly saleRedis: SaleRedisRepository,
+    private readonly activity?: SaleActivity,
+  ) {}
+
+  /**
+   * Opens the next incarnation in MySQL (the leases of `lostEpoch` become in doubt) and loads it into
+   * Redis; nothing for a sale that has ended (see StockLeases.restartIncarnation).
+   */
+  async restart(saleId: string, lostEpoch: number): Promise<LoadOutcome> {
+    const current = await this.repository.saleRow(saleId);
+    if (!current || current.strategy !== 'redis-lua') return 'not-redis-backed';
+    if (hasEnded(current)) return 'ended';
+    const epoch = await this.repository.openEpoch(saleId, lostEpoch);
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale) return 'not-redis-backed';
+    return this.load(saleId, sale, epoch, false);
+  }
+
+  /** Closes the incarnation of an ended sale that still has units leased (see StockLeases.returnLeasesOfEndedSale). */
+  async closeEnded(saleId: string): Promise<boolean> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!isRedisBacked(sale) || !hasEnded(sale)) return false;
+    if (sale.leased - sale.inDoubt <= 0) return false;
+    const epoch = await this.repository.openEpoch(saleId, sale.redisEpoch);
+    if (epoch !== sale.redisEpoch + 1) return false; // another process closed it first
+    const closed = await this.repository.saleRow(saleId);
+    if (closed) await this.load(saleId, closed, epoch, false);
+    return true;
+  }
+
+  /** Loads every bucket of the sale, each with the holding orders of its own buyers. */
+  async load(saleId: string, sale: SaleLeaseRow, epoch: number, refresh: boolean): Promise<LoadOutcome> {
+    const layout = layoutOf(saleId, sale);
+    const holding = await this.repository.holdingOrders(saleId, refresh);
+    let opened = false;
+    for (const bucket of bucketsOf(layout)) {
+      const result = await this.scripts.load(
+        bucket,
+        { startsAt: sale.startsAt, endsAt: sale.endsAt, perUserLimit: sale.perUserLimit, stock: sale.stock, epoch },
+        layout.buckets === 1
+          ? holding
+          : holding.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
+      );
+      if (result.kind === 'opened') opened = true;
+    }
+    // A sale whose end was moved into the future again must not lose its keys to the retention
+    // expiry set when it had ended (SaleRetention); an ended one gets that expiry again, from
+    // reconciliation, which the mark below sends to it.
+    if (!hasEnded(sale)) await this.saleRedis.clearExpiry(layout);
+    await markSaleChanged(this.activity, saleId);
+    return opened ? 'opened' : 'refreshed';
+  }
+
+  /** The incarnation each bucket of the sale holds (undefined: none). */
+  async bucketEpochs(saleId: string, sale: SaleLeaseRow): Promise<(number | undefined)[]> {
+    const buckets = bucketsOf(layoutOf(saleId, sale));
+    return Promise.all(buckets.map(async (bucket) => (await this.saleRedis.incarnation(bucket))?.epoch));
+  }
+
+  /**
+   * The check of StockLeases.verifyIncarnation, MySQL read first. Every bucket is checked on its own: one
+   * that lost its state loses the sale's incarnation.
+   */
+  async check(saleId: string, sale: SaleLeaseRow): Promise<IncarnationCheck> {
+    const [granted, written] = await Promise.all([
+      this.repository.leasesOf(saleId, sale.redisEpoch, 'GRANTED'),
+      this.repository.unitsWrittenFrom(saleId, sale.redisEpoch),
+    ]);
+    const buckets = bucketsOf(layoutOf(saleId, sale));
+    const redis = await Promise.all(buckets.map((bucket) => this.saleRedis.incarnation(bucket)));
+    if (redis.some((held) => held && held.epoch > sale.redisEpoch)) return 'held'; // another instance moved on
+    const lost = buckets.some((bucket, i) => {
+      const held = redis[i];
+      return (
+        !held ||
+        held.epoch < sale.redisEpoch ||
+        granted.some((lease) => lease.bucket === bucket.index && !held.grants.has(lease.leaseId)) ||
+        (written.get(bucket.index) ?? 0) > held.reservedUnits
+      );
+    });
+    if (!lost) return 'held';
+    return redis.some((held) => !held || held.epoch < sale.redisEpoch) ? 'behind' : 'stale';
+  }
+}

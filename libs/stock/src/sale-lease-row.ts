@@ -1,0 +1,17 @@
+import type { SaleLeaseRow } from '@flash-sale/db';
+import type { SaleLayout } from '@flash-sale/domain';
+
+/** The Redis layout of a sale read from its row. */
+export function layoutOf(saleId: string, sale: SaleLeaseRow): SaleLayout {
+  return { id: saleId, buckets: sale.buckets };
+}
+
+/** Over: it sells nothing more, and nothing is leased to it any more. */
+export function hasEnded(sale: SaleLeaseRow, now = Date.now()): boolean {
+  return sale.endsAt.getTime() <= now;
+}
+
+/** Sold by Redis on an incarnation MySQL has opened. */
+export function isRedisBacked(sale: SaleLeaseRow | undefined): sale is SaleLeaseRow {
+  return sale !== undefined && sale.strategy === 'redis-lua' && sale.redisEpoch !== 0;
+}

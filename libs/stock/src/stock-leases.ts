@@ -1,0 +1,195 @@
+import type { StockLeaseRepository } from '@flash-sale/db';
+import type { SaleLayout } from '@flash-sale/domain';
+import type { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { BucketGiveBacks } from './bucket-give-backs';
+import { type Coalesced, coalesce, singleFlight } from './in-flight';
+import { LeaseGrants } from './lease-grants';
+import type { LeasePolicy } from './lease-policy';
+import { type LoadOutcome, SaleIncarnations } from './sale-incarnations';
+import { hasEnded, isRedisBacked } from './sale-lease-row';
+
+/** `ended`: the sale is over (nothing is checked or restarted then; see restartIncarnation). */
+export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ended';
+
+/**
+ * The stock lease protocol (docs/architecture.md "Who owns the stock"), used by the API and the worker:
+ * a lease is a MySQL transaction (`available` → `leased`, a ledger row with its own id) followed by an
+ * idempotent Redis grant of that id to the sale's current incarnation. Redis can only sell what was
+ * granted; if it loses a sale's state, a new incarnation starts with nothing and the old leases are
+ * in doubt until reconciliation settles them.
+ *
+ * Top-ups are coalesced per sale in this process: a burst that crosses the low-water mark asks MySQL
+ * once or twice, not once per buyer, and every caller gets the answer of a run that started after it
+ * asked, so units returned a moment ago are never missed by a buyer about to be told SOLD_OUT.
+ */
+export class StockLeases {
+  private readonly topUps = new Map<string, Coalesced<number>>();
+  private readonly refills = new Map<string, Coalesced<number>>();
+  private readonly loads = new Map<string, Promise<LoadOutcome>>();
+  private readonly verifications = new Map<string, Promise<VerifyOutcome>>();
+  private readonly grants: LeaseGrants;
+  private readonly giveBacks: BucketGiveBacks;
+  private readonly incarnations: SaleIncarnations;
+
+  constructor(
+    private readonly repository: StockLeaseRepository,
+    scripts: ReservationScripts,
+    saleRedis: SaleRedisRepository,
+    readonly policy: LeasePolicy,
+    /** The active-sales index; every grant and load marks the sale. Absent where tests drive leases by hand. */
+    activity?: SaleActivity,
+  ) {
+    this.grants = new LeaseGrants(repository, scripts, saleRedis, policy, activity);
+    this.giveBacks = new BucketGiveBacks(repository, scripts, saleRedis);
+    this.incarnations = new SaleIncarnations(repository, scripts, saleRedis, activity);
+  }
+
+  /**
+   * Leases up to one lease's worth of `available` units to one bucket of the sale now (the given one, or
+   * the one with the smallest balance), unless the sale is over or not Redis-backed. Returns the units
+   * Redis received (0: MySQL has none left to lease, or Redis is on another incarnation and must be
+   * loaded first).
+   */
+  topUp(saleId: string, bucket?: number): Promise<number> {
+    return coalesce(this.topUps, `${saleId}/${bucket ?? 'any'}`, () => this.grants.lease(saleId, bucket));
+  }
+
+  /**
+   * A buyer's bucket refused for lack of stock: fill it. First from MySQL (a lease); when MySQL has
+   * nothing left and the sale has other buckets, they give back part of their balance (give-back-4.lua: at
+   * least `wanted` units when they have them, else half of theirs), MySQL takes the units back into
+   * `available`, and a lease hands them to the buyer's bucket. Returns the units that moved; 0 only when
+   * MySQL and every other bucket were empty and no unit was moving between them meanwhile (a lease or a
+   * give-back of another process), which is when the sale is sold out. Concurrent calls for one bucket
+   * share a run. With one bucket this is `topUp`.
+   */
+  refill(sale: SaleLayout, bucket: number, wanted: number): Promise<number> {
+    if (sale.buckets === 1) return this.topUp(sale.id, bucket);
+    return coalesce(this.refills, `${sale.id}/${bucket}`, () => this.refillOnce(sale.id, bucket, wanted));
+  }
+
+  private async refillOnce(saleId: string, home: number, wanted: number): Promise<number> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!sale || sale.buckets < 2) return this.topUp(saleId, home);
+    const before = await this.repository.movementMark(saleId);
+    const leased = await this.topUp(saleId, home);
+    if (leased > 0 || !isRedisBacked(sale) || hasEnded(sale)) return leased;
+    const gathered = await this.giveBacks.gather(saleId, sale, home, wanted);
+    // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
+    // bucket's buyer took first still prove the sale was not sold out.
+    const moved = Math.max(await this.grants.lease(saleId, home, false), gathered);
+    if (moved > 0) return moved;
+    // Not proven sold out: the caller retries, and answers "try again" rather than SOLD_OUT.
+    return (await this.giveBacks.unitsMovedSince(saleId, sale, before)) ? 1 : 0;
+  }
+
+  /**
+   * Makes Redis sell the sale on MySQL's current incarnation: a refresh when Redis has it (adding
+   * what MySQL sold itself meanwhile, with its tokens), a new incarnation when Redis lost it or never
+   * had it. Then tops up. Safe to call any time, from any instance.
+   */
+  ensureLoaded(saleId: string): Promise<LoadOutcome> {
+    return singleFlight(this.loads, saleId, async () => {
+      let sale = await this.repository.saleRow(saleId);
+      if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
+      let redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);
+      if (redisEpochs.some((epoch) => epoch === undefined || epoch < sale!.redisEpoch)) {
+        // As in verifyOnce: another process may be between opening the next incarnation in MySQL and
+        // loading it into Redis. Look once more before restarting the sale a second time.
+        await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+        sale = await this.repository.saleRow(saleId);
+        if (!sale) return 'not-redis-backed';
+        redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);
+      }
+      const current = sale.redisEpoch;
+      const outcome = redisEpochs.every((epoch) => epoch === current)
+        ? await this.incarnations.load(saleId, sale, current, true)
+        : await this.restartIncarnation(saleId, current);
+      for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
+      return outcome;
+    });
+  }
+
+  /**
+   * `ensureLoaded`, by a load that starts after this call: one already running may have read MySQL's
+   * orders before the caller's latest one committed.
+   */
+  async ensureLoadedAfterNow(saleId: string): Promise<LoadOutcome> {
+    await this.loads.get(saleId)?.catch(() => undefined);
+    return this.ensureLoaded(saleId);
+  }
+
+  /**
+   * Redis lost (or never had) incarnation `lostEpoch` of the sale, or holds a stale copy of it: open
+   * the next incarnation in MySQL (the old leases become in doubt) and load it into Redis.
+   *
+   * Not for a sale that has ended: it sells nothing more, and its keys expire on purpose once its
+   * reservations are written (the worker's SaleRetention), so their absence is no loss. A new
+   * incarnation would only put its leases in doubt and bring the keys back.
+   */
+  restartIncarnation(saleId: string, lostEpoch: number): Promise<LoadOutcome> {
+    return this.incarnations.restart(saleId, lostEpoch);
+  }
+
+  /**
+   * An ended sale sells nothing more, so the units still leased to it — Redis's unsold balance — go back
+   * to MySQL. Its incarnation is closed as a lost one would be: MySQL opens the next epoch with those
+   * units in doubt, Redis is loaded on it with nothing to sell, and reconciliation settles them to
+   * `available` once no hand-off of the old incarnation is left unwritten. The caller checks that the
+   * sale's hand-off backlog is empty. Returns whether it closed the incarnation.
+   */
+  returnLeasesOfEndedSale(saleId: string): Promise<boolean> {
+    return this.incarnations.closeEnded(saleId);
+  }
+
+  /**
+   * Units MySQL has handed to Redis and not yet seen become orders (`leased`), and the part of them in
+   * doubt. When MySQL has nothing left to sell or lease, these tell a buyer whether the sale is really
+   * sold out or its last units are elsewhere (in an unreachable Redis, or awaiting settlement).
+   */
+  async unitsOutsideMySql(saleId: string): Promise<{ leased: number; inDoubt: number }> {
+    const sale = await this.repository.saleRow(saleId);
+    return { leased: sale?.leased ?? 0, inDoubt: sale?.inDoubt ?? 0 };
+  }
+
+  /**
+   * Checks that Redis holds the real current incarnation of the sale, not a stale copy (a restart from
+   * an old AOF, a failover to a replica that lagged): every lease MySQL saw granted must be in Redis,
+   * and Redis must remember reserving at least the units MySQL wrote from it. MySQL is read first: a
+   * grant precedes its mark in MySQL and a reservation precedes its row, so a Redis that kept its data
+   * always passes. A copy that fails starts the next incarnation. Returns whether it did. An ended
+   * sale is not checked: it sells nothing more, and its keys are meant to expire (see restartIncarnation).
+   */
+  verifyIncarnation(saleId: string): Promise<VerifyOutcome> {
+    // One at a time per sale in this process: a second check made while the first is restarting would
+    // see MySQL's new epoch before Redis is loaded with it, and restart the sale once more.
+    return singleFlight(this.verifications, saleId, () => this.verifyOnce(saleId));
+  }
+
+  private async verifyOnce(saleId: string, lookedAgain = false): Promise<VerifyOutcome> {
+    const sale = await this.repository.saleRow(saleId);
+    if (!isRedisBacked(sale)) return 'not-redis-backed';
+    if (hasEnded(sale)) return 'ended';
+    const check = await this.incarnations.check(saleId, sale);
+    if (check === 'held') return 'current';
+    // Another process may be restarting the sale right now, between opening the next incarnation in
+    // MySQL and loading it into Redis: Redis then lacks the epoch MySQL names only for that moment.
+    // Look once more after it before declaring a loss, or two processes would each restart the sale.
+    if (!lookedAgain && check === 'behind') {
+      await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+      return this.verifyOnce(saleId, true);
+    }
+    // The sale may have ended since it was read: then nothing restarts.
+    if ((await this.restartIncarnation(saleId, sale.redisEpoch)) === 'ended') return 'ended';
+    for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
+    return 'restarted';
+  }
+
+  /** Grants again the leases MySQL made for the current incarnation that Redis never confirmed. */
+  regrantPending(saleId: string, epoch: number): Promise<number> {
+    return this.grants.regrantPending(saleId, epoch);
+  }
+}
+
+/** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */
+const LOAD_IN_FLIGHT_MS = 1_000;

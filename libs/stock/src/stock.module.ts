@@ -1,0 +1,52 @@
+import { OrderTransitionRepository, PaymentRepository, StockLeaseRepository } from '@flash-sale/db';
+import { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import type { LeasePolicy } from './lease-policy';
+import { OrderLifecycle } from './order-lifecycle';
+import { StockLeases } from './stock-leases';
+
+export interface StockModuleOptions {
+  leasePolicy: LeasePolicy;
+}
+
+/**
+ * What spans MySQL and Redis, for a whole app: the lease protocol, and the order lifecycle whose every
+ * change marks its sale for reconciliation (with the payments that move orders to PAID through it).
+ * Needs DbModule and RedisModule.
+ */
+@Global()
+@Module({})
+export class StockModule {
+  static forRoot(options: StockModuleOptions): DynamicModule {
+    const providers: Provider[] = [
+      {
+        provide: StockLeases,
+        inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
+        useFactory: (
+          repository: StockLeaseRepository,
+          scripts: ReservationScripts,
+          saleRedis: SaleRedisRepository,
+          activity: SaleActivity,
+        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity),
+      },
+      {
+        provide: OrderLifecycle,
+        inject: [OrderTransitionRepository, SaleActivity],
+        useFactory: (transitions: OrderTransitionRepository, activity: SaleActivity) =>
+          new OrderLifecycle(transitions, activity),
+      },
+      {
+        provide: PaymentRepository,
+        inject: [getDataSourceToken(), OrderLifecycle],
+        useFactory: (source: DataSource, lifecycle: OrderLifecycle) => new PaymentRepository(source, lifecycle),
+      },
+    ];
+    return {
+      module: StockModule,
+      providers,
+      exports: providers.map((provider) => (provider as { provide: unknown }).provide as Type<unknown>),
+    };
+  }
+}
