@@ -1,4 +1,4 @@
-import { HOLDING_STATUSES } from '@flash-sale/domain';
+import { HOLDING_STATUSES, type HoldingOrder } from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
 import { isDuplicateKeyError } from './duplicate-key';
 
@@ -57,15 +57,6 @@ export interface MovementMark {
   lastRowId: number;
   pendingLeases: number;
   appliedGiveBacks: number;
-}
-
-export interface HoldingOrderRow {
-  orderNo: string;
-  userId: string;
-  quantity: number;
-  slot: number;
-  reservedAt: Date;
-  submitToken: string | null;
 }
 
 type LeaseState = 'PENDING' | 'GRANTED' | 'IN_DOUBT' | 'SETTLED' | 'RETURNED';
@@ -296,7 +287,7 @@ export class StockLeaseRepository {
    * Orders holding units, as a Redis load needs them: every one when a new incarnation is loaded, or
    * only those MySQL sold itself (which Redis never saw) for a refresh.
    */
-  async holdingOrders(saleId: string, onlySoldByMySql: boolean): Promise<HoldingOrderRow[]> {
+  async holdingOrders(saleId: string, onlySoldByMySql: boolean): Promise<HoldingOrder[]> {
     const holding = HOLDING_STATUSES.map(() => '?').join(', ');
     const rows = (await this.dataSource.query(
       `SELECT order_no, user_id, quantity, user_slot, reserved_at, submit_token FROM orders

@@ -26,6 +26,20 @@ export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
 }
 
 /**
+ * An order MySQL holds units for (PENDING_PAYMENT or PAID), as loading a sale into Redis needs it: a load
+ * makes sure Redis counts it against its buyer.
+ */
+export interface HoldingOrder {
+  orderNo: string;
+  userId: string;
+  quantity: number;
+  slot: number;
+  reservedAt: Date;
+  /** The submit token that made it, when MySQL knows it: a replay of it then finds the order in Redis. */
+  submitToken: string | null;
+}
+
+/**
  * A reservation on its way to MySQL: everything the reservation script decided, nothing the worker
  * must guess. It travels in the sale's hand-off stream (or, from earlier versions, a `create-order` job).
  */

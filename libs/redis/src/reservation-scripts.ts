@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode, type HoldingOrder } from '@flash-sale/domain';
 import { luaSource } from './lua-source';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder, SaleBucket } from './sale-keys';
@@ -73,17 +73,6 @@ export interface LoadSale {
   stock: number;
   /** The incarnation to load as (MySQL's `sales.redis_epoch`). */
   epoch: number;
-}
-
-/** An order MySQL holds units for; a load makes sure Redis counts it against its buyer. */
-export interface HoldingOrder {
-  orderNo: string;
-  userId: string;
-  quantity: number;
-  slot: number;
-  reservedAt: Date;
-  /** The submit token that made it, when MySQL knows it: a replay of it then finds the order in Redis. */
-  submitToken: string | null;
 }
 
 export type LoadResult = { kind: 'opened' | 'refreshed'; balance: number } | { kind: 'superseded' };
