@@ -6,6 +6,7 @@ import { api, queryKeys } from '../api/endpoints';
 import { StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
+import { NumberField } from '../components/FormField';
 import { asAdmin } from './admin-request';
 
 const DemoPlot = lazy(() => import('./DemoPlot'));
@@ -32,7 +33,7 @@ export function DemoPage() {
   const [stock, setStock] = useState(50);
   const [buyers, setBuyers] = useState(500);
   const [pauseLockHolder, setPauseLockHolder] = useState(false);
-  const ids = { stock: useId(), buyers: useId(), pause: useId(), pauseHint: useId() };
+  const ids = { pause: useId(), pauseHint: useId() };
   const queryClient = useQueryClient();
 
   const start = useMutation({
@@ -76,32 +77,22 @@ export function DemoPage() {
         </div>
       </div>
       <form className="card panel demo-form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={ids.stock}>Stock (units per sale)</label>
-          <input
-            id={ids.stock}
-            className="input"
-            type="number"
-            min={1}
-            max={DEMO_LIMITS.maxStock}
-            value={stock}
-            onChange={(event) => setStock(Number(event.target.value))}
-            required
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={ids.buyers}>Buyers (one unit each, all at once)</label>
-          <input
-            id={ids.buyers}
-            className="input"
-            type="number"
-            min={1}
-            max={DEMO_LIMITS.maxBuyers}
-            value={buyers}
-            onChange={(event) => setBuyers(Number(event.target.value))}
-            required
-          />
-        </div>
+        <NumberField
+          label="Stock (units per sale)"
+          min={1}
+          max={DEMO_LIMITS.maxStock}
+          value={stock}
+          onChange={(event) => setStock(Number(event.target.value))}
+          required
+        />
+        <NumberField
+          label="Buyers (one unit each, all at once)"
+          min={1}
+          max={DEMO_LIMITS.maxBuyers}
+          value={buyers}
+          onChange={(event) => setBuyers(Number(event.target.value))}
+          required
+        />
         <div className="field">
           <label htmlFor={ids.pause}>
             <input
