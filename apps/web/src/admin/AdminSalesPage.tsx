@@ -7,6 +7,7 @@ import { asAdmin } from './admin-request';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
+import { numeric, TableHead } from '../components/Table';
 import { PreloadNotice } from './PreloadNotice';
 import { canPreload, usePreloadSale } from './use-preload-sale';
 
@@ -82,22 +83,18 @@ export function AdminSalesPage() {
         <div className="card table-wrap">
           <table className="table admin-sales-table">
             <caption className="visually-hidden">All sales</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Strategy</th>
-                <th scope="col">Purpose</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="number">
-                  Remaining
-                </th>
-                <th scope="col">Starts</th>
-                <th scope="col">Ends</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Name',
+                'Strategy',
+                'Purpose',
+                'Status',
+                numeric('Remaining'),
+                'Starts',
+                'Ends',
+                { label: <span className="visually-hidden">Actions</span>, key: 'actions' },
+              ]}
+            />
             <tbody>
               {sorted.map((sale) => (
                 <SaleRow

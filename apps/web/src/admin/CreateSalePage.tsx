@@ -7,7 +7,7 @@ import { Link, useNavigate } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { asAdmin } from './admin-request';
-import { FormField, InputField, NumberField } from '../components/FormField';
+import { FormField, InputField, NumberField, SelectField } from '../components/FormField';
 import { defaultSaleFormValues, saleFormSchema, type SaleFormValues, WHOLE_NUMBER_FIELDS } from './sale-form-schema';
 
 /** How each strategy sells (docs/architecture.md "Strategies"), as the select's options and the hint beneath it. */
@@ -163,23 +163,18 @@ export function CreateSalePage() {
 
         <fieldset className="admin-fieldset">
           <legend>Selling</legend>
-          <FormField
-            id={fieldId('strategy')}
+          <SelectField
+            {...field('strategy')}
             label="Strategy"
             hint={STRATEGIES[strategy].description}
-            error={errors.strategy?.message}
             describedBy={UNSAFE_STRATEGIES.includes(strategy) ? unsafeWarningId : undefined}
           >
-            {(control) => (
-              <select className="select" {...control} {...register('strategy')}>
-                {SALE_STRATEGIES.map((value) => (
-                  <option key={value} value={value}>
-                    {STRATEGIES[value].label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </FormField>
+            {SALE_STRATEGIES.map((value) => (
+              <option key={value} value={value}>
+                {STRATEGIES[value].label}
+              </option>
+            ))}
+          </SelectField>
           <div aria-live="polite">
             {UNSAFE_STRATEGIES.includes(strategy) && (
               <div id={unsafeWarningId} className="notice notice--warning">

@@ -1,23 +1,33 @@
-import type { Audit, Sale, SaleDashboard } from '@flash-sale/contract';
+// Test data for the admin console's tests: valid docs/api.md shapes, overridden per test.
+import type { Audit, CreateSaleRequest, Sale, SaleDashboard } from '@flash-sale/contract';
+import { aSale } from '../test/api-fixtures';
 
-/** Test data for the admin console's tests: valid docs/api.md shapes, overridden per test. */
+export { errorBody } from '../test/api-fixtures';
+
+/** The admin tests' sale: a fixed window in 2030, 63 of its 100 units sold. */
 export function makeSale(overrides: Partial<Sale> = {}): Sale {
-  return {
+  return aSale({
     id: 's-1',
     name: 'Trail sneakers',
     description: null,
-    imageUrl: null,
-    priceCents: 4_999,
-    stock: 100,
     remaining: 37,
-    perUserLimit: 1,
     startsAt: '2030-01-15T10:00:00.000Z',
     endsAt: '2030-01-15T12:00:00.000Z',
+    ...overrides,
+  });
+}
+
+/** What the create-sale form sends for its "Trail sneakers" sale, typed in local time on 15 January 2030. */
+export function makeCreateSaleRequest(overrides: Partial<CreateSaleRequest> = {}): CreateSaleRequest {
+  return {
+    name: 'Trail sneakers',
+    priceCents: 4_999,
+    stock: 100,
+    perUserLimit: 2,
+    startsAt: new Date(2030, 0, 15, 10, 0).toISOString(),
+    endsAt: new Date(2030, 0, 15, 12, 0).toISOString(),
     strategy: 'redis-lua',
     paymentTimeoutSeconds: 600,
-    status: 'live',
-    purpose: 'shop',
-    buckets: 1,
     ...overrides,
   };
 }
@@ -48,9 +58,4 @@ export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashb
     sampledAt: '2030-01-15T10:05:00.000Z',
     ...overrides,
   };
-}
-
-/** The API's error body (docs/api.md "Conventions"). */
-export function errorBody(code: string, message = code) {
-  return { error: { code, message } };
 }

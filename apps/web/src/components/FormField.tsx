@@ -68,3 +68,19 @@ export function InputField({ id, label, hint, error, describedBy, ...input }: In
 export function NumberField(props: InputFieldProps & { min: number; max: number }) {
   return <InputField type="number" inputMode="numeric" step={1} {...props} />;
 }
+
+/** A labelled `<select>`, its options as children. */
+export function SelectField({
+  id,
+  label,
+  hint,
+  error,
+  describedBy,
+  ...select
+}: FieldProps & Omit<ComponentProps<'select'>, 'id'>) {
+  return (
+    <FormField id={id} label={label} hint={hint} error={error} describedBy={describedBy}>
+      {(control) => <select className="select" {...control} {...select} />}
+    </FormField>
+  );
+}

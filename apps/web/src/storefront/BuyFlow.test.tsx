@@ -2,7 +2,8 @@ import { ErrorCode } from '@flash-sale/contract';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse } from 'msw';
-import { aSale, errorBody, fakeShop } from '../test/fake-shop';
+import { aSale, errorBody } from '../test/api-fixtures';
+import { fakeShop } from '../test/fake-shop';
 import { renderApp, TEST_GUEST } from '../test/render';
 
 const buyButton = () => screen.getByRole('button', { name: /buy now/i });

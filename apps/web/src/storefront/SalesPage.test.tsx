@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { aSale } from '../test/fake-shop';
+import { aSale } from '../test/api-fixtures';
 import { renderApp } from '../test/render';
 import { server } from '../test/server';
 import { effectiveStatus } from './effective-status';
