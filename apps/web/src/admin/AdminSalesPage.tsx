@@ -5,7 +5,7 @@ import { api, queryKeys } from '../api/endpoints';
 import { SALE_PURPOSES, type Sale, type SalePurpose } from '@flash-sale/contract';
 import { asAdmin } from './admin-request';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { QueryProgress } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
 import { numeric, TableHead } from '../components/Table';
 import { PreloadNotice } from './PreloadNotice';
@@ -68,8 +68,7 @@ export function AdminSalesPage() {
         </select>
       </div>
       <PreloadNotice preload={preload} />
-      {sales.isPending && <p aria-live="polite">Loading sales…</p>}
-      {sales.isError && <ErrorNotice error={sales.error} title="Could not load the sales" />}
+      <QueryProgress query={sales} loading="Loading sales…" failed="Could not load the sales" />
       {sales.isSuccess && sorted.length === 0 && (
         <div className="empty-state card">
           <h2>No sales yet</h2>

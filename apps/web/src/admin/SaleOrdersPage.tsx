@@ -4,7 +4,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { orderStatusLabel } from '../components/badges';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { ErrorNotice, QueryProgress } from '../components/ErrorNotice';
 import { SelectField } from '../components/FormField';
 import { OrdersTable } from '../components/OrdersTable';
 import { asAdmin } from './admin-request';
@@ -98,8 +98,7 @@ export function SaleOrdersPage() {
           Search
         </button>
       </form>
-      {orders.isPending && <p aria-live="polite">Loading orders…</p>}
-      {orders.isError && <ErrorNotice error={orders.error} title="Could not load the orders" />}
+      <QueryProgress query={orders} loading="Loading orders…" failed="Could not load the orders" />
       {orders.isSuccess && items.length === 0 && (
         <div className="empty-state card">
           <h2>No orders{status || q ? ' match' : ' yet'}</h2>
