@@ -12,10 +12,10 @@ import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
-import { Api, classifyPurchase, type PurchaseOutcome, type Session, stillNotStarted } from './lib/api.ts';
+import { Api, classifyPurchase, type PurchaseOutcome, type Session } from './lib/api.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envSpike, envStrategy } from './lib/config.ts';
-import { prepareBuyer, RETRY_LATER_SECONDS } from './lib/flows.ts';
+import { prepareBuyer, Resends } from './lib/flows.ts';
 import {
   purchaseDuration,
   purchaseEarly,
@@ -90,10 +90,7 @@ function sameAnswer(a: PurchaseOutcome, b: PurchaseOutcome): boolean {
   return a.kind !== 'accepted' || (b.kind === 'accepted' && a.orderNo === b.orderNo);
 }
 
-/**
- * Sends every purchase of `tokens` at once. Those answered `409 SALE_NOT_STARTED` (this machine's clock
- * a little ahead of the API's; the tokens stay valid) are sent again, every 50 ms for at most 5 s.
- */
+/** Sends every purchase of `tokens` at once, then again those that `Resends` says to send again. */
 function clickAll(
   session: Session,
   saleId: string,
@@ -101,8 +98,7 @@ function clickAll(
 ): { outcomes: PurchaseOutcome[]; durations: number[] } {
   const outcomes: PurchaseOutcome[] = [];
   const durations: number[] = [];
-  const giveUpAt = Date.now() + 5000;
-  const retryLaterUntil = Date.now() + RETRY_LATER_SECONDS * 1000;
+  const resends = new Resends();
   let pending = tokens.map((_, i) => i);
   while (pending.length > 0) {
     const responses = http.batch(
@@ -114,19 +110,15 @@ function clickAll(
       const i = pending[k] as number;
       const outcome = classifyPurchase(res, STRATEGY);
       recordTimeline(res.timings.duration);
-      if (outcome.kind === 'not_started' && Date.now() < giveUpAt) {
-        purchaseEarly.add(1);
-        again.push(i);
-        return;
-      }
-      if (outcome.kind === 'retry_later' && Date.now() + outcome.retryAfterSeconds * 1000 <= retryLaterUntil) {
-        purchaseRetriedLater.add(1);
-        wait = Math.max(wait, outcome.retryAfterSeconds);
+      const resendAfter = resends.waitBeforeResend(outcome);
+      if (resendAfter !== undefined) {
+        (outcome.kind === 'not_started' ? purchaseEarly : purchaseRetriedLater).add(1);
+        wait = Math.max(wait, resendAfter);
         again.push(i);
         return;
       }
       if (outcome.kind === 'retry_later') purchaseGaveUp.add(1);
-      outcomes[i] = outcome.kind === 'not_started' ? stillNotStarted(5) : outcome;
+      outcomes[i] = resends.final(outcome);
       durations[i] = res.timings.duration;
     });
     pending = again;
