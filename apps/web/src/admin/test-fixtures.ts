@@ -17,19 +17,14 @@ export function makeSale(overrides: Partial<Sale> = {}): Sale {
   });
 }
 
-/** What the create-sale form sends for its "Trail sneakers" sale, typed in local time on 15 January 2030. */
+/** 15 January 2030 at `hours`:`minutes`, typed in the browser's zone, as the create-sale form sends it (UTC). */
+const onSaleDay = (hours: number, minutes: number) => new Date(2030, 0, 15, hours, minutes).toISOString();
+
+/** What the create-sale form sends for the sale of makeSale, two per customer, from 10:00 to 12:00. */
 export function makeCreateSaleRequest(overrides: Partial<CreateSaleRequest> = {}): CreateSaleRequest {
-  return {
-    name: 'Trail sneakers',
-    priceCents: 4_999,
-    stock: 100,
-    perUserLimit: 2,
-    startsAt: new Date(2030, 0, 15, 10, 0).toISOString(),
-    endsAt: new Date(2030, 0, 15, 12, 0).toISOString(),
-    strategy: 'redis-lua',
-    paymentTimeoutSeconds: 600,
-    ...overrides,
-  };
+  const { name, priceCents, stock, strategy, paymentTimeoutSeconds } = makeSale();
+  const window = { startsAt: onSaleDay(10, 0), endsAt: onSaleDay(12, 0) };
+  return { name, priceCents, stock, perUserLimit: 2, ...window, strategy, paymentTimeoutSeconds, ...overrides };
 }
 
 export function makeAudit(overrides: Partial<Audit> = {}): Audit {
