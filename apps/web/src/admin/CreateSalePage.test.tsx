@@ -3,20 +3,14 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type { CreateSaleRequest } from '@flash-sale/contract';
 import { renderApp } from '../test/render';
-import { server } from '../test/server';
+import { recordPosts, server } from '../test/server';
 import { errorBody, makeCreateSaleRequest, makeDashboard, makeSale } from './test-fixtures';
 
 /** Records what the form posts, answering with `respond`. */
 function createSaleEndpoint(respond: (body: CreateSaleRequest) => Response) {
-  const sent: CreateSaleRequest[] = [];
-  server.use(
-    http.post('/api/admin/sales', async ({ request }) => {
-      const body = (await request.json()) as CreateSaleRequest;
-      sent.push(body);
-      return respond(body);
-    }),
-  );
-  return sent;
+  const endpoint = recordPosts('/api/admin/sales', respond);
+  server.use(endpoint.handler);
+  return endpoint.sent;
 }
 
 function setDateTime(label: string, value: string) {

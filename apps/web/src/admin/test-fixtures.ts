@@ -1,6 +1,7 @@
 // Test data for the admin console's tests: valid docs/api.md shapes, overridden per test.
 import type { Audit, CreateSaleRequest, Sale, SaleDashboard } from '@flash-sale/contract';
-import { aSale } from '../test/api-fixtures';
+import { http, HttpResponse } from 'msw';
+import { aSale, errorBody } from '../test/api-fixtures';
 
 export { errorBody } from '../test/api-fixtures';
 
@@ -53,4 +54,9 @@ export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashb
     sampledAt: '2030-01-15T10:05:00.000Z',
     ...overrides,
   };
+}
+
+/** A handler: the API refuses the sale's dashboard with `code` and `status`. */
+export function dashboardRefused(saleId: string, code: string, status: number) {
+  return http.get(`/api/admin/sales/${saleId}/dashboard`, () => HttpResponse.json(errorBody(code), { status }));
 }
