@@ -20,20 +20,11 @@ import http, { type RefinedResponse } from 'k6/http';
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api, type Session } from './lib/api.ts';
-import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
-import { commonConfig, envInt, runId } from './lib/config.ts';
+import { commonConfig, envInt } from './lib/config.ts';
 import { sleepUntil } from './lib/flows.ts';
-import { completeSetup, recordPurchase, recordUnexpected } from './lib/metrics.ts';
-import {
-  auditLine,
-  burstScenario,
-  correctnessThresholds,
-  createSaleOpeningLater,
-  latencyThresholds,
-  p95Bound,
-  reportThresholds,
-  runOptions,
-} from './lib/scenario.ts';
+import { recordPurchase, recordUnexpected } from './lib/metrics.ts';
+import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { auditLine, burstScenario, p95Bound, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { count, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
 
@@ -85,7 +76,7 @@ export const options: Options = {
     }),
   },
   ...runOptions(config),
-  thresholds: {
+  thresholds: scenarioThresholds(config, LATENCY, {
     // The limits held: bounded admissions, and they were actually reached.
     bot_purchases_admitted: [`count<=${MAX_BOT_PURCHASES}`],
     bot_purchases_rate_limited: ['count>0'],
@@ -94,38 +85,25 @@ export const options: Options = {
     bot_unexpected: ['count==0'],
     // Honest buyers under the limits got their units.
     honest_accepted: [`count==${HONEST}`],
-    ...correctnessThresholds(),
-    ...latencyThresholds(config, LATENCY),
-    ...reportThresholds(),
-  },
+  }),
 };
-
-interface SetupData {
-  saleId: string;
-  startsAtMs: number;
-  runId: string;
-  loadStartMs: number;
-}
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 const BOT_STATUSES = http.expectedStatuses(201, 202, 403, 409, 410, 429);
 
-export function setup(): SetupData {
-  const admin = signInAdmin(config);
-  const id = runId();
-  const sale = createSaleOpeningLater(
-    admin,
+export function setup(): OneSaleRun {
+  return setupOneSale(
+    config,
     START_DELAY,
-    {
+    (id) => ({
       name: `k6 bot swarm ${id}`,
       description: `k6 bot-swarm: ${BOTS} bots over the limits, ${HONEST} honest buyers`,
       priceCents: 999,
       stock: STOCK,
       perUserLimit: 1,
-    },
+    }),
     'Creating the sale',
   );
-  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id, loadStartMs: Date.now() });
 }
 
 /** A `429` as docs/api.md has it: code RATE_LIMITED and a `retry-after` of at least one second. */
@@ -150,7 +128,7 @@ function tally(res: RefinedResponse<'text'>, admitted: Counter, limited: Counter
 
 let botSession: Session | null = null;
 
-export function bot(data: SetupData): void {
+export function bot(data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   if (!botSession) {
     const session = api.guest(`k6-bot-${data.runId}-${exec.vu.idInTest}`);
@@ -180,7 +158,7 @@ export function bot(data: SetupData): void {
   for (const res of responses) tally(res, botPurchasesAdmitted, botPurchasesLimited, [201, 202, 403, 409, 410]);
 }
 
-export function honest(data: SetupData): void {
+export function honest(data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   const tags = { scenario_role: 'honest' };
   const session = api.guest(`k6-honest-${data.runId}-${exec.vu.idInTest}`, tags);
@@ -209,9 +187,8 @@ export function honest(data: SetupData): void {
   check(null, { 'an honest buyer gets a unit': () => false });
 }
 
-export function teardown(data: SetupData): void {
-  const admin = signInAdmin(config);
-  auditChecks(waitForQuiet(admin, data.saleId), { label: 'bot swarm', tags: { strategy: 'redis-lua' } });
+export function teardown(data: OneSaleRun): void {
+  auditSales(config, [[data.saleId, { label: 'bot swarm', tags: { strategy: 'redis-lua' } }]]);
 }
 
 export const handleSummary = summaryHandler({

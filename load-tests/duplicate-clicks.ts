@@ -12,11 +12,10 @@ import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
-import { Api, classifyPurchase, type PurchaseOutcome, type Session, stillNotStarted } from './lib/api.ts';
-import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
+import { Api, classifyPurchase, type PurchaseOutcome, type Session } from './lib/api.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
-import { commonConfig, envInt, envSpike, envStrategy, runId } from './lib/config.ts';
-import { prepareBuyer, RETRY_LATER_SECONDS } from './lib/flows.ts';
+import { commonConfig, envInt, envSpike, envStrategy } from './lib/config.ts';
+import { prepareBuyer, Resends } from './lib/flows.ts';
 import {
   purchaseDuration,
   purchaseEarly,
@@ -26,18 +25,9 @@ import {
   recordPurchase,
   recordUnexpected,
   warnSome,
-  completeSetup,
 } from './lib/metrics.ts';
-import {
-  auditLine,
-  correctnessThresholds,
-  createSaleOpeningLater,
-  gaveUpBound,
-  latencyThresholds,
-  p95Bound,
-  reportThresholds,
-  runOptions,
-} from './lib/scenario.ts';
+import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { auditLine, buyerLatencyBounds, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, recordTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -53,11 +43,7 @@ const EXTRA_TOKENS = envInt('EXTRA_TOKENS', 2, 0, 20);
 const STRATEGY = envStrategy('STRATEGY', 'redis-lua');
 const SCENARIO = 'duplicate_clicks';
 const BUCKET_SECONDS = declareTimeline(shapeSeconds(SHAPE) + 40);
-const LATENCY = [
-  p95Bound(config, 'purchase p95', 'purchase_duration'),
-  p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
-  gaveUpBound(),
-];
+const LATENCY = buyerLatencyBounds(config, SCENARIO);
 
 /** Buyers whose replays of one token did not all answer alike (a replay must return the same order). */
 const replayMismatch = new Counter('replay_mismatch');
@@ -71,44 +57,31 @@ export const options: Options = {
   batch: CLICKS + EXTRA_TOKENS,
   batchPerHost: CLICKS + EXTRA_TOKENS,
   ...runOptions(config),
-  thresholds: {
-    ...correctnessThresholds(),
+  thresholds: scenarioThresholds(config, LATENCY, {
     replay_mismatch: ['count==0'],
     limit_exceeded: ['count==0'],
     purchase_accepted: [`count<=${STOCK}`],
-    ...latencyThresholds(config, LATENCY),
-    ...reportThresholds(),
-  },
+  }),
 };
-
-interface SetupData {
-  saleId: string;
-  runId: string;
-  loadStartMs: number;
-}
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): SetupData {
-  const admin = signInAdmin(config);
-  const id = runId();
-  const sale = createSaleOpeningLater(
-    admin,
+export function setup(): OneSaleRun {
+  return setupOneSale(
+    config,
     0,
-    {
+    (id) => ({
       name: `k6 duplicate clicks ${id}`,
       description: `k6 duplicate-clicks: up to ${SHAPE.peakRate} buyers/s × (${CLICKS} clicks + ${EXTRA_TOKENS} tokens)`,
       priceCents: 1999,
       stock: STOCK,
       perUserLimit: PER_USER_LIMIT,
       strategy: STRATEGY,
-    },
+    }),
     `Creating the ${STRATEGY} sale`,
+    (sale) =>
+      `sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}): about ${plannedArrivals(SHAPE)} buyers`,
   );
-  console.log(
-    `sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}): about ${plannedArrivals(SHAPE)} buyers`,
-  );
-  return completeSetup({ saleId: sale.id, runId: id, loadStartMs: Date.now() });
 }
 
 /** The same answer: same outcome, and the same order number when accepted. */
@@ -117,10 +90,7 @@ function sameAnswer(a: PurchaseOutcome, b: PurchaseOutcome): boolean {
   return a.kind !== 'accepted' || (b.kind === 'accepted' && a.orderNo === b.orderNo);
 }
 
-/**
- * Sends every purchase of `tokens` at once. Those answered `409 SALE_NOT_STARTED` (this machine's clock
- * a little ahead of the API's; the tokens stay valid) are sent again, every 50 ms for at most 5 s.
- */
+/** Sends every purchase of `tokens` at once, then again those that `Resends` says to send again. */
 function clickAll(
   session: Session,
   saleId: string,
@@ -128,8 +98,7 @@ function clickAll(
 ): { outcomes: PurchaseOutcome[]; durations: number[] } {
   const outcomes: PurchaseOutcome[] = [];
   const durations: number[] = [];
-  const giveUpAt = Date.now() + 5000;
-  const retryLaterUntil = Date.now() + RETRY_LATER_SECONDS * 1000;
+  const resends = new Resends();
   let pending = tokens.map((_, i) => i);
   while (pending.length > 0) {
     const responses = http.batch(
@@ -141,19 +110,15 @@ function clickAll(
       const i = pending[k] as number;
       const outcome = classifyPurchase(res, STRATEGY);
       recordTimeline(res.timings.duration);
-      if (outcome.kind === 'not_started' && Date.now() < giveUpAt) {
-        purchaseEarly.add(1);
-        again.push(i);
-        return;
-      }
-      if (outcome.kind === 'retry_later' && Date.now() + outcome.retryAfterSeconds * 1000 <= retryLaterUntil) {
-        purchaseRetriedLater.add(1);
-        wait = Math.max(wait, outcome.retryAfterSeconds);
+      const resendAfter = resends.waitBeforeResend(outcome);
+      if (resendAfter !== undefined) {
+        (outcome.kind === 'not_started' ? purchaseEarly : purchaseRetriedLater).add(1);
+        wait = Math.max(wait, resendAfter);
         again.push(i);
         return;
       }
       if (outcome.kind === 'retry_later') purchaseGaveUp.add(1);
-      outcomes[i] = outcome.kind === 'not_started' ? stillNotStarted(5) : outcome;
+      outcomes[i] = resends.final(outcome);
       durations[i] = res.timings.duration;
     });
     pending = again;
@@ -162,7 +127,7 @@ function clickAll(
   return { outcomes, durations };
 }
 
-export default function (data: SetupData): void {
+export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   const buyer = prepareBuyer(api, data.saleId, `k6-dup-${data.runId}-${exec.scenario.iterationInTest}`);
   if (!buyer) return;
@@ -234,9 +199,8 @@ export default function (data: SetupData): void {
   }
 }
 
-export function teardown(data: SetupData): void {
-  const admin = signInAdmin(config);
-  auditChecks(waitForQuiet(admin, data.saleId), { label: STRATEGY, tags: { strategy: STRATEGY } });
+export function teardown(data: OneSaleRun): void {
+  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY } }]]);
 }
 
 export const handleSummary = summaryHandler({

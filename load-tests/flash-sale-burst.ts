@@ -13,21 +13,11 @@
 import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { Api } from './lib/api.ts';
-import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
-import { commonConfig, envInt, envSpike, envStrategy, runId } from './lib/config.ts';
+import { commonConfig, envInt, envSpike, envStrategy } from './lib/config.ts';
 import { buy, prepareBuyer } from './lib/flows.ts';
-import { completeSetup } from './lib/metrics.ts';
-import {
-  auditLine,
-  correctnessThresholds,
-  createSaleOpeningLater,
-  gaveUpBound,
-  latencyThresholds,
-  p95Bound,
-  reportThresholds,
-  runOptions,
-} from './lib/scenario.ts';
+import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { auditLine, buyerLatencyBounds, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -38,63 +28,43 @@ const STOCK = envInt('STOCK', DEFAULT_STOCK.burst, 1, SALE_LIMITS.maxStock);
 const STRATEGY = envStrategy('STRATEGY', 'redis-lua');
 const SCENARIO = 'burst';
 const BUCKET_SECONDS = declareTimeline(shapeSeconds(SHAPE) + 40);
-const LATENCY = [
-  p95Bound(config, 'purchase p95', 'purchase_duration'),
-  p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
-  gaveUpBound(),
-];
+const LATENCY = buyerLatencyBounds(config, SCENARIO);
 
 export const options: Options = {
   // A buyer's three calls take a few tens of ms on a healthy stack: 0.3 s sizes the VU pool with room.
   scenarios: { [SCENARIO]: spikeScenario(SHAPE, 0.3, { tags: { strategy: STRATEGY } }) },
   ...runOptions(config),
-  thresholds: {
-    ...correctnessThresholds(),
-    purchase_accepted: [`count<=${STOCK}`],
-    ...latencyThresholds(config, LATENCY),
-    ...reportThresholds(),
-  },
+  thresholds: scenarioThresholds(config, LATENCY, { purchase_accepted: [`count<=${STOCK}`] }),
 };
-
-interface SetupData {
-  saleId: string;
-  runId: string;
-  /** The timeline's origin (lib/timeline.ts). */
-  loadStartMs: number;
-}
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): SetupData {
-  const admin = signInAdmin(config);
-  const id = runId();
-  const sale = createSaleOpeningLater(
-    admin,
+export function setup(): OneSaleRun {
+  return setupOneSale(
+    config,
     0,
-    {
+    (id) => ({
       name: `k6 burst ${id}`,
       description: `k6 flash-sale-burst: up to ${SHAPE.peakRate} buyers/s, ${STOCK} units`,
       priceCents: 4999,
       stock: STOCK,
       perUserLimit: 1,
       strategy: STRATEGY,
-    },
+    }),
     `Creating the ${STRATEGY} sale`,
+    (sale) => `sale ${sale.id} (${STRATEGY}, stock ${STOCK}): about ${plannedArrivals(SHAPE)} buyers arrive`,
   );
-  console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}): about ${plannedArrivals(SHAPE)} buyers arrive`);
-  return completeSetup({ saleId: sale.id, runId: id, loadStartMs: Date.now() });
 }
 
-export default function (data: SetupData): void {
+export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   const buyer = prepareBuyer(api, data.saleId, `k6-burst-${data.runId}-${exec.scenario.iterationInTest}`);
   if (!buyer) return;
   buy(api, buyer, data.saleId, STRATEGY);
 }
 
-export function teardown(data: SetupData): void {
-  const admin = signInAdmin(config);
-  auditChecks(waitForQuiet(admin, data.saleId), { label: STRATEGY, tags: { strategy: STRATEGY } });
+export function teardown(data: OneSaleRun): void {
+  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY } }]]);
 }
 
 export const handleSummary = summaryHandler({

@@ -11,19 +11,12 @@ import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api, must } from './lib/api.ts';
-import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
-import { commonConfig, envDuration, envInt, envNumber, envStrategy, runId } from './lib/config.ts';
+import { commonConfig, envDuration, envInt, envNumber, envStrategy } from './lib/config.ts';
 import { buy, prepareBuyer, waitUntilWritten } from './lib/flows.ts';
-import { recordUnexpected, completeSetup } from './lib/metrics.ts';
-import {
-  correctnessThresholds,
-  gaveUpBound,
-  latencyThresholds,
-  p95Bound,
-  reportThresholds,
-  runOptions,
-} from './lib/scenario.ts';
+import { recordUnexpected } from './lib/metrics.ts';
+import { auditSales, type RunData, setupRun } from './lib/run.ts';
+import { buyerLatencyBounds, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_SOAK } from './lib/shapes.ts';
 import { count, fmt, stat, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -42,11 +35,7 @@ const ORDER_WAIT = envInt('ORDER_WAIT', 15, 1, 600);
 const STRATEGY = envStrategy('STRATEGY', 'redis-lua');
 const SCENARIO = 'soak';
 const BUCKET_SECONDS = declareTimeline(DURATION.seconds + ORDER_WAIT + 40);
-const LATENCY = [
-  p95Bound(config, 'purchase p95', 'purchase_duration'),
-  p95Bound(config, 'every request p95', `http_req_duration{scenario:${SCENARIO}}`),
-  gaveUpBound(),
-];
+const LATENCY = buyerLatencyBounds(config, SCENARIO);
 
 const ordersPaid = new Counter('orders_paid');
 const ordersCancelled = new Counter('orders_cancelled');
@@ -65,42 +54,42 @@ export const options: Options = {
     },
   },
   ...runOptions(config, SALES),
-  thresholds: { ...correctnessThresholds(), ...latencyThresholds(config, LATENCY), ...reportThresholds() },
+  thresholds: scenarioThresholds(config, LATENCY),
 };
 
-interface SetupData {
+interface SetupData extends RunData {
   saleIds: string[];
-  runId: string;
-  loadStartMs: number;
 }
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
 export function setup(): SetupData {
-  const admin = signInAdmin(config);
-  const id = runId();
-  const endsAt = new Date(Date.now() + (DURATION.seconds + 3600) * 1000).toISOString();
-  const saleIds: string[] = [];
-  for (let i = 1; i <= SALES; i++) {
-    const sale = must(
-      admin.api.createSale(admin.token, {
-        name: `k6 soak ${id} #${i}`,
-        description: `k6 soak: ${RATE}/s for ${DURATION.text} over ${SALES} sales`,
-        priceCents: 999 + i,
-        stock: STOCK,
-        perUserLimit: 1,
-        endsAt, // starts now (the default)
-        strategy: STRATEGY,
-        purpose: 'load-test',
-        // Longer than the run: pending orders stay pending instead of expiring mid-soak.
-        paymentTimeoutSeconds: Math.min(86_400, DURATION.seconds + 3600),
-      }),
-      `Creating ${STRATEGY} sale #${i}`,
+  return setupRun(config, (admin, id) => {
+    const endsAt = new Date(Date.now() + (DURATION.seconds + 3600) * 1000).toISOString();
+    const saleIds: string[] = [];
+    for (let i = 1; i <= SALES; i++) {
+      const sale = must(
+        admin.api.createSale(admin.token, {
+          name: `k6 soak ${id} #${i}`,
+          description: `k6 soak: ${RATE}/s for ${DURATION.text} over ${SALES} sales`,
+          priceCents: 999 + i,
+          stock: STOCK,
+          perUserLimit: 1,
+          endsAt, // starts now (the default)
+          strategy: STRATEGY,
+          purpose: 'load-test',
+          // Longer than the run: pending orders stay pending instead of expiring mid-soak.
+          paymentTimeoutSeconds: Math.min(86_400, DURATION.seconds + 3600),
+        }),
+        `Creating ${STRATEGY} sale #${i}`,
+      );
+      saleIds.push(sale.id);
+    }
+    console.log(
+      `sales ${saleIds.join(', ')} (${STRATEGY}, stock ${STOCK} each): ${RATE} buyers/s for ${DURATION.text}`,
     );
-    saleIds.push(sale.id);
-  }
-  console.log(`sales ${saleIds.join(', ')} (${STRATEGY}, stock ${STOCK} each): ${RATE} buyers/s for ${DURATION.text}`);
-  return completeSetup({ saleIds, runId: id, loadStartMs: Date.now() });
+    return { saleIds };
+  });
 }
 
 export default function (data: SetupData): void {
@@ -141,10 +130,10 @@ export default function (data: SetupData): void {
 }
 
 export function teardown(data: SetupData): void {
-  const admin = signInAdmin(config);
-  data.saleIds.forEach((saleId, i) => {
-    auditChecks(waitForQuiet(admin, saleId), { label: `${STRATEGY} sale #${i + 1}`, tags: { strategy: STRATEGY } });
-  });
+  auditSales(
+    config,
+    data.saleIds.map((saleId, i) => [saleId, { label: `${STRATEGY} sale #${i + 1}`, tags: { strategy: STRATEGY } }]),
+  );
 }
 
 /** Over every audited sale: gauges keep min and max, so min(audit_ok) = 1 means all were clean. */

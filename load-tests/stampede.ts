@@ -15,20 +15,11 @@ import exec from 'k6/execution';
 import { Trend } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api } from './lib/api.ts';
-import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
-import { commonConfig, envInt, envStrategy, runId } from './lib/config.ts';
+import { commonConfig, envInt, envStrategy } from './lib/config.ts';
 import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
-import { completeSetup } from './lib/metrics.ts';
-import {
-  auditLine,
-  burstScenario,
-  correctnessThresholds,
-  createSaleOpeningLater,
-  latencyThresholds,
-  reportThresholds,
-  runOptions,
-} from './lib/scenario.ts';
+import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { auditLine, burstScenario, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_STAMPEDE, DEFAULT_STOCK } from './lib/shapes.ts';
 import { count, fmt, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -54,44 +45,29 @@ const LATENCY: LatencyBound[] = [
 export const options: Options = {
   scenarios: { [SCENARIO]: burstScenario(USERS, START_DELAY, { tags: { strategy: STRATEGY } }) },
   ...runOptions(config),
-  thresholds: {
-    ...correctnessThresholds(),
-    purchase_accepted: [`count==${EXPECTED_ACCEPTED}`],
-    ...latencyThresholds(config, LATENCY),
-    ...reportThresholds(),
-  },
+  thresholds: scenarioThresholds(config, LATENCY, { purchase_accepted: [`count==${EXPECTED_ACCEPTED}`] }),
 };
-
-interface SetupData {
-  saleId: string;
-  startsAtMs: number;
-  runId: string;
-  loadStartMs: number;
-}
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): SetupData {
-  const admin = signInAdmin(config);
-  const id = runId();
-  const sale = createSaleOpeningLater(
-    admin,
+export function setup(): OneSaleRun {
+  return setupOneSale(
+    config,
     START_DELAY,
-    {
+    (id) => ({
       name: `k6 stampede ${id}`,
       description: `k6 stampede: ${USERS} buyers in one instant, ${STOCK} units`,
       priceCents: 4999,
       stock: STOCK,
       perUserLimit: 1,
       strategy: STRATEGY,
-    },
+    }),
     `Creating the ${STRATEGY} sale`,
+    (sale) => `sale ${sale.id} (${STRATEGY}, stock ${STOCK}) opens at ${sale.startsAt} for ${USERS} buyers`,
   );
-  console.log(`sale ${sale.id} (${STRATEGY}, stock ${STOCK}) opens at ${sale.startsAt} for ${USERS} buyers`);
-  return completeSetup({ saleId: sale.id, startsAtMs: Date.parse(sale.startsAt), runId: id, loadStartMs: Date.now() });
 }
 
-export default function (data: SetupData): void {
+export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   const buyer = prepareBuyer(api, data.saleId, `k6-stampede-${data.runId}-${exec.vu.idInTest}`);
   if (!buyer) return;
@@ -100,13 +76,8 @@ export default function (data: SetupData): void {
   answeredAfterOpening.add(Math.max(0, Date.now() - data.startsAtMs));
 }
 
-export function teardown(data: SetupData): void {
-  const admin = signInAdmin(config);
-  auditChecks(waitForQuiet(admin, data.saleId), {
-    label: STRATEGY,
-    tags: { strategy: STRATEGY },
-    held: EXPECTED_ACCEPTED,
-  });
+export function teardown(data: OneSaleRun): void {
+  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY }, held: EXPECTED_ACCEPTED }]]);
 }
 
 export const handleSummary = summaryHandler({

@@ -16,12 +16,13 @@
 import exec from 'k6/execution';
 import type { Options, Scenario, Threshold } from 'k6/options';
 import { Api } from './lib/api.ts';
-import { auditChecks, signInAdmin, waitForQuiet } from './lib/audit.ts';
+import type { AuditExpectations } from './lib/audit.ts';
 import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy, UNSAFE_STRATEGIES } from '../libs/contract/src/sale.ts';
-import { commonConfig, envInt, envSpike, envStrategies, isStrategy, runId } from './lib/config.ts';
+import { commonConfig, envInt, envSpike, envStrategies, isStrategy } from './lib/config.ts';
 import { buy, prepareBuyer } from './lib/flows.ts';
-import { completeSetup, SETUP_THRESHOLD } from './lib/metrics.ts';
-import { gaveUpBound, latencyThresholds, opensIn, p95Bound, reportThresholds, runOptions } from './lib/scenario.ts';
+import { SETUP_THRESHOLD } from './lib/metrics.ts';
+import { auditSales, type RunData, setupRun } from './lib/run.ts';
+import { buyerLatencyBounds, latencyThresholds, opensIn, reportThresholds, runOptions } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, fmt, fmtMs, stat, summaryHandler, table } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -43,11 +44,8 @@ const BUCKET_SECONDS = declareTimeline(SELECTED.length * SLOT_SECONDS + 30);
 
 const unsafe = (strategy: string): boolean => EXPECTED_TO_OVERSELL.includes(strategy);
 
-const LATENCY = SELECTED.flatMap((s) => [
-  p95Bound(config, `${s} purchase p95`, `purchase_duration{strategy:${s}}`),
-  p95Bound(config, `${s} every request p95`, `http_req_duration{scenario:${s}}`),
-  { ...gaveUpBound(`purchase_gave_up{strategy:${s}}`), label: `${s} buyers who gave up on 429/503` },
-]);
+/** Each strategy's own bounds: its scenario is named after it, and its samples are tagged with it. */
+const LATENCY = SELECTED.flatMap((s) => buyerLatencyBounds(config, s, s));
 
 function scenarios(): Record<string, Scenario> {
   const all: Record<string, Scenario> = {};
@@ -88,40 +86,38 @@ export const options: Options = {
   thresholds: thresholds(),
 };
 
-interface SetupData {
+interface SetupData extends RunData {
   /** Sale id per strategy. */
   sales: Partial<Record<SaleStrategy, string>>;
-  runId: string;
-  loadStartMs: number;
 }
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
 export function setup(): SetupData {
-  const admin = signInAdmin(config);
-  const id = runId();
-  const sales: Partial<Record<SaleStrategy, string>> = {};
-  for (const strategy of SELECTED) {
-    const created = admin.api.createSale(admin.token, {
-      name: `k6 comparison ${id} ${strategy}`,
-      description: `k6 strategy-comparison: up to ${SHAPE.peakRate} buyers/s, ${STOCK} units, strategy ${strategy}`,
-      priceCents: 2999,
-      stock: STOCK,
-      perUserLimit: 1,
-      ...opensIn(0),
-      strategy,
-      purpose: 'load-test',
-    });
-    if (!created.ok) {
-      throw new Error(
-        `Creating the ${strategy} sale failed: HTTP ${created.status} ${created.code}: ${created.message}. ` +
-          `If this API does not implement that strategy, choose the ones it has, e.g. -e STRATEGIES=redis-lua`,
-      );
+  return setupRun(config, (admin, id) => {
+    const sales: Partial<Record<SaleStrategy, string>> = {};
+    for (const strategy of SELECTED) {
+      const created = admin.api.createSale(admin.token, {
+        name: `k6 comparison ${id} ${strategy}`,
+        description: `k6 strategy-comparison: up to ${SHAPE.peakRate} buyers/s, ${STOCK} units, strategy ${strategy}`,
+        priceCents: 2999,
+        stock: STOCK,
+        perUserLimit: 1,
+        ...opensIn(0),
+        strategy,
+        purpose: 'load-test',
+      });
+      if (!created.ok) {
+        throw new Error(
+          `Creating the ${strategy} sale failed: HTTP ${created.status} ${created.code}: ${created.message}. ` +
+            `If this API does not implement that strategy, choose the ones it has, e.g. -e STRATEGIES=redis-lua`,
+        );
+      }
+      sales[strategy] = created.value.id;
+      console.log(`${strategy}: sale ${created.value.id}, stock ${STOCK}`);
     }
-    sales[strategy] = created.value.id;
-    console.log(`${strategy}: sale ${created.value.id}, stock ${STOCK}`);
-  }
-  return completeSetup({ sales, runId: id, loadStartMs: Date.now() });
+    return { sales };
+  });
 }
 
 export default function (data: SetupData): void {
@@ -137,17 +133,17 @@ export default function (data: SetupData): void {
 }
 
 export function teardown(data: SetupData): void {
-  const admin = signInAdmin(config);
+  const audited: Array<[string, AuditExpectations]> = [];
   for (const strategy of SELECTED) {
     const saleId = data.sales[strategy];
     if (saleId === undefined) continue;
     const safe = !unsafe(strategy);
-    auditChecks(waitForQuiet(admin, saleId), {
-      label: safe ? strategy : `${strategy} (UNSAFE by design)`,
-      tags: { strategy },
-      enforce: safe,
-    });
+    audited.push([
+      saleId,
+      { label: safe ? strategy : `${strategy} (UNSAFE by design)`, tags: { strategy }, enforce: safe },
+    ]);
   }
+  auditSales(config, audited);
 }
 
 function verdict(data: K6SummaryData, strategy: SaleStrategy): string {

@@ -13,24 +13,29 @@ export function envString(name: string, fallback: string): string {
   return raw(name) ?? fallback;
 }
 
-export function envInt(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+/** A number within [min, max] that `valid` accepts (`kind` names it in the error), or `fallback` if unset. */
+function envBounded(
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  kind: { valid: (value: number) => boolean; name: string },
+): number {
   const value = raw(name);
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${value}"`);
+  if (!kind.valid(parsed) || parsed < min || parsed > max) {
+    throw new Error(`${name} must be ${kind.name} between ${min} and ${max}, got "${value}"`);
   }
   return parsed;
 }
 
+export function envInt(name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+  return envBounded(name, fallback, min, max, { valid: Number.isInteger, name: 'an integer' });
+}
+
 export function envNumber(name: string, fallback: number, min: number, max: number): number {
-  const value = raw(name);
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
-    throw new Error(`${name} must be a number between ${min} and ${max}, got "${value}"`);
-  }
-  return parsed;
+  return envBounded(name, fallback, min, max, { valid: Number.isFinite, name: 'a number' });
 }
 
 /** A k6 duration such as `90s`, `5m` or `1h30m`; returned as given (k6 parses it) and in seconds. */

@@ -38,12 +38,36 @@ export function sleepUntil(epochMs: number, tags: Record<string, string> = {}): 
 }
 
 /**
- * One purchase, counted under its outcome. A `409 SALE_NOT_STARTED` (this machine's clock a little
- * ahead of the API's) is retried with the same token, which a refusal leaves valid, every 50 ms for at
- * most `notStartedRetrySeconds`; after that it counts as unexpected. A `429`/`503` with `retry-after`
- * is waited out and retried with the same token, as the storefront does, for RETRY_LATER_SECONDS;
- * after that the buyer gives up (`purchase_gave_up`).
+ * When a buyer sends the same token again, which a refusal leaves valid. A `409 SALE_NOT_STARTED`
+ * (this machine's clock a little ahead of the API's): every 50 ms for at most `notStartedSeconds`, after
+ * which it counts as unexpected. A `429`/`503` with `retry-after`: after the wait it names, as the
+ * storefront does, for RETRY_LATER_SECONDS; after that the buyer gives up (`purchase_gave_up`).
  */
+export class Resends {
+  private readonly notStartedUntil: number;
+  private readonly retryLaterUntil: number;
+
+  constructor(private readonly notStartedSeconds = 5) {
+    this.notStartedUntil = Date.now() + notStartedSeconds * 1000;
+    this.retryLaterUntil = Date.now() + RETRY_LATER_SECONDS * 1000;
+  }
+
+  /** Seconds to wait before sending the token again, or undefined when this answer is the last. */
+  waitBeforeResend(outcome: PurchaseOutcome): number | undefined {
+    if (outcome.kind === 'not_started') return Date.now() < this.notStartedUntil ? 0.05 : undefined;
+    if (outcome.kind === 'retry_later' && Date.now() + outcome.retryAfterSeconds * 1000 <= this.retryLaterUntil) {
+      return outcome.retryAfterSeconds;
+    }
+    return undefined;
+  }
+
+  /** The last answer as it counts: a `SALE_NOT_STARTED` that outlived its resends is unexpected. */
+  final(outcome: PurchaseOutcome): PurchaseOutcome {
+    return outcome.kind === 'not_started' ? stillNotStarted(this.notStartedSeconds) : outcome;
+  }
+}
+
+/** One purchase, counted under its outcome, sent again as `Resends` says. */
 export function buy(
   api: Api,
   buyer: Buyer,
@@ -52,27 +76,18 @@ export function buy(
   tags: Record<string, string> = {},
   notStartedRetrySeconds = 5,
 ): PurchaseOutcome {
-  const giveUpAt = Date.now() + notStartedRetrySeconds * 1000;
-  const retryLaterUntil = Date.now() + RETRY_LATER_SECONDS * 1000;
+  const resends = new Resends(notStartedRetrySeconds);
   for (;;) {
     const { outcome, res } = api.purchase(buyer.session, saleId, buyer.token, strategy, { tags });
-    if (outcome.kind === 'not_started' && Date.now() >= giveUpAt) {
-      const late = stillNotStarted(notStartedRetrySeconds);
-      recordPurchase(late, res.timings.duration, tags);
-      return late;
+    const wait = resends.waitBeforeResend(outcome);
+    if (wait === undefined) {
+      const final = resends.final(outcome);
+      recordPurchase(final, res.timings.duration, tags);
+      if (final.kind === 'retry_later') purchaseGaveUp.add(1, tags);
+      return final;
     }
     recordPurchase(outcome, res.timings.duration, tags);
-    if (outcome.kind === 'retry_later') {
-      const wait = outcome.retryAfterSeconds * 1000;
-      if (Date.now() + wait > retryLaterUntil) {
-        purchaseGaveUp.add(1, tags);
-        return outcome;
-      }
-      sleep(outcome.retryAfterSeconds);
-      continue;
-    }
-    if (outcome.kind !== 'not_started') return outcome;
-    sleep(0.05);
+    sleep(wait);
   }
 }
 

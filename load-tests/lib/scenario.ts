@@ -61,6 +61,33 @@ export function gaveUpBound(metric = 'purchase_gave_up'): LatencyBound {
   return { label: 'buyers who gave up on 429/503', metric, stat: 'count', below: 1, unit: 'count' };
 }
 
+/**
+ * The latency bounds of a scenario whose buyers sign in, take a token and buy: the purchase's p95, every
+ * request's p95, and no buyer left giving up. With `strategy`, those of that strategy's sale alone.
+ */
+export function buyerLatencyBounds(config: CommonConfig, scenario: string, strategy?: string): LatencyBound[] {
+  const ofSale = (metric: string): string => (strategy ? `${metric}{strategy:${strategy}}` : metric);
+  const label = (text: string): string => (strategy ? `${strategy} ${text}` : text);
+  const gaveUp = gaveUpBound(ofSale('purchase_gave_up'));
+  return [
+    p95Bound(config, label('purchase p95'), ofSale('purchase_duration')),
+    p95Bound(config, label('every request p95'), `http_req_duration{scenario:${scenario}}`),
+    { ...gaveUp, label: label(gaveUp.label) },
+  ];
+}
+
+/**
+ * Every threshold of a scenario: correctness, the scenario's own (`extra`, e.g. how many purchases may
+ * be accepted), latency, and the report's.
+ */
+export function scenarioThresholds(
+  config: CommonConfig,
+  latency: LatencyBound[],
+  extra: Record<string, string[]> = {},
+): Record<string, string[]> {
+  return { ...correctnessThresholds(), ...extra, ...latencyThresholds(config, latency), ...reportThresholds() };
+}
+
 /** Statuses the report counts answers for (`0`: no answer). */
 const REPORTED_STATUSES = [
   '0',

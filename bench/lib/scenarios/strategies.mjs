@@ -2,17 +2,20 @@
  * (d) One sale per strategy — same stock, same number of distinct buyers, same concurrency — one after
  * another, each after a short warm-up on a throwaway sale of its strategy; each sale is then audited.
  */
+import { require } from '../app-dist.mjs';
 import { waitForOrdersWritten } from '../orders.mjs';
-import { MUST_OVERSELL, SETTINGS, STRATEGIES, UNSAFE_STRATEGIES, log } from '../settings.mjs';
+import { MUST_OVERSELL, SETTINGS, log } from '../settings.mjs';
 
 export async function runStrategies(run) {
+  // Every strategy of the contract, in its order; the unsafe ones are reported, not checked.
+  const { SALE_STRATEGIES, UNSAFE_STRATEGIES } = require('@flash-sale/contract');
   run.results.strategies = [];
-  for (const strategy of STRATEGIES) {
+  for (const strategy of SALE_STRATEGIES) {
     const redisBacked = strategy === 'redis-lua';
     // redis-lua answers 202 and the worker writes the order; the others write it in the request (201).
     const accept = redisBacked ? 202 : 201;
     if (SETTINGS.strategyWarmup > 0) await warmUp(run, strategy, accept);
-    const entry = await measureStrategy(run, strategy, accept);
+    const entry = await measureStrategy(run, strategy, accept, UNSAFE_STRATEGIES.includes(strategy));
     run.results.strategies.push(entry);
     log(
       `strategy ${strategy}: ${entry.accepted} accepted of ${entry.buyers} buyers on stock ${entry.stock}; ` +
@@ -48,7 +51,7 @@ async function warmUp(run, strategy, accept) {
   await buyOnce(run, { key: 'strategyWarmup', label, strategy, accept, saleId: sale.id, count: requests });
 }
 
-async function measureStrategy(run, strategy, accept) {
+async function measureStrategy(run, strategy, accept, unsafe) {
   const sale = await run.sales.create(`bench ${strategy}`, SETTINGS.strategyStock, strategy);
   const measured = await buyOnce(run, {
     key: `strategy:${strategy}`,
@@ -61,7 +64,7 @@ async function measureStrategy(run, strategy, accept) {
   return {
     ...measured,
     strategy,
-    unsafe: UNSAFE_STRATEGIES.includes(strategy),
+    unsafe,
     mustOversell: strategy === MUST_OVERSELL,
     saleId: sale.id,
     stock: SETTINGS.strategyStock,

@@ -3,21 +3,17 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { sessionStore } from '../session/session-store';
 import { renderApp } from '../test/render';
-import { server } from '../test/server';
-import { errorBody, makeSale } from './test-fixtures';
+import { recordPosts, server } from '../test/server';
+import { dashboardRefused, errorBody, makeSale } from './test-fixtures';
 
 const listSales = () => http.get('/api/admin/sales', () => HttpResponse.json([makeSale()]));
 
 describe('AdminLayout', () => {
   it('signs in with the admin password and opens the console', async () => {
-    let sentPassword: unknown;
-    server.use(
-      http.post('/api/auth/admin', async ({ request }) => {
-        sentPassword = ((await request.json()) as { password: string }).password;
-        return HttpResponse.json({ token: 'admin-jwt' }, { status: 201 });
-      }),
-      listSales(),
+    const signIn = recordPosts<{ password: string }>('/api/auth/admin', () =>
+      HttpResponse.json({ token: 'admin-jwt' }, { status: 201 }),
     );
+    server.use(signIn.handler, listSales());
     const user = userEvent.setup();
     renderApp('/admin');
 
@@ -27,7 +23,7 @@ describe('AdminLayout', () => {
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
 
     expect(await screen.findByRole('heading', { name: 'Sales' })).toBeInTheDocument();
-    expect(sentPassword).toBe('s3cret');
+    expect(signIn.sent.map((body) => body.password)).toEqual(['s3cret']);
     expect(sessionStore.getSnapshot().adminToken).toBe('admin-jwt');
     expect(screen.getByRole('navigation', { name: 'Admin' })).toBeInTheDocument();
   });
@@ -86,11 +82,7 @@ describe('AdminLayout', () => {
   });
 
   it('asks to sign in again when the API says the admin token expired', async () => {
-    server.use(
-      http.get('/api/admin/sales/s-1/dashboard', () =>
-        HttpResponse.json(errorBody('UNAUTHENTICATED'), { status: 401 }),
-      ),
-    );
+    server.use(dashboardRefused('s-1', 'UNAUTHENTICATED', 401));
     renderApp('/admin/sales/s-1', { adminToken: 'expired-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'Admin sign-in' })).toBeInTheDocument();

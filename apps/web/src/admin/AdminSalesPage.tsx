@@ -5,8 +5,9 @@ import { api, queryKeys } from '../api/endpoints';
 import { SALE_PURPOSES, type Sale, type SalePurpose } from '@flash-sale/contract';
 import { asAdmin } from './admin-request';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { QueryProgress } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
+import { numeric, TableHead } from '../components/Table';
 import { PreloadNotice } from './PreloadNotice';
 import { canPreload, usePreloadSale } from './use-preload-sale';
 
@@ -67,8 +68,7 @@ export function AdminSalesPage() {
         </select>
       </div>
       <PreloadNotice preload={preload} />
-      {sales.isPending && <p aria-live="polite">Loading sales…</p>}
-      {sales.isError && <ErrorNotice error={sales.error} title="Could not load the sales" />}
+      <QueryProgress query={sales} loading="Loading sales…" failed="Could not load the sales" />
       {sales.isSuccess && sorted.length === 0 && (
         <div className="empty-state card">
           <h2>No sales yet</h2>
@@ -82,22 +82,18 @@ export function AdminSalesPage() {
         <div className="card table-wrap">
           <table className="table admin-sales-table">
             <caption className="visually-hidden">All sales</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Strategy</th>
-                <th scope="col">Purpose</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="number">
-                  Remaining
-                </th>
-                <th scope="col">Starts</th>
-                <th scope="col">Ends</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Name',
+                'Strategy',
+                'Purpose',
+                'Status',
+                numeric('Remaining'),
+                'Starts',
+                'Ends',
+                { label: <span className="visually-hidden">Actions</span>, key: 'actions' },
+              ]}
+            />
             <tbody>
               {sorted.map((sale) => (
                 <SaleRow

@@ -2,12 +2,13 @@ import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api } from '../api/endpoints';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { InputField } from '../components/FormField';
 import { sessionStore } from '../session/session-store';
 
 /** `POST /api/auth/admin`: the password (ADMIN_PASSWORD on the server) buys an admin token for this tab. */
 export function AdminSignIn() {
   const [password, setPassword] = useState('');
-  const passwordId = useId();
+  const titleId = useId();
   const signIn = useMutation({
     mutationFn: () => api.signInAdmin(password),
     onSuccess: ({ token }) => sessionStore.setAdminToken(token),
@@ -19,27 +20,23 @@ export function AdminSignIn() {
   };
 
   return (
-    <section className="narrow card panel" aria-labelledby={`${passwordId}-title`}>
-      <h1 id={`${passwordId}-title`}>Admin sign-in</h1>
+    <section className="narrow card panel" aria-labelledby={titleId}>
+      <h1 id={titleId}>Admin sign-in</h1>
       <p className="admin-muted">
         Create sales and watch them live. You stay signed in on this browser, in every tab, until you sign out or the
         session expires (24 hours by default).
       </p>
       <form className="form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={passwordId}>Admin password</label>
-          <input
-            id={passwordId}
-            className="input"
-            type="password"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            autoComplete="current-password"
-            required
-            // eslint-disable-next-line jsx-a11y/no-autofocus -- the page's only task; focus saves a click
-            autoFocus
-          />
-        </div>
+        <InputField
+          label="Admin password"
+          type="password"
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+          autoComplete="current-password"
+          required
+          // eslint-disable-next-line jsx-a11y/no-autofocus -- the page's only task; focus saves a click
+          autoFocus
+        />
         {signIn.isError && <ErrorNotice error={signIn.error} />}
         <button type="submit" className="button" disabled={!password || signIn.isPending}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}

@@ -3,20 +3,14 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type { CreateSaleRequest } from '@flash-sale/contract';
 import { renderApp } from '../test/render';
-import { server } from '../test/server';
-import { errorBody, makeDashboard, makeSale } from './test-fixtures';
+import { recordPosts, server } from '../test/server';
+import { errorBody, makeCreateSaleRequest, makeDashboard, makeSale } from './test-fixtures';
 
 /** Records what the form posts, answering with `respond`. */
 function createSaleEndpoint(respond: (body: CreateSaleRequest) => Response) {
-  const sent: CreateSaleRequest[] = [];
-  server.use(
-    http.post('/api/admin/sales', async ({ request }) => {
-      const body = (await request.json()) as CreateSaleRequest;
-      sent.push(body);
-      return respond(body);
-    }),
-  );
-  return sent;
+  const endpoint = recordPosts('/api/admin/sales', respond);
+  server.use(endpoint.handler);
+  return endpoint.sent;
 }
 
 function setDateTime(label: string, value: string) {
@@ -91,16 +85,11 @@ describe('CreateSalePage', () => {
     expect(await screen.findByRole('heading', { name: 'Trail sneakers', level: 1 })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/admin/sales/s-42');
     expect(sent).toEqual([
-      {
-        name: 'Trail sneakers',
-        priceCents: 4_999,
+      makeCreateSaleRequest({
         stock: 250,
-        perUserLimit: 2,
-        startsAt: new Date(2030, 0, 15, 10, 0).toISOString(),
         endsAt: new Date(2030, 0, 15, 12, 30).toISOString(),
         strategy: 'db-pessimistic',
-        paymentTimeoutSeconds: 600,
-      },
+      }),
     ]);
     expect(Number.isInteger(sent[0]?.priceCents)).toBe(true);
   });

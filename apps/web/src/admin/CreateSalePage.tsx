@@ -1,10 +1,4 @@
-import {
-  type CreateSaleRequest,
-  SALE_LIMITS,
-  SALE_STRATEGIES,
-  type SaleStrategy,
-  UNSAFE_STRATEGIES,
-} from '@flash-sale/contract';
+import { type CreateSaleRequest, SALE_STRATEGIES, type SaleStrategy, UNSAFE_STRATEGIES } from '@flash-sale/contract';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -13,8 +7,8 @@ import { Link, useNavigate } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { asAdmin } from './admin-request';
-import { FormField } from './FormField';
-import { defaultSaleFormValues, saleFormSchema, type SaleFormValues } from './sale-form-schema';
+import { FormField, InputField, NumberField, SelectField } from '../components/FormField';
+import { defaultSaleFormValues, saleFormSchema, type SaleFormValues, WHOLE_NUMBER_FIELDS } from './sale-form-schema';
 
 /** How each strategy sells (docs/architecture.md "Strategies"), as the select's options and the hint beneath it. */
 const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
@@ -60,7 +54,11 @@ const UNSAFE_WARNING: Partial<Record<SaleStrategy, string>> = {
     'A lock holder paused longer than the lock lives (a GC pause, a slow network) writes its stale stock over the sales made meanwhile, so units are sold twice. It exists only to demonstrate that problem — never use it for a real sale.',
 };
 
-const count = (n: number) => n.toLocaleString('en-US');
+type WholeNumberField = keyof typeof WHOLE_NUMBER_FIELDS;
+
+/** A whole-number field's bounds as its hint says them, e.g. "1–10,000,000". */
+const range = (name: WholeNumberField) =>
+  `${WHOLE_NUMBER_FIELDS[name].min.toLocaleString('en-US')}–${WHOLE_NUMBER_FIELDS[name].max.toLocaleString('en-US')}`;
 
 /**
  * `POST /api/admin/sales` as a form. The schema (sale-form-schema.ts) checks the API's limits before
@@ -81,6 +79,17 @@ export function CreateSalePage() {
     formState: { errors },
   } = useForm<SaleFormValues, unknown, CreateSaleRequest>({ resolver: zodResolver(saleFormSchema), defaultValues });
   const strategy = useWatch({ control, name: 'strategy' });
+  /** A field's id, error and react-hook-form registration, for an InputField. */
+  const field = (name: keyof SaleFormValues) => ({
+    id: fieldId(name),
+    error: errors[name]?.message,
+    ...register(name),
+  });
+  const numberField = (name: WholeNumberField) => ({
+    ...field(name),
+    min: WHOLE_NUMBER_FIELDS[name].min,
+    max: WHOLE_NUMBER_FIELDS[name].max,
+  });
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
   const create = useMutation({
@@ -105,9 +114,7 @@ export function CreateSalePage() {
       <form className="form admin-form card panel" noValidate onSubmit={(event) => void submit(event)}>
         <fieldset className="admin-fieldset">
           <legend>Product</legend>
-          <FormField id={fieldId('name')} label="Name" error={errors.name?.message}>
-            {(control) => <input className="input" autoComplete="off" {...control} {...register('name')} />}
-          </FormField>
+          <InputField {...field('name')} label="Name" autoComplete="off" />
           <FormField
             id={fieldId('description')}
             label="Description"
@@ -116,76 +123,32 @@ export function CreateSalePage() {
           >
             {(control) => <textarea className="textarea" rows={3} {...control} {...register('description')} />}
           </FormField>
-          <FormField
-            id={fieldId('imageUrl')}
+          <InputField
+            {...field('imageUrl')}
             label="Image URL"
             hint="Optional. An http:// or https:// address of a picture."
-            error={errors.imageUrl?.message}
-          >
-            {(control) => (
-              <input
-                className="input"
-                type="url"
-                inputMode="url"
-                placeholder="https://…"
-                {...control}
-                {...register('imageUrl')}
-              />
-            )}
-          </FormField>
+            type="url"
+            inputMode="url"
+            placeholder="https://…"
+          />
         </fieldset>
 
         <fieldset className="admin-fieldset">
           <legend>Price and stock</legend>
           <div className="form-grid admin-form-grid--3">
-            <FormField
-              id={fieldId('price')}
+            <InputField
+              {...field('price')}
               label="Price (USD)"
               hint="Per unit, e.g. 49.99"
-              error={errors.price?.message}
-            >
-              {(control) => (
-                <input className="input" inputMode="decimal" autoComplete="off" {...control} {...register('price')} />
-              )}
-            </FormField>
-            <FormField
-              id={fieldId('stock')}
-              label="Stock"
-              hint={`Units, 1–${count(SALE_LIMITS.maxStock)}`}
-              error={errors.stock?.message}
-            >
-              {(control) => (
-                <input
-                  className="input"
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  max={SALE_LIMITS.maxStock}
-                  step={1}
-                  {...control}
-                  {...register('stock')}
-                />
-              )}
-            </FormField>
-            <FormField
-              id={fieldId('perUserLimit')}
+              inputMode="decimal"
+              autoComplete="off"
+            />
+            <NumberField {...numberField('stock')} label="Stock" hint={`Units, ${range('stock')}`} />
+            <NumberField
+              {...numberField('perUserLimit')}
               label="Per-user limit"
-              hint={`Units per customer, 1–${SALE_LIMITS.maxPerUserLimit}`}
-              error={errors.perUserLimit?.message}
-            >
-              {(control) => (
-                <input
-                  className="input"
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  max={SALE_LIMITS.maxPerUserLimit}
-                  step={1}
-                  {...control}
-                  {...register('perUserLimit')}
-                />
-              )}
-            </FormField>
+              hint={`Units per customer, ${range('perUserLimit')}`}
+            />
           </div>
         </fieldset>
 
@@ -193,34 +156,25 @@ export function CreateSalePage() {
           <legend>Schedule</legend>
           <p className="field__hint">Your local time ({timeZone}); the server stores it in UTC.</p>
           <div className="form-grid">
-            <FormField id={fieldId('startsAt')} label="Starts at" error={errors.startsAt?.message}>
-              {(control) => <input className="input" type="datetime-local" {...control} {...register('startsAt')} />}
-            </FormField>
-            <FormField id={fieldId('endsAt')} label="Ends at" error={errors.endsAt?.message}>
-              {(control) => <input className="input" type="datetime-local" {...control} {...register('endsAt')} />}
-            </FormField>
+            <InputField {...field('startsAt')} label="Starts at" type="datetime-local" />
+            <InputField {...field('endsAt')} label="Ends at" type="datetime-local" />
           </div>
         </fieldset>
 
         <fieldset className="admin-fieldset">
           <legend>Selling</legend>
-          <FormField
-            id={fieldId('strategy')}
+          <SelectField
+            {...field('strategy')}
             label="Strategy"
             hint={STRATEGIES[strategy].description}
-            error={errors.strategy?.message}
             describedBy={UNSAFE_STRATEGIES.includes(strategy) ? unsafeWarningId : undefined}
           >
-            {(control) => (
-              <select className="select" {...control} {...register('strategy')}>
-                {SALE_STRATEGIES.map((value) => (
-                  <option key={value} value={value}>
-                    {STRATEGIES[value].label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </FormField>
+            {SALE_STRATEGIES.map((value) => (
+              <option key={value} value={value}>
+                {STRATEGIES[value].label}
+              </option>
+            ))}
+          </SelectField>
           <div aria-live="polite">
             {UNSAFE_STRATEGIES.includes(strategy) && (
               <div id={unsafeWarningId} className="notice notice--warning">
@@ -229,45 +183,17 @@ export function CreateSalePage() {
               </div>
             )}
           </div>
-          <FormField
-            id={fieldId('paymentTimeoutSeconds')}
+          <NumberField
+            {...numberField('paymentTimeoutSeconds')}
             label="Payment timeout (seconds)"
-            hint={`How long a buyer has to pay before the order expires and its units return to stock, ${SALE_LIMITS.minPaymentTimeoutSeconds}–${count(SALE_LIMITS.maxPaymentTimeoutSeconds)}.`}
-            error={errors.paymentTimeoutSeconds?.message}
-          >
-            {(control) => (
-              <input
-                className="input"
-                type="number"
-                inputMode="numeric"
-                min={SALE_LIMITS.minPaymentTimeoutSeconds}
-                max={SALE_LIMITS.maxPaymentTimeoutSeconds}
-                step={1}
-                {...control}
-                {...register('paymentTimeoutSeconds')}
-              />
-            )}
-          </FormField>
+            hint={`How long a buyer has to pay before the order expires and its units return to stock, ${range('paymentTimeoutSeconds')}.`}
+          />
           {strategy === 'redis-lua' && (
-            <FormField
-              id={fieldId('buckets')}
+            <NumberField
+              {...numberField('buckets')}
               label="Buckets"
-              hint={`For a hot sale on Redis Cluster: the stock is spread over this many hash slots (each buyer stays in one), 1–${SALE_LIMITS.maxBuckets}. Keep 1 on a single Redis.`}
-              error={errors.buckets?.message}
-            >
-              {(control) => (
-                <input
-                  className="input"
-                  type="number"
-                  inputMode="numeric"
-                  min={1}
-                  max={SALE_LIMITS.maxBuckets}
-                  step={1}
-                  {...control}
-                  {...register('buckets')}
-                />
-              )}
-            </FormField>
+              hint={`For a hot sale on Redis Cluster: the stock is spread over this many hash slots (each buyer stays in one), ${range('buckets')}. Keep 1 on a single Redis.`}
+            />
           )}
         </fieldset>
 

@@ -6,6 +6,8 @@ import { api, queryKeys } from '../api/endpoints';
 import { StrategyBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatDateTime } from '../components/format';
+import { NumberField } from '../components/FormField';
+import { Cell, numeric, TableHead } from '../components/Table';
 import { asAdmin } from './admin-request';
 
 const DemoPlot = lazy(() => import('./DemoPlot'));
@@ -21,6 +23,12 @@ const PHASE_LABEL: Record<DemoStrategyResult['phase'], string> = {
   failed: 'failed',
 };
 
+/** How big a run is: the units of each strategy's sale, and the buyers who all arrive at once. */
+const RUN_SIZE_FIELDS = [
+  { key: 'stock', label: 'Stock (units per sale)', max: DEMO_LIMITS.maxStock },
+  { key: 'buyers', label: 'Buyers (one unit each, all at once)', max: DEMO_LIMITS.maxBuyers },
+] as const;
+
 /**
  * The oversell demonstration in one click: the server makes one sale per strategy, fires the same
  * burst of distinct buyers at each through its own API, and audits every sale. The run id is in the
@@ -29,14 +37,13 @@ const PHASE_LABEL: Record<DemoStrategyResult['phase'], string> = {
 export function DemoPage() {
   const [params, setParams] = useSearchParams();
   const runId = params.get('run') ?? '';
-  const [stock, setStock] = useState(50);
-  const [buyers, setBuyers] = useState(500);
+  const [size, setSize] = useState({ stock: 50, buyers: 500 });
   const [pauseLockHolder, setPauseLockHolder] = useState(false);
-  const ids = { stock: useId(), buyers: useId(), pause: useId(), pauseHint: useId() };
+  const ids = { pause: useId(), pauseHint: useId() };
   const queryClient = useQueryClient();
 
   const start = useMutation({
-    mutationFn: () => asAdmin((token) => api.startDemoRun({ stock, buyers, pauseLockHolder }, token)),
+    mutationFn: () => asAdmin((token) => api.startDemoRun({ ...size, pauseLockHolder }, token)),
     onSuccess: ({ id }) => {
       setParams({ run: id }, { replace: false });
       void queryClient.invalidateQueries({ queryKey: queryKeys.demoRuns });
@@ -76,32 +83,17 @@ export function DemoPage() {
         </div>
       </div>
       <form className="card panel demo-form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={ids.stock}>Stock (units per sale)</label>
-          <input
-            id={ids.stock}
-            className="input"
-            type="number"
+        {RUN_SIZE_FIELDS.map(({ key, label, max }) => (
+          <NumberField
+            key={key}
+            label={label}
             min={1}
-            max={DEMO_LIMITS.maxStock}
-            value={stock}
-            onChange={(event) => setStock(Number(event.target.value))}
+            max={max}
+            value={size[key]}
+            onChange={(event) => setSize({ ...size, [key]: Number(event.target.value) })}
             required
           />
-        </div>
-        <div className="field">
-          <label htmlFor={ids.buyers}>Buyers (one unit each, all at once)</label>
-          <input
-            id={ids.buyers}
-            className="input"
-            type="number"
-            min={1}
-            max={DEMO_LIMITS.maxBuyers}
-            value={buyers}
-            onChange={(event) => setBuyers(Number(event.target.value))}
-            required
-          />
-        </div>
+        ))}
         <div className="field">
           <label htmlFor={ids.pause}>
             <input
@@ -173,30 +165,13 @@ function DemoRunView({ run }: { run: DemoRunReport }) {
       <div className="table-wrap">
         <table className="table table--cards demo-table">
           <caption className="visually-hidden">Results per strategy</caption>
-          <thead>
-            <tr>
-              <th scope="col">Strategy</th>
-              <th scope="col" className="number">
-                Accepted
-              </th>
-              <th scope="col" className="number">
-                Refused
-              </th>
-              <th scope="col" className="number">
-                Errors
-              </th>
-              <th scope="col" className="number">
-                Oversold
-              </th>
-              <th scope="col" className="number">
-                Req/s
-              </th>
-              <th scope="col" className="number">
-                p50 / p95
-              </th>
-              <th scope="col">Audit</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              'Strategy',
+              ...['Accepted', 'Refused', 'Errors', 'Oversold', 'Req/s', 'p50 / p95'].map(numeric),
+              'Audit',
+            ]}
+          />
           <tbody>
             {run.results.map((result) => (
               <tr key={result.strategy} data-strategy={result.strategy}>
@@ -210,25 +185,25 @@ function DemoRunView({ run }: { run: DemoRunReport }) {
                     </span>
                   )}
                 </th>
-                <td data-label="Accepted" className="number">
+                <Cell label="Accepted" numeric>
                   {n(result.accepted)}
-                </td>
-                <td data-label="Refused" className="number">
+                </Cell>
+                <Cell label="Refused" numeric>
                   {n(result.refused)}
-                </td>
-                <td data-label="Errors" className="number">
+                </Cell>
+                <Cell label="Errors" numeric>
                   {n(result.errors)}
-                </td>
-                <td data-label="Oversold" className={`number${result.oversold ? ' demo-table__oversold' : ''}`}>
+                </Cell>
+                <Cell label="Oversold" numeric className={result.oversold ? 'demo-table__oversold' : undefined}>
                   {n(result.oversold)}
-                </td>
-                <td data-label="Req/s" className="number">
+                </Cell>
+                <Cell label="Req/s" numeric>
                   {n(result.requestsPerSecond)}
-                </td>
-                <td data-label="p50 / p95" className="number demo-table__latency">
+                </Cell>
+                <Cell label="p50 / p95" numeric className="demo-table__latency">
                   {n(result.p50Ms && Math.round(result.p50Ms))} / {n(result.p95Ms && Math.round(result.p95Ms), ' ms')}
-                </td>
-                <td data-label="Audit">
+                </Cell>
+                <Cell label="Audit">
                   {result.audit ? (
                     result.audit.ok ? (
                       <span className="badge badge--ok">ok</span>
@@ -251,7 +226,7 @@ function DemoRunView({ run }: { run: DemoRunReport }) {
                       </Link>
                     </>
                   )}
-                </td>
+                </Cell>
               </tr>
             ))}
           </tbody>

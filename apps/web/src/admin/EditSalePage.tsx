@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { type Sale, SALE_LIMITS, type UpdateSaleRequest } from '@flash-sale/contract';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { FormField, InputField } from '../components/FormField';
 import { asAdmin } from './admin-request';
 
 /** A `datetime-local` value (browser-local time, minutes) for an ISO instant, and back. */
@@ -45,7 +46,7 @@ function EditSaleForm({ sale }: { sale: Sale }) {
   // it, and a Save of the other fields must not send the old end back, which would re-open the sale.
   const [typedEnd, setTypedEnd] = useState<string | null>(null);
   const endsAt = typedEnd ?? savedEnd;
-  const ids = { name: useId(), description: useId(), imageUrl: useId(), endsAt: useId(), endsAtHint: useId() };
+  const confirmId = useId();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const dashboard = `/admin/sales/${encodeURIComponent(sale.id)}`;
@@ -91,8 +92,8 @@ function EditSaleForm({ sale }: { sale: Sale }) {
         )}
       </div>
       {confirmingEnd && (
-        <div className="notice notice--warning" role="alertdialog" aria-labelledby={`${ids.endsAt}-confirm`}>
-          <p id={`${ids.endsAt}-confirm`}>
+        <div className="notice notice--warning" role="alertdialog" aria-labelledby={confirmId}>
+          <p id={confirmId}>
             End “{sale.name}” now? Every purchase is refused from this moment; orders already taken stay.
           </p>
           <div className="button-row">
@@ -119,55 +120,39 @@ function EditSaleForm({ sale }: { sale: Sale }) {
         </p>
       )}
       <form className="card panel form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={ids.name}>Name</label>
-          <input
-            id={ids.name}
-            className="input"
-            value={name}
-            maxLength={SALE_LIMITS.maxNameLength}
-            required
-            onChange={(e) => setName(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={ids.description}>Description</label>
-          <textarea
-            id={ids.description}
-            className="input"
-            rows={3}
-            maxLength={SALE_LIMITS.maxDescriptionLength}
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={ids.imageUrl}>Image URL</label>
-          <input
-            id={ids.imageUrl}
-            className="input"
-            type="url"
-            maxLength={SALE_LIMITS.maxImageUrlLength}
-            value={imageUrl}
-            onChange={(e) => setImageUrl(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={ids.endsAt}>Ends at</label>
-          <input
-            id={ids.endsAt}
-            className="input"
-            type="datetime-local"
-            value={endsAt}
-            aria-describedby={ended ? ids.endsAtHint : undefined}
-            onChange={(e) => setTypedEnd(e.target.value)}
-          />
-          {ended && (
-            <p id={ids.endsAtHint} className="admin-small">
-              The sale has ended. A later end time opens it again.
-            </p>
+        <InputField
+          label="Name"
+          value={name}
+          maxLength={SALE_LIMITS.maxNameLength}
+          required
+          onChange={(e) => setName(e.target.value)}
+        />
+        <FormField label="Description">
+          {(control) => (
+            <textarea
+              className="input"
+              rows={3}
+              maxLength={SALE_LIMITS.maxDescriptionLength}
+              value={description}
+              onChange={(e) => setDescription(e.target.value)}
+              {...control}
+            />
           )}
-        </div>
+        </FormField>
+        <InputField
+          label="Image URL"
+          type="url"
+          maxLength={SALE_LIMITS.maxImageUrlLength}
+          value={imageUrl}
+          onChange={(e) => setImageUrl(e.target.value)}
+        />
+        <InputField
+          label="Ends at"
+          hint={ended ? 'The sale has ended. A later end time opens it again.' : undefined}
+          type="datetime-local"
+          value={endsAt}
+          onChange={(e) => setTypedEnd(e.target.value)}
+        />
         {save.isError && <ErrorNotice error={save.error} title="Could not save" />}
         <button type="submit" className="button" disabled={save.isPending || !name.trim()}>
           {save.isPending ? 'Saving…' : 'Save changes'}

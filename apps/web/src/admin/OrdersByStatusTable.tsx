@@ -1,6 +1,7 @@
 import { ORDER_STATUSES, type OrdersByStatus } from '@flash-sale/contract';
 import { useId } from 'react';
 import { OrderStatusBadge } from '../components/badges';
+import { numeric, TableHead } from '../components/Table';
 
 /** How many of the sale's orders are in each status, in the order an order moves through them. */
 export function OrdersByStatusTable({ ordersByStatus }: { ordersByStatus: OrdersByStatus }) {
@@ -10,14 +11,7 @@ export function OrdersByStatusTable({ ordersByStatus }: { ordersByStatus: Orders
       <h2 id={headingId}>Orders by status</h2>
       <div className="table-wrap">
         <table className="table" aria-labelledby={headingId}>
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col" className="number">
-                Orders
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Status', numeric('Orders')]} />
           <tbody>
             {ORDER_STATUSES.map((status) => (
               <tr key={status}>

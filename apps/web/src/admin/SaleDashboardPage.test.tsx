@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import type { SaleDashboard } from '@flash-sale/contract';
 import { renderApp } from '../test/render';
 import { server } from '../test/server';
-import { errorBody, makeAudit, makeDashboard, makeSale } from './test-fixtures';
+import { dashboardRefused, makeAudit, makeDashboard, makeSale } from './test-fixtures';
 
 /** The value of a stat tile: <dt>label</dt><dd>value</dd>. */
 function statValue(label: string): string | null | undefined {
@@ -122,11 +122,7 @@ describe('SaleDashboardPage', () => {
   });
 
   it('says so when there is no such sale', async () => {
-    server.use(
-      http.get('/api/admin/sales/nope/dashboard', () =>
-        HttpResponse.json(errorBody('SALE_NOT_FOUND'), { status: 404 }),
-      ),
-    );
+    server.use(dashboardRefused('nope', 'SALE_NOT_FOUND', 404));
     renderApp('/admin/sales/nope', { adminToken: 'admin-jwt' });
 
     expect(await screen.findByRole('heading', { name: 'Sale not found' })).toBeInTheDocument();

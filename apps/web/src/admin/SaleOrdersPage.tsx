@@ -3,9 +3,10 @@ import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import { OrderStatusBadge, orderStatusLabel } from '../components/badges';
-import { ErrorNotice } from '../components/ErrorNotice';
-import { formatDateTime, formatMoney } from '../components/format';
+import { orderStatusLabel } from '../components/badges';
+import { ErrorNotice, QueryProgress } from '../components/ErrorNotice';
+import { SelectField } from '../components/FormField';
+import { OrdersTable } from '../components/OrdersTable';
 import { asAdmin } from './admin-request';
 
 /**
@@ -19,7 +20,6 @@ export function SaleOrdersPage() {
   const status = params.get('status') ?? '';
   const q = params.get('q') ?? '';
   const [searchText, setSearchText] = useState(q);
-  const statusId = useId();
   const searchId = useId();
 
   const sale = useQuery({ queryKey: queryKeys.sale(saleId), queryFn: ({ signal }) => api.getSale(saleId, signal) });
@@ -75,22 +75,14 @@ export function SaleOrdersPage() {
       </div>
       {download.isError && <ErrorNotice error={download.error} title="Could not export the orders" />}
       <form className="card panel orders-filter" onSubmit={search} role="search" aria-label="Filter orders">
-        <div className="field">
-          <label htmlFor={statusId}>Status</label>
-          <select
-            id={statusId}
-            className="select"
-            value={status}
-            onChange={(event) => update({ status: event.target.value })}
-          >
-            <option value="">Any status</option>
-            {ORDER_STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {orderStatusLabel(value)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField label="Status" value={status} onChange={(event) => update({ status: event.target.value })}>
+          <option value="">Any status</option>
+          {ORDER_STATUSES.map((value) => (
+            <option key={value} value={value}>
+              {orderStatusLabel(value)}
+            </option>
+          ))}
+        </SelectField>
         <div className="field orders-filter__search">
           <label htmlFor={searchId}>Order number, user id or buyer name</label>
           <input
@@ -106,62 +98,31 @@ export function SaleOrdersPage() {
           Search
         </button>
       </form>
-      {orders.isPending && <p aria-live="polite">Loading orders…</p>}
-      {orders.isError && <ErrorNotice error={orders.error} title="Could not load the orders" />}
+      <QueryProgress query={orders} loading="Loading orders…" failed="Could not load the orders" />
       {orders.isSuccess && items.length === 0 && (
         <div className="empty-state card">
           <h2>No orders{status || q ? ' match' : ' yet'}</h2>
         </div>
       )}
       {items.length > 0 && (
-        <div className="card table-wrap">
-          <table className="table table--cards">
-            <caption className="visually-hidden">Orders of the sale</caption>
-            <thead>
-              <tr>
-                <th scope="col">Order</th>
-                <th scope="col">Status</th>
-                <th scope="col">Buyer</th>
-                <th scope="col">Placed</th>
-                <th scope="col" className="number">
-                  Qty
-                </th>
-                <th scope="col" className="number">
-                  Total
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((order) => (
-                <tr key={order.orderNo}>
-                  <td data-label="Order" className="mono">
-                    {order.orderNo}
-                  </td>
-                  <td data-label="Status">
-                    <OrderStatusBadge status={order.status} />
-                  </td>
-                  <td data-label="Buyer">
-                    {/* One flex item: on a phone card the name must not be squeezed to let the id fit. */}
-                    <span className="order-buyer">
-                      <span className={`order-buyer__name${order.userName ? '' : ' admin-muted'}`}>
-                        {order.userName ?? 'no name'}
-                      </span>
-                      {order.guest && <span className="order-buyer__guest admin-muted admin-small">guest</span>}{' '}
-                      <span className="mono admin-small">{order.userId}</span>
-                    </span>
-                  </td>
-                  <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
-                  <td data-label="Qty" className="number">
-                    {order.quantity}
-                  </td>
-                  <td data-label="Total" className="number">
-                    {formatMoney(order.amountCents)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <OrdersTable
+          caption="Orders of the sale"
+          orders={items}
+          orderNo={(order) => <span className="mono">{order.orderNo}</span>}
+          about={{
+            label: 'Buyer',
+            cell: (order) => (
+              // One flex item: on a phone card the name must not be squeezed to let the id fit.
+              <span className="order-buyer">
+                <span className={`order-buyer__name${order.userName ? '' : ' admin-muted'}`}>
+                  {order.userName ?? 'no name'}
+                </span>
+                {order.guest && <span className="order-buyer__guest admin-muted admin-small">guest</span>}{' '}
+                <span className="mono admin-small">{order.userId}</span>
+              </span>
+            ),
+          }}
+        />
       )}
       {orders.hasNextPage && (
         <p>

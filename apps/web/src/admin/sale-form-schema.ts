@@ -66,7 +66,19 @@ export function defaultSaleFormValues(now: Date): SaleFormValues {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-function wholeNumber(missing: string, min: number, max: number) {
+/** The form's whole-number fields: their bounds (the API's limits) and what to say when one is left empty. */
+export const WHOLE_NUMBER_FIELDS = {
+  stock: { min: 1, max: SALE_LIMITS.maxStock, missing: 'Enter how many units are for sale' },
+  perUserLimit: { min: 1, max: SALE_LIMITS.maxPerUserLimit, missing: 'Enter how many units one customer may buy' },
+  paymentTimeoutSeconds: {
+    min: SALE_LIMITS.minPaymentTimeoutSeconds,
+    max: SALE_LIMITS.maxPaymentTimeoutSeconds,
+    missing: 'Enter the payment timeout',
+  },
+  buckets: { min: 1, max: SALE_LIMITS.maxBuckets, missing: 'Enter how many buckets' },
+} as const satisfies Partial<Record<keyof SaleFormValues, { min: number; max: number; missing: string }>>;
+
+function wholeNumber({ min, max, missing }: { min: number; max: number; missing: string }) {
   return z
     .string()
     .trim()
@@ -81,18 +93,20 @@ function wholeNumber(missing: string, min: number, max: number) {
     );
 }
 
+/** A transform by `parse`, which answers undefined for what it cannot read: then `message` is the field's error. */
+function parsedBy<T>(parse: (text: string) => T | undefined, message: string) {
+  return (value: string, ctx: z.RefinementCtx): T => {
+    const parsed = parse(value);
+    if (parsed === undefined) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return parsed;
+  };
+}
+
 function localInstant(missing: string) {
-  return z
-    .string()
-    .min(1, missing)
-    .transform((value, ctx) => {
-      const iso = localDateTimeToIso(value);
-      if (iso === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'Enter a date and time' });
-        return z.NEVER;
-      }
-      return iso;
-    });
+  return z.string().min(1, missing).transform(parsedBy(localDateTimeToIso, 'Enter a date and time'));
 }
 
 /** http(s) with a dotted host, like the API's IsUrl (which wants a top-level domain or an IP address). */
@@ -129,26 +143,15 @@ export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
       .string()
       .trim()
       .min(1, 'Enter a price')
-      .transform((value, ctx) => {
-        const cents = parsePriceCents(value);
-        if (cents === undefined) {
-          ctx.addIssue({ code: 'custom', message: 'Enter an amount in dollars, like 49.99' });
-          return z.NEVER;
-        }
-        return cents;
-      })
+      .transform(parsedBy(parsePriceCents, 'Enter an amount in dollars, like 49.99'))
       .pipe(z.number().max(SALE_LIMITS.maxPriceCents, 'At most $1,000,000.00')),
-    stock: wholeNumber('Enter how many units are for sale', 1, SALE_LIMITS.maxStock),
-    perUserLimit: wholeNumber('Enter how many units one customer may buy', 1, SALE_LIMITS.maxPerUserLimit),
+    stock: wholeNumber(WHOLE_NUMBER_FIELDS.stock),
+    perUserLimit: wholeNumber(WHOLE_NUMBER_FIELDS.perUserLimit),
     startsAt: localInstant('Choose when the sale starts'),
     endsAt: localInstant('Choose when the sale ends'),
     strategy: z.enum(SALE_STRATEGIES, 'Choose a strategy'),
-    paymentTimeoutSeconds: wholeNumber(
-      'Enter the payment timeout',
-      SALE_LIMITS.minPaymentTimeoutSeconds,
-      SALE_LIMITS.maxPaymentTimeoutSeconds,
-    ),
-    buckets: wholeNumber('Enter how many buckets', 1, SALE_LIMITS.maxBuckets),
+    paymentTimeoutSeconds: wholeNumber(WHOLE_NUMBER_FIELDS.paymentTimeoutSeconds),
+    buckets: wholeNumber(WHOLE_NUMBER_FIELDS.buckets),
   })
   .refine((sale) => Date.parse(sale.endsAt) > Date.parse(sale.startsAt), {
     message: 'The sale must end after it starts',

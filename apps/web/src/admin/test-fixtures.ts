@@ -1,25 +1,31 @@
-import type { Audit, Sale, SaleDashboard } from '@flash-sale/contract';
+// Test data for the admin console's tests: valid docs/api.md shapes, overridden per test.
+import type { Audit, CreateSaleRequest, Sale, SaleDashboard } from '@flash-sale/contract';
+import { http, HttpResponse } from 'msw';
+import { aSale, errorBody } from '../test/api-fixtures';
 
-/** Test data for the admin console's tests: valid docs/api.md shapes, overridden per test. */
+export { errorBody } from '../test/api-fixtures';
+
+/** The admin tests' sale: a fixed window in 2030, 63 of its 100 units sold. */
 export function makeSale(overrides: Partial<Sale> = {}): Sale {
-  return {
+  return aSale({
     id: 's-1',
     name: 'Trail sneakers',
     description: null,
-    imageUrl: null,
-    priceCents: 4_999,
-    stock: 100,
     remaining: 37,
-    perUserLimit: 1,
     startsAt: '2030-01-15T10:00:00.000Z',
     endsAt: '2030-01-15T12:00:00.000Z',
-    strategy: 'redis-lua',
-    paymentTimeoutSeconds: 600,
-    status: 'live',
-    purpose: 'shop',
-    buckets: 1,
     ...overrides,
-  };
+  });
+}
+
+/** 15 January 2030 at `hours`:`minutes`, typed in the browser's zone, as the create-sale form sends it (UTC). */
+const onSaleDay = (hours: number, minutes: number) => new Date(2030, 0, 15, hours, minutes).toISOString();
+
+/** What the create-sale form sends for the sale of makeSale, two per customer, from 10:00 to 12:00. */
+export function makeCreateSaleRequest(overrides: Partial<CreateSaleRequest> = {}): CreateSaleRequest {
+  const { name, priceCents, stock, strategy, paymentTimeoutSeconds } = makeSale();
+  const window = { startsAt: onSaleDay(10, 0), endsAt: onSaleDay(12, 0) };
+  return { name, priceCents, stock, perUserLimit: 2, ...window, strategy, paymentTimeoutSeconds, ...overrides };
 }
 
 export function makeAudit(overrides: Partial<Audit> = {}): Audit {
@@ -50,7 +56,7 @@ export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashb
   };
 }
 
-/** The API's error body (docs/api.md "Conventions"). */
-export function errorBody(code: string, message = code) {
-  return { error: { code, message } };
+/** A handler: the API refuses the sale's dashboard with `code` and `status`. */
+export function dashboardRefused(saleId: string, code: string, status: number) {
+  return http.get(`/api/admin/sales/${saleId}/dashboard`, () => HttpResponse.json(errorBody(code), { status }));
 }

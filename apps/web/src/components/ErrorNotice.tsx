@@ -9,3 +9,18 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
     </div>
   );
 }
+
+/** A query as a page shows it until it has data: a polite "loading" line, or its failure under `failed`. */
+export function QueryProgress({
+  query,
+  loading,
+  failed,
+}: {
+  query: { isPending: boolean; isError: boolean; error: unknown };
+  loading: string;
+  failed: string;
+}) {
+  if (query.isPending) return <p aria-live="polite">{loading}</p>;
+  if (query.isError) return <ErrorNotice error={query.error} title={failed} />;
+  return null;
+}

@@ -2,10 +2,21 @@ import { ErrorCode } from '@flash-sale/contract';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse } from 'msw';
-import { aSale, errorBody, fakeShop } from '../test/fake-shop';
+import { aSale, errorBody } from '../test/api-fixtures';
+import { fakeShop } from '../test/fake-shop';
 import { renderApp, TEST_GUEST } from '../test/render';
 
 const buyButton = () => screen.getByRole('button', { name: /buy now/i });
+
+/** A shopper opens the sale's page and clicks Buy now once: their order shows. */
+async function buyOnce() {
+  const shop = fakeShop();
+  const user = userEvent.setup();
+  renderApp('/sales/7');
+  await user.click(await screen.findByRole('button', { name: 'Buy now' }));
+  expect(await screen.findByRole('heading', { name: 'Your order' })).toBeInTheDocument();
+  return { shop, user };
+}
 
 describe('the buy flow on a sale page', () => {
   it('asks a signed-out visitor to sign in first, and sends no purchase', async () => {
@@ -28,12 +39,7 @@ describe('the buy flow on a sale page', () => {
   });
 
   it('fetches a token, buys with it, follows the order from QUEUED to PENDING_PAYMENT, and pays', async () => {
-    const shop = fakeShop();
-    const user = userEvent.setup();
-    renderApp('/sales/7');
-    await user.click(await screen.findByRole('button', { name: 'Buy now' }));
-
-    expect(await screen.findByRole('heading', { name: 'Your order' })).toBeInTheDocument();
+    const { shop, user } = await buyOnce();
     expect(shop.calls.tokens).toBe(1);
     expect(shop.calls.purchases).toEqual([{ token: 'submit-1', quantity: 1 }]);
     expect(screen.getByRole('status')).toHaveTextContent('Reserved — confirming');
@@ -157,11 +163,7 @@ describe('the buy flow on a sale page', () => {
   });
 
   it('offers no Buy button once the shopper holds the most one customer may buy, only the reason and the order', async () => {
-    const shop = fakeShop();
-    const user = userEvent.setup();
-    renderApp('/sales/7');
-    await user.click(await screen.findByRole('button', { name: 'Buy now' }));
-    expect(await screen.findByRole('heading', { name: 'Your order' })).toBeInTheDocument();
+    const { shop } = await buyOnce();
     expect(await screen.findByText('You have 1 of 1 — the most one customer may buy here.')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: /buy now/i })).not.toBeInTheDocument();
     expect(shop.calls.purchases).toHaveLength(1);

@@ -5,6 +5,7 @@ import { isApiError } from '../api/api-error';
 import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { formatMoney } from '../components/format';
+import { SelectField } from '../components/FormField';
 import { StockMeter } from '../components/StockMeter';
 import { OrderTracker } from './OrderTracker';
 import { useBuyFlow } from './use-buy-flow';
@@ -113,22 +114,19 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
     <>
       <SaleWindowNotice sale={sale} status={status} holding={held > 0} />
       {maxQuantity > 1 && status === 'live' && (
-        <div className="field">
-          <label htmlFor={quantityId}>Quantity</label>
-          <select
-            id={quantityId}
-            className="select"
-            value={chosen}
-            onChange={(event) => setQuantity(Number(event.target.value))}
-            disabled={flow.busy}
-          >
-            {Array.from({ length: maxQuantity }, (_, i) => i + 1).map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id={quantityId}
+          label="Quantity"
+          value={chosen}
+          onChange={(event) => setQuantity(Number(event.target.value))}
+          disabled={flow.busy}
+        >
+          {Array.from({ length: maxQuantity }, (_, i) => i + 1).map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </SelectField>
       )}
       {/* At the limit there is nothing to press: the hint below says why, and the order follows. */}
       {(!atLimit || flow.busy) && (

@@ -2,9 +2,8 @@ import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import type { Session } from '@flash-sale/contract';
-import { OrderStatusBadge } from '../components/badges';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { formatDateTime, formatMoney } from '../components/format';
+import { OrdersTable } from '../components/OrdersTable';
 import { RequireGuest } from './RequireGuest';
 
 export function OrdersPage() {
@@ -53,48 +52,18 @@ function OrderList({ guest }: { guest: Session }) {
     );
   }
   return (
-    <div className="card table-wrap">
-      <table className="table table--cards">
-        <caption className="visually-hidden">Your orders</caption>
-        <thead>
-          <tr>
-            <th scope="col">Order</th>
-            <th scope="col">Status</th>
-            <th scope="col">Sale</th>
-            <th scope="col">Placed</th>
-            <th scope="col" className="number">
-              Qty
-            </th>
-            <th scope="col" className="number">
-              Total
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {orders.data.map((order) => (
-            <tr key={order.orderNo}>
-              <td data-label="Order">
-                <Link className="mono" to={`/orders/${encodeURIComponent(order.orderNo)}`}>
-                  {order.orderNo}
-                </Link>
-              </td>
-              <td data-label="Status">
-                <OrderStatusBadge status={order.status} />
-              </td>
-              <td data-label="Sale">
-                <Link to={`/sales/${encodeURIComponent(order.saleId)}`}>{saleName(order.saleId)}</Link>
-              </td>
-              <td data-label="Placed">{formatDateTime(order.createdAt)}</td>
-              <td data-label="Qty" className="number">
-                {order.quantity}
-              </td>
-              <td data-label="Total" className="number">
-                {formatMoney(order.amountCents)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <OrdersTable
+      caption="Your orders"
+      orders={orders.data}
+      orderNo={(order) => (
+        <Link className="mono" to={`/orders/${encodeURIComponent(order.orderNo)}`}>
+          {order.orderNo}
+        </Link>
+      )}
+      about={{
+        label: 'Sale',
+        cell: (order) => <Link to={`/sales/${encodeURIComponent(order.saleId)}`}>{saleName(order.saleId)}</Link>,
+      }}
+    />
   );
 }

@@ -1,9 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { aSale } from '../test/fake-shop';
+import { aSale } from '../test/api-fixtures';
 import { renderApp } from '../test/render';
-import { server } from '../test/server';
+import { recordPosts, server } from '../test/server';
 import { effectiveStatus } from './effective-status';
 
 describe('the sales list', () => {
@@ -50,12 +50,11 @@ describe('effectiveStatus', () => {
 
 describe('guest sign-in', () => {
   it('signs in with a name and returns to the page that asked', async () => {
-    let sentName: unknown;
+    const signIn = recordPosts<{ name: string }>('/api/auth/guest', () =>
+      HttpResponse.json({ token: 'jwt', user: { id: 'u-9', name: 'Grace' } }, { status: 201 }),
+    );
     server.use(
-      http.post('/api/auth/guest', async ({ request }) => {
-        sentName = ((await request.json()) as { name: string }).name;
-        return HttpResponse.json({ token: 'jwt', user: { id: 'u-9', name: 'Grace' } }, { status: 201 });
-      }),
+      signIn.handler,
       http.get('/api/orders', () => HttpResponse.json([])),
       http.get('/api/sales', () => HttpResponse.json([])),
     );
@@ -64,7 +63,7 @@ describe('guest sign-in', () => {
     await user.type(await screen.findByLabelText('Your name'), '  Grace ');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     expect(await screen.findByRole('heading', { name: 'My orders' })).toBeInTheDocument();
-    expect(sentName).toBe('Grace');
+    expect(signIn.sent.map((body) => body.name)).toEqual(['Grace']);
     expect(router.state.location.pathname).toBe('/orders');
     expect(screen.getByText('Grace')).toBeInTheDocument(); // the header shows who is signed in
   });

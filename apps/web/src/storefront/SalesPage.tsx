@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, queryKeys } from '../api/endpoints';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { QueryProgress } from '../components/ErrorNotice';
 import { SaleCard } from './SaleCard';
 
 /** The shop window: every sale, live ones first, refreshed every few seconds so stock counts move. */
@@ -24,8 +24,7 @@ export function SalesPage() {
           <p>Limited stock, fair for everyone: one click reserves your unit, no overselling.</p>
         </div>
       </div>
-      {sales.isPending && <p aria-live="polite">Loading sales…</p>}
-      {sales.isError && <ErrorNotice error={sales.error} title="Could not load the sales" />}
+      <QueryProgress query={sales} loading="Loading sales…" failed="Could not load the sales" />
       {sales.isSuccess && sorted.length === 0 && (
         <div className="empty-state card">
           <h2>No sales yet</h2>

@@ -1,10 +1,11 @@
 import { ErrorCode, type Session } from '@flash-sale/contract';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { isApiError } from '../api/api-error';
 import { api } from '../api/endpoints';
 import { ErrorNotice } from '../components/ErrorNotice';
+import { InputField } from '../components/FormField';
 import { sessionStore } from '../session/session-store';
 import { useSession } from '../session/use-session';
 
@@ -39,8 +40,6 @@ export function SignInPage() {
   const [name, setName] = useState(keepingGuest?.user.name ?? '');
   const [password, setPassword] = useState('');
   const navigate = useNavigate();
-  const nameId = useId();
-  const passwordId = useId();
   const submitIt = useMutation({
     mutationFn: (): Promise<Session> => {
       if (mode === 'guest') return api.signInGuest(name.trim());
@@ -78,41 +77,28 @@ export function SignInPage() {
         {mode === 'guest' && 'Just a name. Your orders stay with this browser — signing out loses them.'}
       </p>
       <form className="form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={nameId}>Your name</label>
-          <input
-            id={nameId}
-            className="input"
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            maxLength={NAME_MAX}
-            autoComplete={mode === 'guest' ? 'nickname' : 'username'}
-            required
-            // eslint-disable-next-line jsx-a11y/no-autofocus -- the page's only task; focus saves a click
-            autoFocus
-          />
-        </div>
+        <InputField
+          label="Your name"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          maxLength={NAME_MAX}
+          autoComplete={mode === 'guest' ? 'nickname' : 'username'}
+          required
+          // eslint-disable-next-line jsx-a11y/no-autofocus -- the page's only task; focus saves a click
+          autoFocus
+        />
         {needsPassword && (
-          <div className="field">
-            <label htmlFor={passwordId}>Password</label>
-            <input
-              id={passwordId}
-              className="input"
-              type="password"
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              minLength={mode === 'register' ? PASSWORD_MIN : undefined}
-              maxLength={PASSWORD_MAX}
-              autoComplete={mode === 'register' ? 'new-password' : 'current-password'}
-              aria-describedby={mode === 'register' ? `${passwordId}-hint` : undefined}
-              required
-            />
-            {mode === 'register' && (
-              <p id={`${passwordId}-hint`} className="field__hint">
-                At least {PASSWORD_MIN} characters.
-              </p>
-            )}
-          </div>
+          <InputField
+            label="Password"
+            hint={mode === 'register' ? `At least ${PASSWORD_MIN} characters.` : undefined}
+            type="password"
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            minLength={mode === 'register' ? PASSWORD_MIN : undefined}
+            maxLength={PASSWORD_MAX}
+            autoComplete={mode === 'register' ? 'new-password' : 'current-password'}
+            required
+          />
         )}
         {submitIt.isError &&
           (isApiError(submitIt.error, ErrorCode.InvalidCredentials) ? (

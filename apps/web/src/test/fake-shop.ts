@@ -1,32 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import type { Order, Sale } from '@flash-sale/contract';
+import { aSale, errorBody } from './api-fixtures';
 import { server } from './server';
-
-export function aSale(overrides: Partial<Sale> = {}): Sale {
-  const now = Date.now();
-  return {
-    id: '7',
-    name: 'Limited sneakers',
-    description: 'One pair per customer.',
-    imageUrl: null,
-    priceCents: 4999,
-    stock: 100,
-    remaining: 42,
-    perUserLimit: 1,
-    startsAt: new Date(now - 60_000).toISOString(),
-    endsAt: new Date(now + 3_600_000).toISOString(),
-    strategy: 'redis-lua',
-    paymentTimeoutSeconds: 600,
-    status: 'live',
-    purpose: 'shop',
-    buckets: 1,
-    ...overrides,
-  };
-}
-
-export function errorBody(code: string, message = code) {
-  return { error: { code, message } };
-}
 
 /**
  * A scripted API for one sale: records every token and purchase request, so tests can assert how many

@@ -1,0 +1,30 @@
+// Valid docs/api.md shapes for the tests, overridden per test.
+import type { Sale } from '@flash-sale/contract';
+
+/** A live sale of the shop, open since a minute ago and for an hour more. */
+export function aSale(overrides: Partial<Sale> = {}): Sale {
+  const now = Date.now();
+  return {
+    id: '7',
+    name: 'Limited sneakers',
+    description: 'One pair per customer.',
+    imageUrl: null,
+    priceCents: 4999,
+    stock: 100,
+    remaining: 42,
+    perUserLimit: 1,
+    startsAt: new Date(now - 60_000).toISOString(),
+    endsAt: new Date(now + 3_600_000).toISOString(),
+    strategy: 'redis-lua',
+    paymentTimeoutSeconds: 600,
+    status: 'live',
+    purpose: 'shop',
+    buckets: 1,
+    ...overrides,
+  };
+}
+
+/** The API's error body (docs/api.md "Conventions"). */
+export function errorBody(code: string, message = code) {
+  return { error: { code, message } };
+}
