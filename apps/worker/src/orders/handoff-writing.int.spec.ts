@@ -1,5 +1,5 @@
 import { OrderWritingRepository, SaleStockRepository } from '@flash-sale/db';
-import { LEGACY_CREATE_ORDER_JOB, QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/queue';
+import { QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/queue';
 import {
   createRedisClient,
   HANDOFF_GROUP,
@@ -269,29 +269,5 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     );
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
     expect(await leased(saleId)).toBe(1);
-  });
-
-  it('a create-order job left by an earlier version is still written', async () => {
-    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3 });
-    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
-    const job = await queue.add(LEGACY_CREATE_ORDER_JOB, {
-      ...order!,
-      reservedAt: order!.reservedAt.toISOString(),
-    });
-    await waitFor(
-      'the legacy job',
-      () => job.getState(),
-      (state) => state === 'completed',
-    );
-    expect(((await queue.getJob(job.id!))?.returnvalue as { outcome: string }).outcome).toBe('created');
-    expect(await ordersOf(saleId)).toBe(1);
-    // Its stream entry is written as "already there" whenever the sale's writer runs next.
-    await nudge(saleId);
-    await waitFor(
-      'the stream emptied',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
   });
 });
