@@ -82,12 +82,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
    * marks of a running system are intact then.
    */
   private reconcileEverySaleAfterReconnects(): void {
-    let connectedBefore = this.redis.isReady;
-    this.redis.onReady(() => {
-      if (!connectedBefore) {
-        connectedBefore = true;
-        return;
-      }
+    this.redis.onReconnect(() => {
       if (this.reconcilingAfterReconnect) return;
       this.reconcilingAfterReconnect = this.reconciliation
         .reconcileEverySale()
