@@ -29,12 +29,12 @@ interface Decision {
 /**
  * Where an order's units are in the sale's row (docs/architecture.md "Who owns the stock"): in `leased` for the
  * current incarnation, in its `in_doubt` part for an earlier one not settled yet, and back in
- * `available` for a settled incarnation (or an order of epoch 0, whose units were never leased).
+ * `available` for a settled incarnation.
  */
 type UnitSource = 'lease' | 'in-doubt' | 'available';
 
 function unitSource(order: HandedOffOrder, sale: SaleStockRow): UnitSource {
-  if (!order.epoch || order.epoch <= sale.settledEpoch) return 'available';
+  if (order.epoch <= sale.settledEpoch) return 'available';
   return order.epoch < sale.redisEpoch ? 'in-doubt' : 'lease';
 }
 
