@@ -22,7 +22,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis.
+        // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis,
         // and a purchase cut off by a disconnect is never sent again to a Redis not yet verified.
         RedisModule.forRoot({
           ...config.redis,

@@ -1,3 +1,5 @@
+import { mysqlErrorKind } from './mysql-errors';
+
 /** Thrown inside a transaction when a version-guarded update matched no row: roll back and try again. */
 export class OptimisticConflict extends Error {
   override name = 'OptimisticConflict';
@@ -5,14 +7,6 @@ export class OptimisticConflict extends Error {
 
 export class OptimisticLockExhaustedError extends Error {
   override name = 'OptimisticLockExhaustedError';
-}
-
-/** MySQL errors worth an immediate retry of the whole transaction. */
-const RETRYABLE_MYSQL_ERRORS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
-
-function mysqlCode(error: unknown): string {
-  const candidate = error as { code?: string; driverError?: { code?: string } } | null;
-  return candidate?.driverError?.code ?? candidate?.code ?? '';
 }
 
 /**
@@ -25,7 +19,7 @@ export async function withOptimisticRetries<T>(attempt: () => Promise<T>, option
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof OptimisticConflict) && !RETRYABLE_MYSQL_ERRORS.has(mysqlCode(error))) throw error;
+      if (!(error instanceof OptimisticConflict) && mysqlErrorKind(error) !== 'transaction-conflict') throw error;
       if (tries >= options.retries) {
         throw new OptimisticLockExhaustedError(`Gave up after ${tries} optimistic-lock conflicts or deadlocks`);
       }

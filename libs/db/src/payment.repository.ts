@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { isDuplicateKeyError } from './duplicate-key';
+import { isDuplicateKeyError } from './mysql-errors';
 import type { OrderEntity } from './entities/order.entity';
 import { PaymentEntity } from './entities/payment.entity';
 import type { OrderTransitionRepository, TransitionResult } from './order-transition.repository';

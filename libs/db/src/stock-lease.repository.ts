@@ -1,6 +1,6 @@
 import { HOLDING_STATUSES, type HoldingOrder } from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
-import { isDuplicateKeyError } from './duplicate-key';
+import { isDuplicateKeyError } from './mysql-errors';
 
 /** A sale's row as the lease bookkeeping needs it. */
 export interface SaleLeaseRow {

@@ -41,7 +41,7 @@ export interface HoldingOrder {
 
 /**
  * A reservation on its way to MySQL: everything the reservation script decided, nothing the worker
- * must guess. It travels in the sale's hand-off stream (or, from earlier versions, a `create-order` job).
+ * must guess. It travels in the sale's hand-off stream.
  */
 export interface HandedOffOrder {
   orderNo: string;
@@ -52,10 +52,7 @@ export interface HandedOffOrder {
   slot: number;
   /** When Redis reserved the units (Redis's clock). */
   reservedAt: Date;
-  /**
-   * The Redis incarnation whose lease the units came from (docs/architecture.md "Who owns the stock"); 0 in jobs
-   * of versions before leases, whose units were never leased.
-   */
+  /** The Redis incarnation whose lease the units came from (docs/architecture.md "Who owns the stock"). */
   epoch: number;
   /** The submit token that bought it, so a replay finds the order across an outage; null when unknown. */
   submitToken: string | null;

@@ -1,6 +1,6 @@
 export * from './queue-names';
 export * from './write-orders.job';
-export * from './create-order.job';
 export * from './order-lifecycle.jobs';
+export * from './job-handlers';
 export * from './product-queues';
 export * from './queue.module';

@@ -9,6 +9,9 @@ import type { JobsOptions } from 'bullmq';
  */
 export const WRITE_ORDERS_JOB = 'write-orders';
 
+/** Every job name of the `orders` queue. */
+export type OrdersJobName = typeof WRITE_ORDERS_JOB;
+
 export interface WriteOrdersJobData {
   saleId: string;
   /** The sale's bucket count; absent for a sale with one bucket. */
@@ -41,7 +44,7 @@ export interface WriteOrdersResult {
 export function writeOrdersJob(
   sale: SaleLayout,
   attempts: number,
-): { name: string; data: WriteOrdersJobData; opts: JobsOptions } {
+): { name: OrdersJobName; data: WriteOrdersJobData; opts: JobsOptions } {
   return {
     name: WRITE_ORDERS_JOB,
     data: sale.buckets > 1 ? { saleId: sale.id, buckets: sale.buckets } : { saleId: sale.id },

@@ -1,4 +1,5 @@
 export * from './redis-client';
+export * from './redis-errors';
 export * from './redis-connection';
 export * from './outage-reporter';
 export * from './rate-limiter-store';

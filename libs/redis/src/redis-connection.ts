@@ -22,6 +22,30 @@ export class RedisConnection {
     this.client.on('close', listener);
   }
 
+  /**
+   * Called each time the connection is ready again after a loss; not for its first connection, which
+   * finds the state of a running system intact.
+   */
+  onReconnect(listener: () => void): void {
+    let connectedBefore = this.isReady;
+    this.onReady(() => {
+      if (connectedBefore) listener();
+      connectedBefore = true;
+    });
+  }
+
+  /**
+   * Called each time a connection that had been ready is lost, before it reconnects: ioredis sends the
+   * commands queued meanwhile as soon as it is back, before any 'ready' listener hears of it.
+   */
+  onConnectionLost(listener: () => void): void {
+    let connectedBefore = this.isReady;
+    this.onReady(() => (connectedBefore = true));
+    this.onClose(() => {
+      if (connectedBefore) listener();
+    });
+  }
+
   async ping(): Promise<void> {
     await this.client.ping();
   }

@@ -1,4 +1,6 @@
+import { isMySqlUnavailable, OptimisticLockExhaustedError } from '@flash-sale/db';
 import { DomainError, ErrorCode, RetryLaterError } from '@flash-sale/domain';
+import { isRedisUnavailable } from '@flash-sale/redis';
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ERROR_STATUS } from './error-status';
 
@@ -24,35 +26,9 @@ const NEST_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.TOO_MANY_REQUESTS]: ErrorCode.RateLimited,
 };
 
-/** Connection-level failures of Redis or MySQL: the caller may retry; nothing says the input was wrong. */
-const DEPENDENCY_DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'PROTOCOL_CONNECTION_LOST',
-  'ER_CON_COUNT_ERROR',
-]);
-
-/**
- * A Redis Cluster in the middle of a failover or a resharding: the slot's master is gone or moving
- * (`CLUSTERDOWN`, `TRYAGAIN`, `MOVED`/`ASK` past ioredis's redirections, every node failing).
- */
-const CLUSTER_IN_TRANSITION =
-  /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK) |Too many Cluster redirections|Failed to refresh slots cache/;
-
+/** Redis or MySQL unreachable or failing over: the caller may retry; nothing says the input was wrong. */
 export function isDependencyDown(error: unknown): boolean {
-  const candidate = error as { code?: string; name?: string; message?: string; driverError?: { code?: string } } | null;
-  const message = candidate?.message ?? '';
-  return (
-    DEPENDENCY_DOWN_CODES.has(candidate?.code ?? '') ||
-    DEPENDENCY_DOWN_CODES.has(candidate?.driverError?.code ?? '') ||
-    candidate?.name === 'MaxRetriesPerRequestError' ||
-    candidate?.name === 'RedisReplyLostError' ||
-    candidate?.name === 'ClusterAllFailedError' ||
-    /Connection is closed|Stream isn't writeable/.test(message) ||
-    CLUSTER_IN_TRANSITION.test(message)
-  );
+  return isMySqlUnavailable(error) || isRedisUnavailable(error);
 }
 
 /** A dependency that is down usually answers again within a moment: the client may retry after this. */
@@ -86,7 +62,7 @@ export function toErrorResponse(error: unknown): {
     const code = NEST_STATUS_CODES[status] ?? ErrorCode.ValidationFailed;
     return { status, body: { error: { code, message: fastifyError?.message ?? 'Bad request' } }, unexpected: false };
   }
-  if ((error as Error | null)?.name === 'OptimisticLockExhaustedError') {
+  if (error instanceof OptimisticLockExhaustedError) {
     // Too many concurrent writers on one sale row for the bounded retries: nothing was written.
     return {
       status: HttpStatus.SERVICE_UNAVAILABLE,

@@ -72,16 +72,18 @@ export class MetricsService {
   ) {
     collectDefaultMetrics({ register: this.registry });
 
-    const queueDepth: Gauge<'queue' | 'state'> = new Gauge({
-      name: 'flash_sale_queue_depth',
-      help: 'Jobs in a BullMQ queue by state, read at scrape time',
-      labelNames: ['queue', 'state'] as const,
-      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
-      registers: [this.registry],
-      collect: async () => {
-        queueDepth.reset();
-        await Promise.all(
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_queue_depth',
+        help: 'Jobs in a BullMQ queue by state, read at scrape time',
+        labelNames: ['queue', 'state'],
+        from: 'queue',
+        what: 'Queue depth',
+      },
+      (queueDepth) =>
+        Promise.all(
           this.productQueues.all.map(async (queue) => {
+            // Each queue on its own: one that does not answer leaves the others' series.
             try {
               const counts = await withDeadline(queue.getJobCounts(...QUEUE_STATES), SCRAPE_DEADLINE_MS, 'queue');
               for (const state of QUEUE_STATES) queueDepth.set({ queue: queue.name, state }, counts[state] ?? 0);
@@ -89,71 +91,83 @@ export class MetricsService {
               this.logger.warn(`Queue depth of "${queue.name}" unavailable: ${errorMessage(error)}`);
             }
           }),
+        ),
+    );
+
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_stock_drift',
+        help: 'Units by which Redis and MySQL disagree per sale, as last measured by the reconciliation job (0 = agree)',
+        labelNames: ['sale'],
+        from: 'Redis',
+        what: 'Stock drift',
+      },
+      async (stockDrift) => {
+        for (const [sale, drift] of Object.entries(await saleRedis.reconciledDrifts())) {
+          if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
+        }
+      },
+    );
+
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_handoff_backlog',
+        help: "Reservations waiting in a sale's hand-off stream to be written to MySQL (recently active sales)",
+        labelNames: ['sale'],
+        from: 'Redis',
+        what: 'Hand-off backlog',
+      },
+      async (handoffBacklog) => {
+        const saleIds = await activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
+        const backlogs = await Promise.all(
+          saleIds.map(async (saleId) => saleRedis.handoffBacklog(await layouts.of(saleId))),
         );
+        saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
       },
-    });
+    );
 
-    const stockDrift: Gauge<'sale'> = new Gauge({
-      name: 'flash_sale_stock_drift',
-      help: 'Units by which Redis and MySQL disagree per sale, as last measured by the reconciliation job (0 = agree)',
-      labelNames: ['sale'] as const,
-      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
-      registers: [this.registry],
-      collect: async () => {
-        stockDrift.reset();
-        try {
-          const drifts = await withDeadline(saleRedis.reconciledDrifts(), SCRAPE_DEADLINE_MS, 'Redis');
-          for (const [sale, drift] of Object.entries(drifts)) {
-            if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
-          }
-        } catch (error) {
-          this.logger.warn(`Stock drift unavailable: ${errorMessage(error)}`);
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_lease_units',
+        help:
+          'Stock leased from MySQL to Redis per sale (recent Redis-backed sales): granted, converted to orders, ' +
+          'in doubt (a lost Redis incarnation, awaiting settlement), returned by settlements, outstanding (sales.leased)',
+        labelNames: ['sale', 'state'],
+        from: 'MySQL',
+        what: 'Lease units',
+      },
+      async (leaseUnits) => {
+        const ledgers = await leaseRepository.recentLedgers(new Date(Date.now() - LEASE_SERIES_WINDOW_MS));
+        for (const [sale, ledger] of ledgers) {
+          const values = { ...ledger, in_doubt: ledger.inDoubt };
+          for (const state of LEASE_STATES) leaseUnits.set({ sale, state }, values[state]);
         }
       },
-    });
+    );
+  }
 
-    const handoffBacklog: Gauge<'sale'> = new Gauge({
-      name: 'flash_sale_handoff_backlog',
-      help: "Reservations waiting in a sale's hand-off stream to be written to MySQL (recently active sales)",
-      labelNames: ['sale'] as const,
-      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
+  /**
+   * A gauge read from Redis, MySQL or a queue at scrape time. Every process reads the same values, so
+   * over several processes it is their `max`, not their sum (cluster-metrics.ts). A source that does not
+   * answer within SCRAPE_DEADLINE_MS leaves the gauge empty: the scrape still answers while it is down.
+   */
+  private scrapedGauge<Label extends string>(
+    gauge: { name: string; help: string; labelNames: readonly Label[]; from: string; what: string },
+    read: (into: Gauge<Label>) => Promise<unknown>,
+  ): void {
+    const { name, help, labelNames, from, what } = gauge;
+    const scraped: Gauge<Label> = new Gauge({
+      name,
+      help,
+      labelNames,
+      aggregator: 'max',
       registers: [this.registry],
       collect: async () => {
-        handoffBacklog.reset();
+        scraped.reset();
         try {
-          const read = async () => {
-            const saleIds = await activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
-            const backlogs = await Promise.all(
-              saleIds.map(async (saleId) => saleRedis.handoffBacklog(await layouts.of(saleId))),
-            );
-            saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
-          };
-          await withDeadline(read(), SCRAPE_DEADLINE_MS, 'Redis');
+          await withDeadline(read(scraped), SCRAPE_DEADLINE_MS, from);
         } catch (error) {
-          this.logger.warn(`Hand-off backlog unavailable: ${errorMessage(error)}`);
-        }
-      },
-    });
-
-    const leaseUnits: Gauge<'sale' | 'state'> = new Gauge({
-      name: 'flash_sale_lease_units',
-      help:
-        'Stock leased from MySQL to Redis per sale (recent Redis-backed sales): granted, converted to orders, ' +
-        'in doubt (a lost Redis incarnation, awaiting settlement), returned by settlements, outstanding (sales.leased)',
-      labelNames: ['sale', 'state'] as const,
-      aggregator: 'max', // read from Redis or MySQL by every process alike (cluster-metrics.ts)
-      registers: [this.registry],
-      collect: async () => {
-        leaseUnits.reset();
-        try {
-          const since = new Date(Date.now() - LEASE_SERIES_WINDOW_MS);
-          const ledgers = await withDeadline(leaseRepository.recentLedgers(since), SCRAPE_DEADLINE_MS, 'MySQL');
-          for (const [sale, ledger] of ledgers) {
-            const values = { ...ledger, in_doubt: ledger.inDoubt };
-            for (const state of LEASE_STATES) leaseUnits.set({ sale, state }, values[state]);
-          }
-        } catch (error) {
-          this.logger.warn(`Lease units unavailable: ${errorMessage(error)}`);
+          this.logger.warn(`${what} unavailable: ${errorMessage(error)}`);
         }
       },
     });

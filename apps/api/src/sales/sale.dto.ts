@@ -9,15 +9,24 @@ import {
   type SaleStrategy,
   type UpdateSaleRequest,
 } from '@flash-sale/contract';
+import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsInt, IsISO8601, IsString, IsUrl, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptionalField } from '../common/validation';
 
+/** The rules of the fields that creating and editing a sale share. */
+const IsSaleName = () => applyDecorators(IsString(), MinLength(1), MaxLength(SALE_LIMITS.maxNameLength));
+const IsSaleDescription = () => applyDecorators(IsString(), MaxLength(SALE_LIMITS.maxDescriptionLength));
+const IsPictureUrl = () =>
+  applyDecorators(
+    IsUrl({ require_protocol: true, protocols: ['http', 'https'] }),
+    MaxLength(SALE_LIMITS.maxImageUrlLength),
+  );
+const IsInstant = () => IsISO8601({ strict: true });
+
 export class CreateSaleDto implements CreateSaleRequest {
   @ApiProperty({ minLength: 1, maxLength: SALE_LIMITS.maxNameLength, example: 'Sneakers' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(SALE_LIMITS.maxNameLength)
+  @IsSaleName()
   name!: string;
 
   @ApiProperty({
@@ -59,11 +68,11 @@ export class CreateSaleDto implements CreateSaleRequest {
 
   @ApiPropertyOptional({ description: 'ISO-8601; now when absent', format: 'date-time' })
   @IsOptionalField()
-  @IsISO8601({ strict: true })
+  @IsInstant()
   startsAt?: string;
 
   @ApiProperty({ description: 'ISO-8601, after startsAt', format: 'date-time', example: '2030-01-01T00:00:00Z' })
-  @IsISO8601({ strict: true })
+  @IsInstant()
   endsAt!: string;
 
   @ApiPropertyOptional({ enum: SALE_STRATEGIES, default: SALE_DEFAULTS.strategy })
@@ -86,8 +95,7 @@ export class CreateSaleDto implements CreateSaleRequest {
 
   @ApiPropertyOptional({ maxLength: SALE_LIMITS.maxDescriptionLength })
   @IsOptionalField()
-  @IsString()
-  @MaxLength(SALE_LIMITS.maxDescriptionLength)
+  @IsSaleDescription()
   description?: string;
 
   @ApiPropertyOptional({
@@ -96,8 +104,7 @@ export class CreateSaleDto implements CreateSaleRequest {
     format: 'uri',
   })
   @IsOptionalField()
-  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
-  @MaxLength(SALE_LIMITS.maxImageUrlLength)
+  @IsPictureUrl()
   imageUrl?: string;
 
   @ApiPropertyOptional({
@@ -131,15 +138,12 @@ export class CreateSaleDto implements CreateSaleRequest {
 export class UpdateSaleDto implements UpdateSaleRequest {
   @ApiPropertyOptional({ minLength: 1, maxLength: SALE_LIMITS.maxNameLength })
   @IsOptionalField()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(SALE_LIMITS.maxNameLength)
+  @IsSaleName()
   name?: string;
 
   @ApiPropertyOptional({ maxLength: SALE_LIMITS.maxDescriptionLength, nullable: true })
   @IsOptionalField()
-  @IsString()
-  @MaxLength(SALE_LIMITS.maxDescriptionLength)
+  @IsSaleDescription()
   description?: string;
 
   @ApiPropertyOptional({
@@ -148,13 +152,12 @@ export class UpdateSaleDto implements UpdateSaleRequest {
   })
   @IsOptionalField()
   @ValidateIf((_object, value) => value !== '')
-  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
-  @MaxLength(SALE_LIMITS.maxImageUrlLength)
+  @IsPictureUrl()
   imageUrl?: string;
 
   @ApiPropertyOptional({ description: 'ISO-8601; now (or earlier) ends the sale at once', format: 'date-time' })
   @IsOptionalField()
-  @IsISO8601({ strict: true })
+  @IsInstant()
   endsAt?: string;
 }
 

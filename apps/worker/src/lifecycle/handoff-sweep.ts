@@ -24,7 +24,6 @@ const ENDED_WITHIN_MS = 60 * 60_000;
 export class HandoffSweep {
   private readonly logger = new Logger(HandoffSweep.name);
   private lastFullPassAt = 0;
-  private readonly config: AppConfig['lifecycle'];
 
   constructor(
     private readonly sales: SaleRepository,
@@ -32,10 +31,8 @@ export class HandoffSweep {
     private readonly activity: SaleActivity,
     private readonly ordersQueue: OrdersQueue,
     private readonly layouts: SaleLayouts,
-    @InjectAppConfig() config: AppConfig,
-  ) {
-    this.config = config.lifecycle;
-  }
+    @InjectAppConfig() private readonly config: AppConfig,
+  ) {}
 
   /** Returns how many sales with unwritten hand-offs it nudged. */
   async run(): Promise<number> {
@@ -45,7 +42,7 @@ export class HandoffSweep {
       // Open by the next run, so a sale starting in between is not left out until the next full pass.
       const inWindow = await this.sales.redisBackedOpenBetween(
         new Date(now - ENDED_WITHIN_MS),
-        new Date(now + this.config.recoveryIntervalMs),
+        new Date(now + this.config.lifecycle.recoveryIntervalMs),
       );
       for (const saleId of inWindow) saleIds.add(saleId);
       this.lastFullPassAt = now;

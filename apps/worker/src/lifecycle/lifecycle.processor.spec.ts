@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { loadConfig } from '@flash-sale/config';
 import {
   CHECK_IDLE_SALES_JOB,
@@ -8,7 +9,7 @@ import {
   RECONCILE_STOCK_JOB,
   RECOVER_RESERVATIONS_JOB,
 } from '@flash-sale/queue';
-import type { RedisConnection } from '@flash-sale/redis';
+import { type RedisClient, RedisConnection } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import type { Job, Processor } from 'bullmq';
 import type { HandoffSweep } from './handoff-sweep';
@@ -49,16 +50,14 @@ class FakeQueue {
   }
 }
 
-/** The main Redis connection: ready or not, and its 'ready' events. */
-class FakeRedisConnection {
-  private readonly listeners: (() => void)[] = [];
-  constructor(public isReady: boolean) {}
-  onReady(listener: () => void): void {
-    this.listeners.push(listener);
+/** The main Redis client under a real RedisConnection: ready or not, and its 'ready' events. */
+class FakeRedisClient extends EventEmitter {
+  constructor(public status: 'ready' | 'connecting') {
+    super();
   }
   ready(): void {
-    this.isReady = true;
-    this.listeners.forEach((listener) => listener());
+    this.status = 'ready';
+    this.emit('ready');
   }
 }
 
@@ -90,14 +89,14 @@ describe('LifecycleProcessor', () => {
 
   afterEach(() => jest.restoreAllMocks());
 
-  async function started(redis = new FakeRedisConnection(true)): Promise<LifecycleProcessor> {
+  async function started(redis = new FakeRedisClient('ready')): Promise<LifecycleProcessor> {
     const processor = new LifecycleProcessor(
       expiry as unknown as OrderExpiry,
       handoffSweep as unknown as HandoffSweep,
       reconciliation as unknown as StockReconciliation,
       queue.lifecycleQueue as unknown as LifecycleQueue,
       queue.workers as unknown as QueueWorkers,
-      redis as unknown as RedisConnection,
+      new RedisConnection(redis as unknown as RedisClient),
       config,
     );
     await processor.onApplicationBootstrap();
@@ -144,7 +143,7 @@ describe('LifecycleProcessor', () => {
   });
 
   it('reconciles every sale when the main Redis connection comes back, once at a time, not on the first connect', async () => {
-    const redis = new FakeRedisConnection(false);
+    const redis = new FakeRedisClient('connecting');
     await started(redis);
     redis.ready(); // the first connection: the activity marks are intact
     expect(reconciliation.reconcileEverySale).not.toHaveBeenCalled();

@@ -4,7 +4,9 @@ import {
   CHECK_IDLE_SALES_JOB,
   EXPIRE_OVERDUE_ORDERS_JOB,
   LifecycleQueue,
+  type JobHandlers,
   type LifecycleJobName,
+  processorOf,
   QueueName,
   QueueWorkers,
   RECONCILE_STOCK_JOB,
@@ -12,7 +14,7 @@ import {
 } from '@flash-sale/queue';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Job, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import { HandoffSweep } from './handoff-sweep';
 import { OrderExpiry } from './order-expiry';
 import { StockReconciliation } from './stock-reconciliation';
@@ -25,40 +27,36 @@ const KEPT_EXPIRY_RUNS = { completed: 10, failed: 100 };
 /**
  * Consumes the `order-lifecycle` queue: its scheduled jobs — the expiry sweep, recovery,
  * reconciliation and the check of idle sales. The handler table is typed by job name, so a job
- * without a handler (or with two) does not compile.
+ * without a handler does not compile.
  */
 @Injectable()
 export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(LifecycleProcessor.name);
-  private readonly config: AppConfig['lifecycle'];
-  private readonly handlers: Record<LifecycleJobName, () => Promise<unknown>>;
+  private readonly handlers: JobHandlers<LifecycleJobName> = {
+    // A run stops after about one interval, so a wave of expiries never makes runs pile up behind
+    // each other; the next run goes on with what is left.
+    [EXPIRE_OVERDUE_ORDERS_JOB]: async () => ({
+      expired: await this.expiry.sweep(new Date(), this.config.lifecycle.expirySweepIntervalMs),
+    }),
+    [RECOVER_RESERVATIONS_JOB]: async () => ({ nudgedSales: await this.handoffSweep.run() }),
+    [RECONCILE_STOCK_JOB]: async () => {
+      const { reconciled, drifts } = await this.reconciliation.run();
+      return { reconciled, drifts: Object.fromEntries(drifts) };
+    },
+    [CHECK_IDLE_SALES_JOB]: () => this.reconciliation.checkIdleSales(),
+  };
   private worker?: Worker;
   private reconcilingAfterReconnect?: Promise<void>;
 
   constructor(
-    expiry: OrderExpiry,
-    handoffSweep: HandoffSweep,
+    private readonly expiry: OrderExpiry,
+    private readonly handoffSweep: HandoffSweep,
     private readonly reconciliation: StockReconciliation,
     private readonly lifecycleQueue: LifecycleQueue,
     private readonly workers: QueueWorkers,
     private readonly redis: RedisConnection,
-    @InjectAppConfig() config: AppConfig,
-  ) {
-    this.config = config.lifecycle;
-    this.handlers = {
-      // A run stops after about one interval, so a wave of expiries never makes runs pile up behind
-      // each other; the next run goes on with what is left.
-      [EXPIRE_OVERDUE_ORDERS_JOB]: async () => ({
-        expired: await expiry.sweep(new Date(), this.config.expirySweepIntervalMs),
-      }),
-      [RECOVER_RESERVATIONS_JOB]: async () => ({ nudgedSales: await handoffSweep.run() }),
-      [RECONCILE_STOCK_JOB]: async () => {
-        const { reconciled, drifts } = await reconciliation.run();
-        return { reconciled, drifts: Object.fromEntries(drifts) };
-      },
-      [CHECK_IDLE_SALES_JOB]: () => reconciliation.checkIdleSales(),
-    };
-  }
+    @InjectAppConfig() private readonly config: AppConfig,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.registerSchedulers();
@@ -70,7 +68,9 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
       );
     });
     this.reconcileEverySaleAfterReconnects();
-    this.worker = this.workers.start(QueueName.OrderLifecycle, (job) => this.process(job), { concurrency: 16 });
+    this.worker = this.workers.start(QueueName.OrderLifecycle, processorOf(QueueName.OrderLifecycle, this.handlers), {
+      concurrency: 16,
+    });
     this.worker.on('error', (error) => this.logger.error(`Lifecycle worker error: ${error.message}`));
   }
 
@@ -82,12 +82,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
    * marks of a running system are intact then.
    */
   private reconcileEverySaleAfterReconnects(): void {
-    let connectedBefore = this.redis.isReady;
-    this.redis.onReady(() => {
-      if (!connectedBefore) {
-        connectedBefore = true;
-        return;
-      }
+    this.redis.onReconnect(() => {
       if (this.reconcilingAfterReconnect) return;
       this.reconcilingAfterReconnect = this.reconciliation
         .reconcileEverySale()
@@ -105,7 +100,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
 
   /** Job schedulers live in Redis: however many workers start, each run happens once. */
   private async registerSchedulers(): Promise<void> {
-    const { config } = this;
+    const { lifecycle: config } = this.config;
     await this.lifecycleQueue.schedule(EXPIRE_OVERDUE_ORDERS_JOB, config.expirySweepIntervalMs, KEPT_EXPIRY_RUNS);
     await this.lifecycleQueue.schedule(RECOVER_RESERVATIONS_JOB, config.recoveryIntervalMs, KEPT_RUNS);
     await this.lifecycleQueue.schedule(RECONCILE_STOCK_JOB, config.reconcileIntervalMs, KEPT_RUNS);
@@ -115,11 +110,5 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
   async onModuleDestroy(): Promise<void> {
     await this.worker?.close();
     await this.reconcilingAfterReconnect;
-  }
-
-  private async process(job: Job): Promise<unknown> {
-    const handler = this.handlers[job.name as LifecycleJobName] as (() => Promise<unknown>) | undefined;
-    if (!handler) throw new Error(`No handler for job "${job.name}" on ${QueueName.OrderLifecycle}`);
-    return handler();
   }
 }

@@ -14,15 +14,11 @@ import { Injectable } from '@nestjs/common';
  */
 @Injectable()
 export class SaleRetention {
-  private readonly config: AppConfig['lifecycle'];
-
   constructor(
     private readonly saleRedis: SaleRedisRepository,
     private readonly layouts: SaleLayouts,
-    @InjectAppConfig() config: AppConfig,
-  ) {
-    this.config = config.lifecycle;
-  }
+    @InjectAppConfig() private readonly config: AppConfig,
+  ) {}
 
   /** Sets the expiry if the sale has ended and nothing of it waits to be written; returns whether it did. */
   async retireIfWritten(saleId: string, endsAt: Date, now = Date.now()): Promise<boolean> {
@@ -35,6 +31,6 @@ export class SaleRetention {
 
   /** When an ended sale's keys leave Redis. */
   private expiresAt(endsAt: Date): number {
-    return endsAt.getTime() + this.config.saleRedisRetentionMs;
+    return endsAt.getTime() + this.config.lifecycle.saleRedisRetentionMs;
   }
 }

@@ -68,7 +68,6 @@ export interface IdleSaleCheck {
 @Injectable()
 export class StockReconciliation {
   private readonly logger = new Logger(StockReconciliation.name);
-  private readonly config: AppConfig['lifecycle'];
 
   constructor(
     private readonly saleBooks: SaleBooksRepository,
@@ -78,19 +77,17 @@ export class StockReconciliation {
     private readonly leases: StockLeases,
     private readonly activity: SaleActivity,
     private readonly retention: SaleRetention,
-    @InjectAppConfig() config: AppConfig,
-  ) {
-    this.config = config.lifecycle;
-  }
+    @InjectAppConfig() private readonly config: AppConfig,
+  ) {}
 
   /** The periodic run: the sales active lately and those whose books need work. */
   async run(now = Date.now()): Promise<ReconciliationRun> {
     const [active, needingRepair] = await Promise.all([
-      this.activity.activeSince(now - this.config.reconcileActiveWindowMs),
+      this.activity.activeSince(now - this.config.lifecycle.reconcileActiveWindowMs),
       this.leaseRepository.salesNeedingRepair(new Date(now - RECENT_MS)),
     ]);
     const result = await this.reconcileAll(new Set([...active, ...needingRepair]));
-    await this.activity.forgetBefore(now - Math.max(ACTIVITY_KEPT_MS, this.config.reconcileActiveWindowMs));
+    await this.activity.forgetBefore(now - Math.max(ACTIVITY_KEPT_MS, this.config.lifecycle.reconcileActiveWindowMs));
     return result;
   }
 
@@ -108,7 +105,7 @@ export class StockReconciliation {
    */
   async checkIdleSales(now = Date.now()): Promise<IdleSaleCheck> {
     const result: IdleSaleCheck = { verified: 0, restarted: 0, retired: 0 };
-    const horizon = Math.max(RECENT_MS, this.config.saleRedisRetentionMs);
+    const horizon = Math.max(RECENT_MS, this.config.lifecycle.saleRedisRetentionMs);
     for (const { saleId, endsAt } of await this.leaseRepository.redisBackedSales(new Date(now - horizon))) {
       if (endsAt.getTime() <= now) {
         if (await this.retention.retireIfWritten(saleId, endsAt, now)) result.retired += 1;
@@ -207,7 +204,7 @@ export class StockReconciliation {
    * reservation of it is written.
    */
   private async returnLeftoverLeases(sale: SaleLayout, endsAt: Date): Promise<boolean> {
-    if (endsAt.getTime() + this.config.recoveryGraceMs > Date.now()) return false;
+    if (endsAt.getTime() + this.config.lifecycle.recoveryGraceMs > Date.now()) return false;
     if ((await this.saleRedis.handoffBacklog(sale)) > 0) return false;
     if (!(await this.leases.returnLeasesOfEndedSale(sale.id))) return false;
     this.logger.log(`Sale ${sale.id} has ended: the units still leased to it go back to MySQL`);
@@ -229,7 +226,7 @@ export class StockReconciliation {
    */
   private async settlingGraceOver(saleId: string): Promise<boolean> {
     const inDoubtForMs = await this.leaseRepository.inDoubtForMs(saleId);
-    return inDoubtForMs === undefined || inDoubtForMs >= this.config.recoveryGraceMs;
+    return inDoubtForMs === undefined || inDoubtForMs >= this.config.lifecycle.recoveryGraceMs;
   }
 
   /** Reservations of earlier incarnations that Redis still has and MySQL has not written yet. */

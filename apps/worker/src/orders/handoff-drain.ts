@@ -46,7 +46,6 @@ export class HandoffDrain {
   /** When this process last looked for a dead worker's entries, per stream (they must idle first). */
   private readonly lastClaimAt = new Map<string, number>();
   private readonly lastMarkedAt = new Map<string, number>();
-  private readonly config: AppConfig['worker'];
 
   constructor(
     private readonly stream: HandoffStream,
@@ -54,10 +53,8 @@ export class HandoffDrain {
     private readonly leases: StockLeaseRepository,
     private readonly activity: SaleActivity,
     private readonly metrics: WorkerMetrics,
-    @InjectAppConfig() config: AppConfig,
-  ) {
-    this.config = config.worker;
-  }
+    @InjectAppConfig() private readonly config: AppConfig,
+  ) {}
 
   /**
    * Writes what is waiting in the sale's streams (one per bucket), until they are empty (or about
@@ -99,11 +96,11 @@ export class HandoffDrain {
   private async writeOwnUnacknowledged(bucket: SaleBucket, record: Record): Promise<void> {
     const stream = streamName(bucket);
     if (!this.unacknowledgedHere.has(stream)) return;
-    let own = await this.stream.readOwnPending(bucket, this.consumer, this.config.batchSize);
+    let own = await this.readOwnPending(bucket);
     while (own.length > 0) {
       await this.write(bucket, own);
       record(own.length);
-      own = await this.stream.readOwnPending(bucket, this.consumer, this.config.batchSize, own[own.length - 1]!.id);
+      own = await this.readOwnPending(bucket, own[own.length - 1]!.id);
     }
     this.unacknowledgedHere.delete(stream);
   }
@@ -115,7 +112,7 @@ export class HandoffDrain {
   private async writeAbandoned(bucket: SaleBucket, record: Record): Promise<number> {
     const now = Date.now();
     const stream = streamName(bucket);
-    if (now - (this.lastClaimAt.get(stream) ?? 0) < this.config.claimIdleMs / 2) return 0;
+    if (now - (this.lastClaimAt.get(stream) ?? 0) < this.config.worker.claimIdleMs / 2) return 0;
     this.lastClaimAt.set(stream, now);
     let reclaimed = 0;
     let cursor = '0-0';
@@ -123,8 +120,8 @@ export class HandoffDrain {
       const claimed = await this.stream.claimIdle(
         bucket,
         this.consumer,
-        this.config.claimIdleMs,
-        this.config.batchSize,
+        this.config.worker.claimIdleMs,
+        this.config.worker.batchSize,
         cursor,
       );
       cursor = claimed.cursor;
@@ -143,10 +140,9 @@ export class HandoffDrain {
    */
   private async writeNew(bucket: SaleBucket, record: Record): Promise<boolean> {
     const deadline = Date.now() + MAX_DRAIN_MS;
-    let entries = await this.stream.readNew(bucket, this.consumer, this.config.batchSize);
+    let entries = await this.readNew(bucket);
     while (entries.length > 0) {
-      const following =
-        Date.now() < deadline ? this.stream.readNew(bucket, this.consumer, this.config.batchSize) : undefined;
+      const following = Date.now() < deadline ? this.readNew(bucket) : undefined;
       try {
         await this.write(bucket, entries);
       } catch (error) {
@@ -158,7 +154,7 @@ export class HandoffDrain {
       entries = await following;
       if (entries.length === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
-        entries = await this.stream.readNew(bucket, this.consumer, this.config.batchSize);
+        entries = await this.readNew(bucket);
       }
     }
     return true;
@@ -179,7 +175,7 @@ export class HandoffDrain {
       let written = 0;
       for (const bucket of buckets) {
         writing(bucket);
-        const entries = await this.stream.readNew(bucket, this.consumer, this.config.batchSize);
+        const entries = await this.readNew(bucket);
         if (entries.length === 0) continue;
         await this.write(bucket, entries);
         record(entries.length);
@@ -193,6 +189,16 @@ export class HandoffDrain {
       }
     }
     return false;
+  }
+
+  /** This consumer's next batch of entries no consumer was given yet. */
+  private readNew(bucket: SaleBucket): Promise<HandoffEntry[]> {
+    return this.stream.readNew(bucket, this.consumer, this.config.worker.batchSize);
+  }
+
+  /** A batch of what this consumer was given and has not acknowledged, after the entry `after`. */
+  private readOwnPending(bucket: SaleBucket, after?: string): Promise<HandoffEntry[]> {
+    return this.stream.readOwnPending(bucket, this.consumer, this.config.worker.batchSize, after);
   }
 
   private async write(bucket: SaleBucket, entries: readonly HandoffEntry[]): Promise<void> {

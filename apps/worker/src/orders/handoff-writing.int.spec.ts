@@ -1,5 +1,5 @@
 import { OrderWritingRepository, SaleStockRepository } from '@flash-sale/db';
-import { LEGACY_CREATE_ORDER_JOB, QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/queue';
+import { QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/queue';
 import {
   createRedisClient,
   HANDOFF_GROUP,
@@ -65,6 +65,23 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   const backlog = (saleId: string) => saleRedis.handoffBacklog(singleBucketSale(saleId));
   const completedJobs = async (saleId: string): Promise<Job[]> =>
     (await queue.getJobs(['completed'])).filter((job) => job.data.saleId === saleId);
+  const rowsOfOrder = (orderNo: string) =>
+    countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [orderNo]);
+  const untilStreamEmpty = (saleId: string, what = 'the stream emptied') =>
+    waitFor(
+      what,
+      () => backlog(saleId),
+      (n) => n === 0,
+    );
+  /** Waits until `count` orders of the sale are written, then until its stream is empty. */
+  const untilWritten = async (saleId: string, count: number) => {
+    await waitFor(
+      `${count} order(s) written`,
+      () => ordersOf(saleId),
+      (n) => n === count,
+    );
+    await untilStreamEmpty(saleId);
+  };
 
   it('every reservation is in its sale stream at once; one nudge writes them all in batches', async () => {
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 400 });
@@ -78,16 +95,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       expect(await queue.count()).toBe(0);
 
       await nudge(saleId);
-      await waitFor(
-        'the backlog written',
-        () => ordersOf(saleId),
-        (n) => n === 400,
-      );
-      await waitFor(
-        'the stream emptied',
-        () => backlog(saleId),
-        (n) => n === 0,
-      );
+      await untilWritten(saleId, 400);
       const [job] = await waitFor(
         'the job completed',
         () => completedJobs(saleId),
@@ -113,26 +121,13 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       [string, [string, string]],
     ];
     await nudge(saleId);
-    await waitFor(
-      'the order',
-      () => ordersOf(saleId),
-      (n) => n === 1,
-    );
-    await waitFor(
-      'the stream emptied',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
+    await untilWritten(saleId, 1);
 
     // The same hand-off once more, as a stream restored from before the acknowledgement would hold it.
     await redis.xadd(keys.sale(saleId).handoff, '*', 'r', value);
     await nudge(saleId);
-    await waitFor(
-      'the repeat written',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
+    await untilStreamEmpty(saleId, 'the repeat written');
+    expect(await rowsOfOrder(order!.orderNo)).toBe(1);
     expect(await leased(saleId)).toBe(4);
     expect(await available(saleId)).toBe(0);
   });
@@ -150,11 +145,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const leasedBefore = await leased(saleId);
     const availableBefore = await available(saleId);
     await nudge(saleId);
-    await waitFor(
-      'the reservation settled',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
+    await untilStreamEmpty(saleId, 'the reservation settled');
     const [row] = (await db.query('SELECT status, failure_reason, submit_token FROM orders WHERE order_no = ?', [
       order!.orderNo,
     ])) as { status: string; failure_reason: string; submit_token: string | null }[];
@@ -257,41 +248,8 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     // The sweep wakes the sale's writer; the entry, idle past HANDOFF_CLAIM_IDLE_MS, is taken over and written.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await workerA.get(HandoffSweep).run()).toBeGreaterThanOrEqual(1);
-    await waitFor(
-      'the order written',
-      () => ordersOf(saleId),
-      (n) => n === 1,
-    );
-    await waitFor(
-      'the stream emptied',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
+    await untilWritten(saleId, 1);
+    expect(await rowsOfOrder(order!.orderNo)).toBe(1);
     expect(await leased(saleId)).toBe(1);
-  });
-
-  it('a create-order job left by an earlier version is still written', async () => {
-    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3 });
-    const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
-    const job = await queue.add(LEGACY_CREATE_ORDER_JOB, {
-      ...order!,
-      reservedAt: order!.reservedAt.toISOString(),
-    });
-    await waitFor(
-      'the legacy job',
-      () => job.getState(),
-      (state) => state === 'completed',
-    );
-    expect(((await queue.getJob(job.id!))?.returnvalue as { outcome: string }).outcome).toBe('created');
-    expect(await ordersOf(saleId)).toBe(1);
-    // Its stream entry is written as "already there" whenever the sale's writer runs next.
-    await nudge(saleId);
-    await waitFor(
-      'the stream emptied',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
   });
 });

@@ -19,7 +19,6 @@ export const FAILURE_REASONS = {
   soldOutInMySql: 'MYSQL_STOCK_EXHAUSTED',
   duplicateSlot: 'DUPLICATE_PURCHASE_SLOT',
   duplicateToken: 'DUPLICATE_SUBMIT_TOKEN',
-  retriesExhausted: 'RETRIES_EXHAUSTED',
 } as const;
 
 interface Decision {
@@ -30,12 +29,12 @@ interface Decision {
 /**
  * Where an order's units are in the sale's row (docs/architecture.md "Who owns the stock"): in `leased` for the
  * current incarnation, in its `in_doubt` part for an earlier one not settled yet, and back in
- * `available` for a settled incarnation (or a job of a version without leases).
+ * `available` for a settled incarnation.
  */
 type UnitSource = 'lease' | 'in-doubt' | 'available';
 
 function unitSource(order: HandedOffOrder, sale: SaleStockRow): UnitSource {
-  if (!order.epoch || order.epoch <= sale.settledEpoch) return 'available';
+  if (order.epoch <= sale.settledEpoch) return 'available';
   return order.epoch < sale.redisEpoch ? 'in-doubt' : 'lease';
 }
 
@@ -124,12 +123,12 @@ export class OrderWriter {
   }
 
   /**
-   * The last attempt of a job failed, or MySQL refused the order (its buyer's slot is taken): the
-   * order is written FAILED, its leased units go back to `available` in the same transaction (from
-   * where a lease hands them to Redis again), and the buyer's hold in Redis is freed — so a
-   * reservation is never silently dropped and its units never stranded.
+   * MySQL refused the order (its buyer's slot is taken): the order is written FAILED, its leased units
+   * go back to `available` in the same transaction (from where a lease hands them to Redis again), and
+   * the buyer's hold in Redis is freed — so a reservation is never silently dropped and its units
+   * never stranded.
    */
-  async failAndRelease(order: HandedOffOrder, reason: string): Promise<WriteOutcome> {
+  private async failAndRelease(order: HandedOffOrder, reason: string): Promise<WriteOutcome> {
     let outcome: WriteOutcome = 'rejected';
     try {
       await this.writeFailed(order, reason);

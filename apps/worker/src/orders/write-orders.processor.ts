@@ -1,8 +1,9 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
-  LEGACY_CREATE_ORDER_JOB,
-  type LegacyCreateOrderJobData,
+  type JobHandlers,
+  type OrdersJobName,
   OrdersQueue,
+  processorOf,
   QueueName,
   QueueWorkers,
   saleOfJob,
@@ -12,13 +13,12 @@ import {
 } from '@flash-sale/queue';
 import type { SaleLayout } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Job, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import { HandoffDrain } from './handoff-drain';
-import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer';
 
 /**
- * Consumes the orders queue: `write-orders` jobs (one per sale with a backlog, see HandoffDrain) and
- * the `create-order` jobs an earlier version may have left.
+ * Consumes the orders queue: its `write-orders` jobs, one per sale with a backlog (see HandoffDrain).
+ * The handler table is typed by job name, so a job without a handler does not compile.
  *
  * The BullMQ Worker is started here rather than with @nestjs/bullmq's `@Processor`, whose worker
  * options are fixed at decoration time: concurrency and the stalled-job lock come from config.
@@ -26,28 +26,28 @@ import { FAILURE_REASONS, OrderWriter, type WriteOutcome } from './order-writer'
 @Injectable()
 export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WriteOrdersProcessor.name);
-  private readonly config: AppConfig['worker'];
+  private readonly handlers: JobHandlers<OrdersJobName> = {
+    [WRITE_ORDERS_JOB]: (job) => this.writeOrders(saleOfJob(job.data as WriteOrdersJobData)),
+  };
   private worker?: Worker;
 
   constructor(
     private readonly drain: HandoffDrain,
-    private readonly writer: OrderWriter,
     private readonly ordersQueue: OrdersQueue,
     private readonly workers: QueueWorkers,
-    @InjectAppConfig() config: AppConfig,
-  ) {
-    this.config = config.worker;
-  }
+    @InjectAppConfig() private readonly config: AppConfig,
+  ) {}
 
   onApplicationBootstrap(): void {
-    this.worker = this.workers.start(QueueName.Orders, (job) => this.process(job), {
+    const { worker: config } = this.config;
+    this.worker = this.workers.start(QueueName.Orders, processorOf(QueueName.Orders, this.handlers), {
       // Sales written at once (one job per sale: its stream is written by one worker at a time).
-      concurrency: this.config.concurrency,
+      concurrency: config.concurrency,
       // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
       // jobs are found stalled (checked twice as often) and run again elsewhere, where the entries it
       // held are taken over. Short: a sale waits for its one job, so a dead lock stalls the whole sale.
-      lockDuration: this.config.lockDurationMs,
-      stalledInterval: Math.ceil(this.config.lockDurationMs / 2),
+      lockDuration: config.lockDurationMs,
+      stalledInterval: Math.ceil(config.lockDurationMs / 2),
     });
     this.worker.on('error', (error) => this.logger.error(`Worker error: ${error.message}`));
     this.worker.on('failed', (job, error) =>
@@ -60,33 +60,10 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
     await this.worker?.close();
   }
 
-  private process(job: Job): Promise<WriteOrdersResult | { outcome: WriteOutcome }> {
-    if (job.name === WRITE_ORDERS_JOB) return this.writeOrders(saleOfJob(job.data as WriteOrdersJobData));
-    if (job.name === LEGACY_CREATE_ORDER_JOB) return this.writeLegacy(job as Job<LegacyCreateOrderJobData>);
-    throw new Error(`No handler for job "${job.name}" on ${QueueName.Orders}`);
-  }
-
   private async writeOrders(sale: SaleLayout): Promise<WriteOrdersResult> {
     const result = await this.drain.drain(sale);
     // Woken while this job is active, the sale's next job waits for this one to finish (keepLastIfActive).
     if (result.handedOn) await this.ordersQueue.wakeWriters([sale]);
     return result;
-  }
-
-  private async writeLegacy(job: Job<LegacyCreateOrderJobData>): Promise<{ outcome: WriteOutcome }> {
-    const order = {
-      ...job.data,
-      reservedAt: new Date(job.data.reservedAt),
-      epoch: job.data.epoch ?? 0,
-      submitToken: job.data.submitToken ?? null,
-    };
-    try {
-      const [outcome] = await this.writer.writeBatch(order.saleId, [order]);
-      return { outcome: outcome ?? 'already-exists' };
-    } catch (error) {
-      if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error; // BullMQ retries it with backoff
-      // Its last attempt: never drop a reservation silently. Write it FAILED and give the unit back.
-      return { outcome: await this.writer.failAndRelease(order, FAILURE_REASONS.retriesExhausted) };
-    }
   }
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import * as column from './columns';
 
 export type DemoRunStatus = 'running' | 'finished' | 'failed';
 
@@ -11,22 +12,22 @@ export class DemoRunEntity {
   @PrimaryColumn({ type: 'varchar', length: 40 })
   id!: string;
 
-  @Column({ type: 'varchar', length: 20 })
+  @column.varchar(20)
   status!: DemoRunStatus;
 
-  @Column({ type: 'int', unsigned: true })
+  @column.unsignedInt()
   stock!: number;
 
-  @Column({ type: 'int', unsigned: true })
+  @column.unsignedInt()
   buyers!: number;
 
   /** The run's whole report (strategies, progress, per-strategy results) as JSON. */
   @Column({ type: 'mediumtext' })
   report!: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  @column.createdAt()
   createdAt!: Date;
 
-  @Column({ name: 'finished_at', type: 'datetime', precision: 3, nullable: true })
+  @column.instant('finished_at', { nullable: true })
   finishedAt!: Date | null;
 }

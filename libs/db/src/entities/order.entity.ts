@@ -1,19 +1,20 @@
 import type { OrderStatus } from '@flash-sale/domain';
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import * as column from './columns';
 
 @Entity('orders')
 export class OrderEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
+  @column.generatedId()
   id!: string;
 
   /** Unique: the same reservation can never become two orders. */
-  @Column({ name: 'order_no', type: 'varchar', length: 40 })
+  @column.varchar(40, { name: 'order_no' })
   orderNo!: string;
 
   @Column({ name: 'sale_id', type: 'bigint', unsigned: true })
   saleId!: string;
 
-  @Column({ name: 'user_id', type: 'varchar', length: 64 })
+  @column.varchar(64, { name: 'user_id' })
   userId!: string;
 
   /**
@@ -24,28 +25,28 @@ export class OrderEntity {
   @Column({ name: 'user_slot', type: 'tinyint', unsigned: true, nullable: true })
   userSlot!: number | null;
 
-  @Column({ type: 'int', unsigned: true })
+  @column.unsignedInt()
   quantity!: number;
 
-  @Column({ name: 'amount_cents', type: 'int', unsigned: true })
+  @column.unsignedInt({ name: 'amount_cents' })
   amountCents!: number;
 
-  @Column({ type: 'varchar', length: 20 })
+  @column.varchar(20)
   status!: OrderStatus;
 
   /** Compare-and-set version for status changes. */
-  @Column({ type: 'int', unsigned: true, default: 0 })
+  @column.unsignedInt({ default: 0 })
   version!: number;
 
-  @Column({ name: 'failure_reason', type: 'varchar', length: 200, nullable: true })
+  @column.varchar(200, { name: 'failure_reason', nullable: true })
   failureReason!: string | null;
 
   /** The submit token of an order made synchronously in MySQL (db-* strategies, Redis-down fallback). */
-  @Column({ name: 'submit_token', type: 'varchar', length: 255, nullable: true })
+  @column.varchar(255, { name: 'submit_token', nullable: true })
   submitToken!: string | null;
 
   /** The Redis incarnation whose lease this order's units came from; NULL when MySQL sold them itself. */
-  @Column({ name: 'lease_epoch', type: 'int', unsigned: true, nullable: true })
+  @column.unsignedInt({ name: 'lease_epoch', nullable: true })
   leaseEpoch!: number | null;
 
   /** The sale's Redis bucket the order was reserved in (0 when the sale has one, or MySQL sold it). */
@@ -53,18 +54,18 @@ export class OrderEntity {
   bucket!: number;
 
   /** When the reservation was made in Redis (the buyer's moment), not when the row was written. */
-  @Column({ name: 'reserved_at', type: 'datetime', precision: 3 })
+  @column.instant('reserved_at')
   reservedAt!: Date;
 
-  @Column({ name: 'expires_at', type: 'datetime', precision: 3, nullable: true })
+  @column.instant('expires_at', { nullable: true })
   expiresAt!: Date | null;
 
-  @Column({ name: 'paid_at', type: 'datetime', precision: 3, nullable: true })
+  @column.instant('paid_at', { nullable: true })
   paidAt!: Date | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  @column.createdAt()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  @column.updatedAt()
   updatedAt!: Date;
 }

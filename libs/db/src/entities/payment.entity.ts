@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Entity } from 'typeorm';
+import * as column from './columns';
 
 /**
  * PENDING: started, provider not heard from. SUCCEEDED: the provider's money moved and the order is
@@ -8,30 +9,30 @@ export type PaymentStatus = 'PENDING' | 'SUCCEEDED' | 'REFUND_REQUIRED';
 
 @Entity('payments')
 export class PaymentEntity {
-  @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
+  @column.generatedId()
   id!: string;
 
-  @Column({ name: 'order_no', type: 'varchar', length: 40 })
+  @column.varchar(40, { name: 'order_no' })
   orderNo!: string;
 
-  @Column({ name: 'out_trade_no', type: 'varchar', length: 64 })
+  @column.varchar(64, { name: 'out_trade_no' })
   outTradeNo!: string;
 
-  @Column({ name: 'transaction_id', type: 'varchar', length: 64, nullable: true })
+  @column.varchar(64, { name: 'transaction_id', nullable: true })
   transactionId!: string | null;
 
-  @Column({ name: 'amount_cents', type: 'int', unsigned: true })
+  @column.unsignedInt({ name: 'amount_cents' })
   amountCents!: number;
 
-  @Column({ type: 'varchar', length: 20 })
+  @column.varchar(20)
   status!: PaymentStatus;
 
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  @column.createdAt()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  @column.updatedAt()
   updatedAt!: Date;
 
-  @Column({ name: 'paid_at', type: 'datetime', precision: 3, nullable: true })
+  @column.instant('paid_at', { nullable: true })
   paidAt!: Date | null;
 }

@@ -1,64 +1,65 @@
 import type { SalePurpose, SaleStrategy } from '@flash-sale/domain';
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import * as column from './columns';
 
 @Entity('sales')
 export class SaleEntity {
   /** BIGINT: the driver returns it as a string, which is also what the API promises for ids. */
-  @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
+  @column.generatedId()
   id!: string;
 
-  @Column({ type: 'varchar', length: 120 })
+  @column.varchar(120)
   name!: string;
 
-  @Column({ type: 'varchar', length: 2000, nullable: true })
+  @column.varchar(2000, { nullable: true })
   description!: string | null;
 
-  @Column({ name: 'image_url', type: 'varchar', length: 500, nullable: true })
+  @column.varchar(500, { name: 'image_url', nullable: true })
   imageUrl!: string | null;
 
-  @Column({ name: 'price_cents', type: 'int', unsigned: true })
+  @column.unsignedInt({ name: 'price_cents' })
   priceCents!: number;
 
-  @Column({ type: 'int', unsigned: true })
+  @column.unsignedInt()
   stock!: number;
 
   /** Units neither leased to Redis nor held by an order: MySQL may sell or lease them. */
-  @Column({ type: 'int', unsigned: true })
+  @column.unsignedInt()
   available!: number;
 
   /** Units leased to Redis that are not an order yet (`available + leased + held == stock`). */
-  @Column({ type: 'int', unsigned: true, default: 0 })
+  @column.unsignedInt({ default: 0 })
   leased!: number;
 
   /** The part of `leased` granted to a Redis incarnation that lost its state; never sold on again. */
-  @Column({ name: 'in_doubt', type: 'int', unsigned: true, default: 0 })
+  @column.unsignedInt({ name: 'in_doubt', default: 0 })
   inDoubt!: number;
 
   /** The Redis incarnation the sale sells on (0: never loaded into Redis). */
-  @Column({ name: 'redis_epoch', type: 'int', unsigned: true, default: 0 })
+  @column.unsignedInt({ name: 'redis_epoch', default: 0 })
   redisEpoch!: number;
 
   /** Incarnations up to this one are settled: their unconverted units are back in `available`. */
-  @Column({ name: 'settled_epoch', type: 'int', unsigned: true, default: 0 })
+  @column.unsignedInt({ name: 'settled_epoch', default: 0 })
   settledEpoch!: number;
 
   /** Optimistic-lock version: every change of `available` is conditional on it and bumps it. */
-  @Column({ type: 'int', unsigned: true, default: 0 })
+  @column.unsignedInt({ default: 0 })
   version!: number;
 
-  @Column({ name: 'per_user_limit', type: 'int', unsigned: true })
+  @column.unsignedInt({ name: 'per_user_limit' })
   perUserLimit!: number;
 
-  @Column({ name: 'starts_at', type: 'datetime', precision: 3 })
+  @column.instant('starts_at')
   startsAt!: Date;
 
-  @Column({ name: 'ends_at', type: 'datetime', precision: 3 })
+  @column.instant('ends_at')
   endsAt!: Date;
 
-  @Column({ type: 'varchar', length: 20 })
+  @column.varchar(20)
   strategy!: SaleStrategy;
 
-  @Column({ name: 'payment_timeout_seconds', type: 'int', unsigned: true })
+  @column.unsignedInt({ name: 'payment_timeout_seconds' })
   paymentTimeoutSeconds!: number;
 
   /**
@@ -69,12 +70,12 @@ export class SaleEntity {
   buckets!: number;
 
   /** `shop`, or test data (`load-test`, `bench`, `demo`) that the storefront never lists. */
-  @Column({ type: 'varchar', length: 20, default: 'shop' })
+  @column.varchar(20, { default: 'shop' })
   purpose!: SalePurpose;
 
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  @column.createdAt()
   createdAt!: Date;
 
-  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  @column.updatedAt()
   updatedAt!: Date;
 }

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Entity, PrimaryColumn } from 'typeorm';
+import * as column from './columns';
 
 /**
  * A registered shopper. Guests have no row: their id lives only in their token. Registering keeps the
@@ -11,13 +12,13 @@ export class UserEntity {
   id!: string;
 
   /** Unique, compared case-insensitively by the column's collation (`utf8mb4_unicode_ci`). */
-  @Column({ type: 'varchar', length: 64 })
+  @column.varchar(64)
   name!: string;
 
   /** `scrypt$N$r$p$salt$hash` (base64url): the parameters travel with the hash so they can be raised later. */
-  @Column({ name: 'password_hash', type: 'varchar', length: 255 })
+  @column.varchar(255, { name: 'password_hash' })
   passwordHash!: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  @column.createdAt()
   createdAt!: Date;
 }

@@ -1,0 +1,52 @@
+import { OptimisticLockExhaustedError } from '@flash-sale/db';
+import { ErrorCode } from '@flash-sale/domain';
+import { RedisReplyLostError } from '@flash-sale/redis';
+import { QueryFailedError } from 'typeorm';
+import { isDependencyDown, toErrorResponse } from './error-body';
+
+const withCode = (code: string): Error => Object.assign(new Error(`${code}: from the driver`), { code });
+
+describe('isDependencyDown', () => {
+  it('MySQL unreachable, directly or through TypeORM', () => {
+    expect(isDependencyDown(withCode('PROTOCOL_CONNECTION_LOST'))).toBe(true);
+    expect(isDependencyDown(new QueryFailedError('SELECT 1', [], withCode('ECONNRESET')))).toBe(true);
+  });
+
+  it('Redis unreachable', () => {
+    expect(isDependencyDown(new RedisReplyLostError())).toBe(true);
+    expect(isDependencyDown(new Error('Connection is closed.'))).toBe(true);
+  });
+
+  it('not a MySQL error about the query, nor any other error', () => {
+    expect(isDependencyDown(withCode('ER_DUP_ENTRY'))).toBe(false);
+    expect(isDependencyDown(new Error('boom'))).toBe(false);
+    expect(isDependencyDown(null)).toBe(false);
+  });
+});
+
+describe('toErrorResponse', () => {
+  it('a dependency that is down: 503 UNAVAILABLE, retry after a second', () => {
+    expect(toErrorResponse(withCode('ECONNREFUSED'))).toEqual({
+      status: 503,
+      body: { error: { code: ErrorCode.Unavailable, message: 'A dependency is unavailable; please retry' } },
+      unexpected: true,
+      retryAfter: 1,
+    });
+  });
+
+  it('optimistic-lock retries exhausted: 503 UNAVAILABLE, an expected outcome', () => {
+    expect(toErrorResponse(new OptimisticLockExhaustedError('gave up'))).toEqual({
+      status: 503,
+      body: { error: { code: ErrorCode.Unavailable, message: 'Too busy right now; please retry' } },
+      unexpected: false,
+    });
+  });
+
+  it('anything else: a bare 500 INTERNAL', () => {
+    expect(toErrorResponse(new Error('secret detail'))).toEqual({
+      status: 500,
+      body: { error: { code: ErrorCode.Internal, message: 'Internal error' } },
+      unexpected: true,
+    });
+  });
+});
