@@ -1,16 +1,15 @@
 import type { StockLeases, VerifyOutcome } from '@flash-sale/stock';
-import type { RedisConnection } from '@flash-sale/redis';
+import { EventEmitter } from 'node:events';
+import { type RedisClient, RedisConnection } from '@flash-sale/redis';
 import { IncarnationGuard } from './incarnation-guard';
 
-/** A connection whose drops and reconnections the test drives, and leases that count verifications. */
+/**
+ * A real RedisConnection over a client whose drops and reconnections the test drives, and leases that
+ * count verifications.
+ */
 function fakes(readyAtStart: boolean) {
-  const readyListeners: (() => void)[] = [];
-  const closeListeners: (() => void)[] = [];
-  const connection = {
-    isReady: readyAtStart,
-    onReady: (listener: () => void) => void readyListeners.push(listener),
-    onClose: (listener: () => void) => void closeListeners.push(listener),
-  } as unknown as RedisConnection;
+  const client = Object.assign(new EventEmitter(), { status: readyAtStart ? 'ready' : 'connecting' });
+  const connection = new RedisConnection(client as unknown as RedisClient);
   const verified: string[] = [];
   const pending: ((outcome: VerifyOutcome) => void)[] = [];
   const leases = {
@@ -24,8 +23,14 @@ function fakes(readyAtStart: boolean) {
   return {
     guard,
     verified,
-    ready: () => readyListeners.forEach((listener) => listener()),
-    drop: () => closeListeners.forEach((listener) => listener()),
+    ready: () => {
+      client.status = 'ready';
+      client.emit('ready');
+    },
+    drop: () => {
+      client.status = 'reconnecting';
+      client.emit('close');
+    },
     finish: () => pending.shift()?.('current'),
   };
 }

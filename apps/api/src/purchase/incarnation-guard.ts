@@ -27,12 +27,7 @@ export class IncarnationGuard implements OnModuleInit {
     // Armed when the connection drops, not when it comes back: ioredis sends the commands queued
     // meanwhile as soon as it reconnects, before anyone hears of it, and a purchase queued then must
     // already wait for the verification.
-    let connectedBefore = this.redis.isReady;
-    this.redis.onReady(() => {
-      connectedBefore = true;
-    });
-    this.redis.onClose(() => {
-      if (!connectedBefore) return;
+    this.redis.onConnectionLost(() => {
       this.reconnected = true;
       this.drops += 1;
       this.verified.clear();
