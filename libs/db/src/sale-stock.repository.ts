@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 
-export interface SaleStockRow {
-  priceCents: number;
+/** Where a sale's units are, and which Redis incarnation holds the leased ones. */
+export interface SaleStockCounts {
   available: number;
   leased: number;
   inDoubt: number;
@@ -9,6 +9,23 @@ export interface SaleStockRow {
   redisEpoch: number;
   /** Incarnations up to this one are settled: their leases were given back to `available`. */
   settledEpoch: number;
+}
+
+/** The `sales` columns of SaleStockCounts, for a SELECT that reads them with `saleStockCountsOf`. */
+export const SALE_STOCK_COLUMNS = 'available, leased, in_doubt, redis_epoch, settled_epoch';
+
+export function saleStockCountsOf(row: Record<string, unknown>): SaleStockCounts {
+  return {
+    available: Number(row['available']),
+    leased: Number(row['leased']),
+    inDoubt: Number(row['in_doubt']),
+    redisEpoch: Number(row['redis_epoch']),
+    settledEpoch: Number(row['settled_epoch']),
+  };
+}
+
+export interface SaleStockRow extends SaleStockCounts {
+  priceCents: number;
   version: number;
   paymentTimeoutSeconds: number;
 }
@@ -29,18 +46,13 @@ export class SaleStockRepository {
   /** A plain read: no lock. The version makes the later update safe. */
   async read(manager: EntityManager, saleId: string): Promise<SaleStockRow | undefined> {
     const [row] = (await manager.query(
-      `SELECT price_cents, available, leased, in_doubt, redis_epoch, settled_epoch, version, payment_timeout_seconds
-         FROM sales WHERE id = ?`,
+      `SELECT price_cents, ${SALE_STOCK_COLUMNS}, version, payment_timeout_seconds FROM sales WHERE id = ?`,
       [saleId],
     )) as Record<string, number>[];
     return row
       ? {
+          ...saleStockCountsOf(row),
           priceCents: Number(row['price_cents']),
-          available: Number(row['available']),
-          leased: Number(row['leased']),
-          inDoubt: Number(row['in_doubt']),
-          redisEpoch: Number(row['redis_epoch']),
-          settledEpoch: Number(row['settled_epoch']),
           version: Number(row['version']),
           paymentTimeoutSeconds: Number(row['payment_timeout_seconds']),
         }

@@ -1,15 +1,11 @@
 import { HOLDING_STATUSES, type HoldingOrder } from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
 import { isDuplicateKeyError } from './mysql-errors';
+import { SALE_STOCK_COLUMNS, type SaleStockCounts, saleStockCountsOf } from './sale-stock.repository';
 
 /** A sale's row as the lease bookkeeping needs it. */
-export interface SaleLeaseRow {
+export interface SaleLeaseRow extends SaleStockCounts {
   stock: number;
-  available: number;
-  leased: number;
-  inDoubt: number;
-  redisEpoch: number;
-  settledEpoch: number;
   startsAt: Date;
   endsAt: Date;
   perUserLimit: number;
@@ -72,19 +68,14 @@ export class StockLeaseRepository {
 
   async saleRow(saleId: string): Promise<SaleLeaseRow | undefined> {
     const [row] = (await this.dataSource.query(
-      `SELECT stock, available, leased, in_doubt, redis_epoch, settled_epoch, starts_at, ends_at, per_user_limit,
-              strategy, buckets
+      `SELECT stock, ${SALE_STOCK_COLUMNS}, starts_at, ends_at, per_user_limit, strategy, buckets
          FROM sales WHERE id = ?`,
       [saleId],
     )) as Record<string, unknown>[];
     if (!row) return undefined;
     return {
+      ...saleStockCountsOf(row),
       stock: Number(row['stock']),
-      available: Number(row['available']),
-      leased: Number(row['leased']),
-      inDoubt: Number(row['in_doubt']),
-      redisEpoch: Number(row['redis_epoch']),
-      settledEpoch: Number(row['settled_epoch']),
       startsAt: new Date(row['starts_at'] as Date),
       endsAt: new Date(row['ends_at'] as Date),
       perUserLimit: Number(row['per_user_limit']),
