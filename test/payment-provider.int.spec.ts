@@ -1,7 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { waitFor } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 /** Sums the `flash_sale_payment_callbacks_total` series by `status/outcome`. */
 function callbackCounts(metrics: string): Record<string, number> {
@@ -20,28 +18,17 @@ function callbackCounts(metrics: string): Record<string, number> {
  */
 describe('payment provider callbacks, end to end (real API, worker, MariaDB, Redis)', () => {
   const COPIES = 3;
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv({
+  const w = useStackWorld({
+    database: true,
+    env: {
       PAYMENT_CALLBACK_COPIES: String(COPIES),
       PAYMENT_CALLBACK_DELAY_MS: '50',
       PAYMENT_CALLBACK_JITTER_MS: '200',
-    });
-    stack = await startStack(testEnv.config);
-    db = await openDatabase(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
+    },
   });
 
   it('every copy is acknowledged 200 and the payment is applied once', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const { stack, db, admin } = w;
     const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
       token: admin,
       json: { name: 'Paid', priceCents: 2500, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },

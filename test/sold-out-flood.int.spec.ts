@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { createRedisClient, type RedisClient } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
 import { startStack, type RunningStack } from './support/running-stack';
+import { useStackWorld } from './support/stack-world';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
 interface Guest {
@@ -149,33 +147,22 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
 
 /** The sold-out answer on an instance of its own Redis, so that every command Redis runs is counted. */
 describe('sold-out flood: no Redis command and no rate limit per answer', () => {
-  let redisPort: number;
-  let redisServer: ChildProcess;
-  let probe: RedisClient;
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    redisPort = await freePort();
-    redisServer = startPrivateRedis(redisPort);
-    await waitFor('private Redis', () => redisAnswers(redisPort), Boolean, 10_000);
-    probe = createRedisClient({ url: `redis://127.0.0.1:${redisPort}`, clusterNodes: [] });
-    testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  const w = useStackWorld({
+    redis: 'private',
+    env: {
       SOLD_OUT_FLAG_TTL_MS: '600000',
       // Three purchases per buyer in 60 s: the flood below would be refused with 429 if it counted.
       RATE_LIMIT_PURCHASES_POINTS: '3',
       RATE_LIMIT_PURCHASES_SECONDS: '60',
-    });
-    stack = await startStack(testEnv.config);
+    },
+  });
+  let probe: RedisClient;
+
+  beforeAll(() => {
+    probe = createRedisClient({ url: w.redisServer.url, clusterNodes: [] });
   });
 
-  afterAll(async () => {
-    await stack.close();
-    probe.disconnect();
-    redisServer.kill('SIGKILL');
-    await testEnv.cleanup();
-  });
+  afterAll(() => probe.disconnect());
 
   /** Commands Redis has run so far, the probe's own INFO excepted. */
   async function commandsRun(): Promise<number> {
@@ -188,8 +175,8 @@ describe('sold-out flood: no Redis command and no rate limit per answer', () => 
   }
 
   it('answers a flood of sold-out purchases with 410 while Redis runs nothing', async () => {
-    const adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const saleId = await createSale(stack, adminToken, 1);
+    const { stack, admin } = w;
+    const saleId = await createSale(stack, admin, 1);
     const [ada, ...buyers] = await Promise.all(Array.from({ length: 11 }, () => stack.client.guest()));
     const adaBought = await buy(stack, saleId, ada!, await stack.client.submitToken(saleId, ada!.token));
     expect(adaBought.status).toBe(202);

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { buyerBucket, onlyBucket, type SaleLayout, type SaleRedisRepository } from '@flash-sale/redis';
+import { freePort } from './free-port';
 
 export interface PrivateRedisOptions {
   /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */
@@ -32,6 +33,54 @@ export function redisAnswers(port: number): Promise<boolean> {
       });
     });
   });
+}
+
+/**
+ * A redis-server of one test's own on a free port, which the test may kill and start again on the same
+ * port (empty, or from its AOF when `aofDir` is set) while the apps keep their connection settings.
+ */
+export class PrivateRedisServer {
+  private process!: ChildProcess;
+
+  private constructor(
+    readonly port: number,
+    private options: PrivateRedisOptions,
+  ) {}
+
+  /** Starts one and resolves once it answers PING. */
+  static async start(options: PrivateRedisOptions = {}): Promise<PrivateRedisServer> {
+    const server = new PrivateRedisServer(await freePort(), options);
+    await server.restart();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts it again on the same port (with other options if given); resolves once it answers PING. */
+  async restart(options: PrivateRedisOptions = this.options): Promise<void> {
+    this.options = options;
+    this.process = startPrivateRedis(this.port, options);
+    const deadline = Date.now() + 10_000;
+    while (!(await redisAnswers(this.port))) {
+      if (Date.now() > deadline) throw new Error(`private Redis on port ${this.port} did not answer PING`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** SIGKILLs it (no shutdown save) and resolves once the process is gone. */
+  async kill(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.process.once('exit', resolve));
+    this.process.kill('SIGKILL');
+    await exited;
+  }
+
+  /** Sends a signal without waiting (SIGSTOP hangs it, SIGCONT resumes it). */
+  signal(signal: NodeJS.Signals): void {
+    this.process.kill(signal);
+  }
 }
 
 /**
