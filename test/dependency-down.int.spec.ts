@@ -9,22 +9,15 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
 
   it('answers 503 UNAVAILABLE, then sells again once Redis is back — a new incarnation on fresh leases', async () => {
     const { stack, admin } = w;
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Fragile', priceCents: 100, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const sale = await stack.client.createSale(admin, { name: 'Fragile', priceCents: 100, stock: 3 });
     const buyer = await stack.client.guest();
-    const token = await stack.client.submitToken(sale.body.id, buyer.token);
+    const token = await stack.client.submitToken(sale.id, buyer.token);
 
     await w.redisServer.kill();
-    const refused = await stack.client.call<{ error: { code: string } }>(
-      'POST',
-      `/api/sales/${sale.body.id}/purchase`,
-      {
-        token: buyer.token,
-        json: { token },
-      },
-    );
+    const refused = await stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
+      token: buyer.token,
+      json: { token },
+    });
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('UNAVAILABLE');
 
@@ -34,9 +27,9 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
     const accepted = await waitFor(
       'a purchase to go through',
       async () =>
-        stack.client.call<{ status: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+        stack.client.call<{ status: string }>('POST', `/api/sales/${sale.id}/purchase`, {
           token: buyer.token,
-          json: { token: await stack.client.submitToken(sale.body.id, buyer.token) },
+          json: { token: await stack.client.submitToken(sale.id, buyer.token) },
         }),
       (response) => response.status === 202,
       20_000,
@@ -46,13 +39,13 @@ describe('when Redis is down (real private redis-server, real MariaDB)', () => {
     // (The last unit is leased in the background once the balance runs low.)
     await waitFor(
       'the remaining count',
-      async () => (await stack.client.call<{ remaining: number }>('GET', `/api/sales/${sale.body.id}`)).body.remaining,
+      async () => (await stack.client.call<{ remaining: number }>('GET', `/api/sales/${sale.id}`)).body.remaining,
       (remaining) => remaining === 1,
       5_000,
     );
     const audit = await stack.client.call<{ leases: { inDoubt: number; epoch: number } }>(
       'GET',
-      `/api/admin/sales/${sale.body.id}/audit`,
+      `/api/admin/sales/${sale.id}/audit`,
       { token: admin },
     );
     expect(audit.body.leases).toMatchObject({ inDoubt: 1, epoch: 2 });

@@ -70,12 +70,8 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
   });
 
   async function createSale(adminToken: string, stock: number): Promise<string> {
-    const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: adminToken,
-      json: { name: 'Durable', priceCents: 100, stock, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    expect(response.status).toBe(201);
-    return response.body.id;
+    const response = await stack.client.createSale(adminToken, { name: 'Durable', priceCents: 100, stock });
+    return response.id;
   }
 
   const buy = (saleId: string, guestToken: string, token: string) =>

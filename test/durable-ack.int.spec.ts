@@ -62,11 +62,8 @@ describe('durable acknowledgement with a real replica (primary SIGKILLed, replic
 
   it('every 202 sent before the primary died is an order after failing over to the replica', async () => {
     const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Durable', priceCents: 100, stock: 5000, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Durable', priceCents: 100, stock: 5000 });
+    const saleId = sale.id;
     const buyers = await Promise.all(
       Array.from({ length: 400 }, async () => {
         const guest = await stack.client.guest();

@@ -14,11 +14,8 @@ describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => 
 
   it('5,000 buyers, stock 2,000, leases of 50: exactly 2,000 sold, no SOLD_OUT while MySQL had units', async () => {
     const { stack, db, admin } = w;
-    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Segments', priceCents: 100, stock: 2000, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Segments', priceCents: 100, stock: 2000 });
+    const saleId = sale.id;
     // Tokens first, so the purchases themselves arrive as one burst.
     const buyers = await inBatches(
       Array.from({ length: 5000 }, (_, i) => i),
@@ -75,12 +72,9 @@ describe('a lease caught between its Redis grant and its MySQL mark (real worker
 
   it('reconciliation does not take it for a lost grant and lease again: the rest stays with MySQL', async () => {
     const { stack, db, admin } = w;
-    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'In flight', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
-    const layout = { id: saleId, buckets: sale.body.buckets };
+    const sale = await stack.client.createSale(admin, { name: 'In flight', priceCents: 100, stock: 100 });
+    const saleId = sale.id;
+    const layout = { id: saleId, buckets: sale.buckets };
     const books = async () =>
       (
         (await db.query('SELECT available, leased, redis_epoch FROM sales WHERE id = ?', [saleId])) as {

@@ -89,19 +89,16 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
 
   it('every line is JSON; each request has a completion line and in-request lines carrying its x-request-id', async () => {
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Logged', priceCents: 100, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const sale = await client.createSale(admin, { name: 'Logged', priceCents: 100, stock: 3 });
     const buyer = await client.guest();
-    const token = await client.submitToken(sale.body.id, buyer.token);
+    const token = await client.submitToken(sale.id, buyer.token);
     // Redis forgets the sale: the purchase logs a warning (from inside the request) while it reloads it.
     const redis = createRedisClient(testEnv.config.redis);
-    await redis.del(...new KeyBuilder(testEnv.config.redis.keyPrefix).sale(sale.body.id).all());
+    await redis.del(...new KeyBuilder(testEnv.config.redis.keyPrefix).sale(sale.id).all());
     redis.disconnect();
 
     const requestId = `ops-log-test-${Date.now()}`;
-    const purchase = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const purchase = await client.call('POST', `/api/sales/${sale.id}/purchase`, {
       token: buyer.token,
       json: { token },
       headers: { 'x-request-id': requestId },
@@ -118,7 +115,7 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     expect(ofRequest.find((line) => line.msg === 'request completed')).toMatchObject({
       level: 'info',
       service: 'api',
-      req: { method: 'POST', url: `/api/sales/${sale.body.id}/purchase` },
+      req: { method: 'POST', url: `/api/sales/${sale.id}/purchase` },
       res: { statusCode: 202 },
     });
     expect(ofRequest.find((line) => line.context === 'PurchaseService')).toMatchObject({
@@ -130,7 +127,7 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     // refusals, without an x-request-id of the caller's, get no line (the 1st of every 100 would).
     const refusedIds: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const refused = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+      const refused = await client.call('POST', `/api/sales/${sale.id}/purchase`, {
         token: buyer.token,
         json: { token: 'short' },
       });

@@ -29,14 +29,11 @@ describe('payment provider callbacks, end to end (real API, worker, MariaDB, Red
 
   it('every copy is acknowledged 200 and the payment is applied once', async () => {
     const { stack, db, admin } = w;
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Paid', priceCents: 2500, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const sale = await stack.client.createSale(admin, { name: 'Paid', priceCents: 2500, stock: 3 });
     const buyer = await stack.client.guest('Payer');
-    const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
       token: buyer.token,
-      json: { token: await stack.client.submitToken(sale.body.id, buyer.token) },
+      json: { token: await stack.client.submitToken(sale.id, buyer.token) },
     });
     expect(bought.status).toBe(202);
     const { orderNo } = bought.body;

@@ -76,18 +76,8 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
 
   async function createSale(stock: number, perUserLimit = 1): Promise<string> {
     admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: 'Outage',
-        priceCents: 100,
-        stock,
-        perUserLimit,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    expect(sale.status).toBe(201);
-    return sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Outage', priceCents: 100, stock, perUserLimit });
+    return sale.id;
   }
 
   async function purchase(saleId: string, buyerToken: string, submitToken: string) {

@@ -24,11 +24,8 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
 
   it('sells no unit twice after a stale restore, and closes the books without an admin', async () => {
     const { stack, db, admin } = w;
-    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Stale', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Stale', priceCents: 100, stock: 100 });
+    const saleId = sale.id;
     const buyers: { userId: string; orderNo: string }[] = [];
     const refusals: number[] = [];
     const burst = async (count: number) => {
@@ -50,9 +47,7 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
     await waitFor('20 written', written, (n) => n === 20);
     // The copy Redis will come back with: every key of the sale (of each of its buckets) as it is now.
     const keyBuilder = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
-    const keys = bucketsOf({ id: saleId, buckets: sale.body.buckets }).flatMap((bucket) =>
-      keyBuilder.bucket(bucket).all(),
-    );
+    const keys = bucketsOf({ id: saleId, buckets: sale.buckets }).flatMap((bucket) => keyBuilder.bucket(bucket).all());
     const client = createRedisClient(w.testEnv.config.redis);
     const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
     client.disconnect();

@@ -1,3 +1,4 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import type { DataSource } from 'typeorm';
 import { inBatches } from './support/api-client';
 import { countRows } from './support/fixtures';
@@ -39,36 +40,22 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   });
 
   /** Every guest buys once, all at the same time; returns the statuses and the audit. */
-  async function burst(strategy: string, stock: number) {
-    const sale = await stack.client.call<{ id: string; strategy: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: `${strategy} sale`,
-        priceCents: 100,
-        stock,
-        strategy,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    expect(sale.status).toBe(201);
-    const tokens = await inBatches(guests, 32, (guest) => stack.client.submitToken(sale.body.id, guest.token));
+  async function burst(strategy: SaleStrategy, stock: number) {
+    const sale = await stack.client.createSale(admin, { name: `${strategy} sale`, priceCents: 100, stock, strategy });
+    const tokens = await inBatches(guests, 32, (guest) => stack.client.submitToken(sale.id, guest.token));
     const responses = await Promise.all(
       guests.map((guest, i) =>
-        stack.client.call<{ status?: string; error?: { code: string } }>(
-          'POST',
-          `/api/sales/${sale.body.id}/purchase`,
-          {
-            token: guest.token,
-            json: { token: tokens[i] },
-          },
-        ),
+        stack.client.call<{ status?: string; error?: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
+          token: guest.token,
+          json: { token: tokens[i] },
+        }),
       ),
     );
-    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.body.id}/audit`, { token: admin });
-    return { saleId: sale.body.id, responses, audit: audit.body };
+    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.id}/audit`, { token: admin });
+    return { saleId: sale.id, responses, audit: audit.body };
   }
 
-  it.each(['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock'])(
+  it.each<SaleStrategy>(['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock'])(
     '%s sells exactly the stock, never more',
     async (strategy) => {
       const { saleId, responses, audit } = await burst(strategy, 50);
@@ -90,24 +77,18 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   );
 
   it('db-segmented: a cancelled order’s unit goes back to the sale’s row and is sold again; the books balance', async () => {
-    const sale = await stack.client.call<{ id: string; remaining: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: 'segments',
-        priceCents: 100,
-        stock: 3,
-        strategy: 'db-segmented',
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
+    const sale = await stack.client.createSale(admin, {
+      name: 'segments',
+      priceCents: 100,
+      stock: 3,
+      strategy: 'db-segmented',
     });
-    expect([sale.status, sale.body.remaining]).toEqual([201, 3]);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.body.id])).toBe(
-      3,
-    );
+    expect([sale.status, sale.remaining]).toEqual([201, 3]);
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.id])).toBe(3);
     const buy = async (guest: Guest) =>
-      stack.client.call<{ orderNo: string; error?: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+      stack.client.call<{ orderNo: string; error?: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
         token: guest.token,
-        json: { token: await stack.client.submitToken(sale.body.id, guest.token) },
+        json: { token: await stack.client.submitToken(sale.id, guest.token) },
       });
     const bought = [await buy(guests[0]!), await buy(guests[1]!), await buy(guests[2]!)];
     expect(bought.map((answer) => answer.status)).toEqual([201, 201, 201]);
@@ -116,28 +97,24 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
       token: guests[0]!.token,
     });
     expect(cancelled.status).toBe(200);
-    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [sale.body.id])).toBe(1);
+    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [sale.id])).toBe(1);
     expect((await buy(guests[3]!)).status).toBe(201);
-    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.body.id}/audit`, { token: admin });
+    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.id}/audit`, { token: admin });
     expect(audit.body).toMatchObject({ ok: true, oversold: 0, held: 3 });
   });
 
   it('db-optimistic: a replayed token returns the same order, another user’s token is refused', async () => {
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: 'replay',
-        priceCents: 100,
-        stock: 5,
-        strategy: 'db-optimistic',
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
+    const sale = await stack.client.createSale(admin, {
+      name: 'replay',
+      priceCents: 100,
+      stock: 5,
+      strategy: 'db-optimistic',
     });
     const [alice, bob] = guests;
-    const token = await stack.client.submitToken(sale.body.id, alice!.token);
+    const token = await stack.client.submitToken(sale.id, alice!.token);
     const clicks = await Promise.all(
       [1, 2, 3, 4, 5].map(() =>
-        stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+        stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
           token: alice!.token,
           json: { token },
         }),
@@ -145,12 +122,12 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
     );
     expect(clicks.map((click) => click.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(clicks.map((click) => click.body.orderNo)).size).toBe(1);
-    const stolen = await stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const stolen = await stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
       token: bob!.token,
       json: { token },
     });
     expect(stolen.status).toBe(403);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [sale.body.id])).toBe(1);
+    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [sale.id])).toBe(1);
   });
 
   it('naive-unsafe oversells under the same load — the finding it exists to show', async () => {

@@ -14,6 +14,7 @@ import { NestFactory } from '@nestjs/core';
 import { type Job, Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from '../../../../test/support/fixtures';
+import { handOffDrained } from '../../../../test/support/handoff-drain';
 import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/support/test-env';
 import { openSaleRedis } from '../../../../test/support/test-redis';
 import { WorkerModule } from '../worker.module';
@@ -63,6 +64,15 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(singleBucketSale(saleId), 3)));
   const spread = (job: ReturnType<typeof writeOrdersJob>) => [job.name, job.data, job.opts] as const;
   const backlog = (saleId: string) => saleRedis.handoffBacklog(singleBucketSale(saleId));
+  /** Waits until the sale has `count` written orders and nothing left in its hand-off stream. */
+  const writtenAndDrained = async (saleId: string, count: number) => {
+    await waitFor(
+      `${count} orders written`,
+      () => ordersOf(saleId),
+      (n) => n === count,
+    );
+    await handOffDrained(saleRedis, saleId);
+  };
   const completedJobs = async (saleId: string): Promise<Job[]> =>
     (await queue.getJobs(['completed'])).filter((job) => job.data.saleId === saleId);
 
@@ -78,16 +88,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       expect(await queue.count()).toBe(0);
 
       await nudge(saleId);
-      await waitFor(
-        'the backlog written',
-        () => ordersOf(saleId),
-        (n) => n === 400,
-      );
-      await waitFor(
-        'the stream emptied',
-        () => backlog(saleId),
-        (n) => n === 0,
-      );
+      await writtenAndDrained(saleId, 400);
       const [job] = await waitFor(
         'the job completed',
         () => completedJobs(saleId),
@@ -113,25 +114,12 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       [string, [string, string]],
     ];
     await nudge(saleId);
-    await waitFor(
-      'the order',
-      () => ordersOf(saleId),
-      (n) => n === 1,
-    );
-    await waitFor(
-      'the stream emptied',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
+    await writtenAndDrained(saleId, 1);
 
     // The same hand-off once more, as a stream restored from before the acknowledgement would hold it.
     await redis.xadd(keys.sale(saleId).handoff, '*', 'r', value);
     await nudge(saleId);
-    await waitFor(
-      'the repeat written',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
+    await handOffDrained(saleRedis, saleId);
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
     expect(await leased(saleId)).toBe(4);
     expect(await available(saleId)).toBe(0);
@@ -150,11 +138,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const leasedBefore = await leased(saleId);
     const availableBefore = await available(saleId);
     await nudge(saleId);
-    await waitFor(
-      'the reservation settled',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
+    await handOffDrained(saleRedis, saleId);
     const [row] = (await db.query('SELECT status, failure_reason, submit_token FROM orders WHERE order_no = ?', [
       order!.orderNo,
     ])) as { status: string; failure_reason: string; submit_token: string | null }[];
@@ -257,16 +241,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     // The sweep wakes the sale's writer; the entry, idle past HANDOFF_CLAIM_IDLE_MS, is taken over and written.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await workerA.get(HandoffSweep).run()).toBeGreaterThanOrEqual(1);
-    await waitFor(
-      'the order written',
-      () => ordersOf(saleId),
-      (n) => n === 1,
-    );
-    await waitFor(
-      'the stream emptied',
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
+    await writtenAndDrained(saleId, 1);
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [order!.orderNo])).toBe(1);
     expect(await leased(saleId)).toBe(1);
   });
