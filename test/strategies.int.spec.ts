@@ -83,7 +83,7 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
       stock: 3,
       strategy: 'db-segmented',
     });
-    expect([sale.status, sale.remaining]).toEqual([201, 3]);
+    expect(sale.remaining).toBe(3);
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.id])).toBe(3);
     const buy = async (guest: Guest) =>
       stack.client.call<{ orderNo: string; error?: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
