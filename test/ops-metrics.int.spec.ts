@@ -1,5 +1,4 @@
 import { createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
-import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
 import { useStackWorld } from './support/stack-world';
 
@@ -72,12 +71,7 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
       token: buyer.token,
       json: { token: await client.submitToken(sale.id, buyer.token) },
     });
-    await waitFor(
-      'the order row',
-      () => client.call<{ status: string }>('GET', `/api/orders/${purchase.body.orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-      20_000,
-    );
+    await client.orderWritten(purchase.body.orderNo, buyer.token, 20_000);
 
     const worker = new URL(`http://127.0.0.1:${w.testEnv.env['WORKER_METRICS_PORT']}`);
     const scrape = await fetch(new URL('/metrics', worker));

@@ -37,11 +37,7 @@ describe('payment provider callbacks, end to end (real API, worker, MariaDB, Red
     });
     expect(bought.status).toBe(202);
     const { orderNo } = bought.body;
-    await waitFor(
-      'the order row',
-      () => stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await stack.client.orderWritten(orderNo, buyer.token);
     const paid = await stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/pay`, {
       token: buyer.token,
     });

@@ -31,11 +31,7 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
 
   it('2,000 concurrent purchases from 1,500 users on stock 500 → exactly 500 orders, audit ok', async () => {
     const saleId = await createSale(500);
-    const users = await inBatches(
-      Array.from({ length: 1500 }, (_, i) => i),
-      64,
-      () => w.stack.client.guest(),
-    );
+    const users = await w.stack.client.guests(1500, 64);
     // 500 users come with two submit tokens (a second tab), the other 1,000 with one: 2,000 attempts.
     const attempts = await inBatches(
       users.flatMap((user, i) => (i < 500 ? [user, user] : [user])),
@@ -136,11 +132,7 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
     } finally {
       await ordersQueue.resume();
     }
-    const written = await waitFor(
-      'the order row',
-      () => w.stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    const written = await w.stack.client.orderWritten(orderNo, buyer.token);
     expect(written.body).toMatchObject({ orderNo, status: 'PENDING_PAYMENT', userId: buyer.userId });
     expect((await w.stack.client.call('GET', `/api/orders/${orderNo}`, { token: stranger.token })).status).toBe(404);
     expect((await w.stack.client.call('GET', `/api/orders/${orderNo}`, { token: w.admin })).status).toBe(200);

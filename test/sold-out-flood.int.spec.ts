@@ -73,11 +73,7 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
     const bought = await buy(first, saleId, buyer, await first.client.submitToken(saleId, buyer.token));
     expect(bought.status).toBe(202);
     const orderNo = (bought.body as { orderNo: string }).orderNo;
-    await waitFor(
-      'the order row',
-      () => second.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await second.client.orderWritten(orderNo, buyer.token);
     return orderNo;
   }
 
@@ -179,14 +175,7 @@ describe('sold-out flood: no Redis command and no rate limit per answer', () => 
     expect(answer(await buy(stack, saleId, buyers[0]!, tokens[0]!))).toBe('410 SOLD_OUT');
     await flagSet(stack, saleId, buyers[0]!, tokens[0]!);
     // The order is written and the worker is stopped: from here on, nothing else talks to this Redis.
-    await waitFor(
-      'the order row',
-      () =>
-        stack.client.call<{ status: string }>('GET', `/api/orders/${(adaBought.body as { orderNo: string }).orderNo}`, {
-          token: ada!.token,
-        }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await stack.client.orderWritten((adaBought.body as { orderNo: string }).orderNo, ada!.token);
     await stack.worker!.close();
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // the API's load sampler sees the backlog gone
 

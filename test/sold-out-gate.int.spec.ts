@@ -119,11 +119,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     await flagSet(saleId, bob, bobToken);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // from the flag now
 
-    await waitFor(
-      'the order row',
-      () => stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: ada.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await stack.client.orderWritten(orderNo, ada.token);
     const cancelled = await stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/cancel`, {
       token: ada.token,
     });
