@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Socket } from 'node:net';
 import { buyerBucket, onlyBucket, type SaleLayout, type SaleRedisRepository } from '@flash-sale/redis';
 import { freePort } from './free-port';
@@ -37,19 +40,21 @@ export function redisAnswers(port: number): Promise<boolean> {
 
 /**
  * A redis-server of one test's own on a free port, which the test may kill and start again on the same
- * port (empty, or from its AOF when `aofDir` is set) while the apps keep their connection settings.
+ * port while the apps keep their connection settings. `persistent`: it keeps an append-only file in a
+ * temporary directory of its own, so a restart finds its data unless the test made it lose it.
  */
 export class PrivateRedisServer {
   private process!: ChildProcess;
 
   private constructor(
     readonly port: number,
-    private options: PrivateRedisOptions,
+    private readonly options: { aofDir?: string; replicaOf?: number },
   ) {}
 
   /** Starts one and resolves once it answers PING. */
-  static async start(options: PrivateRedisOptions = {}): Promise<PrivateRedisServer> {
-    const server = new PrivateRedisServer(await freePort(), options);
+  static async start(options: { persistent?: boolean; replicaOf?: number } = {}): Promise<PrivateRedisServer> {
+    const aofDir = options.persistent ? mkdtempSync(join(tmpdir(), 'fs-aof-')) : undefined;
+    const server = new PrivateRedisServer(await freePort(), { aofDir, replicaOf: options.replicaOf });
     await server.restart();
     return server;
   }
@@ -58,10 +63,9 @@ export class PrivateRedisServer {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Starts it again on the same port (with other options if given); resolves once it answers PING. */
-  async restart(options: PrivateRedisOptions = this.options): Promise<void> {
-    this.options = options;
-    this.process = startPrivateRedis(this.port, options);
+  /** Starts it (again) on the same port; resolves once it answers PING. */
+  async restart(): Promise<void> {
+    this.process = startPrivateRedis(this.port, this.options);
     const deadline = Date.now() + 10_000;
     while (!(await redisAnswers(this.port))) {
       if (Date.now() > deadline) throw new Error(`private Redis on port ${this.port} did not answer PING`);
@@ -77,9 +81,18 @@ export class PrivateRedisServer {
     await exited;
   }
 
-  /** Sends a signal without waiting (SIGSTOP hangs it, SIGCONT resumes it). */
-  signal(signal: NodeJS.Signals): void {
-    this.process.kill(signal);
+  /** Empties its data directory while it is down: the next start remembers nothing, as after a lost disk. */
+  loseData(): void {
+    const { aofDir } = this.options;
+    if (!aofDir) return;
+    rmSync(aofDir, { recursive: true, force: true });
+    mkdirSync(aofDir);
+  }
+
+  /** Kills it and deletes its data directory. */
+  async destroy(): Promise<void> {
+    await this.kill();
+    if (this.options.aofDir) rmSync(this.options.aofDir, { recursive: true, force: true });
   }
 }
 

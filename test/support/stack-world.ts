@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ApiClient } from './api-client';
+import { closeWithin } from './bounded-close';
 import { PrivateRedisServer } from './private-redis';
 import { startRedisCluster, type LocalRedisCluster } from './redis-cluster';
 import { startStack, type RunningStack } from './running-stack';
@@ -55,10 +56,8 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
     world.admin = await world.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
   });
   afterAll(async () => {
-    // A Redis that a test killed and restarted can keep BullMQ's blocking connection from noticing for a
-    // while: the assertions are done, so a slow shutdown must not hold the suite.
-    await Promise.race([world.stack?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    await world.redisServer?.kill();
+    await closeWithin(10_000, world.stack?.close());
+    await world.redisServer?.destroy();
     await world.cluster?.stop();
     await world.db?.destroy();
     await world.testEnv?.cleanup();
