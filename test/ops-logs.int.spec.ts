@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createRedisClient, KeyBuilder } from '@flash-sale/redis';
 import { ApiClient } from './support/api-client';
+import { stopChild } from './support/child-process';
 import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
 import { createTestEnv, type TestEnv } from './support/test-env';
@@ -32,13 +33,6 @@ function run(entry: string, env: Record<string, string>): { child: ChildProcess;
   createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
   child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${entry} ${child.pid}] ${chunk.toString()}`));
   return { child, lines };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /** JSON logs with the request id, from the real processes (the in-process test apps are silent). */
@@ -83,7 +77,7 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
 
   afterAll(async () => {
     await client?.close();
-    await Promise.all([api && stop(api.child), worker && stop(worker.child)]);
+    await Promise.all([api && stopChild(api.child, 'SIGTERM'), worker && stopChild(worker.child, 'SIGTERM')]);
     await testEnv?.cleanup();
   });
 

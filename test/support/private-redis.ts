@@ -4,7 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Socket } from 'node:net';
-import { buyerBucket, onlyBucket, type SaleLayout, type SaleRedisRepository } from '@flash-sale/redis';
+import {
+  buyerBucket,
+  createRedisClient,
+  onlyBucket,
+  type SaleLayout,
+  type SaleRedisRepository,
+} from '@flash-sale/redis';
 import { freePort } from './free-port';
 
 export interface PrivateRedisOptions {
@@ -70,6 +76,20 @@ export class PrivateRedisServer {
     while (!(await redisAnswers(this.port))) {
       if (Date.now() > deadline) throw new Error(`private Redis on port ${this.port} did not answer PING`);
       await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** For a replica: waits until its link to the master is up (it holds what the master had written). */
+  async replicationLinked(): Promise<void> {
+    const probe = createRedisClient({ url: this.url, clusterNodes: [] });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!(await probe.info('replication')).includes('master_link_status:up')) {
+        if (Date.now() > deadline) throw new Error(`the replica on port ${this.port} never linked to its master`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      probe.disconnect();
     }
   }
 
