@@ -24,9 +24,7 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
   let stack: RunningStack;
 
   beforeAll(async () => {
-    primary = await PrivateRedisServer.start();
-    replica = await PrivateRedisServer.start({ replicaOf: primary.port });
-    await replica.replicationLinked();
+    ({ primary, replica } = await PrivateRedisServer.startWithReplica());
     testEnv = await createTestEnv({
       REDIS_URL: primary.url,
       DURABLE_ACK: 'replica',

@@ -20,9 +20,7 @@ describe('durable acknowledgement with a real replica (primary SIGKILLed, replic
   let promoted: RunningStack | undefined;
 
   beforeAll(async () => {
-    primary = await PrivateRedisServer.start();
-    replica = await PrivateRedisServer.start({ replicaOf: primary.port });
-    await replica.replicationLinked();
+    ({ primary, replica } = await PrivateRedisServer.startWithReplica());
     testEnv = await createTestEnv({
       REDIS_URL: primary.url,
       DURABLE_ACK: 'replica',

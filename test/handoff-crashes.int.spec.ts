@@ -12,7 +12,7 @@ import { exited } from './support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
-import { expectEveryOrderWrittenOnce } from './support/handoff-drain';
+import { expectEveryOrderWrittenOnce, orderOwners } from './support/written-orders';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 import { singleBucketSale } from '@flash-sale/redis';
@@ -107,18 +107,9 @@ describe('the hand-off when the API dies mid-burst (real API process SIGKILLed, 
     expect(failed).toBeGreaterThan(0);
 
     // No sweep will run: what writes these orders is the nudge each 202 waited for.
-    const written = async () =>
-      new Map(
-        (
-          (await db.query('SELECT order_no, user_id FROM orders WHERE sale_id = ?', [saleId])) as {
-            order_no: string;
-            user_id: string;
-          }[]
-        ).map((row) => [row.order_no, row.user_id]),
-      );
     const rows = await waitFor(
       'every acknowledged purchase written',
-      written,
+      () => orderOwners(db, saleId),
       (orders) => accepted.every(({ orderNo }) => orders.has(orderNo)),
       30_000,
     );

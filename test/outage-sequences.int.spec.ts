@@ -108,6 +108,15 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     }[];
   }
 
+  /** Waits until the worker wrote the order made with `submitToken`; returns its rows. */
+  function orderWrittenWithToken(submitToken: string) {
+    return waitFor(
+      'the order written',
+      () => ordersWithToken(submitToken),
+      (rows) => rows.length > 0,
+    );
+  }
+
   async function unitsHeld(saleId: string, userId: string): Promise<number> {
     const [row] = (await db.query(
       `SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
@@ -153,11 +162,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     const replayAfter = await settledPurchase(saleId, buyer, token);
     expect(replayAfter.body.orderNo).toBe(bought.body.orderNo);
     await startWorker();
-    const written = await waitFor(
-      'the order written',
-      () => ordersWithToken(token),
-      (rows) => rows.length > 0,
-    );
+    const written = await orderWrittenWithToken(token);
     expect(written).toEqual([{ order_no: bought.body.orderNo, user_id: buyer.userId, status: 'PENDING_PAYMENT' }]);
     await expectBooksClosed(saleId);
   });
@@ -255,11 +260,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
       [adopted, adoptedToken],
       [regular, regularToken],
     ] as const) {
-      const rows = await waitFor(
-        'the order written',
-        () => ordersWithToken(token),
-        (found) => found.length > 0,
-      );
+      const rows = await orderWrittenWithToken(token);
       expect(rows).toEqual([expect.objectContaining({ user_id: buyer.userId, status: 'PENDING_PAYMENT' })]);
     }
     await expectBooksClosed(saleId);
@@ -275,11 +276,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     await untilApiSeesRedis();
     const bought = await purchase(saleId, buyer, token);
     expect(bought.status).toBe(202);
-    const rows = await waitFor(
-      'the order written',
-      () => ordersWithToken(token),
-      (found) => found.length > 0,
-    );
+    const rows = await orderWrittenWithToken(token);
     expect(rows).toEqual([{ order_no: bought.body.orderNo, user_id: buyer.userId, status: 'PENDING_PAYMENT' }]);
     await expectBooksClosed(saleId);
   });

@@ -3,6 +3,7 @@ import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
 import { type HttpAnswer, IN_FLIGHT } from './scale-out/buyers';
 import { STOCK, useScaledOutWorld } from './scale-out/scaled-out-world';
+import { orderOwners } from './support/written-orders';
 
 /**
  * How many cluster slots a hot sale's stock is spread over. With more than one, the sale's keys use hash
@@ -147,14 +148,7 @@ describe('scaled out: 2 APIs behind HAProxy, 2 workers, a Redis Cluster with rep
       );
       expect(accepted).toHaveLength(wave.length); // stock enough for all: everyone bought in the end
 
-      const written = async () =>
-        new Map(
-          (
-            (await w.db.query(`SELECT order_no, user_id FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [
-              saleId,
-            ])) as { order_no: string; user_id: string }[]
-          ).map((row) => [row.order_no, row.user_id]),
-        );
+      const written = () => orderOwners(w.db, saleId, 'PENDING_PAYMENT');
       const rows = await waitFor(
         'every 202 written',
         written,

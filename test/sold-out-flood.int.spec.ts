@@ -99,24 +99,22 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
       token: ada.token,
     });
     expect(cancelled.body.status).toBe('CANCELLED');
-    const bobs = await waitFor(
-      'Bob buys the cancelled unit',
-      () => buy(first, saleId, bob, bobToken),
-      (r) => r.status !== 410,
-      2_000,
-    );
+    /** Sends the buyer's purchase until the first instance stops answering 410: a unit came back. */
+    const buyReturnedUnit = (description: string, buyer: Guest, token: string, timeoutMs: number) =>
+      waitFor(
+        description,
+        () => buy(first, saleId, buyer, token),
+        (r) => r.status !== 410,
+        timeoutMs,
+      );
+    const bobs = await buyReturnedUnit('Bob buys the cancelled unit', bob, bobToken, 2_000);
     expect(answer(bobs)).toBe('202 QUEUED');
 
     // Sold out again; then the worker (beside the second instance) expires Eve's unpaid order.
     expect(answer(await buy(first, saleId, cyd, cydToken))).toBe('410 SOLD_OUT');
     await flagSet(first, saleId, cyd, cydToken);
     await db.query('UPDATE orders SET expires_at = ? WHERE order_no = ?', [new Date(Date.now() - 1_000), eveOrder]);
-    const cyds = await waitFor(
-      'Cyd buys the expired unit',
-      () => buy(first, saleId, cyd, cydToken),
-      (r) => r.status !== 410,
-      10_000,
-    );
+    const cyds = await buyReturnedUnit('Cyd buys the expired unit', cyd, cydToken, 10_000);
     expect(answer(cyds)).toBe('202 QUEUED');
 
     const audit = await waitFor(

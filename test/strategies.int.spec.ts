@@ -40,8 +40,11 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   });
 
   /** Every guest buys once, all at the same time; returns the statuses and the audit. */
+  const createSale = (name: string, stock: number, strategy: SaleStrategy) =>
+    stack.client.createSale(admin, { name, priceCents: 100, stock, strategy });
+
   async function burst(strategy: SaleStrategy, stock: number) {
-    const sale = await stack.client.createSale(admin, { name: `${strategy} sale`, priceCents: 100, stock, strategy });
+    const sale = await createSale(`${strategy} sale`, stock, strategy);
     const tokens = await inBatches(guests, 32, (guest) => stack.client.submitToken(sale.id, guest.token));
     const responses = await Promise.all(
       guests.map((guest, i) =>
@@ -77,12 +80,7 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   );
 
   it('db-segmented: a cancelled order’s unit goes back to the sale’s row and is sold again; the books balance', async () => {
-    const sale = await stack.client.createSale(admin, {
-      name: 'segments',
-      priceCents: 100,
-      stock: 3,
-      strategy: 'db-segmented',
-    });
+    const sale = await createSale('segments', 3, 'db-segmented');
     expect(sale.remaining).toBe(3);
     expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.id])).toBe(3);
     const buy = async (guest: Guest) =>
@@ -104,12 +102,7 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   });
 
   it('db-optimistic: a replayed token returns the same order, another user’s token is refused', async () => {
-    const sale = await stack.client.createSale(admin, {
-      name: 'replay',
-      priceCents: 100,
-      stock: 5,
-      strategy: 'db-optimistic',
-    });
+    const sale = await createSale('replay', 5, 'db-optimistic');
     const [alice, bob] = guests;
     const token = await stack.client.submitToken(sale.id, alice!.token);
     const clicks = await Promise.all(

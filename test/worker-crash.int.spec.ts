@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { exited } from './support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from './support/fixtures';
-import { expectEveryOrderWrittenOnce } from './support/handoff-drain';
+import { expectEveryOrderWrittenOnce } from './support/written-orders';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 

@@ -65,6 +65,14 @@ export class PrivateRedisServer {
     return server;
   }
 
+  /** A primary and a replica of it, their replication link up. */
+  static async startWithReplica(): Promise<{ primary: PrivateRedisServer; replica: PrivateRedisServer }> {
+    const primary = await PrivateRedisServer.start();
+    const replica = await PrivateRedisServer.start({ replicaOf: primary.port });
+    await replica.replicationLinked();
+    return { primary, replica };
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }

@@ -14,7 +14,7 @@ import { NestFactory } from '@nestjs/core';
 import { type Job, Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from '../../../../test/support/fixtures';
-import { handOffDrained } from '../../../../test/support/handoff-drain';
+import { handOffDrained } from '../../../../test/support/written-orders';
 import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/support/test-env';
 import { openSaleRedis } from '../../../../test/support/test-redis';
 import { WorkerModule } from '../worker.module';

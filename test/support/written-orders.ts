@@ -35,3 +35,12 @@ export async function expectEveryOrderWrittenOnce(
   const writtenOrderNos = new Set(written.map((row) => row.order_no));
   expect(orders.filter((order) => !writtenOrderNos.has(order.orderNo))).toEqual([]);
 }
+
+/** The sale's order rows (only those in `status`, when given): order number → buyer's user id. */
+export async function orderOwners(db: DataSource, saleId: string, status?: string): Promise<Map<string, string>> {
+  const rows = (await db.query(
+    `SELECT order_no, user_id FROM orders WHERE sale_id = ?${status ? ' AND status = ?' : ''}`,
+    status ? [saleId, status] : [saleId],
+  )) as { order_no: string; user_id: string }[];
+  return new Map(rows.map((row) => [row.order_no, row.user_id]));
+}
