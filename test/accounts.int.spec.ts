@@ -12,13 +12,10 @@ describe('accounts (real API, worker, Redis, MariaDB)', () => {
   const login = (json: unknown) => w.stack.client.call<Session & ErrorBody>('POST', '/api/auth/login', { json });
 
   async function buyOne(token: string): Promise<string> {
-    const sale = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: w.admin,
-      json: { name: 'Account sale', priceCents: 250, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const bought = await w.stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const sale = await w.stack.client.createSale(w.admin, { name: 'Account sale', priceCents: 250, stock: 3 });
+    const bought = await w.stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
       token,
-      json: { token: await w.stack.client.submitToken(sale.body.id, token) },
+      json: { token: await w.stack.client.submitToken(sale.id, token) },
     });
     expect(bought.status).toBe(202);
     return bought.body.orderNo;

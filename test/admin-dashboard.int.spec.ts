@@ -7,16 +7,8 @@ describe('admin dashboard sample (real API, worker, Redis, MariaDB)', () => {
   const w = useStackWorld();
 
   it('counts purchases, remaining, orders by status and the queue from what was really bought', async () => {
-    const created = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: w.admin,
-      json: {
-        name: 'Dashboard sale',
-        priceCents: 100,
-        stock: 5,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    const saleId = created.body.id;
+    const created = await w.stack.client.createSale(w.admin, { name: 'Dashboard sale', priceCents: 100, stock: 5 });
+    const saleId = created.id;
     const buyers = await Promise.all([1, 2, 3].map(() => w.stack.client.guest()));
     const answers = await Promise.all(
       buyers.map(async (buyer) =>

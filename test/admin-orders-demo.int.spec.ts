@@ -7,16 +7,8 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
   const w = useStackWorld();
 
   async function saleWithOrders(buyers: number) {
-    const sale = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: w.admin,
-      json: {
-        name: 'Admin orders',
-        priceCents: 500,
-        stock: 10,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    const saleId = sale.body.id;
+    const sale = await w.stack.client.createSale(w.admin, { name: 'Admin orders', priceCents: 500, stock: 10 });
+    const saleId = sale.id;
     const registered = await w.stack.client.call<{ token: string; user: { id: string } }>(
       'POST',
       '/api/auth/register',
@@ -118,15 +110,12 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
   });
 
   it('edits a sale and ends it early: purchases are then refused SALE_ENDED, the storefront says ended', async () => {
-    const sale = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: w.admin,
-      json: { name: 'To be ended', priceCents: 100, stock: 5, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const sale = await w.stack.client.createSale(w.admin, { name: 'To be ended', priceCents: 100, stock: 5 });
     const buyer = await w.stack.client.guest();
-    const submitToken = await w.stack.client.submitToken(sale.body.id, buyer.token);
+    const submitToken = await w.stack.client.submitToken(sale.id, buyer.token);
     const edited = await w.stack.client.call<{ name: string; imageUrl: string | null; status: string }>(
       'PATCH',
-      `/api/admin/sales/${sale.body.id}`,
+      `/api/admin/sales/${sale.id}`,
       {
         token: w.admin,
         json: { name: 'Ended early', imageUrl: 'https://example.com/a.png', endsAt: new Date().toISOString() },
@@ -134,17 +123,13 @@ describe('admin orders, sale edits and demo runs (real API, worker, Redis, Maria
     );
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ name: 'Ended early', imageUrl: 'https://example.com/a.png', status: 'ended' });
-    const refused = await w.stack.client.call<{ error: { code: string } }>(
-      'POST',
-      `/api/sales/${sale.body.id}/purchase`,
-      {
-        token: buyer.token,
-        json: { token: submitToken },
-      },
-    );
+    const refused = await w.stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
+      token: buyer.token,
+      json: { token: submitToken },
+    });
     expect([refused.status, refused.body.error.code]).toEqual([410, 'SALE_ENDED']);
     for (const json of [{ stock: 1 }, { endsAt: 'tomorrow' }, { name: '' }, { imageUrl: 'javascript:alert(1)' }]) {
-      const bad = await w.stack.client.call<{ error: { code: string } }>('PATCH', `/api/admin/sales/${sale.body.id}`, {
+      const bad = await w.stack.client.call<{ error: { code: string } }>('PATCH', `/api/admin/sales/${sale.id}`, {
         token: w.admin,
         json,
       });

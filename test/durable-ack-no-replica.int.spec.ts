@@ -1,10 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { createRedisClient } from '@flash-sale/redis';
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
+import { closeWithin } from './support/bounded-close';
+import { PrivateRedisServer } from './support/private-redis';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, type TestEnv } from './support/test-env';
 
@@ -20,40 +18,15 @@ type Answer = { orderNo: string; status: string } | { error: { code: string } };
  * replica confirms again.
  */
 describe('durable acknowledgement without a replica (replica SIGKILLed, then back)', () => {
-  let primaryPort: number;
-  let replicaPort: number;
-  let primary: ChildProcess;
-  let replica: ChildProcess;
+  let primary: PrivateRedisServer;
+  let replica: PrivateRedisServer;
   let testEnv: TestEnv;
   let stack: RunningStack;
 
-  async function replicaLinked(): Promise<void> {
-    const probe = createRedisClient({ url: `redis://127.0.0.1:${replicaPort}`, clusterNodes: [] });
-    try {
-      await waitFor(
-        'replication link up',
-        () => probe.info('replication'),
-        (info) => info.includes('master_link_status:up'),
-        10_000,
-      );
-    } finally {
-      probe.disconnect();
-    }
-  }
-
-  async function startReplica(): Promise<void> {
-    replica = startPrivateRedis(replicaPort, { replicaOf: primaryPort });
-    await waitFor('replica', () => redisAnswers(replicaPort), Boolean, 10_000);
-    await replicaLinked();
-  }
-
   beforeAll(async () => {
-    [primaryPort, replicaPort] = [await freePort(), await freePort()];
-    primary = startPrivateRedis(primaryPort);
-    await waitFor('primary', () => redisAnswers(primaryPort), Boolean, 10_000);
-    await startReplica();
+    ({ primary, replica } = await PrivateRedisServer.startWithReplica());
     testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${primaryPort}`,
+      REDIS_URL: primary.url,
       DURABLE_ACK: 'replica',
       DURABLE_ACK_TIMEOUT_MS: String(WAIT_TIMEOUT_MS),
       REDIS_FALLBACK: 'off',
@@ -63,19 +36,18 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
   });
 
   afterAll(async () => {
-    await Promise.race([stack.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    primary.kill('SIGKILL');
-    replica.kill('SIGKILL');
+    await closeWithin(
+      10_000,
+      stack.close().catch(() => undefined),
+    );
+    await primary.destroy();
+    await replica.destroy();
     await testEnv.cleanup();
   });
 
   async function createSale(adminToken: string, stock: number): Promise<string> {
-    const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: adminToken,
-      json: { name: 'Durable', priceCents: 100, stock, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    expect(response.status).toBe(201);
-    return response.body.id;
+    const response = await stack.client.createSale(adminToken, { name: 'Durable', priceCents: 100, stock });
+    return response.id;
   }
 
   const buy = (saleId: string, guestToken: string, token: string) =>
@@ -105,7 +77,7 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
     const cydToken = await stack.client.submitToken(live, cyd!.token);
     const eveToken = await stack.client.submitToken(live, eve!.token);
 
-    replica.kill('SIGKILL');
+    await replica.kill();
     await new Promise((resolve) => setTimeout(resolve, 300)); // the primary sees its replica gone
 
     // Cyd's purchase reserves, then waits for a replica that is not there.
@@ -132,7 +104,8 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
     expect(shed.result.headers['retry-after']).toBe('1');
     expect(shed.ms).toBeLessThan(FAST_MS);
 
-    await startReplica();
+    await replica.restart();
+    await replica.replicationLinked();
     const eves = await waitFor(
       "Eve's purchase, confirmed by the replica",
       () => buy(live, eve!.token, eveToken),

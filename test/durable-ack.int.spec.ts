@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '@flash-sale/config';
 import { createRedisClient } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
+import { closeWithin } from './support/bounded-close';
+import { PrivateRedisServer } from './support/private-redis';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
@@ -13,31 +12,17 @@ import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
  * dies and the replica is promoted, no acknowledged purchase is lost.
  */
 describe('durable acknowledgement with a real replica (primary SIGKILLed, replica promoted)', () => {
-  let primaryPort: number;
-  let replicaPort: number;
-  let primary: ChildProcess;
-  let replica: ChildProcess;
+  let primary: PrivateRedisServer;
+  let replica: PrivateRedisServer;
   let testEnv: TestEnv;
   let db: DataSource;
   let stack: RunningStack;
   let promoted: RunningStack | undefined;
 
   beforeAll(async () => {
-    [primaryPort, replicaPort] = [await freePort(), await freePort()];
-    primary = startPrivateRedis(primaryPort);
-    await waitFor('primary', () => redisAnswers(primaryPort), Boolean, 10_000);
-    replica = startPrivateRedis(replicaPort, { replicaOf: primaryPort });
-    await waitFor('replica', () => redisAnswers(replicaPort), Boolean, 10_000);
-    const probe = createRedisClient({ url: `redis://127.0.0.1:${replicaPort}`, clusterNodes: [] });
-    await waitFor(
-      'replication link up',
-      () => probe.info('replication'),
-      (info) => info.includes('master_link_status:up'),
-      10_000,
-    );
-    probe.disconnect();
+    ({ primary, replica } = await PrivateRedisServer.startWithReplica());
     testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${primaryPort}`,
+      REDIS_URL: primary.url,
       DURABLE_ACK: 'replica',
       DURABLE_ACK_TIMEOUT_MS: '500',
       REDIS_FALLBACK: 'off',
@@ -52,21 +37,21 @@ describe('durable acknowledgement with a real replica (primary SIGKILLed, replic
   });
 
   afterAll(async () => {
-    const closing = Promise.all([stack.close().catch(() => undefined), promoted?.close()]);
-    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    primary.kill('SIGKILL');
-    replica.kill('SIGKILL');
+    await closeWithin(
+      10_000,
+      stack.close().catch(() => undefined),
+      promoted?.close(),
+    );
+    await primary.destroy();
+    await replica.destroy();
     await db.destroy();
     await testEnv.cleanup();
   });
 
   it('every 202 sent before the primary died is an order after failing over to the replica', async () => {
     const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Durable', priceCents: 100, stock: 5000, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Durable', priceCents: 100, stock: 5000 });
+    const saleId = sale.id;
     const buyers = await Promise.all(
       Array.from({ length: 400 }, async () => {
         const guest = await stack.client.guest();
@@ -92,17 +77,20 @@ describe('durable acknowledgement with a real replica (primary SIGKILLed, replic
       (n) => n >= 100,
       20_000,
     );
-    primary.kill('SIGKILL');
+    await primary.kill();
     await burst;
     expect(acknowledged.length).toBeGreaterThanOrEqual(100);
 
     // Fail over: promote the replica and point a new API + worker at it.
-    const replicaClient = createRedisClient({ url: `redis://127.0.0.1:${replicaPort}`, clusterNodes: [] });
+    const replicaClient = createRedisClient({ url: replica.url, clusterNodes: [] });
     await replicaClient.call('REPLICAOF', 'NO', 'ONE');
     replicaClient.disconnect();
-    await Promise.race([stack.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    await closeWithin(
+      5_000,
+      stack.close().catch(() => undefined),
+    );
     // The same test world, with Redis at the promoted replica's address.
-    promoted = await startStack(loadConfig({ ...testEnv.env, REDIS_URL: `redis://127.0.0.1:${replicaPort}` }));
+    promoted = await startStack(loadConfig({ ...testEnv.env, REDIS_URL: replica.url }));
 
     const orderNos = acknowledged.map((promise) => promise.orderNo);
     const rows = await waitFor(

@@ -1,14 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { StockLeases } from '@flash-sale/stock';
 import { SaleLayouts } from '@flash-sale/db';
 import { bucketsOf, createRedisClient, KeyBuilder, type RedisClient, type SaleKeys } from '@flash-sale/redis';
-import type { DataSource } from 'typeorm';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 const HOUR = 3_600_000;
 const RETENTION_MS = 600_000;
@@ -20,22 +15,10 @@ const RETENTION_MS = 600_000;
  * while a live one's never do.
  */
 describe('background work on idle sales (private redis-server, real MariaDB)', () => {
-  let port: number;
-  let redis: ChildProcess;
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-  let client: RedisClient;
-  let keys: KeyBuilder;
-  let admin: string;
-  let reconciliation: StockReconciliation;
-
-  beforeAll(async () => {
-    port = await freePort();
-    redis = startPrivateRedis(port);
-    await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
-    testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${port}`,
+  const w = useStackWorld({
+    redis: 'private',
+    database: true,
+    env: {
       // A lease of a sale's whole stock (3 at most here): what is not sold stays leased to Redis.
       LEASE_SIZE: '3',
       LEASE_LOW_WATER: '0',
@@ -45,22 +28,19 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
       IDLE_SALE_CHECK_INTERVAL_MS: String(HOUR),
       RECOVERY_INTERVAL_MS: String(HOUR),
       SALE_REDIS_RETENTION_MS: String(RETENTION_MS),
-    });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-    client = createRedisClient(testEnv.config.redis);
-    keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
-    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    reconciliation = stack.worker!.get(StockReconciliation);
+    },
+  });
+  let client: RedisClient;
+  let keys: KeyBuilder;
+  let reconciliation: StockReconciliation;
+
+  beforeAll(() => {
+    client = createRedisClient(w.testEnv.config.redis);
+    keys = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
+    reconciliation = w.stack.worker!.get(StockReconciliation);
   });
 
-  afterAll(async () => {
-    client.disconnect();
-    await Promise.race([stack.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    redis.kill('SIGKILL');
-    await db.destroy();
-    await testEnv.cleanup();
-  });
+  afterAll(() => client.disconnect());
 
   interface SaleWithOrders {
     saleId: string;
@@ -69,8 +49,8 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
 
   /** A live sale of `stock` units with `sold` of them bought through the API and written. */
   async function saleWithOrders(stock: number, sold: number): Promise<SaleWithOrders> {
-    const created = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
+    const created = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: w.admin,
       // Ends long after the shifted clock of `runWhenAllIdle`: still live for it.
       json: { name: 'Idle', priceCents: 100, stock, endsAt: new Date(Date.now() + 24 * HOUR).toISOString() },
     });
@@ -78,9 +58,9 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     const saleId = created.body.id;
     const orders: SaleWithOrders['orders'] = [];
     for (let i = 0; i < sold; i += 1) {
-      const buyer = await stack.client.guest();
-      const token = await stack.client.submitToken(saleId, buyer.token);
-      const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${saleId}/purchase`, {
+      const buyer = await w.stack.client.guest();
+      const token = await w.stack.client.submitToken(saleId, buyer.token);
+      const bought = await w.stack.client.call<{ orderNo: string }>('POST', `/api/sales/${saleId}/purchase`, {
         token: buyer.token,
         json: { token },
       });
@@ -96,12 +76,12 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
   }
 
   async function ordersOf(saleId: string): Promise<number> {
-    const [row] = (await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])) as { n: number }[];
+    const [row] = (await w.db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])) as { n: number }[];
     return Number(row!.n);
   }
 
   async function saleRow(saleId: string): Promise<{ redisEpoch: number; inDoubt: number; available: number }> {
-    const [row] = (await db.query('SELECT redis_epoch, in_doubt, available FROM sales WHERE id = ?', [saleId])) as {
+    const [row] = (await w.db.query('SELECT redis_epoch, in_doubt, available FROM sales WHERE id = ?', [saleId])) as {
       redis_epoch: number;
       in_doubt: number;
       available: number;
@@ -111,12 +91,12 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
 
   /** A run as it would happen once every mark made so far has left the active window. */
   function runWhenAllIdle() {
-    return reconciliation.run(Date.now() + testEnv.config.lifecycle.reconcileActiveWindowMs + 1_000);
+    return reconciliation.run(Date.now() + w.testEnv.config.lifecycle.reconcileActiveWindowMs + 1_000);
   }
 
   /** The keys of each of the sale's buckets (`TEST_SALE_BUCKETS` runs this file on several). */
   async function bucketKeys(saleId: string): Promise<SaleKeys[]> {
-    return bucketsOf(await new SaleLayouts(db).of(saleId)).map((bucket) => keys.bucket(bucket));
+    return bucketsOf(await new SaleLayouts(w.db).of(saleId)).map((bucket) => keys.bucket(bucket));
   }
 
   async function allKeys(saleId: string): Promise<string[]> {
@@ -153,7 +133,7 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     // A cancel (outside the purchase path) marks its sale: the next run visits that sale alone.
     const cancelled = sales[0]!;
     const [order] = cancelled.orders;
-    const cancel = await stack.client.call('POST', `/api/orders/${order!.orderNo}/cancel`, {
+    const cancel = await w.stack.client.call('POST', `/api/orders/${order!.orderNo}/cancel`, {
       token: order!.buyerToken,
     });
     expect(cancel.status).toBe(200);
@@ -196,9 +176,9 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
       10_000,
     );
     expect((await runWhenAllIdle()).reconciled).toBe(0);
-    const buyer = await stack.client.guest();
-    const token = await stack.client.submitToken(lost.saleId, buyer.token);
-    const bought = await stack.client.call('POST', `/api/sales/${lost.saleId}/purchase`, {
+    const buyer = await w.stack.client.guest();
+    const token = await w.stack.client.submitToken(lost.saleId, buyer.token);
+    const bought = await w.stack.client.call('POST', `/api/sales/${lost.saleId}/purchase`, {
       token: buyer.token,
       json: { token },
     });
@@ -209,10 +189,8 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     await runWhenAllIdle();
     const before = await Promise.all(sales.map(({ saleId }) => saleRow(saleId)));
     const afterReconnect = jest.spyOn(reconciliation, 'reconcileEverySale');
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
-    redis = startPrivateRedis(port);
-    await waitFor('Redis back', () => redisAnswers(port), Boolean, 10_000);
+    await w.redisServer.kill();
+    await w.redisServer.restart();
     // No purchase: the worker's reconnect restarts every live sale. (A Redis back empty also lost the
     // job schedulers, whose re-registration runs the idle-sale check at once too; a sale may then be
     // restarted twice, which is harmless. The reconnect pass alone also covers a Redis back with its
@@ -237,8 +215,8 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     const ended = await saleWithOrders(2, 1);
     const waiting = await saleWithOrders(2, 1);
     for (const sale of [ended, waiting]) {
-      const update = await stack.client.call('PATCH', `/api/admin/sales/${sale.saleId}`, {
-        token: admin,
+      const update = await w.stack.client.call('PATCH', `/api/admin/sales/${sale.saleId}`, {
+        token: w.admin,
         json: { endsAt: new Date(Date.now() - 1_000).toISOString() },
       });
       expect(update.status).toBe(200);
@@ -246,7 +224,7 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     // A reservation still waiting in its hand-off stream keeps an ended sale's keys.
     await client.xadd((await bucketKeys(waiting.saleId))[0]!.handoff, '*', 'orderNo', 'unwritten');
 
-    const [endedRow] = (await db.query('SELECT ends_at FROM sales WHERE id = ?', [ended.saleId])) as {
+    const [endedRow] = (await w.db.query('SELECT ends_at FROM sales WHERE id = ?', [ended.saleId])) as {
       ends_at: Date;
     }[];
     const endedAt = endedRow!.ends_at;
@@ -267,7 +245,7 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     // Once its keys have expired, nothing takes the ended sale for a lost incarnation.
     await client.del(...(await allKeys(ended.saleId)));
     const epoch = (await saleRow(ended.saleId)).redisEpoch;
-    const leases = stack.worker!.get(StockLeases);
+    const leases = w.stack.worker!.get(StockLeases);
     expect(await leases.verifyIncarnation(ended.saleId)).toBe('ended');
     expect(await leases.ensureLoaded(ended.saleId)).toBe('ended');
     await reconciliation.reconcile(ended.saleId);
@@ -280,16 +258,16 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     // Stock 3, all leased to Redis; 1 sold: 2 units stay leased to a sale that sells nothing more.
     const sale = await saleWithOrders(3, 1);
     const end = (endsAt: Date) =>
-      stack.client.call('PATCH', `/api/admin/sales/${sale.saleId}`, {
-        token: admin,
+      w.stack.client.call('PATCH', `/api/admin/sales/${sale.saleId}`, {
+        token: w.admin,
         json: { endsAt: endsAt.toISOString() },
       });
     expect((await end(new Date(Date.now() - 1_000))).status).toBe(200);
-    const [before] = (await db.query('SELECT leased FROM sales WHERE id = ?', [sale.saleId])) as { leased: number }[];
+    const [before] = (await w.db.query('SELECT leased FROM sales WHERE id = ?', [sale.saleId])) as { leased: number }[];
     expect(Number(before!.leased)).toBe(2);
 
     await reconciliation.reconcile(sale.saleId);
-    const [after] = (await db.query('SELECT available, leased, in_doubt FROM sales WHERE id = ?', [sale.saleId])) as {
+    const [after] = (await w.db.query('SELECT available, leased, in_doubt FROM sales WHERE id = ?', [sale.saleId])) as {
       available: number;
       leased: number;
       in_doubt: number;
@@ -300,11 +278,11 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
       inDoubt: Number(after!.in_doubt),
     }).toEqual({ available: 2, leased: 0, inDoubt: 0 });
     for (const bucket of await bucketKeys(sale.saleId)) expect(Number(await client.get(bucket.stock))).toBe(0);
-    const audit = await stack.client.call<{ ok: boolean; held: number }>(
+    const audit = await w.stack.client.call<{ ok: boolean; held: number }>(
       'GET',
       `/api/admin/sales/${sale.saleId}/audit`,
       {
-        token: admin,
+        token: w.admin,
       },
     );
     expect(audit.body).toMatchObject({ ok: true, held: 1 });
@@ -313,8 +291,8 @@ describe('background work on idle sales (private redis-server, real MariaDB)', (
     expect((await end(new Date(Date.now() + HOUR))).status).toBe(200);
     const answers: number[] = [];
     for (let i = 0; i < 3; i += 1) {
-      const buyer = await stack.client.guest();
-      answers.push((await stack.client.buy(sale.saleId, buyer.token)).status);
+      const buyer = await w.stack.client.guest();
+      answers.push((await w.stack.client.buy(sale.saleId, buyer.token)).status);
     }
     expect(answers).toEqual([202, 202, 410]);
   });

@@ -54,8 +54,20 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     return { restarterScripts, loadWasReached, openGate };
   }
 
+  /** Another process's lease protocol, which opens the gate as soon as it has read Redis's incarnation. */
+  function leasesOpeningGateOnRead(openGate: () => void) {
+    const otherRedis = new SaleRedisRepository(access.redis, access.keys);
+    const realIncarnation = otherRedis.incarnation.bind(otherRedis);
+    jest.spyOn(otherRedis, 'incarnation').mockImplementation(async (id) => {
+      const seen = await realIncarnation(id);
+      openGate();
+      return seen;
+    });
+    return processLeases(new ReservationScripts(access.redis, access.keys), otherRedis);
+  }
+
   it('a verification during another process restart leaves the sale on the new incarnation', async () => {
-    const { redis, keys, scripts, saleRedis } = access;
+    const { scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
     expect(await epochOf(saleId)).toBe(1);
 
@@ -68,14 +80,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(1);
 
     // Process B verifies meanwhile: it reads Redis (epoch 1) before A's load, which goes on right after.
-    const verifierRedis = new SaleRedisRepository(redis, keys);
-    const realIncarnation = verifierRedis.incarnation.bind(verifierRedis);
-    jest.spyOn(verifierRedis, 'incarnation').mockImplementation(async (id) => {
-      const seen = await realIncarnation(id);
-      openGate();
-      return seen;
-    });
-    const verifying = processLeases(new ReservationScripts(redis, keys), verifierRedis).verifyIncarnation(saleId);
+    const verifying = leasesOpeningGateOnRead(openGate).verifyIncarnation(saleId);
     expect(await restarting).toBe('opened');
     expect(await verifying).toBe('current');
     expect(await epochOf(saleId)).toBe(2);
@@ -83,7 +88,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
   });
 
   it('a load during another process restart does not open a second incarnation', async () => {
-    const { redis, keys, scripts, saleRedis } = access;
+    const { scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
     const before = await epochOf(saleId);
 
@@ -93,14 +98,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     await loadWasReached;
 
     // Process B finds the sale behind in Redis (a purchase told "not loaded", say) and loads it.
-    const loaderRedis = new SaleRedisRepository(redis, keys);
-    const realIncarnation = loaderRedis.incarnation.bind(loaderRedis);
-    jest.spyOn(loaderRedis, 'incarnation').mockImplementation(async (id) => {
-      const seen = await realIncarnation(id);
-      openGate();
-      return seen;
-    });
-    const loading = processLeases(new ReservationScripts(redis, keys), loaderRedis).ensureLoaded(saleId);
+    const loading = leasesOpeningGateOnRead(openGate).ensureLoaded(saleId);
     expect(await restarting).toBe('opened');
     expect(await loading).toBe('refreshed');
     expect(await epochOf(saleId)).toBe(before + 1);

@@ -1,40 +1,21 @@
 import { StockLeaseRepository } from '@flash-sale/db';
 import { bucketsOf, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
-import type { DataSource } from 'typeorm';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { inBatches } from './support/api-client';
 import { waitFor } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 /**
  * Stock segments (seed 004) with leases: Redis is refilled from MySQL before it runs dry, and a buyer
  * is told SOLD_OUT only once MySQL has nothing left to lease.
  */
 describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv({ LEASE_SIZE: '50', LEASE_LOW_WATER: '10' });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ database: true, env: { LEASE_SIZE: '50', LEASE_LOW_WATER: '10' } });
 
   it('5,000 buyers, stock 2,000, leases of 50: exactly 2,000 sold, no SOLD_OUT while MySQL had units', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Segments', priceCents: 100, stock: 2000, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const { stack, db, admin } = w;
+    const sale = await stack.client.createSale(admin, { name: 'Segments', priceCents: 100, stock: 2000 });
+    const saleId = sale.id;
     // Tokens first, so the purchases themselves arrive as one burst.
     const buyers = await inBatches(
       Array.from({ length: 5000 }, (_, i) => i),
@@ -83,31 +64,17 @@ describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => 
 });
 
 describe('a lease caught between its Redis grant and its MySQL mark (real worker, Redis, MariaDB)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
+  const w = useStackWorld({
+    database: true,
     // Reconciliation only when the test calls it.
-    testEnv = await createTestEnv({ LEASE_SIZE: '10', LEASE_LOW_WATER: '2', RECONCILE_INTERVAL_MS: '3600000' });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
+    env: { LEASE_SIZE: '10', LEASE_LOW_WATER: '2', RECONCILE_INTERVAL_MS: '3600000' },
   });
 
   it('reconciliation does not take it for a lost grant and lease again: the rest stays with MySQL', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'In flight', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
-    const layout = { id: saleId, buckets: sale.body.buckets };
+    const { stack, db, admin } = w;
+    const sale = await stack.client.createSale(admin, { name: 'In flight', priceCents: 100, stock: 100 });
+    const saleId = sale.id;
+    const layout = { id: saleId, buckets: sale.buckets };
     const books = async () =>
       (
         (await db.query('SELECT available, leased, redis_epoch FROM sales WHERE id = ?', [saleId])) as {

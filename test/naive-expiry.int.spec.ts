@@ -1,7 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { waitFor } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 /**
  * An oversold naive-unsafe sale (oversold on purpose, to show what the guards prevent) must still let
@@ -9,24 +7,10 @@ import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
  * existed — and must not delay another sale's expiries.
  */
 describe('expiry of an oversold naive-unsafe sale (real API, worker, Redis, MariaDB)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv({ EXPIRY_SWEEP_INTERVAL_MS: '200' });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ database: true, env: { EXPIRY_SWEEP_INTERVAL_MS: '200' } });
 
   it('its unpaid orders expire on time, and another sale’s expire on time beside it', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const { stack, db, admin } = w;
     const create = async (strategy: string, stock: number) =>
       (
         await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {

@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { migrate } from '@flash-sale/db';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
+import { PrivateRedisServer } from './support/private-redis';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, type TestEnv } from './support/test-env';
@@ -12,23 +11,9 @@ interface Readiness {
   error: Record<string, { status: string; message?: string }>;
 }
 
-function startRedis(port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 /** Liveness and readiness while the API's Redis and MySQL go away and come back (private servers only). */
 describe('GET /health and /health/ready (private redis-server and mariadbd)', () => {
-  let redisPort: number;
-  let redis: ChildProcess;
+  let redis: PrivateRedisServer;
   let mariadb: PrivateMariaDb;
   let testEnv: TestEnv;
   let stack: RunningStack;
@@ -38,18 +23,17 @@ describe('GET /health and /health/ready (private redis-server and mariadbd)', ()
     waitFor(description, ready, (response) => response.status === status && check(response.body), 20_000);
 
   beforeAll(async () => {
-    redisPort = await freePort();
-    redis = startRedis(redisPort);
+    redis = await PrivateRedisServer.start();
     mariadb = await startPrivateMariaDb();
     const databaseUrl = `${mariadb.serverUrl}/flash_sale_test_ready`;
     await migrate(databaseUrl);
-    testEnv = await createTestEnv({ REDIS_URL: `redis://127.0.0.1:${redisPort}`, DATABASE_URL: databaseUrl });
+    testEnv = await createTestEnv({ REDIS_URL: redis.url, DATABASE_URL: databaseUrl });
     stack = await startStack(testEnv.config, { worker: false });
   });
 
   afterAll(async () => {
     await stack?.close();
-    await stopProcess(redis);
+    await redis?.destroy();
     await mariadb?.destroy();
     await testEnv?.cleanup();
   });
@@ -65,27 +49,27 @@ describe('GET /health and /health/ready (private redis-server and mariadbd)', ()
     expect(response.body.info['redis']!.warning).toMatch(/loses the purchases not yet written/);
   });
 
-  it('Redis down → 503 with terminus report naming redis and the queue; back → 200', async () => {
-    await stopProcess(redis);
-    const down = await readyWith(503, 'not ready without Redis', (body) => 'redis' in body.error);
-    expect(down.body.status).toBe('error');
-    expect(down.body.error['redis']!.status).toBe('down');
-    expect(down.body.error['queue']!.status).toBe('down');
-    expect(down.body.info['mysql']!.status).toBe('up');
+  /** Not ready (503) once `gone` is reported: each of `down` down, each of `up` still up; live all along. */
+  async function expectNotReadyWithout(gone: string, down: string[], up: string[]): Promise<void> {
+    const report = await readyWith(503, `not ready without ${gone}`, (body) => gone in body.error);
+    expect(report.body.status).toBe('error');
+    for (const check of down) expect(report.body.error[check]!.status).toBe('down');
+    for (const check of up) expect(report.body.info[check]!.status).toBe('up');
     // Liveness never depends on a dependency.
     expect((await stack.client.call('GET', '/health')).status).toBe(200);
+  }
 
-    redis = startRedis(redisPort);
+  it('Redis down → 503 with terminus report naming redis and the queue; back → 200', async () => {
+    await redis.kill();
+    await expectNotReadyWithout('redis', ['redis', 'queue'], ['mysql']);
+
+    await redis.restart();
     await readyWith(200, 'ready again with Redis back');
   });
 
   it('MySQL down → 503 naming mysql; back → 200', async () => {
     await mariadb.stop();
-    const down = await readyWith(503, 'not ready without MySQL', (body) => 'mysql' in body.error);
-    expect(down.body.status).toBe('error');
-    expect(down.body.error['mysql']!.status).toBe('down');
-    expect(down.body.info['redis']!.status).toBe('up');
-    expect((await stack.client.call('GET', '/health')).status).toBe(200);
+    await expectNotReadyWithout('mysql', ['mysql'], ['redis']);
 
     await mariadb.start();
     await readyWith(200, 'ready again with MySQL back');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createRedisClient, KeyBuilder } from '@flash-sale/redis';
 import { ApiClient } from './support/api-client';
+import { stopChild } from './support/child-process';
 import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
 import { createTestEnv, type TestEnv } from './support/test-env';
@@ -32,13 +33,6 @@ function run(entry: string, env: Record<string, string>): { child: ChildProcess;
   createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
   child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[${entry} ${child.pid}] ${chunk.toString()}`));
   return { child, lines };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /** JSON logs with the request id, from the real processes (the in-process test apps are silent). */
@@ -83,25 +77,22 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
 
   afterAll(async () => {
     await client?.close();
-    await Promise.all([api && stop(api.child), worker && stop(worker.child)]);
+    await Promise.all([api && stopChild(api.child, 'SIGTERM'), worker && stopChild(worker.child, 'SIGTERM')]);
     await testEnv?.cleanup();
   });
 
   it('every line is JSON; each request has a completion line and in-request lines carrying its x-request-id', async () => {
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Logged', priceCents: 100, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const sale = await client.createSale(admin, { name: 'Logged', priceCents: 100, stock: 3 });
     const buyer = await client.guest();
-    const token = await client.submitToken(sale.body.id, buyer.token);
+    const token = await client.submitToken(sale.id, buyer.token);
     // Redis forgets the sale: the purchase logs a warning (from inside the request) while it reloads it.
     const redis = createRedisClient(testEnv.config.redis);
-    await redis.del(...new KeyBuilder(testEnv.config.redis.keyPrefix).sale(sale.body.id).all());
+    await redis.del(...new KeyBuilder(testEnv.config.redis.keyPrefix).sale(sale.id).all());
     redis.disconnect();
 
     const requestId = `ops-log-test-${Date.now()}`;
-    const purchase = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const purchase = await client.call('POST', `/api/sales/${sale.id}/purchase`, {
       token: buyer.token,
       json: { token },
       headers: { 'x-request-id': requestId },
@@ -118,7 +109,7 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     expect(ofRequest.find((line) => line.msg === 'request completed')).toMatchObject({
       level: 'info',
       service: 'api',
-      req: { method: 'POST', url: `/api/sales/${sale.body.id}/purchase` },
+      req: { method: 'POST', url: `/api/sales/${sale.id}/purchase` },
       res: { statusCode: 202 },
     });
     expect(ofRequest.find((line) => line.context === 'RedisReservation')).toMatchObject({
@@ -130,7 +121,7 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     // refusals, without an x-request-id of the caller's, get no line (the 1st of every 100 would).
     const refusedIds: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const refused = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+      const refused = await client.call('POST', `/api/sales/${sale.id}/purchase`, {
         token: buyer.token,
         json: { token: 'short' },
       });

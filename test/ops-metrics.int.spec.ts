@@ -1,8 +1,6 @@
 import { createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
-import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 /** The value of one exact series (`name{labels}`) in Prometheus text, or undefined when absent. */
 function sample(metrics: string, series: string): number | undefined {
@@ -13,32 +11,15 @@ function sample(metrics: string, series: string): number | undefined {
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'];
 
 describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, BullMQ)', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let workerMetricsPort: number;
-
-  beforeAll(async () => {
-    workerMetricsPort = await freePort();
-    testEnv = await createTestEnv({ WORKER_METRICS_PORT: String(workerMetricsPort) });
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ env: async () => ({ WORKER_METRICS_PORT: String(await freePort()) }) });
 
   it('after one purchase, /metrics exposes every series: outcomes, script latency, queue depth, defaults', async () => {
-    const { client } = stack;
-    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Metered', priceCents: 100, stock: 5, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const { client, admin } = w;
+    const sale = await client.createSale(admin, { name: 'Metered', priceCents: 100, stock: 5 });
     const buyer = await client.guest();
-    const token = await client.submitToken(sale.body.id, buyer.token);
+    const token = await client.submitToken(sale.id, buyer.token);
     const purchase = () =>
-      client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+      client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
         token: buyer.token,
         json: { token },
       });
@@ -57,9 +38,9 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
     }
     expect(metrics).toContain('# TYPE flash_sale_stock_drift gauge');
     // The purchase marked its sale active: its hand-off backlog has a series (0 or 1: the worker races us).
-    expect(sample(metrics, `flash_sale_handoff_backlog{sale="${sale.body.id}"}`)).toBeLessThanOrEqual(1);
+    expect(sample(metrics, `flash_sale_handoff_backlog{sale="${sale.id}"}`)).toBeLessThanOrEqual(1);
     // The sale's stock was leased to Redis at creation; nothing is an order yet (the worker is racing us).
-    const lease = (state: string) => sample(metrics, `flash_sale_lease_units{sale="${sale.body.id}",state="${state}"}`);
+    const lease = (state: string) => sample(metrics, `flash_sale_lease_units{sale="${sale.id}",state="${state}"}`);
     expect(lease('granted')).toBe(5);
     expect(lease('in_doubt')).toBe(0);
     expect(lease('returned')).toBe(0);
@@ -70,7 +51,7 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
 
     // A replay of the same token and a refusal are counted under their own outcomes.
     expect((await purchase()).status).toBe(202);
-    const refused = await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const refused = await client.call('POST', `/api/sales/${sale.id}/purchase`, {
       token: buyer.token,
       json: { token: 'no-such-submit-token' },
     });
@@ -83,25 +64,16 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
   });
 
   it('the worker serves its own /metrics with the order-creation latency, measured from reservedAt', async () => {
-    const { client } = stack;
-    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Timed', priceCents: 100, stock: 5, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const { client, admin } = w;
+    const sale = await client.createSale(admin, { name: 'Timed', priceCents: 100, stock: 5 });
     const buyer = await client.guest();
-    const purchase = await client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const purchase = await client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
       token: buyer.token,
-      json: { token: await client.submitToken(sale.body.id, buyer.token) },
+      json: { token: await client.submitToken(sale.id, buyer.token) },
     });
-    await waitFor(
-      'the order row',
-      () => client.call<{ status: string }>('GET', `/api/orders/${purchase.body.orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-      20_000,
-    );
+    await client.orderWritten(purchase.body.orderNo, buyer.token, 20_000);
 
-    const worker = new URL(`http://127.0.0.1:${workerMetricsPort}`);
+    const worker = new URL(`http://127.0.0.1:${w.testEnv.env['WORKER_METRICS_PORT']}`);
     const scrape = await fetch(new URL('/metrics', worker));
     expect(scrape.status).toBe(200);
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -116,36 +88,29 @@ describe('Prometheus metrics of the API and the worker (real Redis, MariaDB, Bul
 });
 
 describe('stock drift gauge (API only, so no reconciliation job writes the hash meanwhile)', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
+  const w = useStackWorld({ worker: false });
   let redis: RedisClient;
   let keys: KeyBuilder;
 
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    stack = await startStack(testEnv.config, { worker: false });
-    redis = createRedisClient(testEnv.config.redis);
-    keys = new KeyBuilder(testEnv.config.redis.keyPrefix);
+  beforeAll(() => {
+    redis = createRedisClient(w.testEnv.config.redis);
+    keys = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
   });
 
-  afterAll(async () => {
-    await stack.close();
-    redis.disconnect();
-    await testEnv.cleanup();
-  });
+  afterAll(() => redis.disconnect());
 
   it('has no series while the reconciliation hash is empty, then one per sale with its drift', async () => {
-    const before = (await stack.client.raw('GET', '/metrics')).text;
+    const before = (await w.client.raw('GET', '/metrics')).text;
     expect(before).not.toMatch(/^flash_sale_stock_drift\{/m);
 
     await redis.hset(keys.reconciliation, { '41': '0', '42': '-3', '43': 'not-a-number' });
-    const after = (await stack.client.raw('GET', '/metrics')).text;
+    const after = (await w.client.raw('GET', '/metrics')).text;
     expect(sample(after, 'flash_sale_stock_drift{sale="41"}')).toBe(0);
     expect(sample(after, 'flash_sale_stock_drift{sale="42"}')).toBe(-3);
     expect(after).not.toContain('sale="43"');
 
     // A sale that leaves the hash leaves the scrape too (the gauge is rebuilt on every scrape).
     await redis.hdel(keys.reconciliation, '42');
-    expect((await stack.client.raw('GET', '/metrics')).text).not.toContain('sale="42"');
+    expect((await w.client.raw('GET', '/metrics')).text).not.toContain('sale="42"');
   });
 });

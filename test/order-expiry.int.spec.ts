@@ -54,11 +54,7 @@ describe('order expiry (real API, worker, MariaDB, Redis)', () => {
 
   it('the sweep racing payment on 30 overdue orders → exactly one wins each; nothing expires before its deadline', async () => {
     const saleId = await createSale(31);
-    const buyers = await inBatches(
-      Array.from({ length: 31 }, (_, i) => i),
-      10,
-      () => w.stack.client.guest(),
-    );
+    const buyers = await w.stack.client.guests(31, 10);
     const orderNos = await inBatches(buyers, 10, (buyer) => buyWritten(saleId, buyer));
     const [notDue, ...overdue] = orderNos;
     const expiry = w.stack.worker!.get(OrderExpiry);

@@ -89,11 +89,7 @@ describe('order payment and cancellation (real API, worker, MariaDB, Redis)', ()
 
   it('cancel racing payment on 30 orders → exactly one wins each, stock conserved', async () => {
     const saleId = await createSale(30);
-    const buyers = await inBatches(
-      Array.from({ length: 30 }, (_, i) => i),
-      10,
-      () => w.stack.client.guest(),
-    );
+    const buyers = await w.stack.client.guests(30, 10);
     const orderNos = await inBatches(buyers, 10, (buyer) => buyWritten(saleId, buyer));
 
     const results = await Promise.all(

@@ -1,7 +1,6 @@
 import { OrderNumberGenerator } from '@flash-sale/domain';
 import { HandoffSweep } from '../apps/worker/src/lifecycle/handoff-sweep';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
-import { inBatches } from './support/api-client';
 import { issueTestToken } from './support/private-redis';
 import { countRows, waitFor } from './support/fixtures';
 import { useLifecycleWorld } from './order-lifecycle/lifecycle-world';
@@ -78,11 +77,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
   it('mixed run: buy, pay some, cancel some, let some expire, duplicate callbacks on → books balance, drift 0', async () => {
     const stock = 40;
     const saleId = await createSale(stock, 2);
-    const buyers = await inBatches(
-      Array.from({ length: 50 }, (_, i) => i),
-      10,
-      () => w.stack.client.guest(),
-    );
+    const buyers = await w.stack.client.guests(50, 10);
     const purchases = await Promise.all(buyers.map((buyer) => buy(saleId, buyer)));
     const winners = buyers.flatMap((buyer, i) =>
       purchases[i]!.status === 202 ? [{ buyer, orderNo: purchases[i]!.body.orderNo }] : [],

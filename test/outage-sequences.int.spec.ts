@@ -1,7 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
@@ -9,7 +5,8 @@ import { WorkerModule } from '../apps/worker/src/worker.module';
 import type { ApiResponse } from './support/api-client';
 import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
+import { closeWithin } from './support/bounded-close';
+import { PrivateRedisServer } from './support/private-redis';
 import { ReplyDroppingProxy } from './support/reply-dropping-proxy';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
@@ -26,36 +23,25 @@ type Buyer = { token: string; userId: string };
  * lose a reply; the worker is started only when a case wants its reservations written.
  */
 describe('outage sequences (private redis-server SIGKILLed, a reply-dropping proxy, real MariaDB)', () => {
-  let redisPort: number;
-  let redis: ChildProcess;
+  let redis: PrivateRedisServer;
   let proxy: ReplyDroppingProxy;
-  let aofDir: string;
   let testEnv: TestEnv;
   let db: DataSource;
   let stack: RunningStack;
   let worker: INestApplicationContext | undefined;
   let admin: string;
 
-  async function startRedis(): Promise<void> {
-    redis = startPrivateRedis(redisPort, { aofDir });
-    await waitFor('private Redis', () => redisAnswers(redisPort), Boolean, 10_000);
-  }
+  const startRedis = () => redis.restart();
 
   async function killRedis({ loseData = false } = {}): Promise<void> {
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
+    await redis.kill();
     proxy.cutAll();
-    if (loseData) {
-      rmSync(aofDir, { recursive: true, force: true });
-      aofDir = mkdtempSync(join(tmpdir(), 'fs-aof-'));
-    }
+    if (loseData) redis.loseData();
   }
 
   beforeEach(async () => {
-    redisPort = await freePort();
-    aofDir = mkdtempSync(join(tmpdir(), 'fs-aof-'));
-    await startRedis();
-    proxy = await ReplyDroppingProxy.start(await freePort(), redisPort);
+    redis = await PrivateRedisServer.start({ persistent: true });
+    proxy = await ReplyDroppingProxy.start(await freePort(), redis.port);
     testEnv = await createTestEnv({
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
       REDIS_FALLBACK: 'on',
@@ -71,14 +57,12 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
   });
 
   afterEach(async () => {
-    const closing = Promise.all([stack?.close(), worker?.close()]);
-    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    await closeWithin(10_000, stack?.close(), worker?.close());
     worker = undefined;
-    redis.kill('SIGKILL');
+    await redis.destroy();
     await proxy.close();
     await db.destroy();
     await testEnv.cleanup();
-    rmSync(aofDir, { recursive: true, force: true });
   });
 
   async function createSale(stock: number, perUserLimit: number): Promise<string> {
@@ -122,6 +106,15 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
       user_id: string;
       status: string;
     }[];
+  }
+
+  /** Waits until the worker wrote the order made with `submitToken`; returns its rows. */
+  function orderWrittenWithToken(submitToken: string) {
+    return waitFor(
+      'the order written',
+      () => ordersWithToken(submitToken),
+      (rows) => rows.length > 0,
+    );
   }
 
   async function unitsHeld(saleId: string, userId: string): Promise<number> {
@@ -169,11 +162,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     const replayAfter = await settledPurchase(saleId, buyer, token);
     expect(replayAfter.body.orderNo).toBe(bought.body.orderNo);
     await startWorker();
-    const written = await waitFor(
-      'the order written',
-      () => ordersWithToken(token),
-      (rows) => rows.length > 0,
-    );
+    const written = await orderWrittenWithToken(token);
     expect(written).toEqual([{ order_no: bought.body.orderNo, user_id: buyer.userId, status: 'PENDING_PAYMENT' }]);
     await expectBooksClosed(saleId);
   });
@@ -271,11 +260,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
       [adopted, adoptedToken],
       [regular, regularToken],
     ] as const) {
-      const rows = await waitFor(
-        'the order written',
-        () => ordersWithToken(token),
-        (found) => found.length > 0,
-      );
+      const rows = await orderWrittenWithToken(token);
       expect(rows).toEqual([expect.objectContaining({ user_id: buyer.userId, status: 'PENDING_PAYMENT' })]);
     }
     await expectBooksClosed(saleId);
@@ -291,11 +276,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     await untilApiSeesRedis();
     const bought = await purchase(saleId, buyer, token);
     expect(bought.status).toBe(202);
-    const rows = await waitFor(
-      'the order written',
-      () => ordersWithToken(token),
-      (found) => found.length > 0,
-    );
+    const rows = await orderWrittenWithToken(token);
     expect(rows).toEqual([{ order_no: bought.body.orderNo, user_id: buyer.userId, status: 'PENDING_PAYMENT' }]);
     await expectBooksClosed(saleId);
   });

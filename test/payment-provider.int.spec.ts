@@ -1,7 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { waitFor } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 /** Sums the `flash_sale_payment_callbacks_total` series by `status/outcome`. */
 function callbackCounts(metrics: string): Record<string, number> {
@@ -20,44 +18,26 @@ function callbackCounts(metrics: string): Record<string, number> {
  */
 describe('payment provider callbacks, end to end (real API, worker, MariaDB, Redis)', () => {
   const COPIES = 3;
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv({
+  const w = useStackWorld({
+    database: true,
+    env: {
       PAYMENT_CALLBACK_COPIES: String(COPIES),
       PAYMENT_CALLBACK_DELAY_MS: '50',
       PAYMENT_CALLBACK_JITTER_MS: '200',
-    });
-    stack = await startStack(testEnv.config);
-    db = await openDatabase(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
+    },
   });
 
   it('every copy is acknowledged 200 and the payment is applied once', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Paid', priceCents: 2500, stock: 3, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const { stack, db, admin } = w;
+    const sale = await stack.client.createSale(admin, { name: 'Paid', priceCents: 2500, stock: 3 });
     const buyer = await stack.client.guest('Payer');
-    const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const bought = await stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
       token: buyer.token,
-      json: { token: await stack.client.submitToken(sale.body.id, buyer.token) },
+      json: { token: await stack.client.submitToken(sale.id, buyer.token) },
     });
     expect(bought.status).toBe(202);
     const { orderNo } = bought.body;
-    await waitFor(
-      'the order row',
-      () => stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await stack.client.orderWritten(orderNo, buyer.token);
     const paid = await stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/pay`, {
       token: buyer.token,
     });

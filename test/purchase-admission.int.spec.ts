@@ -3,22 +3,15 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { inBatches, type ApiResponse } from './support/api-client';
 import { waitFor } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, type TestEnv } from './support/test-env';
+import type { RunningStack } from './support/running-stack';
+import { useStackWorld } from './support/stack-world';
 
 interface ErrorBody {
   error?: { code: string };
 }
 
-const hour = 3_600_000;
-
 async function createSale(stack: RunningStack, admin: string, stock: number): Promise<string> {
-  const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-    token: admin,
-    json: { name: 'Sale', priceCents: 100, stock, endsAt: new Date(Date.now() + hour).toISOString() },
-  });
-  expect(response.status).toBe(201);
-  return response.body.id;
+  return (await stack.client.createSale(admin, { name: 'Sale', priceCents: 100, stock })).id;
 }
 
 async function buyers(stack: RunningStack, saleId: string, count: number) {
@@ -40,25 +33,16 @@ function purchase(stack: RunningStack, saleId: string, buyer: { token: string; s
 }
 
 describe('load shedding: a hand-off backlog over its bound answers purchases 503 at once', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
+  // No worker at first: accepted purchases stay in their sale's hand-off stream, which is the backlog.
+  const w = useStackWorld({ worker: false, env: { SHED_MAX_BACKLOG: '3' } });
   let worker: INestApplicationContext | undefined;
-  let admin: string;
 
-  beforeAll(async () => {
-    testEnv = await createTestEnv({ SHED_MAX_BACKLOG: '3' });
-    // No worker at first: accepted purchases stay in their sale's hand-off stream, which is the backlog.
-    stack = await startStack(testEnv.config, { worker: false });
-    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-  });
-
-  afterAll(async () => {
+  afterEach(async () => {
     await worker?.close();
-    await stack.close();
-    await testEnv.cleanup();
   });
 
   it('sheds with retry-after while the backlog is over the bound, counts it, and admits the same token after', async () => {
+    const { stack, admin, testEnv } = w;
     const saleId = await createSale(stack, admin, 50);
     const people = await buyers(stack, saleId, 8);
     for (const buyer of people.slice(0, 4)) expect((await purchase(stack, saleId, buyer)).status).toBe(202);
@@ -96,22 +80,10 @@ describe('load shedding: a hand-off backlog over its bound answers purchases 503
 });
 
 describe('per-sale limit: one sale takes at most its purchase rate, across all buyers', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let admin: string;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv({ RATE_LIMIT_SALE_PURCHASES_POINTS: '5', RATE_LIMIT_SALE_PURCHASES_SECONDS: '60' });
-    stack = await startStack(testEnv.config);
-    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ env: { RATE_LIMIT_SALE_PURCHASES_POINTS: '5', RATE_LIMIT_SALE_PURCHASES_SECONDS: '60' } });
 
   it('admits 5 of 12 concurrent buyers on one sale (429 for the rest); another sale is unaffected', async () => {
+    const { stack, admin } = w;
     const hot = await createSale(stack, admin, 50);
     const calm = await createSale(stack, admin, 50);
     const crowd = await buyers(stack, hot, 12);
@@ -128,21 +100,10 @@ describe('per-sale limit: one sale takes at most its purchase rate, across all b
 });
 
 describe('order of answers: the sold-out answer counts no rate limit (docs/api.md’s sold-out exception), 401 still first', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv({ RATE_LIMIT_PURCHASES_POINTS: '3', RATE_LIMIT_PURCHASES_SECONDS: '60' });
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ env: { RATE_LIMIT_PURCHASES_POINTS: '3', RATE_LIMIT_PURCHASES_SECONDS: '60' } });
 
   it('a buyer hammering a sold-out sale past the limit keeps getting 410, never 429; without a token, 401', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const { stack, admin } = w;
     const saleId = await createSale(stack, admin, 1);
     const [first, second] = await buyers(stack, saleId, 2);
     expect((await purchase(stack, saleId, first!)).status).toBe(202);
@@ -164,22 +125,14 @@ describe('order of answers: the sold-out answer counts no rate limit (docs/api.m
 });
 
 describe('load shedding: event-loop delay over its bound answers purchases 503 at once', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    // The API runs in this process: blocking this event loop is blocking the API's.
-    testEnv = await createTestEnv({ SHED_MAX_EVENT_LOOP_DELAY_MS: '150', SHED_RETRY_AFTER_SECONDS: '2' });
-    stack = await startStack(testEnv.config, { worker: false });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
+  // The API runs in this process: blocking this event loop is blocking the API's.
+  const w = useStackWorld({
+    worker: false,
+    env: { SHED_MAX_EVENT_LOOP_DELAY_MS: '150', SHED_RETRY_AFTER_SECONDS: '2' },
   });
 
   it('a blocked event loop sheds the next purchase (retry-after, counted by reason), then admits again', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const { stack, admin } = w;
     const saleId = await createSale(stack, admin, 10);
     const [buyer] = await buyers(stack, saleId, 1);
     const shed = await waitFor(

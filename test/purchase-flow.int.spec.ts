@@ -1,9 +1,7 @@
-import type { DataSource } from 'typeorm';
 import { OrdersQueue } from '@flash-sale/queue';
 import { inBatches } from './support/api-client';
 import { countRows, waitFor } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 interface Accepted {
   orderNo: string;
@@ -14,27 +12,11 @@ interface ErrorBody {
 }
 
 describe('purchase through HTTP with the worker running (real MariaDB, Redis, BullMQ)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-  let adminToken: string;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-    adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ database: true });
 
   async function createSale(stock: number, extra: Record<string, unknown> = {}): Promise<string> {
-    const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: adminToken,
+    const response = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
+      token: w.admin,
       json: {
         name: 'Burst sale',
         priceCents: 1999,
@@ -49,16 +31,12 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
 
   it('2,000 concurrent purchases from 1,500 users on stock 500 → exactly 500 orders, audit ok', async () => {
     const saleId = await createSale(500);
-    const users = await inBatches(
-      Array.from({ length: 1500 }, (_, i) => i),
-      64,
-      () => stack.client.guest(),
-    );
+    const users = await w.stack.client.guests(1500, 64);
     // 500 users come with two submit tokens (a second tab), the other 1,000 with one: 2,000 attempts.
     const attempts = await inBatches(
       users.flatMap((user, i) => (i < 500 ? [user, user] : [user])),
       64,
-      async (user) => ({ user, submitToken: await stack.client.submitToken(saleId, user.token) }),
+      async (user) => ({ user, submitToken: await w.stack.client.submitToken(saleId, user.token) }),
     );
     expect(attempts).toHaveLength(2000);
 
@@ -66,7 +44,7 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
     // again" (units were still moving between a sale's buckets, say): resent, as the storefront does.
     const responses = await Promise.all(
       attempts.map(({ user, submitToken }) =>
-        stack.client.purchaseAsStorefront<Accepted | ErrorBody>(saleId, user.token, submitToken),
+        w.stack.client.purchaseAsStorefront<Accepted | ErrorBody>(saleId, user.token, submitToken),
       ),
     );
 
@@ -82,27 +60,27 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
 
     await waitFor(
       'the queue to drain into MySQL',
-      () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]),
+      () => countRows(w.db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]),
       (n) => n >= 500,
     );
     expect(
-      await countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [
+      await countRows(w.db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [
         saleId,
       ]),
     ).toBe(500);
-    expect(await countRows(db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
+    expect(await countRows(w.db, 'SELECT COUNT(DISTINCT order_no) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
       500,
     );
-    expect(await countRows(db, 'SELECT COUNT(DISTINCT user_id) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
+    expect(await countRows(w.db, 'SELECT COUNT(DISTINCT user_id) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(
       500,
     );
-    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
+    expect(await countRows(w.db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
 
-    const sale = await stack.client.call<{ remaining: number; status: string }>('GET', `/api/sales/${saleId}`);
+    const sale = await w.stack.client.call<{ remaining: number; status: string }>('GET', `/api/sales/${saleId}`);
     expect(sale.body).toMatchObject({ remaining: 0, status: 'sold_out' });
 
-    const audit = await stack.client.call<Record<string, unknown>>('GET', `/api/admin/sales/${saleId}/audit`, {
-      token: adminToken,
+    const audit = await w.stack.client.call<Record<string, unknown>>('GET', `/api/admin/sales/${saleId}/audit`, {
+      token: w.admin,
     });
     expect(audit.status).toBe(200);
     expect(audit.body).toMatchObject({
@@ -119,50 +97,46 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
     // A replayed token returns the same order number and changes nothing.
     const winnerIndex = responses.findIndex((response) => response.status === 202);
     const winner = attempts[winnerIndex]!;
-    const replay = await stack.client.call<Accepted>('POST', `/api/sales/${saleId}/purchase`, {
+    const replay = await w.stack.client.call<Accepted>('POST', `/api/sales/${saleId}/purchase`, {
       token: winner.user.token,
       json: { token: winner.submitToken },
     });
     expect(replay.status).toBe(202);
     expect(replay.body).toEqual(responses[winnerIndex]!.body);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(500);
+    expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(500);
   });
 
   it('an order is QUEUED until the worker writes it, then PENDING_PAYMENT; only its owner (or an admin) sees it', async () => {
     const saleId = await createSale(3);
-    const buyer = await stack.client.guest('Ada');
-    const stranger = await stack.client.guest();
+    const buyer = await w.stack.client.guest('Ada');
+    const stranger = await w.stack.client.guest();
     // Pause the orders queue so the reservation stays unwritten for a moment.
-    const ordersQueue = stack.worker!.get(OrdersQueue).queue;
+    const ordersQueue = w.stack.worker!.get(OrdersQueue).queue;
     await ordersQueue.pause();
     let orderNo: string;
     try {
-      const purchase = await stack.client.call<Accepted>('POST', `/api/sales/${saleId}/purchase`, {
+      const purchase = await w.stack.client.call<Accepted>('POST', `/api/sales/${saleId}/purchase`, {
         token: buyer.token,
-        json: { token: await stack.client.submitToken(saleId, buyer.token), quantity: 1 },
+        json: { token: await w.stack.client.submitToken(saleId, buyer.token), quantity: 1 },
       });
       expect(purchase.status).toBe(202);
       orderNo = purchase.body.orderNo;
-      const queued = await stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, {
+      const queued = await w.stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, {
         token: buyer.token,
       });
       expect(queued.body).toMatchObject({ orderNo, saleId, status: 'QUEUED', quantity: 1, amountCents: 1999 });
-      const list = await stack.client.call<{ orderNo: string; status: string }[]>('GET', '/api/orders', {
+      const list = await w.stack.client.call<{ orderNo: string; status: string }[]>('GET', '/api/orders', {
         token: buyer.token,
       });
       expect(list.body).toEqual([expect.objectContaining({ orderNo, status: 'QUEUED' })]);
     } finally {
       await ordersQueue.resume();
     }
-    const written = await waitFor(
-      'the order row',
-      () => stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    const written = await w.stack.client.orderWritten(orderNo, buyer.token);
     expect(written.body).toMatchObject({ orderNo, status: 'PENDING_PAYMENT', userId: buyer.userId });
-    expect((await stack.client.call('GET', `/api/orders/${orderNo}`, { token: stranger.token })).status).toBe(404);
-    expect((await stack.client.call('GET', `/api/orders/${orderNo}`, { token: adminToken })).status).toBe(200);
-    const strangersList = await stack.client.call<unknown[]>('GET', '/api/orders', { token: stranger.token });
+    expect((await w.stack.client.call('GET', `/api/orders/${orderNo}`, { token: stranger.token })).status).toBe(404);
+    expect((await w.stack.client.call('GET', `/api/orders/${orderNo}`, { token: w.admin })).status).toBe(200);
+    const strangersList = await w.stack.client.call<unknown[]>('GET', '/api/orders', { token: stranger.token });
     expect(strangersList.body).toEqual([]);
   });
 });

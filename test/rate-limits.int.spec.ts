@@ -55,11 +55,8 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
     // The attacker: one machine (127.0.0.2) talking to both instances.
     attackerClients = [new ApiClient(urls[0], 128, '127.0.0.2'), new ApiClient(urls[1], 128, '127.0.0.2')];
     admin = await clientAt('127.0.0.50', 0).adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Flooded', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    saleId = sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Flooded', priceCents: 100, stock: 100 });
+    saleId = sale.id;
   });
 
   afterAll(async () => {

@@ -1,8 +1,5 @@
-import type { DataSource } from 'typeorm';
 import { countRows, waitFor } from './support/fixtures';
-import { startRedisCluster, type LocalRedisCluster } from './support/redis-cluster';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 interface Audit {
   ok: boolean;
@@ -18,27 +15,10 @@ interface Audit {
  * hand-off stream share one slot, the queue lives on its own hash tag, and nothing crosses slots.
  */
 describe('the purchase flow on a real three-master Redis Cluster (API, worker, MariaDB)', () => {
-  let cluster: LocalRedisCluster;
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    cluster = await startRedisCluster(3);
-    testEnv = await createTestEnv({ REDIS_CLUSTER_NODES: cluster.nodes.join(',') });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack?.close();
-    await db?.destroy();
-    await cluster?.stop();
-    await testEnv?.cleanup();
-  });
+  const w = useStackWorld({ redis: 'cluster', database: true });
 
   it('sells several sales at once to exactly their stock, writes every order, takes payment, audits ok', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const { stack, db, admin } = w;
     const createSale = async (name: string, stock: number) =>
       (
         await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {

@@ -1,15 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import type { ApiResponse } from './support/api-client';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
+import { closeWithin } from './support/bounded-close';
+import { PrivateRedisServer } from './support/private-redis';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
@@ -27,31 +23,17 @@ interface Promise202 {
  * close (audit ok, drift 0) by themselves, without an admin's preload.
  */
 describe('Redis outage with stock leases (private redis-server SIGKILLed, real MariaDB)', () => {
-  let port: number;
-  let redis: ChildProcess;
-  let aofDir: string;
+  let redis: PrivateRedisServer;
   let testEnv: TestEnv;
   let db: DataSource;
   let stack: RunningStack;
   let lateWorker: INestApplicationContext | undefined;
   let admin: string;
 
-  async function startRedis(options: { aof: boolean }): Promise<void> {
-    redis = startPrivateRedis(port, options.aof ? { aofDir } : {});
-    await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
-  }
-
-  async function killRedis(): Promise<void> {
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
-  }
-
   beforeEach(async () => {
-    port = await freePort();
-    aofDir = mkdtempSync(join(tmpdir(), 'fs-aof-'));
-    await startRedis({ aof: true });
+    redis = await PrivateRedisServer.start({ persistent: true });
     testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_URL: redis.url,
       // Small leases: MySQL keeps unleased units for the fallback to sell.
       LEASE_SIZE: '20',
       LEASE_LOW_WATER: '5',
@@ -63,31 +45,17 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
   });
 
   afterEach(async () => {
-    // After its Redis was killed and restarted, BullMQ's blocking connection can take a while to
-    // notice; the assertions are done, so do not let a slow shutdown hold the suite.
-    const closing = Promise.all([stack?.close(), lateWorker?.close()]);
-    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    await closeWithin(10_000, stack?.close(), lateWorker?.close());
     lateWorker = undefined;
-    redis.kill('SIGKILL');
+    await redis.destroy();
     await db.destroy();
     await testEnv.cleanup();
-    rmSync(aofDir, { recursive: true, force: true });
   });
 
   async function createSale(stock: number, perUserLimit = 1): Promise<string> {
     admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: 'Outage',
-        priceCents: 100,
-        stock,
-        perUserLimit,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    expect(sale.status).toBe(201);
-    return sale.body.id;
+    const sale = await stack.client.createSale(admin, { name: 'Outage', priceCents: 100, stock, perUserLimit });
+    return sale.id;
   }
 
   async function purchase(saleId: string, buyerToken: string, submitToken: string) {
@@ -150,7 +118,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     const before = await burst(saleId, 50);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
 
-    await killRedis();
+    await redis.kill();
     // The fallback: new buyers (their tokens issued while Redis is down) buy only what MySQL never leased.
     const during = await burst(saleId, 70);
     const soldDuring = during.filter(({ response }) => response.status === 201);
@@ -175,7 +143,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     const forged = await purchase(saleId, first!.buyer.token, `${first!.token.split('.')[0]}.forged-signature`);
     expect(`${forged.status} ${forged.body.error?.code}`).toBe('403 TOKEN_INVALID');
 
-    await startRedis({ aof: true });
+    await redis.restart();
     lateWorker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
     // Same incarnation (nothing was lost); its reservations are written by the worker.
     const kept = [...promises(before), ...promises(during)];
@@ -220,7 +188,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       (n) => Number(n) === 40,
     );
 
-    await killRedis();
+    await redis.kill();
     const during = await burst(saleId, 30);
     const soldDuring = during.filter(({ response }) => response.status === 201);
     // Some sold (the failure shows what the buyers were told instead).
@@ -231,9 +199,8 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     const replayed = await purchase(saleId, first!.buyer.token, first!.token);
     expect(replayed.body.orderNo).toBe(first!.response.body.orderNo);
 
-    rmSync(aofDir, { recursive: true, force: true });
-    aofDir = mkdtempSync(join(tmpdir(), 'fs-aof-'));
-    await startRedis({ aof: true }); // an empty data directory: Redis remembers nothing
+    redis.loseData();
+    await redis.restart(); // an empty data directory: Redis remembers nothing
     // The fallback's token on Redis: the same order; a limit of 2 would have allowed a second one.
     const [fallbackBuyer] = soldDuring;
     const replayedFallback = await waitFor(

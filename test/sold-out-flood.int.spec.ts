@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { createRedisClient, type RedisClient } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
 import { startStack, type RunningStack } from './support/running-stack';
+import { useStackWorld } from './support/stack-world';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 
 interface Guest {
@@ -21,18 +19,13 @@ const answer = (response: { status: number; body: Answer }) =>
     : `${response.status} ${response.body.status}`;
 
 async function createSale(stack: RunningStack, adminToken: string, stock: number): Promise<string> {
-  const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-    token: adminToken,
-    json: {
-      name: 'Flood',
-      priceCents: 100,
-      stock,
-      perUserLimit: 1,
-      endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-    },
+  const response = await stack.client.createSale(adminToken, {
+    name: 'Flood',
+    priceCents: 100,
+    stock,
+    perUserLimit: 1,
   });
-  expect(response.status).toBe(201);
-  return response.body.id;
+  return response.id;
 }
 
 const buy = (stack: RunningStack, saleId: string, guest: Guest, token: string) =>
@@ -80,11 +73,7 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
     const bought = await buy(first, saleId, buyer, await first.client.submitToken(saleId, buyer.token));
     expect(bought.status).toBe(202);
     const orderNo = (bought.body as { orderNo: string }).orderNo;
-    await waitFor(
-      'the order row',
-      () => second.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: buyer.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await second.client.orderWritten(orderNo, buyer.token);
     return orderNo;
   }
 
@@ -110,24 +99,22 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
       token: ada.token,
     });
     expect(cancelled.body.status).toBe('CANCELLED');
-    const bobs = await waitFor(
-      'Bob buys the cancelled unit',
-      () => buy(first, saleId, bob, bobToken),
-      (r) => r.status !== 410,
-      2_000,
-    );
+    /** Sends the buyer's purchase until the first instance stops answering 410: a unit came back. */
+    const buyReturnedUnit = (description: string, buyer: Guest, token: string, timeoutMs: number) =>
+      waitFor(
+        description,
+        () => buy(first, saleId, buyer, token),
+        (r) => r.status !== 410,
+        timeoutMs,
+      );
+    const bobs = await buyReturnedUnit('Bob buys the cancelled unit', bob, bobToken, 2_000);
     expect(answer(bobs)).toBe('202 QUEUED');
 
     // Sold out again; then the worker (beside the second instance) expires Eve's unpaid order.
     expect(answer(await buy(first, saleId, cyd, cydToken))).toBe('410 SOLD_OUT');
     await flagSet(first, saleId, cyd, cydToken);
     await db.query('UPDATE orders SET expires_at = ? WHERE order_no = ?', [new Date(Date.now() - 1_000), eveOrder]);
-    const cyds = await waitFor(
-      'Cyd buys the expired unit',
-      () => buy(first, saleId, cyd, cydToken),
-      (r) => r.status !== 410,
-      10_000,
-    );
+    const cyds = await buyReturnedUnit('Cyd buys the expired unit', cyd, cydToken, 10_000);
     expect(answer(cyds)).toBe('202 QUEUED');
 
     const audit = await waitFor(
@@ -149,33 +136,22 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
 
 /** The sold-out answer on an instance of its own Redis, so that every command Redis runs is counted. */
 describe('sold-out flood: no Redis command and no rate limit per answer', () => {
-  let redisPort: number;
-  let redisServer: ChildProcess;
-  let probe: RedisClient;
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    redisPort = await freePort();
-    redisServer = startPrivateRedis(redisPort);
-    await waitFor('private Redis', () => redisAnswers(redisPort), Boolean, 10_000);
-    probe = createRedisClient({ url: `redis://127.0.0.1:${redisPort}`, clusterNodes: [] });
-    testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  const w = useStackWorld({
+    redis: 'private',
+    env: {
       SOLD_OUT_FLAG_TTL_MS: '600000',
       // Three purchases per buyer in 60 s: the flood below would be refused with 429 if it counted.
       RATE_LIMIT_PURCHASES_POINTS: '3',
       RATE_LIMIT_PURCHASES_SECONDS: '60',
-    });
-    stack = await startStack(testEnv.config);
+    },
+  });
+  let probe: RedisClient;
+
+  beforeAll(() => {
+    probe = createRedisClient({ url: w.redisServer.url, clusterNodes: [] });
   });
 
-  afterAll(async () => {
-    await stack.close();
-    probe.disconnect();
-    redisServer.kill('SIGKILL');
-    await testEnv.cleanup();
-  });
+  afterAll(() => probe.disconnect());
 
   /** Commands Redis has run so far, the probe's own INFO excepted. */
   async function commandsRun(): Promise<number> {
@@ -188,8 +164,8 @@ describe('sold-out flood: no Redis command and no rate limit per answer', () => 
   }
 
   it('answers a flood of sold-out purchases with 410 while Redis runs nothing', async () => {
-    const adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const saleId = await createSale(stack, adminToken, 1);
+    const { stack, admin } = w;
+    const saleId = await createSale(stack, admin, 1);
     const [ada, ...buyers] = await Promise.all(Array.from({ length: 11 }, () => stack.client.guest()));
     const adaBought = await buy(stack, saleId, ada!, await stack.client.submitToken(saleId, ada!.token));
     expect(adaBought.status).toBe(202);
@@ -197,14 +173,7 @@ describe('sold-out flood: no Redis command and no rate limit per answer', () => 
     expect(answer(await buy(stack, saleId, buyers[0]!, tokens[0]!))).toBe('410 SOLD_OUT');
     await flagSet(stack, saleId, buyers[0]!, tokens[0]!);
     // The order is written and the worker is stopped: from here on, nothing else talks to this Redis.
-    await waitFor(
-      'the order row',
-      () =>
-        stack.client.call<{ status: string }>('GET', `/api/orders/${(adaBought.body as { orderNo: string }).orderNo}`, {
-          token: ada!.token,
-        }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await stack.client.orderWritten((adaBought.body as { orderNo: string }).orderNo, ada!.token);
     await stack.worker!.close();
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // the API's load sampler sees the backlog gone
 

@@ -45,18 +45,8 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
   });
 
   async function createSale(stock: number, perUserLimit: number): Promise<string> {
-    const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: adminToken,
-      json: {
-        name: 'Gate',
-        priceCents: 100,
-        stock,
-        perUserLimit,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    expect(response.status).toBe(201);
-    return response.body.id;
+    const response = await stack.client.createSale(adminToken, { name: 'Gate', priceCents: 100, stock, perUserLimit });
+    return response.id;
   }
 
   const buy = (saleId: string, guest: Guest, token: string, quantity?: number) =>
@@ -129,11 +119,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     await flagSet(saleId, bob, bobToken);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // from the flag now
 
-    await waitFor(
-      'the order row',
-      () => stack.client.call<{ status: string }>('GET', `/api/orders/${orderNo}`, { token: ada.token }),
-      (response) => response.body.status === 'PENDING_PAYMENT',
-    );
+    await stack.client.orderWritten(orderNo, ada.token);
     const cancelled = await stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/cancel`, {
       token: ada.token,
     });

@@ -1,12 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { bucketsOf, createRedisClient, KeyBuilder } from '@flash-sale/redis';
-import type { DataSource } from 'typeorm';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { waitFor } from './support/fixtures';
-import { freePort } from './support/free-port';
-import { redisAnswers, startPrivateRedis } from './support/private-redis';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 /**
  * Redis comes back with a stale copy of a sale (an old AOF, a replica that lagged): its balance
@@ -15,42 +10,22 @@ import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
  * sells only fresh leases; reconciliation then settles the old one by itself.
  */
 describe('Redis restored from a stale copy (private redis-server, real MariaDB)', () => {
-  let port: number;
-  let redis: ChildProcess;
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    port = await freePort();
-    redis = startPrivateRedis(port);
-    await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
-    testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${port}`,
+  const w = useStackWorld({
+    redis: 'private',
+    database: true,
+    env: {
       LEASE_SIZE: '30',
       LEASE_LOW_WATER: '5',
       RECOVERY_GRACE_MS: '500',
       // Reconciliation runs when the test says so: the purchase path alone must refuse the stale copy.
       RECONCILE_INTERVAL_MS: '3600000',
-    });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await Promise.race([stack.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    redis.kill('SIGKILL');
-    await db.destroy();
-    await testEnv.cleanup();
+    },
   });
 
   it('sells no unit twice after a stale restore, and closes the books without an admin', async () => {
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.call<{ id: string; buckets: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Stale', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const { stack, db, admin } = w;
+    const sale = await stack.client.createSale(admin, { name: 'Stale', priceCents: 100, stock: 100 });
+    const saleId = sale.id;
     const buyers: { userId: string; orderNo: string }[] = [];
     const refusals: number[] = [];
     const burst = async (count: number) => {
@@ -71,21 +46,17 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
     await burst(20);
     await waitFor('20 written', written, (n) => n === 20);
     // The copy Redis will come back with: every key of the sale (of each of its buckets) as it is now.
-    const keyBuilder = new KeyBuilder(testEnv.config.redis.keyPrefix);
-    const keys = bucketsOf({ id: saleId, buckets: sale.body.buckets }).flatMap((bucket) =>
-      keyBuilder.bucket(bucket).all(),
-    );
-    const client = createRedisClient(testEnv.config.redis);
+    const keyBuilder = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
+    const keys = bucketsOf({ id: saleId, buckets: sale.buckets }).flatMap((bucket) => keyBuilder.bucket(bucket).all());
+    const client = createRedisClient(w.testEnv.config.redis);
     const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
     client.disconnect();
     await burst(20);
     await waitFor('40 written', written, (n) => n === 40);
 
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
-    redis = startPrivateRedis(port);
-    await waitFor('Redis back', () => redisAnswers(port), Boolean, 10_000);
-    const restorer = createRedisClient(testEnv.config.redis);
+    await w.redisServer.kill();
+    await w.redisServer.restart();
+    const restorer = createRedisClient(w.testEnv.config.redis);
     for (const { key, dump } of copy) if (dump) await restorer.restore(key, 0, dump, 'REPLACE');
     restorer.disconnect();
 

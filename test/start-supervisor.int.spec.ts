@@ -207,17 +207,14 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
     }
 
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Calm', priceCents: 100, stock: 100, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
+    const sale = await client.createSale(admin, { name: 'Calm', priceCents: 100, stock: 100 });
     // Each purchase names its request: the API logs every request that does (the others are sampled).
-    const requestIds = Array.from({ length: 100 }, (_, i) => `calm-${sale.body.id}-${i}`);
+    const requestIds = Array.from({ length: 100 }, (_, i) => `calm-${sale.id}-${i}`);
     const statuses = await inBatches(requestIds, 10, async (requestId) => {
       const buyer = await client.guest();
-      const token = await client.submitToken(sale.body.id, buyer.token);
+      const token = await client.submitToken(sale.id, buyer.token);
       return (
-        await client.call('POST', `/api/sales/${sale.body.id}/purchase`, {
+        await client.call('POST', `/api/sales/${sale.id}/purchase`, {
           token: buyer.token,
           json: { token },
           headers: { 'x-request-id': requestId },
@@ -229,11 +226,9 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
       'the 100 orders written',
       async () =>
         (
-          await client.call<{ ordersByStatus: Record<string, number> }>(
-            'GET',
-            `/api/admin/sales/${sale.body.id}/audit`,
-            { token: admin },
-          )
+          await client.call<{ ordersByStatus: Record<string, number> }>('GET', `/api/admin/sales/${sale.id}/audit`, {
+            token: admin,
+          })
         ).body.ordersByStatus['PENDING_PAYMENT'],
       (written) => written === 100,
       30_000,
@@ -248,7 +243,7 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
     // Every named request is in the API's log file as JSON, with its request id and status.
     const purchases = logSince('api', logOffsets.api)
       .split('\n')
-      .filter((line) => line.includes(`/api/sales/${sale.body.id}/purchase`))
+      .filter((line) => line.includes(`/api/sales/${sale.id}/purchase`))
       .map((line) => JSON.parse(line) as { reqId?: string; res?: { statusCode: number } });
     expect(purchases.map((entry) => entry.reqId).sort()).toEqual([...requestIds].sort());
     expect(purchases.every((entry) => entry.res?.statusCode === 202)).toBe(true);
@@ -274,11 +269,8 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
 
   it('a SIGKILLed API process is replaced while the other answers, the primary too (no orphan); the sale stays correct', async () => {
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Supervised', priceCents: 100, stock: 30, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-    });
-    const saleId = sale.body.id;
+    const sale = await client.createSale(admin, { name: 'Supervised', priceCents: 100, stock: 30 });
+    const saleId = sale.id;
     const buy = async () => {
       const buyer = await client.guest();
       const token = await client.submitToken(saleId, buyer.token);

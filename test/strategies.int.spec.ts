@@ -1,8 +1,7 @@
-import type { DataSource } from 'typeorm';
+import type { SaleStrategy } from '@flash-sale/contract';
 import { inBatches } from './support/api-client';
 import { countRows } from './support/fixtures';
-import { startStack, type RunningStack } from './support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { useStackWorld } from './support/stack-world';
 
 interface Audit {
   oversold: number;
@@ -14,61 +13,33 @@ type Guest = { token: string; userId: string };
 
 /** The synchronous strategies under real concurrency on MariaDB (docs/architecture.md "Strategies"). */
 describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsafe under concurrency (real MariaDB, Redis)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let stack: RunningStack;
-  let admin: string;
+  const w = useStackWorld({ worker: false, database: true }); // these strategies never touch the queue
   let guests: Guest[];
 
   beforeAll(async () => {
-    testEnv = await createTestEnv();
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config, { worker: false }); // these strategies never touch the queue
-    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    guests = await inBatches(
-      Array.from({ length: 300 }, (_, i) => i),
-      32,
-      () => stack.client.guest(),
-    );
+    guests = await w.client.guests(300, 32);
   });
 
-  afterAll(async () => {
-    await stack.close();
-    await db.destroy();
-    await testEnv.cleanup();
-  });
+  const createSale = (name: string, stock: number, strategy: SaleStrategy) =>
+    w.stack.client.createSale(w.admin, { name, priceCents: 100, stock, strategy });
 
   /** Every guest buys once, all at the same time; returns the statuses and the audit. */
-  async function burst(strategy: string, stock: number) {
-    const sale = await stack.client.call<{ id: string; strategy: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: `${strategy} sale`,
-        priceCents: 100,
-        stock,
-        strategy,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    expect(sale.status).toBe(201);
-    const tokens = await inBatches(guests, 32, (guest) => stack.client.submitToken(sale.body.id, guest.token));
+  async function burst(strategy: SaleStrategy, stock: number) {
+    const sale = await createSale(`${strategy} sale`, stock, strategy);
+    const tokens = await inBatches(guests, 32, (guest) => w.stack.client.submitToken(sale.id, guest.token));
     const responses = await Promise.all(
       guests.map((guest, i) =>
-        stack.client.call<{ status?: string; error?: { code: string } }>(
-          'POST',
-          `/api/sales/${sale.body.id}/purchase`,
-          {
-            token: guest.token,
-            json: { token: tokens[i] },
-          },
-        ),
+        w.stack.client.call<{ status?: string; error?: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
+          token: guest.token,
+          json: { token: tokens[i] },
+        }),
       ),
     );
-    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.body.id}/audit`, { token: admin });
-    return { saleId: sale.body.id, responses, audit: audit.body };
+    const audit = await w.stack.client.call<Audit>('GET', `/api/admin/sales/${sale.id}/audit`, { token: w.admin });
+    return { saleId: sale.id, responses, audit: audit.body };
   }
 
-  it.each(['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock'])(
+  it.each<SaleStrategy>(['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock'])(
     '%s sells exactly the stock, never more',
     async (strategy) => {
       const { saleId, responses, audit } = await burst(strategy, 50);
@@ -78,10 +49,10 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
       for (const response of responses.filter((r) => r.status !== 201)) {
         expect(`${response.status} ${response.body.error?.code}`).toBe('410 SOLD_OUT');
       }
-      expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(50);
-      expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
+      expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(50);
+      expect(await countRows(w.db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
       expect(
-        await countRows(db, 'SELECT COALESCE(SUM(available), 0) AS n FROM sale_stock_segments WHERE sale_id = ?', [
+        await countRows(w.db, 'SELECT COALESCE(SUM(available), 0) AS n FROM sale_stock_segments WHERE sale_id = ?', [
           saleId,
         ]),
       ).toBe(0);
@@ -90,54 +61,34 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   );
 
   it('db-segmented: a cancelled order’s unit goes back to the sale’s row and is sold again; the books balance', async () => {
-    const sale = await stack.client.call<{ id: string; remaining: number }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: 'segments',
-        priceCents: 100,
-        stock: 3,
-        strategy: 'db-segmented',
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
-    expect([sale.status, sale.body.remaining]).toEqual([201, 3]);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.body.id])).toBe(
-      3,
-    );
+    const sale = await createSale('segments', 3, 'db-segmented');
+    expect(sale.remaining).toBe(3);
+    expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.id])).toBe(3);
     const buy = async (guest: Guest) =>
-      stack.client.call<{ orderNo: string; error?: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+      w.stack.client.call<{ orderNo: string; error?: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
         token: guest.token,
-        json: { token: await stack.client.submitToken(sale.body.id, guest.token) },
+        json: { token: await w.stack.client.submitToken(sale.id, guest.token) },
       });
     const bought = [await buy(guests[0]!), await buy(guests[1]!), await buy(guests[2]!)];
     expect(bought.map((answer) => answer.status)).toEqual([201, 201, 201]);
     expect((await buy(guests[3]!)).status).toBe(410);
-    const cancelled = await stack.client.call('POST', `/api/orders/${bought[0]!.body.orderNo}/cancel`, {
+    const cancelled = await w.stack.client.call('POST', `/api/orders/${bought[0]!.body.orderNo}/cancel`, {
       token: guests[0]!.token,
     });
     expect(cancelled.status).toBe(200);
-    expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [sale.body.id])).toBe(1);
+    expect(await countRows(w.db, 'SELECT available AS n FROM sales WHERE id = ?', [sale.id])).toBe(1);
     expect((await buy(guests[3]!)).status).toBe(201);
-    const audit = await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.body.id}/audit`, { token: admin });
+    const audit = await w.stack.client.call<Audit>('GET', `/api/admin/sales/${sale.id}/audit`, { token: w.admin });
     expect(audit.body).toMatchObject({ ok: true, oversold: 0, held: 3 });
   });
 
   it('db-optimistic: a replayed token returns the same order, another user’s token is refused', async () => {
-    const sale = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: {
-        name: 'replay',
-        priceCents: 100,
-        stock: 5,
-        strategy: 'db-optimistic',
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-      },
-    });
+    const sale = await createSale('replay', 5, 'db-optimistic');
     const [alice, bob] = guests;
-    const token = await stack.client.submitToken(sale.body.id, alice!.token);
+    const token = await w.stack.client.submitToken(sale.id, alice!.token);
     const clicks = await Promise.all(
       [1, 2, 3, 4, 5].map(() =>
-        stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+        w.stack.client.call<{ orderNo: string }>('POST', `/api/sales/${sale.id}/purchase`, {
           token: alice!.token,
           json: { token },
         }),
@@ -145,12 +96,12 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
     );
     expect(clicks.map((click) => click.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(clicks.map((click) => click.body.orderNo)).size).toBe(1);
-    const stolen = await stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
+    const stolen = await w.stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.id}/purchase`, {
       token: bob!.token,
       json: { token },
     });
     expect(stolen.status).toBe(403);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [sale.body.id])).toBe(1);
+    expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [sale.id])).toBe(1);
   });
 
   it('naive-unsafe oversells under the same load — the finding it exists to show', async () => {

@@ -118,6 +118,41 @@ function clientCommands(perUserLimit: number): Weighted[] {
   ];
 }
 
+/**
+ * A process paused (only while it runs) and resumed (only while it is paused, after a delay drawn from
+ * `resumeAfterMs`), the model's `flag` saying which.
+ */
+function pauseAndResume(
+  flag: 'workerPaused' | 'mysqlPaused',
+  pause: { label: string; kind: FaultKind; run: (real: Real) => void },
+  resume: { label: (afterMs: number) => string; run: (real: Real) => void; afterMs: fc.Arbitrary<number> },
+): fc.Arbitrary<ChaosCommand>[] {
+  return [
+    fc.constant(
+      command(
+        pause.label,
+        (m) => !m[flag],
+        async (m, real) => {
+          count(real, pause.kind);
+          pause.run(real);
+          m[flag] = true;
+        },
+      ),
+    ),
+    resume.afterMs.map((afterMs) =>
+      command(
+        resume.label(afterMs),
+        (m) => m[flag],
+        async (m, real) => {
+          await sleep(afterMs);
+          resume.run(real);
+          m[flag] = false;
+        },
+      ),
+    ),
+  ];
+}
+
 /** The nemesis: each enabled fault kind, and its end where a fault lasts. */
 function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.Arbitrary<ChaosCommand>[] {
   const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
@@ -194,52 +229,23 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
   }
   if (kinds.has('worker-pause')) {
     arbitraries.push(
-      constant(
-        command(
-          'workerPause()',
-          (m) => !m.workerPaused,
-          async (m, real) => {
-            count(real, 'worker-pause');
-            real.cluster.pauseWorker();
-            m.workerPaused = true;
-          },
-        ),
-      ),
-      constant(
-        command(
-          'workerResume()',
-          (m) => m.workerPaused,
-          async (m, real) => {
-            real.cluster.resumeWorker();
-            m.workerPaused = false;
-          },
-        ),
+      ...pauseAndResume(
+        'workerPaused',
+        { label: 'workerPause()', kind: 'worker-pause', run: (real) => real.cluster.pauseWorker() },
+        { label: () => 'workerResume()', run: (real) => real.cluster.resumeWorker(), afterMs: fc.constant(0) },
       ),
     );
   }
   if (kinds.has('mysql-pause')) {
     arbitraries.push(
-      constant(
-        command(
-          'mysqlPause()',
-          (m) => !m.mysqlPaused,
-          async (m, real) => {
-            count(real, 'mysql-pause');
-            real.cluster.pauseMysql();
-            m.mysqlPaused = true;
-          },
-        ),
-      ),
-      fc.integer({ min: 0, max: 2_000 }).map((afterMs) =>
-        command(
-          `mysqlResume(after ${afterMs}ms)`,
-          (m) => m.mysqlPaused,
-          async (m, real) => {
-            await sleep(afterMs);
-            real.cluster.resumeMysql();
-            m.mysqlPaused = false;
-          },
-        ),
+      ...pauseAndResume(
+        'mysqlPaused',
+        { label: 'mysqlPause()', kind: 'mysql-pause', run: (real) => real.cluster.pauseMysql() },
+        {
+          label: (afterMs) => `mysqlResume(after ${afterMs}ms)`,
+          run: (real) => real.cluster.resumeMysql(),
+          afterMs: fc.integer({ min: 0, max: 2_000 }),
+        },
       ),
     );
   }

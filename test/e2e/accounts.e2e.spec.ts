@@ -19,11 +19,7 @@ import {
  * in Chromium against the real stack.
  */
 describe('accounts and buyers in Chromium (real API, worker, Redis, MariaDB)', () => {
-  const w = useStorefrontWorld({
-    priceCents: 2500,
-    perUserLimit: 1,
-    description: 'Made by the accounts end-to-end test.',
-  });
+  const w = useStorefrontWorld({ priceCents: 2500 });
 
   it('register → buy → sign out → sign in on another browser: the order is there; a guest is warned before signing out', () =>
     w.harness.scenario('accounts', async () => {

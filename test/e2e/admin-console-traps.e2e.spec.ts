@@ -1,7 +1,6 @@
 import type { Sale } from '@flash-sale/contract';
 import type { Page } from 'playwright-core';
 import { saveScreenshot } from '../support/browser';
-import { waitFor } from '../support/fixtures';
 import {
   adminConsole,
   buyButton,
@@ -69,15 +68,7 @@ describe('the admin console and the shop without traps, in Chromium (real API, w
       const sale = await w.createSale({ name: 'Orders check: tea tin', stock: 5 });
       const buyer = await w.stack.client.guest('Wilhelmina');
       expect((await w.stack.client.buy(sale.id, buyer.token)).status).toBe(202);
-      await waitFor(
-        'the order written',
-        () =>
-          w.stack.client.call<{ items: unknown[] }>('GET', `/api/admin/sales/${sale.id}/orders`, {
-            token: w.adminToken,
-          }),
-        (answer) => answer.body.items.length === 1,
-        15_000,
-      );
+      await w.ordersWritten(sale.id, 1);
 
       const phone = await adminConsole(w, PHONE_CONTEXT);
       await phone.goto(`/admin/sales/${sale.id}/orders`);

@@ -17,11 +17,7 @@ import {
  * screenshots of every page at desktop and phone width (artifacts/screenshots/).
  */
 describe('admin orders and the oversell demo in Chromium (real API, worker, Redis, MariaDB)', () => {
-  const w = useStorefrontWorld({
-    priceCents: 2500,
-    perUserLimit: 1,
-    description: 'Made by the admin orders end-to-end test.',
-  });
+  const w = useStorefrontWorld({ priceCents: 2500 });
 
   it('admin: a sale’s orders listed, searched, downloaded as CSV; the sale edited and ended early; the console in a new tab', () =>
     w.harness.scenario('admin-orders', async () => {
@@ -39,15 +35,7 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
         expect(bought.status).toBe(202);
         buyers.push({ name, orderNo: bought.body.orderNo });
       }
-      await waitFor(
-        'the three orders written',
-        () =>
-          w.stack.client.call<{ items: unknown[] }>('GET', `/api/admin/sales/${sale.id}/orders`, {
-            token: w.adminToken,
-          }),
-        (answer) => answer.body.items.length === 3,
-        15_000,
-      );
+      await w.ordersWritten(sale.id, 3);
 
       const admin = await adminConsole(w, DESKTOP_CONTEXT);
       // The guest's "Sign in" is not shown in the console, only the admin's Sign out.
@@ -61,27 +49,24 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       const table = secondTab.getByRole('table', { name: 'Orders of the sale' });
       for (const buyer of buyers) await table.getByText(buyer.orderNo).waitFor();
       await saveScreenshot(secondTab, 'admin-sale-orders');
+      /** Searches for `text` and waits until the table shows `rows` rows, its header included. */
+      const search = async (text: string, rows: number) => {
+        await secondTab.getByLabel('Order number, user id or buyer name').fill(text);
+        await secondTab.getByRole('button', { name: 'Search' }).click();
+        await waitFor(
+          `${rows} rows for "${text}"`,
+          () => table.getByRole('row').count(),
+          (count) => count === rows,
+          10_000,
+        );
+      };
 
-      await secondTab.getByLabel('Order number, user id or buyer name').fill('Otto');
-      await secondTab.getByRole('button', { name: 'Search' }).click();
-      await waitFor(
-        'the search result',
-        () => table.getByRole('row').count(),
-        (rows) => rows === 2,
-        10_000,
-      );
+      await search('Otto', 2);
       await table.getByText(buyers[1]!.orderNo).waitFor();
       await secondTab.getByLabel('Status').selectOption('PAID');
       await secondTab.getByRole('heading', { name: 'No orders match' }).waitFor();
       await secondTab.getByLabel('Status').selectOption('');
-      await secondTab.getByLabel('Order number, user id or buyer name').fill('');
-      await secondTab.getByRole('button', { name: 'Search' }).click();
-      await waitFor(
-        'every order again',
-        () => table.getByRole('row').count(),
-        (rows) => rows === 4,
-        10_000,
-      );
+      await search('', 4); // every order again
 
       const download = secondTab.waitForEvent('download');
       await secondTab.getByRole('button', { name: 'Download CSV' }).click();

@@ -7,24 +7,19 @@ import {
   buyButton,
   guestOnSalePage,
   orderStatus,
+  pause,
   PHONE,
   PHONE_CONTEXT,
   saleCard,
   useStorefrontWorld,
 } from './storefront-world';
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * An admin creates a sale in the console and the storefront shows it with a ticking countdown; the shop
  * window and a sale page fit a phone.
  */
 describe('the admin console and a phone in Chromium (real API, worker, Redis, MariaDB)', () => {
-  const w = useStorefrontWorld({
-    priceCents: 4999,
-    strategy: 'redis-lua',
-    description: 'A flash sale created by the end-to-end test.',
-  });
+  const w = useStorefrontWorld({ priceCents: 4999 });
 
   async function horizontalOverflow(page: Page) {
     return page.evaluate<{ scrollWidth: number; viewportWidth: number }>(

@@ -8,23 +8,18 @@ import {
   guestOnSalePage,
   isPurchaseUrl,
   orderStatus,
+  pause,
   saleCard,
   useStorefrontWorld,
   yourOrder,
 } from './storefront-world';
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Buying in Chromium against the real stack: the last unit, its payment and the sold-out window for the
  * next guests; a double click and a reload mid-purchase that must not make a second order.
  */
 describe('buying in the storefront (real API, worker, Redis, MariaDB)', () => {
-  const w = useStorefrontWorld({
-    priceCents: 4999,
-    strategy: 'redis-lua',
-    description: 'A flash sale created by the end-to-end test.',
-  });
+  const w = useStorefrontWorld({ priceCents: 4999 });
 
   async function ordersInSale(guestToken: string, saleId: string): Promise<Order[]> {
     const response = await w.stack.client.call<Order[]>('GET', '/api/orders', { token: guestToken });

@@ -1,5 +1,6 @@
 import type { CreateSaleRequest, Sale } from '@flash-sale/contract';
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
+import { waitFor } from '../support/fixtures';
 import { assertStorefrontBuilt, BrowserHarness, STOREFRONT_DIR } from '../support/browser';
 import { startStack, type RunningStack } from '../support/running-stack';
 import { createTestEnv, type TestEnv } from '../support/test-env';
@@ -18,12 +19,13 @@ export interface StorefrontWorld {
   adminToken: string;
   /** `POST /api/admin/sales` with the file's defaults under `fields`. */
   createSale(fields: Partial<CreateSaleRequest>): Promise<Sale>;
+  ordersWritten(saleId: string, count: number): Promise<void>;
 }
 
 /**
  * Registers the hooks of a browser-test file: the stack (API, worker, Redis, MariaDB) serving the built
  * storefront, one Chromium, a fresh browser context per shopper closed after each test. `saleDefaults`
- * are the file's sale fields (times are computed per sale).
+ * are the file's sale fields over the API's own defaults (times are computed per sale).
  */
 export function useStorefrontWorld(saleDefaults: Partial<CreateSaleRequest>): StorefrontWorld {
   const world = {} as StorefrontWorld;
@@ -48,12 +50,27 @@ export function useStorefrontWorld(saleDefaults: Partial<CreateSaleRequest>): St
   });
   world.createSale = (fields) =>
     world.stack.client.createSale(world.adminToken, {
+      description: 'Made by an end-to-end test.',
       endsAt: new Date(Date.now() + HOUR).toISOString(),
       ...saleDefaults,
       ...fields,
     });
+  /** Waits until the admin API lists `count` written orders of the sale. */
+  world.ordersWritten = async (saleId, count) => {
+    await waitFor(
+      `${count} orders written`,
+      () =>
+        world.stack.client.call<{ items: unknown[] }>('GET', `/api/admin/sales/${saleId}/orders`, {
+          token: world.adminToken,
+        }),
+      (answer) => answer.body.items.length === count,
+      15_000,
+    );
+  };
   return world;
 }
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const buyButton = (page: Page) => page.getByRole('button', { name: 'Buy now' });
 export const yourOrder = (page: Page) => page.getByRole('region', { name: 'Your order' });

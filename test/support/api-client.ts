@@ -8,6 +8,7 @@ import type {
   SubmitToken,
 } from '@flash-sale/contract';
 import { Agent, request } from 'undici';
+import { waitFor } from './fixtures';
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -78,6 +79,32 @@ export class ApiClient {
     const response = await this.call<SubmitToken>('POST', `/api/sales/${saleId}/tokens`, { token: guestToken });
     if (response.status !== 201) throw new Error(`token request failed: ${response.status}`);
     return response.body.token;
+  }
+
+  /** `count` guests signed in, at most `inFlight` sign-ins at once. */
+  async guests(count: number, inFlight: number): Promise<{ token: string; userId: string }[]> {
+    return inBatches(
+      Array.from({ length: count }, (_, i) => i),
+      inFlight,
+      () => this.guest(),
+    );
+  }
+
+  /** Waits until the worker has written the order (`PENDING_PAYMENT`), as its buyer reads it; returns it. */
+  async orderWritten(
+    orderNo: string,
+    buyerToken: string,
+    timeoutMs?: number,
+  ): Promise<ApiResponse<{ orderNo: string; status: string; userId: string }>> {
+    return waitFor(
+      `order ${orderNo} written`,
+      () =>
+        this.call<{ orderNo: string; status: string; userId: string }>('GET', `/api/orders/${orderNo}`, {
+          token: buyerToken,
+        }),
+      (response) => response.body.status === 'PENDING_PAYMENT',
+      timeoutMs,
+    );
   }
 
   /**

@@ -6,3 +6,11 @@ export function exited(child: ChildProcess): Promise<void> {
     child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
   );
 }
+
+/** Sends `signal` to the child, unless it has exited already, and resolves once it has. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = exited(child);
+  child.kill(signal);
+  await gone;
+}

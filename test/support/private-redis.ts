@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Socket } from 'node:net';
 import type { SaleLayout } from '@flash-sale/domain';
-import { buyerBucket, onlyBucket, type SaleRedisRepository } from '@flash-sale/redis';
+import { buyerBucket, createRedisClient, onlyBucket, type SaleRedisRepository } from '@flash-sale/redis';
+import { freePort } from './free-port';
 
 export interface PrivateRedisOptions {
   /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */
@@ -33,6 +37,86 @@ export function redisAnswers(port: number): Promise<boolean> {
       });
     });
   });
+}
+
+/**
+ * A redis-server of one test's own on a free port, which the test may kill and start again on the same
+ * port while the apps keep their connection settings. `persistent`: it keeps an append-only file in a
+ * temporary directory of its own, so a restart finds its data unless the test made it lose it.
+ */
+export class PrivateRedisServer {
+  private process!: ChildProcess;
+
+  private constructor(
+    readonly port: number,
+    private readonly options: { aofDir?: string; replicaOf?: number },
+  ) {}
+
+  /** Starts one and resolves once it answers PING. */
+  static async start(options: { persistent?: boolean; replicaOf?: number } = {}): Promise<PrivateRedisServer> {
+    const aofDir = options.persistent ? mkdtempSync(join(tmpdir(), 'fs-aof-')) : undefined;
+    const server = new PrivateRedisServer(await freePort(), { aofDir, replicaOf: options.replicaOf });
+    await server.restart();
+    return server;
+  }
+
+  /** A primary and a replica of it, their replication link up. */
+  static async startWithReplica(): Promise<{ primary: PrivateRedisServer; replica: PrivateRedisServer }> {
+    const primary = await PrivateRedisServer.start();
+    const replica = await PrivateRedisServer.start({ replicaOf: primary.port });
+    await replica.replicationLinked();
+    return { primary, replica };
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts it (again) on the same port; resolves once it answers PING. */
+  async restart(): Promise<void> {
+    this.process = startPrivateRedis(this.port, this.options);
+    const deadline = Date.now() + 10_000;
+    while (!(await redisAnswers(this.port))) {
+      if (Date.now() > deadline) throw new Error(`private Redis on port ${this.port} did not answer PING`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** For a replica: waits until its link to the master is up (it holds what the master had written). */
+  async replicationLinked(): Promise<void> {
+    const probe = createRedisClient({ url: this.url, clusterNodes: [] });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!(await probe.info('replication')).includes('master_link_status:up')) {
+        if (Date.now() > deadline) throw new Error(`the replica on port ${this.port} never linked to its master`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  /** SIGKILLs it (no shutdown save) and resolves once the process is gone. */
+  async kill(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.process.once('exit', resolve));
+    this.process.kill('SIGKILL');
+    await exited;
+  }
+
+  /** Empties its data directory while it is down: the next start remembers nothing, as after a lost disk. */
+  loseData(): void {
+    const { aofDir } = this.options;
+    if (!aofDir) return;
+    rmSync(aofDir, { recursive: true, force: true });
+    mkdirSync(aofDir);
+  }
+
+  /** Kills it and deletes its data directory. */
+  async destroy(): Promise<void> {
+    await this.kill();
+    if (this.options.aofDir) rmSync(this.options.aofDir, { recursive: true, force: true });
+  }
 }
 
 /**

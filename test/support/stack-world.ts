@@ -1,5 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { ApiClient } from './api-client';
+import { closeWithin } from './bounded-close';
+import { PrivateRedisServer } from './private-redis';
+import { startRedisCluster, type LocalRedisCluster } from './redis-cluster';
 import { startStack, type RunningStack } from './running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './test-env';
 
@@ -12,6 +15,21 @@ export interface StackWorld {
   admin: string;
   /** The test database, when asked for (`database: true`). */
   db: DataSource;
+  /** The file's own redis-server, when asked for (`redis: 'private'`): tests may kill and restart it. */
+  redisServer: PrivateRedisServer;
+  /** The file's own three-master Redis Cluster, when asked for (`redis: 'cluster'`). */
+  cluster: LocalRedisCluster;
+}
+
+export interface StackWorldOptions {
+  /** Overrides of the test environment's variables (made in `beforeAll` when a function, e.g. free ports). */
+  env?: Record<string, string> | (() => Promise<Record<string, string>>);
+  /** `false`: the API alone, no worker. */
+  worker?: boolean;
+  /** Open the test database for assertions straight from MySQL (`world.db`). */
+  database?: boolean;
+  /** The shared test Redis (default), a private redis-server, or a private Redis Cluster. */
+  redis?: 'shared' | 'private' | 'cluster';
 }
 
 /**
@@ -19,19 +37,28 @@ export interface StackWorld {
  * environment (`env` overrides its variables), the API and worker on it, an admin signed in; all
  * closed and dropped after the file. Its fields are read inside tests and hooks, once set.
  */
-export function useStackWorld(
-  options: { env?: Record<string, string>; worker?: boolean; database?: boolean } = {},
-): StackWorld {
+export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
   const world = {} as StackWorld;
   beforeAll(async () => {
-    world.testEnv = await createTestEnv(options.env);
+    const redisEnv: Record<string, string> = {};
+    if (options.redis === 'private') {
+      world.redisServer = await PrivateRedisServer.start();
+      redisEnv['REDIS_URL'] = world.redisServer.url;
+    } else if (options.redis === 'cluster') {
+      world.cluster = await startRedisCluster(3);
+      redisEnv['REDIS_CLUSTER_NODES'] = world.cluster.nodes.join(',');
+    }
+    const env = typeof options.env === 'function' ? await options.env() : options.env;
+    world.testEnv = await createTestEnv({ ...redisEnv, ...env });
     if (options.database) world.db = await openDatabase(world.testEnv.config);
     world.stack = await startStack(world.testEnv.config, { worker: options.worker });
     world.client = world.stack.client;
     world.admin = await world.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
   });
   afterAll(async () => {
-    await world.stack?.close();
+    await closeWithin(10_000, world.stack?.close());
+    await world.redisServer?.destroy();
+    await world.cluster?.stop();
     await world.db?.destroy();
     await world.testEnv?.cleanup();
   });

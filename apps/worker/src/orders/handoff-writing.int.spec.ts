@@ -14,6 +14,7 @@ import { NestFactory } from '@nestjs/core';
 import { type Job, Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from '../../../../test/support/fixtures';
+import { handOffDrained } from '../../../../test/support/written-orders';
 import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/support/test-env';
 import { openSaleRedis } from '../../../../test/support/test-redis';
 import { WorkerModule } from '../worker.module';
@@ -63,25 +64,19 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(singleBucketSale(saleId), 3)));
   const spread = (job: ReturnType<typeof writeOrdersJob>) => [job.name, job.data, job.opts] as const;
   const backlog = (saleId: string) => saleRedis.handoffBacklog(singleBucketSale(saleId));
+  /** Waits until the sale has `count` written orders and nothing left in its hand-off stream. */
+  const writtenAndDrained = async (saleId: string, count: number) => {
+    await waitFor(
+      `${count} orders written`,
+      () => ordersOf(saleId),
+      (n) => n === count,
+    );
+    await handOffDrained(saleRedis, saleId);
+  };
   const completedJobs = async (saleId: string): Promise<Job[]> =>
     (await queue.getJobs(['completed'])).filter((job) => job.data.saleId === saleId);
   const rowsOfOrder = (orderNo: string) =>
     countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE order_no = ?', [orderNo]);
-  const untilStreamEmpty = (saleId: string, what = 'the stream emptied') =>
-    waitFor(
-      what,
-      () => backlog(saleId),
-      (n) => n === 0,
-    );
-  /** Waits until `count` orders of the sale are written, then until its stream is empty. */
-  const untilWritten = async (saleId: string, count: number) => {
-    await waitFor(
-      `${count} order(s) written`,
-      () => ordersOf(saleId),
-      (n) => n === count,
-    );
-    await untilStreamEmpty(saleId);
-  };
 
   it('every reservation is in its sale stream at once; one nudge writes them all in batches', async () => {
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 400 });
@@ -95,7 +90,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       expect(await queue.count()).toBe(0);
 
       await nudge(saleId);
-      await untilWritten(saleId, 400);
+      await writtenAndDrained(saleId, 400);
       const [job] = await waitFor(
         'the job completed',
         () => completedJobs(saleId),
@@ -121,12 +116,12 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       [string, [string, string]],
     ];
     await nudge(saleId);
-    await untilWritten(saleId, 1);
+    await writtenAndDrained(saleId, 1);
 
     // The same hand-off once more, as a stream restored from before the acknowledgement would hold it.
     await redis.xadd(keys.sale(saleId).handoff, '*', 'r', value);
     await nudge(saleId);
-    await untilStreamEmpty(saleId, 'the repeat written');
+    await handOffDrained(saleRedis, saleId);
     expect(await rowsOfOrder(order!.orderNo)).toBe(1);
     expect(await leased(saleId)).toBe(4);
     expect(await available(saleId)).toBe(0);
@@ -145,7 +140,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const leasedBefore = await leased(saleId);
     const availableBefore = await available(saleId);
     await nudge(saleId);
-    await untilStreamEmpty(saleId, 'the reservation settled');
+    await handOffDrained(saleRedis, saleId);
     const [row] = (await db.query('SELECT status, failure_reason, submit_token FROM orders WHERE order_no = ?', [
       order!.orderNo,
     ])) as { status: string; failure_reason: string; submit_token: string | null }[];
@@ -248,7 +243,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     // The sweep wakes the sale's writer; the entry, idle past HANDOFF_CLAIM_IDLE_MS, is taken over and written.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await workerA.get(HandoffSweep).run()).toBeGreaterThanOrEqual(1);
-    await untilWritten(saleId, 1);
+    await writtenAndDrained(saleId, 1);
     expect(await rowsOfOrder(order!.orderNo)).toBe(1);
     expect(await leased(saleId)).toBe(1);
   });

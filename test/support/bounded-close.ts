@@ -1,0 +1,8 @@
+/**
+ * Waits for the apps to close, `ms` at most. After their Redis was killed and restarted, BullMQ's
+ * blocking connection can take a while to notice; the assertions are done by then, so a slow shutdown
+ * must not hold the suite.
+ */
+export async function closeWithin(ms: number, ...closing: (Promise<unknown> | undefined)[]): Promise<void> {
+  await Promise.race([Promise.all(closing), new Promise((resolve) => setTimeout(resolve, ms))]);
+}
