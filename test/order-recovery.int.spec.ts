@@ -76,7 +76,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
 
   it('mixed run: buy, pay some, cancel some, let some expire, duplicate callbacks on → books balance, drift 0', async () => {
     const stock = 40;
-    const saleId = await createSale(stock, 2);
+    const saleId = await createSale(stock);
     const buyers = await w.stack.client.guests(50, 10);
     const purchases = await Promise.all(buyers.map((buyer) => buy(saleId, buyer)));
     const winners = buyers.flatMap((buyer, i) =>
@@ -93,6 +93,21 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
       winners.map(({ buyer, orderNo }, i) =>
         i % 3 === 0 ? pay(buyer, orderNo) : i % 3 === 1 ? cancel(buyer, orderNo) : Promise.resolve(),
       ),
+    );
+    const ordersIn = (status: string) =>
+      countRows(w.db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = ?', [saleId, status]);
+    const paidThird = winners.filter((_, i) => i % 3 === 0).length;
+    await waitFor(
+      'the paid third paid',
+      () => ordersIn('PAID'),
+      (n) => n === paidThird,
+      20_000,
+    );
+    // The unpaid third's deadline passes now (its orders' own `expires_at`, which is all the expiry sweep
+    // reads), not after a timeout short enough to catch a slow payment or cancel of the other thirds.
+    await w.db.query(
+      `UPDATE orders SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`,
+      [saleId],
     );
     await waitFor(
       'the unpaid third to expire',
