@@ -1,5 +1,6 @@
 import type { HandedOffOrder } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
+import { redisReplyCode } from './redis-errors';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import { HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
 
@@ -98,7 +99,7 @@ export class HandoffStream {
     try {
       return await command();
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('NOGROUP')) throw error;
+      if (redisReplyCode(error) !== 'NOGROUP') throw error;
       await this.createGroup(bucket);
       return command();
     }
@@ -109,7 +110,7 @@ export class HandoffStream {
     try {
       await this.client.xgroup('CREATE', this.keys.bucket(bucket).handoff, HANDOFF_GROUP, '0', 'MKSTREAM');
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('BUSYGROUP')) throw error;
+      if (redisReplyCode(error) !== 'BUSYGROUP') throw error;
     }
   }
 }

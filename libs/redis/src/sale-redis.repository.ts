@@ -2,6 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import type { SaleLayout } from '@flash-sale/domain';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
+import { redisReplyCode } from './redis-errors';
 import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
 
 /** What the audit reads from Redis about one sale. */
@@ -239,7 +240,7 @@ export class SaleRedisRepository {
     ];
     if (lengthError) throw lengthError;
     // No group yet (no worker read this sale's stream so far): nothing is being written.
-    if (pendingError && !pendingError.message.includes('NOGROUP')) throw pendingError;
+    if (pendingError && redisReplyCode(pendingError) !== 'NOGROUP') throw pendingError;
     return { unwritten: Number(length ?? 0), beingWritten: pendingError ? 0 : Number(pending?.[0] ?? 0) };
   }
 

@@ -110,7 +110,9 @@ export class PurchaseRoute implements OnModuleInit {
       await this.limits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
       throw error;
     }
-    await this.soldOut.learning(saleId);
+    // Only while the gate is reading a sale that just sold out: a live purchase waits for nothing here.
+    const learning = this.soldOut.learning(saleId);
+    if (learning) await learning;
     if (this.soldOut.refuses(saleId, userId, order)) {
       this.soldOut.answer(reply);
       return undefined;
