@@ -1,3 +1,4 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import { waitFor } from './support/fixtures';
 import { useStackWorld } from './support/stack-world';
 
@@ -11,20 +12,16 @@ describe('expiry of an oversold naive-unsafe sale (real API, worker, Redis, Mari
 
   it('its unpaid orders expire on time, and another sale’s expire on time beside it', async () => {
     const { stack, db, admin } = w;
-    const create = async (strategy: string, stock: number) =>
+    const create = async (strategy: SaleStrategy, stock: number) =>
       (
-        await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-          token: admin,
-          json: {
-            name: strategy,
-            priceCents: 100,
-            stock,
-            strategy,
-            paymentTimeoutSeconds: 10,
-            endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-          },
+        await stack.client.createSale(admin, {
+          name: strategy,
+          priceCents: 100,
+          stock,
+          strategy,
+          paymentTimeoutSeconds: 10,
         })
-      ).body.id;
+      ).id;
     const naive = await create('naive-unsafe', 10);
     const other = await create('redis-lua', 5);
     const buy = async (saleId: string) => {

@@ -1,3 +1,4 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import { createRedisClient } from '@flash-sale/redis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../apps/api/src/app.factory';
@@ -154,19 +155,8 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
   it('a buyer over the purchase limit is answered 429 first on every path but the sold-out answer', async () => {
     const client = clientAt('127.0.0.4', 1);
     const greedy = await client.guest('Greedy');
-    const createSale = async (stock: number, strategy = 'redis-lua') =>
-      (
-        await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-          token: admin,
-          json: {
-            name: 'Limited',
-            priceCents: 100,
-            stock,
-            strategy,
-            endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-          },
-        })
-      ).body.id;
+    const createSale = async (stock: number, strategy: SaleStrategy = 'redis-lua') =>
+      (await stack.client.createSale(admin, { name: 'Limited', priceCents: 100, stock, strategy })).id;
     /** The buyer's whole budget on one sale, one request at a time, then one more: its statuses. */
     const spend = async (sale: string, json: unknown) => {
       const statuses: number[] = [];

@@ -20,12 +20,7 @@ describe('the purchase flow on a real three-master Redis Cluster (API, worker, M
   it('sells several sales at once to exactly their stock, writes every order, takes payment, audits ok', async () => {
     const { stack, db, admin } = w;
     const createSale = async (name: string, stock: number) =>
-      (
-        await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-          token: admin,
-          json: { name, priceCents: 500, stock, endsAt: new Date(Date.now() + 3_600_000).toISOString() },
-        })
-      ).body.id;
+      (await stack.client.createSale(admin, { name, priceCents: 500, stock })).id;
     const saleIds = [await createSale('North', 30), await createSale('South', 30), await createSale('East', 30)];
 
     const attempts = await Promise.all(

@@ -4,5 +4,10 @@
  * must not hold the suite.
  */
 export async function closeWithin(ms: number, ...closing: (Promise<unknown> | undefined)[]): Promise<void> {
-  await Promise.race([Promise.all(closing), new Promise((resolve) => setTimeout(resolve, ms))]);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([Promise.all(closing), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

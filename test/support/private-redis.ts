@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Socket } from 'node:net';
 import type { SaleLayout } from '@flash-sale/domain';
 import { buyerBucket, createRedisClient, onlyBucket, type SaleRedisRepository } from '@flash-sale/redis';
+import { stopChild } from './child-process';
 import { freePort } from './free-port';
 
 export interface PrivateRedisOptions {
@@ -77,6 +78,7 @@ export class PrivateRedisServer {
     this.process = startPrivateRedis(this.port, this.options);
     const deadline = Date.now() + 10_000;
     while (!(await redisAnswers(this.port))) {
+      if (this.process.exitCode !== null) throw new Error(`private Redis on port ${this.port} exited at start`);
       if (Date.now() > deadline) throw new Error(`private Redis on port ${this.port} did not answer PING`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -97,11 +99,8 @@ export class PrivateRedisServer {
   }
 
   /** SIGKILLs it (no shutdown save) and resolves once the process is gone. */
-  async kill(): Promise<void> {
-    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.process.once('exit', resolve));
-    this.process.kill('SIGKILL');
-    await exited;
+  kill(): Promise<void> {
+    return stopChild(this.process, 'SIGKILL');
   }
 
   /** Empties its data directory while it is down: the next start remembers nothing, as after a lost disk. */

@@ -3,7 +3,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { type Sale, SALE_LIMITS, type UpdateSaleRequest } from '@flash-sale/contract';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { ErrorNotice, QueryProgress } from '../components/ErrorNotice';
 import { FormField, InputField } from '../components/FormField';
 import { asAdmin } from './admin-request';
 
@@ -32,8 +32,8 @@ export function useEndSaleNow() {
 export function EditSalePage() {
   const { saleId = '' } = useParams();
   const sale = useQuery({ queryKey: queryKeys.sale(saleId), queryFn: ({ signal }) => api.getSale(saleId, signal) });
-  if (sale.isPending) return <p aria-live="polite">Loading the sale…</p>;
-  if (sale.isError) return <ErrorNotice error={sale.error} title="Could not load the sale" />;
+  if (!sale.isSuccess)
+    return <QueryProgress query={sale} loading="Loading the sale…" failed="Could not load the sale" />;
   return <EditSaleForm key={sale.data.id} sale={sale.data} />;
 }
 

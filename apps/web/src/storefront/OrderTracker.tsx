@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import { orderStatusLabel } from '../components/badges';
 import { Countdown } from '../components/Countdown';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { ErrorNotice, QueryProgress } from '../components/ErrorNotice';
 import { formatDateTime, formatMoney } from '../components/format';
 
 /** How often a QUEUED order is asked about: the worker writes it within milliseconds to seconds. */
@@ -79,8 +79,9 @@ export function OrderTracker({
     onError: () => void order.refetch(),
   });
 
-  if (order.isPending) return <p aria-live="polite">Loading your order…</p>;
-  if (order.isError) return <ErrorNotice error={order.error} title="Could not load the order" />;
+  if (!order.isSuccess) {
+    return <QueryProgress query={order} loading="Loading your order…" failed="Could not load the order" />;
+  }
   const current = order.data;
   const busy = pay.isPending || cancel.isPending;
 

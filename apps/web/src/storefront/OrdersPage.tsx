@@ -2,7 +2,7 @@ import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
 import type { Session } from '@flash-sale/contract';
-import { ErrorNotice } from '../components/ErrorNotice';
+import { QueryProgress } from '../components/ErrorNotice';
 import { OrdersTable } from '../components/OrdersTable';
 import { RequireGuest } from './RequireGuest';
 
@@ -38,8 +38,9 @@ function OrderList({ guest }: { guest: Session }) {
   });
   const saleName = (saleId: string) => sales[saleIds.indexOf(saleId)]?.data?.name ?? `Sale ${saleId}`;
 
-  if (orders.isPending) return <p aria-live="polite">Loading your orders…</p>;
-  if (orders.isError) return <ErrorNotice error={orders.error} title="Could not load your orders" />;
+  if (!orders.isSuccess) {
+    return <QueryProgress query={orders} loading="Loading your orders…" failed="Could not load your orders" />;
+  }
   if (orders.data.length === 0) {
     return (
       <div className="empty-state card">
