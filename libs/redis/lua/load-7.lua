@@ -26,13 +26,17 @@
     ARGV[3] perUserLimit
     ARGV[4] stock (the sale's total)
     ARGV[5] epoch
-    ARGV[6..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
+    ARGV[6] stock-returned channel: when the load writes in orders Redis did not know, the sale id is
+            published there, so API instances drop their local sold-out flags, whose list of buyers
+            with an order to replay lacks them
+    ARGV[7] the sale id (the message)
+    ARGV[8..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
               submitToken ('' when none); those MySQL sold itself have no epoch in their record
 
   Output:
-    { 1, balance }  a new incarnation was opened
-    { 0, balance }  the incarnation was refreshed
-    -1              Redis is on a newer incarnation (nothing changed)
+    { 1, balance, added }  a new incarnation was opened; added = holding orders Redis did not know
+    { 0, balance, added }  the incarnation was refreshed
+    -1                     Redis is on a newer incarnation (nothing changed)
 ]]
 local metaKey = KEYS[1]
 local stockKey = KEYS[2]
@@ -58,10 +62,12 @@ if currentEpoch < epoch then
 end
 redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUserLimit', ARGV[3], 'stock', ARGV[4])
 
-for i = 6, #ARGV, 6 do
+local added = 0
+for i = 8, #ARGV, 6 do
   local orderNo = ARGV[i]
   if redis.call('HEXISTS', reservationsKey, orderNo) == 0 then
     redis.call('HSET', reservationsKey, orderNo, reservationRecord(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ''))
+    added = added + 1
   end
   if ARGV[i + 5] ~= '' then redis.call('HSETNX', replaysKey, ARGV[i + 5], orderNo) end
 end
@@ -88,4 +94,6 @@ for userId, orderList in pairs(orders) do
     ordersField(userId), orderList)
 end
 
-return { opened, tonumber(redis.call('GET', stockKey) or '0') }
+if added > 0 then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
+
+return { opened, tonumber(redis.call('GET', stockKey) or '0'), added }

@@ -75,7 +75,14 @@ export interface LoadSale {
   epoch: number;
 }
 
-export type LoadResult = { kind: 'opened' | 'refreshed'; balance: number } | { kind: 'superseded' };
+export type LoadResult =
+  | {
+      kind: 'opened' | 'refreshed';
+      balance: number;
+      /** Holding orders Redis did not know until now (the load announced them on the stock-returned channel). */
+      added: number;
+    }
+  | { kind: 'superseded' };
 
 export type GrantResult = { kind: 'granted' | 'already-granted'; balance: number } | { kind: 'wrong-epoch' };
 
@@ -199,11 +206,13 @@ export class ReservationScripts {
       input.perUserLimit,
       input.stock,
       input.epoch,
+      this.keys.stockReturnedChannel,
+      bucket.saleId,
       ...orderArgs,
     );
     if (!Array.isArray(reply)) return { kind: 'superseded' };
-    const [opened, balance] = reply as [number, number];
-    return { kind: opened === 1 ? 'opened' : 'refreshed', balance };
+    const [opened, balance, added] = reply as [number, number, number];
+    return { kind: opened === 1 ? 'opened' : 'refreshed', balance, added };
   }
 
   /** Adds a lease's units to the bucket's balance in incarnation `epoch`, once per lease id. */
