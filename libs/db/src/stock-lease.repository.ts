@@ -47,12 +47,12 @@ export interface LeaseLedger {
   pending: number;
 }
 
-/** An order MySQL holds units for, as a Redis load needs it. */
-/** What StockLeaseRepository.movementMark reads: it changes whenever units move between MySQL and Redis. */
+/** What StockLeaseRepository.movementMark reads of the units moving between MySQL and Redis. */
 export interface MovementMark {
+  /** The newest ledger row: every lease and every applied give-back adds one. */
   lastRowId: number;
+  /** Leases recorded whose Redis grant is not confirmed yet: units on their way to a bucket. */
   pendingLeases: number;
-  appliedGiveBacks: number;
 }
 
 type LeaseState = 'PENDING' | 'GRANTED' | 'IN_DOUBT' | 'SETTLED' | 'RETURNED';
@@ -248,21 +248,17 @@ export class StockLeaseRepository {
   }
 
   /**
-   * What changes whenever units move between MySQL and Redis for the sale: the newest ledger row (every
-   * lease and every applied give-back adds one), the leases not yet granted in Redis, and the give-backs
-   * applied. Two equal readings around a look at every bucket mean no unit moved during that look.
+   * Where the sale's units stand between MySQL and Redis: the newest ledger row and the leases waiting for
+   * their grant. Read before and after a look at every bucket, it tells whether a unit was on its way
+   * during that look (libs/stock units-moving.ts).
    */
   async movementMark(saleId: string): Promise<MovementMark> {
     const [row] = (await this.dataSource.query(
-      `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending, COUNT(return_key) AS applied
+      `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending
          FROM stock_leases WHERE sale_id = ?`,
       [saleId],
-    )) as { last_id: string | number; pending: string | number; applied: string | number }[];
-    return {
-      lastRowId: Number(row?.last_id ?? 0),
-      pendingLeases: Number(row?.pending ?? 0),
-      appliedGiveBacks: Number(row?.applied ?? 0),
-    };
+    )) as { last_id: string | number; pending: string | number }[];
+    return { lastRowId: Number(row?.last_id ?? 0), pendingLeases: Number(row?.pending ?? 0) };
   }
 
   /** The return keys of the give-backs MySQL has applied for the sale. */

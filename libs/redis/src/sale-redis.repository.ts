@@ -70,12 +70,12 @@ export class SaleRedisRepository {
     await this.client.xdel(this.keys.bucket(bucket).handoff, entryId);
   }
 
-  /** Give-backs the sale's buckets have recorded (give-back-4.lua), applied in MySQL or not. */
-  async giveBackCount(sale: SaleLayout): Promise<number> {
-    const counts = await Promise.all(
-      bucketsOf(sale).map((bucket) => this.client.hlen(this.keys.bucket(bucket).givebacks)),
+  /** The return keys of the give-backs the sale's buckets have recorded (give-back-4.lua), applied in MySQL or not. */
+  async giveBackKeys(sale: SaleLayout): Promise<string[]> {
+    const keys = await Promise.all(
+      bucketsOf(sale).map((bucket) => this.client.hkeys(this.keys.bucket(bucket).givebacks)),
     );
-    return counts.reduce((sum, count) => sum + count, 0);
+    return keys.flat();
   }
 
   /** Each bucket's balance, in index order (`undefined`: that bucket is not loaded). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MovementMark, SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
 import { bucketsOf, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
 import { layoutOf } from './sale-lease-row';
+import { unitsWereMoving } from './units-moving';
 
 /**
  * Units moving between the buckets of a sale through MySQL: a bucket whose buyer found it empty while
@@ -51,16 +52,17 @@ export class BucketGiveBacks {
   }
 
   /**
-   * Whether units moved between MySQL and the sale's buckets since `before` (a lease or a give-back of
-   * another process), or are moving still: a sale whose buyer found nothing meanwhile is not proven sold out.
+   * Whether a unit was on its way between MySQL and the sale's buckets since `before` was read, or is
+   * still (units-moving.ts): a sale whose buyer found nothing meanwhile is not proven sold out.
    */
   async unitsMovedSince(saleId: string, sale: SaleLeaseRow, before: MovementMark): Promise<boolean> {
-    const [recordedGiveBacks, after] = await Promise.all([
-      this.saleRedis.giveBackCount(layoutOf(saleId, sale)),
+    // A sale with one bucket never gives back: only its leases can be on their way.
+    const withGiveBacks = sale.buckets > 1;
+    const [recordedGiveBacks, after, appliedGiveBacks] = await Promise.all([
+      withGiveBacks ? this.saleRedis.giveBackKeys(layoutOf(saleId, sale)) : [],
       this.repository.movementMark(saleId),
+      withGiveBacks ? this.repository.appliedReturnKeys(saleId) : new Set<string>(),
     ]);
-    return (
-      after.lastRowId !== before.lastRowId || after.pendingLeases > 0 || recordedGiveBacks > after.appliedGiveBacks
-    );
+    return unitsWereMoving({ before, after, recordedGiveBacks, appliedGiveBacks });
   }
 }

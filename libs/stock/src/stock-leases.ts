@@ -59,26 +59,28 @@ export class StockLeases {
    * nothing left and the sale has other buckets, they give back part of their balance (give-back-4.lua: at
    * least `wanted` units when they have them, else half of theirs), MySQL takes the units back into
    * `available`, and a lease hands them to the buyer's bucket. Returns the units that moved; 0 only when
-   * MySQL and every other bucket were empty and no unit was moving between them meanwhile (a lease or a
-   * give-back of another process), which is when the sale is sold out. Concurrent calls for one bucket
-   * share a run. With one bucket this is `topUp`.
+   * MySQL and every other bucket were empty and no unit was on its way meanwhile — a lease recorded before
+   * the look or during it, a give-back not yet applied (units-moving.ts) — which is when the sale is sold
+   * out. Concurrent calls for one bucket share a run, which starts after the caller asked.
    */
   refill(sale: SaleLayout, bucket: number, wanted: number): Promise<number> {
-    if (sale.buckets === 1) return this.topUp(sale.id, bucket);
     return coalesce(this.refills, `${sale.id}/${bucket}`, () => this.refillOnce(sale.id, bucket, wanted));
   }
 
   private async refillOnce(saleId: string, home: number, wanted: number): Promise<number> {
     const sale = await this.repository.saleRow(saleId);
-    if (!sale || sale.buckets < 2) return this.topUp(saleId, home);
+    if (!sale) return 0;
+    // Read before the look: a lease recorded by then may be granted to a bucket the look reads as empty.
     const before = await this.repository.movementMark(saleId);
     const leased = await this.topUp(saleId, home);
     if (leased > 0 || !isRedisBacked(sale) || hasEnded(sale)) return leased;
-    const gathered = await this.giveBacks.gather(saleId, sale, home, wanted);
-    // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
-    // bucket's buyer took first still prove the sale was not sold out.
-    const moved = Math.max(await this.grants.lease(saleId, home, false), gathered);
-    if (moved > 0) return moved;
+    if (sale.buckets > 1) {
+      const gathered = await this.giveBacks.gather(saleId, sale, home, wanted);
+      // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
+      // bucket's buyer took first still prove the sale was not sold out.
+      const moved = Math.max(await this.grants.lease(saleId, home, false), gathered);
+      if (moved > 0) return moved;
+    }
     // Not proven sold out: the caller retries, and answers "try again" rather than SOLD_OUT.
     return (await this.giveBacks.unitsMovedSince(saleId, sale, before)) ? 1 : 0;
   }
