@@ -4,7 +4,7 @@ import { buyerBucket, ReservationScripts, SaleRedisRepository } from '@flash-sal
 import { StockLeases } from '@flash-sale/stock';
 import type { DataSource } from 'typeorm';
 import { createLiveSale } from './support/fixtures';
-import { issueTestToken } from './support/private-redis';
+import { issueTestToken, PrivateRedisServer } from './support/private-redis';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 
@@ -21,8 +21,11 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
   const orderNumbers = new OrderNumberGenerator();
 
   /** A process's own lease protocol, as each app builds it. */
-  const processLeases = (scripts: ReservationScripts, saleRedis: SaleRedisRepository) =>
-    new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, { leaseSize: 1, lowWater: 0 });
+  const processLeases = (
+    scripts: ReservationScripts,
+    saleRedis: SaleRedisRepository,
+    repository = new StockLeaseRepository(db),
+  ) => new StockLeases(repository, scripts, saleRedis, { leaseSize: 1, lowWater: 0 });
 
   beforeAll(async () => {
     testEnv = await createTestEnv();
@@ -42,9 +45,9 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
   }
 
   /** One unit for `userId` through the real reservation script: what Redis answers. */
-  async function reserve(sale: SaleLayout, userId: string): Promise<string> {
-    const { token } = await issueTestToken(access.saleRedis, sale, userId, 300);
-    const result = await access.scripts.reserve({
+  async function reserve(sale: SaleLayout, userId: string, on = access): Promise<string> {
+    const { token } = await issueTestToken(on.saleRedis, sale, userId, 300);
+    const result = await on.scripts.reserve({
       bucket: buyerBucket(sale, userId),
       userId,
       submitToken: token,
@@ -124,5 +127,76 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
     const last = buyerOf(sale, 1, 'fourth');
     expect(await reserve(sale, last)).toBe('SOLD_OUT');
     expect(await processLeases(access.scripts, access.saleRedis).refill(sale, 1, 1)).toBe(0);
+  });
+
+  it('with one bucket, is not sold out while a lease recorded before its look is still on its way', async () => {
+    // Stock 2 on one bucket, leases of 1: a unit in Redis, the last one in MySQL.
+    const saleId = await createLiveSale(db, access.scripts, access.saleRedis, { stock: 2, leaseSize: 1 });
+    const sale: SaleLayout = { id: saleId, buckets: 1 };
+    expect(await reserve(sale, 'first')).toBe('reserved');
+
+    // Process P tops the bucket up with the last unit; its grant waits while a buyer is refused.
+    const p = gatedGrants();
+    const topUp = p.leases.topUp(saleId, 0);
+    await p.leaseRecorded;
+    expect(await reserve(sale, 'second')).toBe('SOLD_OUT');
+    const q = processLeases(new ReservationScripts(access.redis, access.keys), access.saleRedis);
+    // MySQL has nothing left to lease, yet a unit is on its way: "try again", never "sold out".
+    expect(await q.refill(sale, 0, 1)).toBeGreaterThan(0);
+
+    p.openGate();
+    expect(await topUp).toBe(1);
+    expect(await reserve(sale, 'second')).toBe('reserved');
+    expect(await reserve(sale, 'third')).toBe('SOLD_OUT');
+    expect(await q.refill(sale, 0, 1)).toBe(0);
+  });
+
+  it('sees a give-back not yet applied after Redis restarted without its data (MySQL keeps older ones)', async () => {
+    const server = await PrivateRedisServer.start();
+    const own = openSaleRedis({ ...testEnv.config.redis, url: server.url });
+    const repository = new StockLeaseRepository(db);
+    try {
+      // Stock 2 on 2 buckets, leases of 1: a unit in each bucket.
+      const saleId = await createLiveSale(db, own.scripts, own.saleRedis, { stock: 2, buckets: 2, leaseSize: 1 });
+      const sale: SaleLayout = { id: saleId, buckets: 2 };
+      const leases = processLeases(own.scripts, own.saleRedis, repository);
+      // Bucket 0's buyer takes its unit; the next one is served by bucket 1's, given back and leased again.
+      expect(await reserve(sale, buyerOf(sale, 0, 'first'), own)).toBe('reserved');
+      expect(await reserve(sale, buyerOf(sale, 0, 'second'), own)).toBe('SOLD_OUT');
+      expect(await leases.refill(sale, 0, 1)).toBe(1);
+      expect(await repository.appliedReturnKeys(saleId)).toHaveProperty('size', 1);
+
+      // Redis restarts without its data: the sale starts its next incarnation, its units settle back to
+      // MySQL (as reconciliation does once their grace has passed), and each bucket is leased one again.
+      await server.kill();
+      await server.restart();
+      expect(await leases.ensureLoaded(saleId)).toBe('opened');
+      expect(await repository.settle(saleId)).toBe(2);
+      for (const bucket of [0, 1]) expect(await leases.topUp(saleId, bucket)).toBe(1);
+      expect(await reserve(sale, buyerOf(sale, 0, 'third'), own)).toBe('reserved');
+
+      // Process X takes bucket 1's unit back for a buyer of bucket 0, and dies before MySQL applies it:
+      // the units are in the bucket's hand-off stream, in no bucket and not in MySQL.
+      const dying = new StockLeaseRepository(db);
+      jest.spyOn(dying, 'applyGiveBack').mockRejectedValue(new Error('process X died'));
+      const x = processLeases(new ReservationScripts(own.redis, own.keys), own.saleRedis, dying);
+      await expect(x.refill(sale, 0, 1)).rejects.toThrow('process X died');
+      expect(await own.saleRedis.balances(sale)).toEqual([0, 0]);
+
+      // Redis remembers one give-back, MySQL applied one (another, from before the restart): not the same.
+      const buyer = buyerOf(sale, 1, 'fourth');
+      expect(await reserve(sale, buyer, own)).toBe('SOLD_OUT');
+      expect(await leases.refill(sale, 1, 1)).toBeGreaterThan(0);
+
+      // A worker applies it from the stream; the unit then reaches the buyer.
+      const [recorded] = [...(await own.saleRedis.snapshot(sale)).givebacks];
+      const [returnKey, given] = recorded!;
+      await repository.applyGiveBack(saleId, { returnKey, bucket: 1, ...given });
+      expect(await leases.refill(sale, 1, 1)).toBe(1);
+      expect(await reserve(sale, buyer, own)).toBe('reserved');
+    } finally {
+      own.redis.disconnect();
+      await server.destroy();
+    }
   });
 });
