@@ -141,11 +141,13 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
     await p.leaseRecorded;
     expect(await reserve(sale, 'second')).toBe('SOLD_OUT');
     const q = processLeases(new ReservationScripts(access.redis, access.keys), access.saleRedis);
+    expect(await q.leasesOnTheirWay(saleId)).toBe(1);
     // MySQL has nothing left to lease, yet a unit is on its way: "try again", never "sold out".
     expect(await q.refill(sale, 0, 1)).toBeGreaterThan(0);
 
     p.openGate();
     expect(await topUp).toBe(1);
+    expect(await q.leasesOnTheirWay(saleId)).toBe(0);
     expect(await reserve(sale, 'second')).toBe('reserved');
     expect(await reserve(sale, 'third')).toBe('SOLD_OUT');
     expect(await q.refill(sale, 0, 1)).toBe(0);

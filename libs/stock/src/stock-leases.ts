@@ -155,6 +155,15 @@ export class StockLeases {
   }
 
   /**
+   * Leases MySQL recorded whose Redis grant is not confirmed yet: units on their way to a bucket, or held
+   * up there until reconciliation grants them again. While there is one the sale is not proven sold out
+   * (units-moving.ts), and a sold-out flag must not be kept.
+   */
+  async leasesOnTheirWay(saleId: string): Promise<number> {
+    return (await this.repository.movementMark(saleId)).pendingLeases;
+  }
+
+  /**
    * Checks that Redis holds the real current incarnation of the sale, not a stale copy (a restart from
    * an old AOF, a failover to a replica that lagged): every lease MySQL saw granted must be in Redis,
    * and Redis must remember reserving at least the units MySQL wrote from it. MySQL is read first: a
