@@ -45,7 +45,8 @@ interface SoldOutFlag {
  * is trusted (StockReturnSubscription.isLive). A unit given back to MySQL whose lease failed (Redis
  * hiccuped during a cancel) sends no message: so the flag lives for SOLD_OUT_FLAG_TTL_MS and is renewed
  * in the background before it lapses by the same checks the purchase path makes — a top-up finds nothing
- * to lease, no unit is in doubt, Redis's stock is still 0 — so no buyer ever waits for that renewal.
+ * to lease, no unit is in doubt or on its way to a bucket (a lease whose grant is not confirmed), Redis's
+ * stock is still 0 — so no buyer ever waits for that renewal.
  *
  * A fallback order made after the last reading, on an instance that cannot reach Redis while this one
  * can, is seen at the next renewal (within half of SOLD_OUT_FLAG_TTL_MS): no message can reach this
@@ -136,9 +137,11 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   /** Redis just answered SOLD_OUT for this sale: read its buyers once, in the background. */
   noteSoldOut(sale: SaleLayout): void {
     if (this.flagTtlMs === 0 || this.isFlagged(sale.id)) return;
-    this.read(sale, async () =>
-      this.withFallbackBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS)),
-    );
+    this.read(sale, async () => {
+      // MySQL before Redis: a lease recorded after this read announces its grant, which drops the reading.
+      if ((await this.leases.leasesOnTheirWay(sale.id)) > 0) return undefined;
+      return this.withFallbackBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
+    });
   }
 
   /**
@@ -153,6 +156,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     this.read(sale, async () => {
       if ((await this.leases.topUp(saleId)) > 0) return undefined; // the grant's message drops the flag
       if ((await this.leases.unitsOutsideMySql(saleId)).inDoubt > 0) return undefined;
+      if ((await this.leases.leasesOnTheirWay(saleId)) > 0) return undefined;
       const remaining = await this.saleRedis.remaining(sale);
       return this.withFallbackBuyers(saleId, remaining === undefined ? undefined : { remaining, reservedBy });
     });
