@@ -22,3 +22,4 @@ export * from './strategy-purchase.repository';
 export * from './sale-buyer.repository';
 export * from './stock-segments';
 export * from './sale-layouts';
+export * from './sale-window.repository';

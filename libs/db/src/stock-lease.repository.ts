@@ -9,6 +9,8 @@ export interface SaleLeaseRow extends SaleStockCounts {
   startsAt: Date;
   endsAt: Date;
   perUserLimit: number;
+  /** Bumped by every edit of the window or limit (SaleWindowRepository); a load copies it with them. */
+  windowVersion: number;
   strategy: string;
   /** Redis buckets the sale's leased stock is spread over. */
   buckets: number;
@@ -68,7 +70,7 @@ export class StockLeaseRepository {
 
   async saleRow(saleId: string): Promise<SaleLeaseRow | undefined> {
     const [row] = (await this.dataSource.query(
-      `SELECT stock, ${SALE_STOCK_COLUMNS}, starts_at, ends_at, per_user_limit, strategy, buckets
+      `SELECT stock, ${SALE_STOCK_COLUMNS}, starts_at, ends_at, per_user_limit, window_version, strategy, buckets
          FROM sales WHERE id = ?`,
       [saleId],
     )) as Record<string, unknown>[];
@@ -79,6 +81,7 @@ export class StockLeaseRepository {
       startsAt: new Date(row['starts_at'] as Date),
       endsAt: new Date(row['ends_at'] as Date),
       perUserLimit: Number(row['per_user_limit']),
+      windowVersion: Number(row['window_version'] ?? 0),
       strategy: String(row['strategy']),
       buckets: Number(row['buckets'] ?? 1),
     };

@@ -9,11 +9,15 @@
     balance starts at 0 and the grants list is emptied: units granted to the old incarnation are in
     doubt and never sold again here; only leases granted to this epoch can be sold.
   - A newer epoch: Redis already moved on; nothing changes.
+  The window (start, end, per-user limit) is written only if `windowVersion` is at least the one the
+  bucket holds: an edit of the window writes a newer one first (set-window-1), and a load that read
+  MySQL's row before that edit must not put the older window back.
   Either way the buyers hash (units, slots, order lists) is rebuilt from the reservations Redis has
   and MySQL's holding orders, so per-user limits survive a reload.
 
   Input:
-    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock, epoch, reservedUnits
+    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, windowVersion, stock, epoch,
+                                  reservedUnits
     KEYS[2] stock         string  units Redis can still sell (the balance)
     KEYS[3] buyers        hash
     KEYS[4] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs|epoch"
@@ -30,7 +34,8 @@
             published there, so API instances drop their local sold-out flags, whose list of buyers
             with an order to replay lacks them
     ARGV[7] the sale id (the message)
-    ARGV[8..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
+    ARGV[8] windowVersion (MySQL's `sales.window_version`, read with ARGV[1..3])
+    ARGV[9..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
               submitToken ('' when none); those MySQL sold itself have no epoch in their record
 
   Output:
@@ -60,10 +65,15 @@ if currentEpoch < epoch then
   redis.call('SET', stockKey, 0)
   redis.call('HSET', metaKey, 'epoch', epoch, 'reservedUnits', 0)
 end
-redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUserLimit', ARGV[3], 'stock', ARGV[4])
+local heldWindow = redis.call('HGET', metaKey, 'windowVersion')
+if not heldWindow or tonumber(heldWindow) <= tonumber(ARGV[8]) then
+  redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUserLimit', ARGV[3],
+    'windowVersion', ARGV[8])
+end
+redis.call('HSET', metaKey, 'stock', ARGV[4])
 
 local added = 0
-for i = 8, #ARGV, 6 do
+for i = 9, #ARGV, 6 do
   local orderNo = ARGV[i]
   if redis.call('HEXISTS', reservationsKey, orderNo) == 0 then
     redis.call('HSET', reservationsKey, orderNo, reservationRecord(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ''))

@@ -37,6 +37,7 @@ describe('reservation scripts (real Redis)', () => {
       startsAt: new Date(Date.now() + (options.startsInMs ?? -HOUR)),
       endsAt: new Date(Date.now() + (options.endsInMs ?? HOUR)),
       epoch,
+      windowVersion: 0,
     };
   }
 

@@ -29,6 +29,15 @@ export interface BucketIncarnation {
   grants: Set<string>;
 }
 
+/** The window one bucket judges purchases by (set-window-1.lua, load-7.lua), with its version. */
+export interface RedisSaleWindow {
+  startsAtMs: number;
+  endsAtMs: number;
+  perUserLimit: number;
+  /** MySQL's `sales.window_version` it was written from (0 when written before versions existed). */
+  version: number;
+}
+
 /** A sale's stock and everyone who ever reserved in it, read at one instant (see `soldOutView`). */
 export interface SoldOutView {
   remaining: number;
@@ -98,6 +107,28 @@ export class SaleRedisRepository {
     const [meta, grants] = replies.map(([, value]) => value) as [(string | null)[], string[]];
     if (meta[0] === null) return undefined;
     return { epoch: Number(meta[0]), reservedUnits: Number(meta[1] ?? 0), grants: new Set(grants) };
+  }
+
+  /** The window each bucket of the sale holds (undefined: a bucket without one). */
+  async windows(sale: SaleLayout): Promise<(RedisSaleWindow | undefined)[]> {
+    return Promise.all(
+      bucketsOf(sale).map(async (bucket) => {
+        const [startsAtMs, endsAtMs, perUserLimit, version] = await this.client.hmget(
+          this.keys.bucket(bucket).meta,
+          'startsAtMs',
+          'endsAtMs',
+          'perUserLimit',
+          'windowVersion',
+        );
+        if (startsAtMs === null || endsAtMs === null) return undefined;
+        return {
+          startsAtMs: Number(startsAtMs),
+          endsAtMs: Number(endsAtMs),
+          perUserLimit: Number(perUserLimit ?? 0),
+          version: Number(version ?? 0),
+        };
+      }),
+    );
   }
 
   /** A reservation of the sale by order number, in whichever bucket holds it. */

@@ -64,7 +64,14 @@ export class SaleIncarnations {
     for (const bucket of bucketsOf(layout)) {
       const result = await this.scripts.load(
         bucket,
-        { startsAt: sale.startsAt, endsAt: sale.endsAt, perUserLimit: sale.perUserLimit, stock: sale.stock, epoch },
+        {
+          startsAt: sale.startsAt,
+          endsAt: sale.endsAt,
+          perUserLimit: sale.perUserLimit,
+          stock: sale.stock,
+          epoch,
+          windowVersion: sale.windowVersion,
+        },
         layout.buckets === 1
           ? holding
           : holding.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),

@@ -1,4 +1,4 @@
-import type { StockLeaseRepository } from '@flash-sale/db';
+import type { SaleDefinitionChanges, SaleLeaseRow, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
 import type { SaleLayout } from '@flash-sale/domain';
 import type { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { BucketGiveBacks } from './bucket-give-backs';
@@ -7,6 +7,7 @@ import { LeaseGrants } from './lease-grants';
 import type { LeasePolicy } from './lease-policy';
 import { type LoadOutcome, SaleIncarnations } from './sale-incarnations';
 import { hasEnded, isRedisBacked } from './sale-lease-row';
+import { SaleWindows } from './sale-windows';
 
 /** `ended`: the sale is over (nothing is checked or restarted then; see restartIncarnation). */
 export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ended';
@@ -30,6 +31,8 @@ export class StockLeases {
   private readonly grants: LeaseGrants;
   private readonly giveBacks: BucketGiveBacks;
   private readonly incarnations: SaleIncarnations;
+  /** Absent where tests drive leases by hand: the window is then only what loads write. */
+  private readonly windows: SaleWindows | undefined;
 
   constructor(
     private readonly repository: StockLeaseRepository,
@@ -38,10 +41,34 @@ export class StockLeases {
     readonly policy: LeasePolicy,
     /** The active-sales index; every grant and load marks the sale. Absent where tests drive leases by hand. */
     activity?: SaleActivity,
+    windowRepository?: SaleWindowRepository,
   ) {
     this.grants = new LeaseGrants(repository, scripts, saleRedis, policy, activity);
     this.giveBacks = new BucketGiveBacks(repository, scripts, saleRedis);
     this.incarnations = new SaleIncarnations(repository, scripts, saleRedis, activity);
+    this.windows = windowRepository && new SaleWindows(windowRepository, scripts, saleRedis, activity);
+  }
+
+  /**
+   * An admin's edit of a Redis-backed sale's window (and its other fields, in the same MySQL write):
+   * applied to MySQL and Redis, or refused (see SaleWindows.change).
+   */
+  changeWindow(saleId: string, changes: SaleDefinitionChanges): Promise<void> {
+    if (!this.windows) throw new Error('StockLeases was built without the sale window repository');
+    return this.windows.change(saleId, changes);
+  }
+
+  /** Puts MySQL's window into every bucket of the sale whose copy differs; returns whether one did. */
+  async alignWindow(saleId: string, sale?: SaleLeaseRow): Promise<boolean> {
+    if (!this.windows) return false;
+    const known = sale && {
+      startsAt: sale.startsAt,
+      endsAt: sale.endsAt,
+      perUserLimit: sale.perUserLimit,
+      version: sale.windowVersion,
+      buckets: sale.buckets,
+    };
+    return this.windows.align(saleId, known);
   }
 
   /**
@@ -180,6 +207,9 @@ export class StockLeases {
   private async verifyOnce(saleId: string, lookedAgain = false): Promise<VerifyOutcome> {
     const sale = await this.repository.saleRow(saleId);
     if (!isRedisBacked(sale)) return 'not-redis-backed';
+    // Before anything else, and for an ended sale too: a copy of the window that reaches past MySQL's
+    // end (an edit that failed half way, a copy restored from before an edit) sells after the end.
+    await this.alignWindow(saleId, sale);
     if (hasEnded(sale)) return 'ended';
     const check = await this.incarnations.check(saleId, sale);
     if (check === 'held') return 'current';
