@@ -10,6 +10,7 @@ export * from './order-writing.repository';
 export * from './order-expiry.repository';
 export * from './sale-books.repository';
 export * from './stock-lease.repository';
+export * from './give-backs';
 export * from './entities/user.entity';
 export * from './entities/demo-run.entity';
 export * from './db.module';

@@ -27,6 +27,8 @@ export interface BucketIncarnation {
   epoch: number;
   reservedUnits: number;
   grants: Set<string>;
+  /** The return keys of every give-back the bucket recorded (give-back-4.lua). */
+  giveBacks: Set<string>;
 }
 
 /** The window one bucket judges purchases by (set-window-1.lua, load-7.lua), with its version. */
@@ -94,19 +96,29 @@ export class SaleRedisRepository {
   }
 
   /**
-   * What identifies the incarnation Redis holds of a sale: its epoch, the units reserved in it and the
-   * leases granted to it — enough to tell a stale copy from the real thing (see StockLeases). One MULTI.
+   * What identifies the incarnation Redis holds of a sale: its epoch, the units reserved in it, the
+   * leases granted to it and the give-backs it recorded — enough to tell a stale copy from the real thing
+   * (see StockLeases). One MULTI.
    */
   async incarnation(bucket: SaleBucket): Promise<BucketIncarnation | undefined> {
     const sale = this.keys.bucket(bucket);
-    const replies = (await this.client.multi().hmget(sale.meta, 'epoch', 'reservedUnits').hkeys(sale.grants).exec()) as
-      [Error | null, unknown][] | null;
+    const replies = (await this.client
+      .multi()
+      .hmget(sale.meta, 'epoch', 'reservedUnits')
+      .hkeys(sale.grants)
+      .hkeys(sale.givebacks)
+      .exec()) as [Error | null, unknown][] | null;
     if (!replies) throw new Error('Redis aborted the incarnation read');
     const failed = replies.find(([error]) => error);
     if (failed) throw failed[0];
-    const [meta, grants] = replies.map(([, value]) => value) as [(string | null)[], string[]];
+    const [meta, grants, giveBacks] = replies.map(([, value]) => value) as [(string | null)[], string[], string[]];
     if (meta[0] === null) return undefined;
-    return { epoch: Number(meta[0]), reservedUnits: Number(meta[1] ?? 0), grants: new Set(grants) };
+    return {
+      epoch: Number(meta[0]),
+      reservedUnits: Number(meta[1] ?? 0),
+      grants: new Set(grants),
+      giveBacks: new Set(giveBacks),
+    };
   }
 
   /** The window each bucket of the sale holds (undefined: a bucket without one). */

@@ -18,9 +18,17 @@ export class BucketGiveBacks {
 
   /**
    * Asks every other bucket, in turn from `home`, for units until `wanted` came back: at least `wanted`
-   * from a bucket that has them, else half of its balance. Returns the units MySQL took back.
+   * from a bucket that has them, else half of its balance. Returns the units MySQL took back, and whether
+   * MySQL refused a give-back: more units than it can account to that bucket, which only a Redis restored
+   * from an older copy of its data can give (then no other bucket is asked; the caller restarts the
+   * incarnation).
    */
-  async gather(saleId: string, sale: SaleLeaseRow, home: number, wanted: number): Promise<number> {
+  async gather(
+    saleId: string,
+    sale: SaleLeaseRow,
+    home: number,
+    wanted: number,
+  ): Promise<{ gathered: number; stale: boolean }> {
     const layout = layoutOf(saleId, sale);
     const balances = await this.saleRedis.balances(layout);
     let gathered = 0;
@@ -38,17 +46,19 @@ export class BucketGiveBacks {
       );
       if (result.kind !== 'given-back' || result.units === 0) continue;
       // Applied here at once. The hand-off entry is there for a process that dies before this line: a
-      // worker then applies it; here it is dropped, so nothing waits on the donor's stream.
-      await this.repository.applyGiveBack(saleId, {
+      // worker then applies it; here it is dropped, so nothing waits on the donor's stream. A refused one
+      // is answered in MySQL too, so its entry goes as well.
+      const outcome = await this.repository.applyGiveBack(saleId, {
         returnKey,
         bucket: index,
         units: result.units,
         epoch: sale.redisEpoch,
       });
       if (result.entryId) await this.saleRedis.dropHandoffEntry(donor, result.entryId);
+      if (outcome === 'refused') return { gathered, stale: true };
       gathered += result.units;
     }
-    return gathered;
+    return { gathered, stale: false };
   }
 
   /**

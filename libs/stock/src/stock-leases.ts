@@ -88,7 +88,10 @@ export class StockLeases {
    * `available`, and a lease hands them to the buyer's bucket. Returns the units that moved; 0 only when
    * MySQL and every other bucket were empty and no unit was on its way meanwhile — a lease recorded before
    * the look or during it, a give-back not yet applied (units-moving.ts) — which is when the sale is sold
-   * out. Concurrent calls for one bucket share a run, which starts after the caller asked.
+   * out. Before the other buckets give back, Redis is checked for a stale copy of the sale, and a stale
+   * copy found then or by MySQL refusing a give-back is replaced by the next incarnation (the answer is
+   * then "not proven sold out": 1). Concurrent calls for one bucket share a run, which starts after the
+   * caller asked.
    */
   refill(sale: SaleLayout, bucket: number, wanted: number): Promise<number> {
     return coalesce(this.refills, `${sale.id}/${bucket}`, () => this.refillOnce(sale.id, bucket, wanted));
@@ -102,7 +105,17 @@ export class StockLeases {
     const leased = await this.topUp(saleId, home);
     if (leased > 0 || !isRedisBacked(sale) || hasEnded(sale)) return leased;
     if (sale.buckets > 1) {
-      const gathered = await this.giveBacks.gather(saleId, sale, home, wanted);
+      // The top-up may have waited on MySQL long enough for Redis to come back from an older copy of its
+      // data; a bucket of that copy would give back units MySQL has written as orders. Checked first (a
+      // refill only follows a SOLD_OUT, so the reads cost nothing on the reserved path), and MySQL refuses
+      // such a give-back anyway if the copy arrives after the check. Either way the copy is replaced by the
+      // next incarnation and the buyer tries again: not proven sold out.
+      if ((await this.verifyIncarnation(saleId)) === 'restarted') return STALE_COPY_REPLACED;
+      const { gathered, stale } = await this.giveBacks.gather(saleId, sale, home, wanted);
+      if (stale) {
+        await this.replaceStaleCopy(saleId, sale.redisEpoch, sale.buckets);
+        return STALE_COPY_REPLACED;
+      }
       // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
       // bucket's buyer took first still prove the sale was not sold out.
       const moved = Math.max(await this.grants.lease(saleId, home, false), gathered);
@@ -220,9 +233,14 @@ export class StockLeases {
       await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
       return this.verifyOnce(saleId, true);
     }
+    return this.replaceStaleCopy(saleId, sale.redisEpoch, sale.buckets);
+  }
+
+  /** Redis's copy of `epoch` is lost or stale: the next incarnation, each bucket topped up. */
+  private async replaceStaleCopy(saleId: string, epoch: number, buckets: number): Promise<VerifyOutcome> {
     // The sale may have ended since it was read: then nothing restarts.
-    if ((await this.restartIncarnation(saleId, sale.redisEpoch)) === 'ended') return 'ended';
-    for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
+    if ((await this.restartIncarnation(saleId, epoch)) === 'ended') return 'ended';
+    for (let bucket = 0; bucket < buckets; bucket++) await this.topUp(saleId, bucket);
     return 'restarted';
   }
 
@@ -231,6 +249,12 @@ export class StockLeases {
     return this.grants.regrantPending(saleId, epoch);
   }
 }
+
+/**
+ * What a refill answers once it found Redis on a stale copy and replaced it: not a count of units, only
+ * "not proven sold out", so the buyer's purchase tries again on the next incarnation.
+ */
+const STALE_COPY_REPLACED = 1;
 
 /** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */
 const LOAD_IN_FLIGHT_MS = 1_000;
