@@ -134,6 +134,27 @@ function crowdCommand(crowdSize: number): Weighted {
   };
 }
 
+/** How long a crowd runs before the fault it surrounds: its buyers signed in, its first attempts in flight. */
+const CROWD_LEAD_MS = 300;
+
+/**
+ * A fault (or admin action) with a crowd around it: `size` attempts start with it and go on after it,
+ * so purchases are in flight as a process dies, pauses or comes back. The crowd's seed is the command's
+ * place in the schedule.
+ */
+function withCrowd(fault: ChaosCommand, size: number): ChaosCommand {
+  return {
+    check: (model) => fault.check(model),
+    run: async (model, real) => {
+      const around = crowd(real.world, size, real.played);
+      await sleep(CROWD_LEAD_MS);
+      await fault.run(model, real);
+      await around;
+    },
+    toString: () => `${fault.toString()}+crowd(${size})`,
+  };
+}
+
 /** Admin actions, while everything is up or while a fault is in force: end now, reopen, edit, preload. */
 function adminCommands(): fc.Arbitrary<ChaosCommand> {
   const kinds = fc.constantFrom('end', 'end', 'end', 'reopen', 'reopen', 'reopen', 'edit', 'preload');
@@ -339,7 +360,9 @@ export function scheduleArbitrary(
   crowdSize = 0,
 ): fc.Arbitrary<Iterable<ChaosCommand>> {
   const clients = [...clientCommands(perUserLimit), ...(crowdSize > 0 ? [crowdCommand(crowdSize)] : [])];
-  const faults = faultCommands(kinds, perUserLimit);
+  const faults = faultCommands(kinds, perUserLimit).map((fault) =>
+    crowdSize > 0 ? fault.map((cmd) => withCrowd(cmd, Math.ceil(crowdSize / 2))) : fault,
+  );
   const weighted = fc.oneof(
     ...clients.map(({ arbitrary, weight }) => ({ arbitrary, weight: 2 * weight })),
     // The faults share about a third of the weight, however many kinds are on.

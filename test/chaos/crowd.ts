@@ -32,10 +32,15 @@ function crowdBuyers(world: RunWorld): Buyer[] {
   return world.buyers.filter((buyer) => buyer.crowd);
 }
 
-/** Tokens some client was promised (2xx): the replays that matter most. */
-function promisedTokens(world: RunWorld): TokenUse[] {
+/**
+ * Tokens some client was promised (2xx): the replays that matter most. `fallback`: only those the
+ * Redis-down fallback sold (`201`), whose buyers Redis learns of later, by a load.
+ */
+function promisedTokens(world: RunWorld, fallback = false): TokenUse[] {
   const promised = new Set(
-    world.history.operations.filter((operation) => operation.outcome === 'ok').map((operation) => operation.subject),
+    world.history.operations
+      .filter((operation) => operation.outcome === 'ok' && (!fallback || operation.status === 201))
+      .map((operation) => operation.subject),
   );
   return world.tokens.filter((use) => promised.has(use.token));
 }
@@ -85,7 +90,7 @@ export async function crowd(world: RunWorld, size: number, seed: number): Promis
 /**
  * Sold-out traffic that never stops: from the run's start until the final read is over, a fresh
  * purchase every TRICKLE_EVERY_MS (a new crowd buyer now and then), and every third request a replay of a
- * promised token, alternating the instances. Once the sale is sold out this is what sets, renews and
+ * promised token (every other time one the fallback sold), alternating the instances. Once the sale is sold out this is what sets, renews and
  * consults each instance's sold-out flag (apps/api/src/purchase/sold-out-gate.ts) — during faults, and
  * across quiet, when the flag's knowledge of its buyers must still be right.
  */
@@ -109,7 +114,8 @@ export class SoldOutTrickle {
     for (let step = 0; !this.stopped; step++) {
       const started = Date.now();
       const api = step % API_INSTANCES;
-      const promised = step % 3 === 2 ? promisedTokens(this.world) : [];
+      const fallbackSold = step % 6 === 2 ? promisedTokens(this.world, true) : [];
+      const promised = step % 3 === 2 ? (fallbackSold.length > 0 ? fallbackSold : promisedTokens(this.world)) : [];
       if (promised.length > 0) {
         await this.world.purchase('replay', promised[Math.floor(next() * promised.length)]!, api, true);
       } else {

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { check, fetchAudit, readFinalState, type Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
@@ -136,6 +138,14 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
             lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
             if (!options.keepGoing) throw new ViolationFound(found);
             for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
+            // Going on: the run's schedule and history stay in the working directory, kept for them.
+            const file = join(cluster.dir, `run-${runs}.history`);
+            writeFileSync(
+              file,
+              [...schedule.toString().split(/,(?![^(]*\))/), '', ...lastFailingRun.history].join('\n'),
+            );
+            keepDirectory = true;
+            options.onProgress?.(`  schedule and history: ${file}`);
           }
         } finally {
           await trickle?.stop();
