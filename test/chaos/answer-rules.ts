@@ -10,7 +10,7 @@ import type { RunWorld } from './world';
  */
 const RETURN_GRACE_MS = 1_000;
 
-/** How far before a request a reading of MySQL's end still counts for a `SALE_ENDED` given to it. */
+/** How far around a request a reading of MySQL's end still counts for a `SALE_ENDED` given to it. */
 const ENDED_AROUND_MS = 1_000;
 
 const GIVEN_BACK = new Set(['CANCELLED', 'EXPIRED', 'FAILED']);
@@ -125,13 +125,16 @@ function sameAnswerEverywhere(samples: readonly EndsAtSample[], byToken: Map<str
   return violations;
 }
 
-/** `410 SALE_ENDED` and MySQL held an end before the answer, in a reading taken around the request. */
+/**
+ * `410 SALE_ENDED`, and a reading of MySQL taken around the request (up to ENDED_AROUND_MS either side:
+ * an end committed just before the answer is read just after it) shows an end before the answer.
+ */
 function endedAround(samples: readonly EndsAtSample[], operation: Operation): boolean {
   return (
     operation.code === 'SALE_ENDED' &&
     samples.some(
       (sample) =>
-        sample.startedAt <= operation.answeredAt &&
+        sample.startedAt <= operation.answeredAt + ENDED_AROUND_MS &&
         sample.answeredAt >= operation.sentAt - ENDED_AROUND_MS &&
         sample.endsAt <= operation.answeredAt,
     )
