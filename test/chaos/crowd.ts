@@ -68,8 +68,11 @@ async function freshPurchase(world: RunWorld, buyer: Buyer, units: number, mintA
  */
 export async function crowd(world: RunWorld, size: number, seed: number): Promise<void> {
   const next = random(seed);
+  const known = world.buyers.length;
   await addCrowdBuyers(world, Math.max(1, Math.ceil(size / ATTEMPTS_PER_NEW_BUYER)));
   const buyers = crowdBuyers(world);
+  // Half the fresh purchases by the buyers signed in now: during an outage, buyers only the fallback knows.
+  const newcomers = buyers.filter((buyer) => buyer.index >= known);
   if (buyers.length === 0) return; // MySQL paused: nobody could sign in
   const deadline = Date.now() + CROWD_MAX_MS;
   await inParallel(size, CROWD_CONCURRENCY, async () => {
@@ -81,7 +84,8 @@ export async function crowd(world: RunWorld, size: number, seed: number): Promis
       await world.purchase('replay', pool[Math.floor(next() * pool.length)]!, api, true);
       return;
     }
-    const buyer = buyers[Math.floor(next() * buyers.length)]!;
+    const among = newcomers.length > 0 && next() < 0.5 ? newcomers : buyers;
+    const buyer = among[Math.floor(next() * among.length)]!;
     const mintApi = Math.floor(next() * API_INSTANCES);
     await freshPurchase(world, buyer, quantity(next, world.sale.perUserLimit), mintApi, api);
   });
@@ -90,7 +94,7 @@ export async function crowd(world: RunWorld, size: number, seed: number): Promis
 /**
  * Sold-out traffic that never stops: from the run's start until the final read is over, a fresh
  * purchase every TRICKLE_EVERY_MS (a new crowd buyer now and then), and every third request a replay of a
- * promised token (every other time one the fallback sold), alternating the instances. Once the sale is sold out this is what sets, renews and
+ * promised token (mostly one the fallback sold, while there are such), alternating the instances. Once the sale is sold out this is what sets, renews and
  * consults each instance's sold-out flag (apps/api/src/purchase/sold-out-gate.ts) — during faults, and
  * across quiet, when the flag's knowledge of its buyers must still be right.
  */
@@ -114,8 +118,8 @@ export class SoldOutTrickle {
     for (let step = 0; !this.stopped; step++) {
       const started = Date.now();
       const api = step % API_INSTANCES;
-      const fallbackSold = step % 6 === 2 ? promisedTokens(this.world, true) : [];
-      const promised = step % 3 === 2 ? (fallbackSold.length > 0 ? fallbackSold : promisedTokens(this.world)) : [];
+      const fallbackSold = step % 3 === 2 && next() < 0.7 ? promisedTokens(this.world, true) : [];
+      const promised = step % 3 !== 2 ? [] : fallbackSold.length > 0 ? fallbackSold : promisedTokens(this.world);
       if (promised.length > 0) {
         await this.world.purchase('replay', promised[Math.floor(next() * promised.length)]!, api, true);
       } else {
