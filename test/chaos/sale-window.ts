@@ -9,6 +9,8 @@ export interface EndsAtSample {
 
 /** How often the sampler reads MySQL's end while a run plays. */
 const SAMPLE_EVERY_MS = 250;
+/** How long stopping waits for a reading in progress. */
+const STOP_WAIT_MS = 5_000;
 
 /**
  * The sale's end as MySQL records it, over time: read every `SAMPLE_EVERY_MS` and right after each admin
@@ -41,7 +43,7 @@ export class SaleWindowSampler {
     this.timer = setTimeout(tick, SAMPLE_EVERY_MS);
   }
 
-  /** One reading now (after the ones queued); a failed reading records nothing. */
+  /** One reading now (after the ones queued; it waits for a paused MySQL); a failed reading records nothing. */
   sample(): Promise<void> {
     this.chain = this.chain.then(async () => {
       if (!this.connection) return;
@@ -62,7 +64,8 @@ export class SaleWindowSampler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.chain;
+    // A reading stuck on a MySQL that never came back must not hold the explorer.
+    await Promise.race([this.chain, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
     await this.connection?.end().catch(() => undefined);
     this.connection = undefined;
   }
