@@ -82,20 +82,23 @@ function soldOutIsTrue(world: RunWorld, state: FinalState, byToken: Map<string, 
  * (b) No `202`/`201` to a purchase sent after the sale's end as MySQL recorded it then. MySQL's end is
  * known at an instant when a reading before it and a reading after it show the same value (an end is
  * only ever written anew: a later instant, or a reopen's later end). A token's purchase is judged at
- * the first time it was sent: a replay of a token bought before the end is answered its order, rightly.
+ * the first time it was sent and not refused: a replay of a token bought before the end is answered its
+ * order, rightly, and a token refused `SALE_ENDED` may buy once a reopen moved the end.
  */
 function noSaleAfterTheEnd(samples: readonly EndsAtSample[], byToken: Map<string, Operation[]>): Violation[] {
   const violations: Violation[] = [];
   for (const answers of byToken.values()) {
     const promised = answers.find((operation) => operation.outcome === 'ok');
     if (!promised) continue;
-    const sent = Math.min(...answers.filter((o) => o.index <= promised.index).map((o) => o.sentAt));
+    // The attempts that may have reserved: the promised one and unknown ones before it (a refusal did nothing).
+    const mayHaveReserved = answers.filter((o) => o.index <= promised.index && o.outcome !== 'fail');
+    const sent = Math.min(...mayHaveReserved.map((o) => o.sentAt));
     const before = samples.filter((sample) => sample.answeredAt <= sent).at(-1);
     const after = samples.find((sample) => sample.startedAt >= sent);
     if (before && after && before.endsAt === after.endsAt && before.endsAt <= sent) {
       violations.push({
         invariant: 'no sale after its end',
-        detail: `${describe(promised)}: token#${shortToken(promised.subject)} was first sent ${instant(sent)}, after the end MySQL held from ${instant(before.answeredAt)} to ${instant(after.startedAt)}: ${instant(before.endsAt)}`,
+        detail: `${describe(promised)}: token#${shortToken(promised.subject)} was sent ${instant(sent)}, after the end MySQL held from ${instant(before.answeredAt)} to ${instant(after.startedAt)}: ${instant(before.endsAt)}`,
       });
     }
   }
