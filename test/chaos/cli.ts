@@ -1,6 +1,6 @@
 /**
  * `npm run chaos -- [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
- * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets K]`: the fault-schedule explorer (docs/chaos.md).
+ * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets K] [--crowd N] [--keep-going]`: the fault-schedule explorer (docs/chaos.md).
  */
 import { parseArgs } from 'node:util';
 import { ChaosCluster } from './cluster';
@@ -20,6 +20,7 @@ const { values } = parseArgs({
     stock: { type: 'string', default: '12' },
     limit: { type: 'string', default: '3' },
     buckets: { type: 'string', default: '1' },
+    crowd: { type: 'string', default: '80' },
     'keep-going': { type: 'boolean', default: false },
   },
 });
@@ -50,6 +51,13 @@ function faultKinds(raw: string): FaultKind[] {
   return kinds as FaultKind[];
 }
 
+/** Fewest, median and most answers of a run. */
+function perRun(answers: number[]): string {
+  if (answers.length === 0) return '-';
+  const sorted = [...answers].sort((a, b) => a - b);
+  return `min ${sorted[0]}, median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}`;
+}
+
 function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void {
   const rows: [string, string][] = [
     ['seed', String(summary.seed)],
@@ -57,6 +65,7 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     ['time', `${Math.round(summary.elapsedMs / 1000)} s`],
     ...[...summary.faults].sort().map(([kind, n]): [string, string] => [`faults: ${kind}`, String(n)]),
     ['answers checked', String(summary.answersChecked)],
+    ['answers per run', perRun(summary.answersPerRun)],
     ['violations', String(summary.violations)],
     ['failing runs', summary.failingRuns.map((run) => `#${run.run} (${run.invariants.join(', ')})`).join('; ') || '-'],
   ];
@@ -78,6 +87,7 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     `--faults ${options.faults.join(',')}`,
     `--actions ${options.maxCommands}`,
     `--stock ${options.stock} --limit ${options.perUserLimit}`,
+    `--buckets ${options.buckets} --crowd ${options.crowd ?? 0}`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -98,6 +108,7 @@ async function main(): Promise<void> {
     stock: integer('stock', values.stock),
     perUserLimit: integer('limit', values.limit),
     buckets: integer('buckets', values.buckets),
+    crowd: integer('crowd', values.crowd),
     keepGoing: values['keep-going'],
     onProgress: (line) => console.log(line),
   };

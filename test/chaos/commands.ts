@@ -1,5 +1,7 @@
 import fc from 'fast-check';
+import { adminAction } from './admin-actions';
 import { API_INSTANCES, type ChaosCluster } from './cluster';
+import { crowd } from './crowd';
 import type { RunWorld } from './world';
 
 /** The nemesis' repertoire; `--faults` picks among them. */
@@ -12,6 +14,8 @@ export const FAULT_KINDS = [
   'worker-pause',
   'mysql-pause',
   'reply-lost',
+  // Not a fault: an admin's end, reopen, edit or preload of the sale, drawn like one (test/chaos/admin-actions.ts).
+  'admin',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -20,6 +24,8 @@ export interface Model {
   redisDown: boolean;
   workerPaused: boolean;
   mysqlPaused: boolean;
+  /** An admin asked to end the sale (whatever the answer) and nobody reopened it since. */
+  endRequested: boolean;
 }
 
 export interface Real {
@@ -116,6 +122,54 @@ function clientCommands(perUserLimit: number): Weighted[] {
       arbitrary: fc.integer({ min: 100, max: 3_000 }).map((ms) => command(`wait(${ms}ms)`, always, () => sleep(ms))),
     },
   ];
+}
+
+/** `crowd(n)`: n concurrent purchase attempts (test/chaos/crowd.ts), n drawn up to `crowdSize`. */
+function crowdCommand(crowdSize: number): Weighted {
+  return {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.integer({ min: Math.ceil(crowdSize / 2), max: crowdSize }), fc.nat())
+      .map(([n, seed]) => command(`crowd(${n}, seed ${seed})`, always, (_m, real) => crowd(real.world, n, seed))),
+  };
+}
+
+/** How long a crowd runs before the fault it surrounds: its buyers signed in, its first attempts in flight. */
+const CROWD_LEAD_MS = 300;
+
+/**
+ * A fault (or admin action) with a crowd around it: `size` attempts start with it and go on after it,
+ * so purchases are in flight as a process dies, pauses or comes back. The crowd's seed is the command's
+ * place in the schedule.
+ */
+function withCrowd(fault: ChaosCommand, size: number): ChaosCommand {
+  return {
+    check: (model) => fault.check(model),
+    run: async (model, real) => {
+      const around = crowd(real.world, size, real.played);
+      await sleep(CROWD_LEAD_MS);
+      await fault.run(model, real);
+      await around;
+    },
+    toString: () => `${fault.toString()}+crowd(${size})`,
+  };
+}
+
+/** Admin actions, while everything is up or while a fault is in force: end now, reopen, edit, preload. */
+function adminCommands(): fc.Arbitrary<ChaosCommand> {
+  const kinds = fc.constantFrom('end', 'end', 'end', 'reopen', 'reopen', 'reopen', 'edit', 'preload');
+  return fc.tuple(kinds, api, fc.nat({ max: 999 })).map(([kind, a, serial]) =>
+    command(
+      `admin${kind[0]!.toUpperCase()}${kind.slice(1)}(api${a})`,
+      (m) => kind !== 'reopen' || m.endRequested,
+      async (m, real) => {
+        count(real, `admin-${kind}`);
+        await adminAction(real.world, kind, a, serial);
+        if (kind === 'end') m.endRequested = true;
+        if (kind === 'reopen') m.endRequested = false;
+      },
+    ),
+  );
 }
 
 /**
@@ -249,6 +303,8 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
       ),
     );
   }
+  // Twice a fault's share: an end meets an outage often enough, and the crowd then tells if it holds.
+  if (kinds.has('admin')) arbitraries.push(adminCommands(), adminCommands());
   if (kinds.has('reply-lost')) {
     const restartsRedis = kinds.has('redis-kill') || kinds.has('redis-restart-empty');
     const purchase = fc.tuple(pick, fc.integer({ min: 1, max: perUserLimit }), api);
@@ -300,9 +356,13 @@ export function scheduleArbitrary(
   maxCommands: number,
   replayPath: string | undefined,
   maxShrinks: number,
+  /** Most attempts of one `crowd(n)` command; 0: no crowd commands. */
+  crowdSize = 0,
 ): fc.Arbitrary<Iterable<ChaosCommand>> {
-  const clients = clientCommands(perUserLimit);
-  const faults = faultCommands(kinds, perUserLimit);
+  const clients = [...clientCommands(perUserLimit), ...(crowdSize > 0 ? [crowdCommand(crowdSize)] : [])];
+  const faults = faultCommands(kinds, perUserLimit).map((fault) =>
+    crowdSize > 0 ? fault.map((cmd) => withCrowd(cmd, Math.ceil(crowdSize / 2))) : fault,
+  );
   const weighted = fc.oneof(
     ...clients.map(({ arbitrary, weight }) => ({ arbitrary, weight: 2 * weight })),
     // The faults share about a third of the weight, however many kinds are on.
@@ -312,5 +372,5 @@ export function scheduleArbitrary(
 }
 
 export function initialModel(): Model {
-  return { redisDown: false, workerPaused: false, mysqlPaused: false };
+  return { redisDown: false, workerPaused: false, mysqlPaused: false, endRequested: false };
 }

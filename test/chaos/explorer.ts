@@ -1,8 +1,12 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { check, fetchAudit, readFinalState, type Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
 import { type FaultKind, initialModel, type Model, type Real, scheduleArbitrary } from './commands';
-import { describe } from './history';
+import { SoldOutTrickle } from './crowd';
+import { answersByStatus, describe } from './history';
+import { SaleWindowSampler } from './sale-window';
 import { RunWorld } from './world';
 
 export interface ExplorerOptions {
@@ -21,6 +25,11 @@ export interface ExplorerOptions {
   perUserLimit: number;
   /** Redis buckets each run's sale is spread over. */
   buckets: number;
+  /**
+   * Most attempts of one `crowd(n)` command, and the sold-out trickle through each run (test/chaos/crowd.ts);
+   * 0 or absent: neither.
+   */
+  crowd?: number;
   /** Record violations and keep running new schedules instead of stopping (and shrinking) at the first. */
   keepGoing?: boolean;
   onProgress?: (line: string) => void;
@@ -43,6 +52,8 @@ export interface ExplorerSummary {
   runs: number;
   faults: Map<string, number>;
   answersChecked: number;
+  /** Answers of each run, in run order. */
+  answersPerRun: number[];
   violations: number;
   /** Runs that found a violation, with the invariants each broke (shrink attempts included). */
   failingRuns: { run: number; invariants: string[] }[];
@@ -76,6 +87,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   const faults = new Map<string, number>();
   let runs = 0;
   let answersChecked = 0;
+  const answersPerRun: number[] = [];
   let violations = 0;
   const failingRuns: ExplorerSummary['failingRuns'] = [];
   let lastFailingRun: { violations: Violation[]; history: string[] } | undefined;
@@ -89,6 +101,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         options.maxCommands,
         options.replayPath,
         options.maxShrinks,
+        options.crowd ?? 0,
       ),
       async (schedule) => {
         runs += 1;
@@ -100,26 +113,43 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         });
         const model: Model = initialModel();
         const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
+        world.adminJwt = adminJwt;
+        world.window = new SaleWindowSampler(cluster.databaseUrl, sale.id);
+        await world.window.start();
+        const trickle = options.crowd ? new SoldOutTrickle(world) : undefined;
         const real: Real = { world, cluster, faults, played: 0 };
         // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
         for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
+        trickle?.start();
         try {
           await fc.asyncModelRun(() => ({ model, real }), schedule);
-          const found = await settleAndCheck(cluster, world, adminJwt);
+          const found = await settleAndCheck(cluster, world, adminJwt, trickle);
           answersChecked += world.history.answersChecked;
+          answersPerRun.push(world.history.answersChecked);
           violations += found.length;
           options.onProgress?.(
             `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
               found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
             }, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
           );
+          options.onProgress?.(`  answers: ${answersByStatus(world.history.operations)}`);
           if (found.length > 0) {
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
             lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
             if (!options.keepGoing) throw new ViolationFound(found);
             for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
+            // Going on: the run's schedule and history stay in the working directory, kept for them.
+            const file = join(cluster.dir, `run-${runs}.history`);
+            writeFileSync(
+              file,
+              [...schedule.toString().split(/,(?![^(]*\))/), '', ...lastFailingRun.history].join('\n'),
+            );
+            keepDirectory = true;
+            options.onProgress?.(`  schedule and history: ${file}`);
           }
         } finally {
+          await trickle?.stop();
+          await world.window.stop();
           await world.close();
         }
       },
@@ -136,6 +166,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       runs,
       faults,
       answersChecked,
+      answersPerRun,
       violations,
       failingRuns,
       seed: details.seed,
@@ -170,7 +201,12 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
 }
 
 /** The Jepsen final read: everything back up, quiet, every unknown answer settled by a replay, quiet again, judged. */
-async function settleAndCheck(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<Violation[]> {
+async function settleAndCheck(
+  cluster: ChaosCluster,
+  world: RunWorld,
+  adminJwt: string,
+  trickle: SoldOutTrickle | undefined,
+): Promise<Violation[]> {
   const violations: Violation[] = [];
   await cluster.restoreAll();
   if (!(await waitForQuiet(cluster, world, adminJwt))) {
@@ -188,12 +224,16 @@ async function settleAndCheck(cluster: ChaosCluster, world: RunWorld, adminJwt: 
       violations.push({ invariant: 'a replay settles an unknown answer', detail: describe(last) });
     }
   }
-  for (const use of world.tokens) {
+  // Every promised token replayed on each instance (sold-out traffic still arriving): the same order from both.
+  for (const use of [...world.tokens]) {
     if (world.history.ofToken(use.token).some((operation) => operation.outcome === 'ok')) {
       await world.settle(use, 1);
+      if (trickle) await world.settle(use, 0);
     }
   }
+  await trickle?.stop();
   await waitForQuiet(cluster, world, adminJwt);
+  await world.window?.stop();
   const state = await readFinalState(cluster, world, adminJwt);
   return [...violations, ...check(world, state)];
 }

@@ -5,7 +5,10 @@
  */
 export type Outcome = 'ok' | 'fail' | 'info';
 
-export type OperationKind = 'buy' | 'replay' | 'settle' | 'pay' | 'cancel';
+export type OperationKind = 'buy' | 'replay' | 'settle' | 'pay' | 'cancel' | AdminActionKind;
+
+/** An admin's action on the run's sale (test/chaos/admin-actions.ts). */
+export type AdminActionKind = 'end' | 'reopen' | 'edit' | 'preload';
 
 export interface Operation {
   index: number;
@@ -23,6 +26,11 @@ export interface Operation {
   error?: string;
   /** What the run was doing to the system when the answer came (e.g. "redis down"). */
   faultsActive: string;
+  /** Wall-clock instants (ms) the request was sent and its answer (or error) came: the answer rules judge them. */
+  sentAt: number;
+  answeredAt: number;
+  /** Sent by the crowd (test/chaos/crowd.ts) rather than by a schedule command. */
+  crowd?: boolean;
 }
 
 export class History {
@@ -48,6 +56,26 @@ export function isPurchase(operation: Operation): boolean {
   return operation.kind === 'buy' || operation.kind === 'replay' || operation.kind === 'settle';
 }
 
+export function isAdminAction(operation: Operation): boolean {
+  return (
+    operation.kind === 'end' || operation.kind === 'reopen' || operation.kind === 'edit' || operation.kind === 'preload'
+  );
+}
+
+/** Answers by status (`503`, `410 SOLD_OUT`, `? ECONNRESET`…), for a run's progress line. */
+export function answersByStatus(operations: readonly Operation[]): string {
+  const counts = new Map<string, number>();
+  for (const operation of operations) {
+    const key =
+      operation.status === undefined ? '?' : `${operation.status}${operation.code ? ` ${operation.code}` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort(([, a], [, b]) => b - a)
+    .map(([key, n]) => `${key}: ${n}`)
+    .join(', ');
+}
+
 /** One line of a history entry, for a failure report. */
 export function describe(operation: Operation): string {
   const answer =
@@ -56,12 +84,21 @@ export function describe(operation: Operation): string {
       : `${operation.status} ${operation.orderNo ?? operation.code ?? ''}`;
   const what = isPurchase(operation)
     ? `token#${shortToken(operation.subject)} x${operation.quantity}`
-    : `order ${operation.subject}`;
-  return `#${operation.index} buyer${operation.buyer} ${operation.kind} ${what} via api${operation.api} -> ${answer.trim()}${
+    : isAdminAction(operation)
+      ? operation.subject
+      : `order ${operation.subject}`;
+  const who = isAdminAction(operation) ? 'admin' : `buyer${operation.buyer}${operation.crowd ? ' (crowd)' : ''}`;
+  const when = `${instant(operation.sentAt)} +${operation.answeredAt - operation.sentAt}ms`;
+  return `#${operation.index} ${who} ${operation.kind} ${what} via api${operation.api} -> ${answer.trim()} ${when}${
     operation.faultsActive ? ` [${operation.faultsActive}]` : ''
   }`;
 }
 
 export function shortToken(token: string): string {
   return token.slice(-6);
+}
+
+/** A wall-clock instant as the history prints it: seconds, modulo 1,000 s, to the millisecond. */
+export function instant(ms: number): string {
+  return `@${((ms % 1_000_000) / 1_000).toFixed(3)}s`;
 }

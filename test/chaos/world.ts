@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import type { ChaosCluster } from './cluster';
 import { History, type Operation, type OperationKind, type Outcome } from './history';
+import type { SaleWindowSampler } from './sale-window';
 
 /** A client gives up on an answer after this long: the operation's outcome is then unknown. */
 const CLIENT_TIMEOUT_MS = 4_000;
@@ -16,8 +17,10 @@ export interface SaleUnderTest {
   buckets: number;
 }
 
-interface Buyer {
+export interface Buyer {
   index: number;
+  /** One of the crowd's buyers (test/chaos/crowd.ts): the schedule's `buyer#N` never picks them. */
+  crowd?: boolean;
   userId: string;
   jwt: string;
   /** Tokens minted and not sent yet (a storefront fetches its token before the buyer clicks). */
@@ -30,10 +33,13 @@ export interface TokenUse {
   quantity: number;
 }
 
-interface Answer {
+export interface Answer {
   status?: number;
   body?: { orderNo?: string; token?: string; error?: { code?: string }; user?: { id: string } };
   error?: string;
+  /** Wall-clock instants the request was sent and answered (or failed). */
+  sentAt: number;
+  answeredAt: number;
 }
 
 /**
@@ -44,6 +50,10 @@ export class RunWorld {
   readonly history = new History();
   readonly buyers: Buyer[] = [];
   readonly tokens: TokenUse[] = [];
+  /** The admin's token, for admin actions (test/chaos/admin-actions.ts). */
+  adminJwt?: string;
+  /** MySQL's end of the sale over time, for the answer rules (test/chaos/sale-window.ts). */
+  window?: SaleWindowSampler;
   private readonly agent = new Agent({
     connections: 16,
     headersTimeout: CLIENT_TIMEOUT_MS,
@@ -92,14 +102,21 @@ export class RunWorld {
     await this.agent.close();
   }
 
-  async newBuyer(api: number): Promise<void> {
+  /** A guest buyer; `crowd`: one of the crowd's (test/chaos/crowd.ts). */
+  async newBuyer(api: number, crowd = false): Promise<void> {
     const answer = await this.call(api, 'POST', '/api/auth/guest', undefined, {});
     if (answer.status !== 201 || !answer.body?.token || !answer.body.user) return; // MySQL paused: no buyer
-    this.buyers.push({ index: this.buyers.length, userId: answer.body.user.id, jwt: answer.body.token, unsent: [] });
+    const buyer: Buyer = { index: this.buyers.length, userId: answer.body.user.id, jwt: answer.body.token, unsent: [] };
+    this.buyers.push(crowd ? { ...buyer, crowd } : buyer);
+  }
+
+  /** The buyers the schedule's commands pick among (not the crowd's). */
+  private get scheduleBuyers(): Buyer[] {
+    return this.buyers.filter((buyer) => !buyer.crowd);
   }
 
   async mint(buyerPick: number, api: number): Promise<void> {
-    const buyer = this.pick(this.buyers, buyerPick);
+    const buyer = this.pick(this.scheduleBuyers, buyerPick);
     const token = buyer && (await this.mintFor(buyer, api));
     if (token) buyer.unsent.push(token);
   }
@@ -110,7 +127,7 @@ export class RunWorld {
    * true if it did.
    */
   async buy(buyerPick: number, quantity: number, api: number, dropReply?: { onDrop?: () => void }): Promise<boolean> {
-    const buyer = this.pick(this.buyers, buyerPick);
+    const buyer = this.pick(this.scheduleBuyers, buyerPick);
     if (!buyer) return false;
     const token = buyer.unsent.shift() ?? (await this.mintFor(buyer, api));
     if (!token) return false;
@@ -173,27 +190,29 @@ export class RunWorld {
     this.record(kind, api, buyer.index, order.orderNo, undefined, answer);
   }
 
-  private async mintFor(buyer: Buyer, api: number): Promise<string | undefined> {
+  async mintFor(buyer: Buyer, api: number): Promise<string | undefined> {
     const answer = await this.call(api, 'POST', `/api/sales/${this.sale.id}/tokens`, buyer.jwt);
     return answer.status === 201 ? answer.body?.token : undefined;
   }
 
-  private async purchase(kind: OperationKind, use: TokenUse, api: number): Promise<void> {
+  /** One purchase request with `use`'s token, recorded (`crowd`: sent by the crowd). */
+  async purchase(kind: OperationKind, use: TokenUse, api: number, crowd = false): Promise<Operation> {
     const buyer = this.buyers[use.buyer]!;
     const answer = await this.call(api, 'POST', `/api/sales/${this.sale.id}/purchase`, buyer.jwt, {
       token: use.token,
       quantity: use.quantity,
     });
-    this.record(kind, api, buyer.index, use.token, use.quantity, answer);
+    return this.record(kind, api, buyer.index, use.token, use.quantity, answer, crowd);
   }
 
-  private record(
+  record(
     kind: OperationKind,
     api: number,
     buyer: number,
     subject: string,
     quantity: number | undefined,
     answer: Answer,
+    crowd = false,
   ): Operation {
     const outcome: Outcome =
       answer.status === undefined || answer.status >= 500 ? 'info' : answer.status < 300 ? 'ok' : 'fail';
@@ -206,16 +225,29 @@ export class RunWorld {
       outcome,
       status: answer.status,
       code: answer.body?.error?.code,
-      orderNo: outcome === 'ok' && kind !== 'pay' && kind !== 'cancel' ? answer.body?.orderNo : undefined,
+      orderNo:
+        outcome === 'ok' && (kind === 'buy' || kind === 'replay' || kind === 'settle')
+          ? answer.body?.orderNo
+          : undefined,
       error: answer.error,
       faultsActive: this.faultsActive(),
+      sentAt: answer.sentAt,
+      answeredAt: answer.answeredAt,
+      ...(crowd ? { crowd } : {}),
     });
   }
 
-  private async call(api: number, method: 'POST' | 'GET', path: string, jwt?: string, json?: unknown): Promise<Answer> {
+  async call(
+    api: number,
+    method: 'POST' | 'GET' | 'PATCH',
+    path: string,
+    jwt?: string,
+    json?: unknown,
+  ): Promise<Answer> {
     const headers: Record<string, string> = {};
     if (jwt) headers['authorization'] = `Bearer ${jwt}`;
     if (json !== undefined) headers['content-type'] = 'application/json';
+    const sentAt = Date.now();
     try {
       const response = await request(`${this.cluster.apiUrls[api]}${path}`, {
         method,
@@ -230,9 +262,13 @@ export class RunWorld {
       } catch {
         body = undefined;
       }
-      return { status: response.statusCode, body };
+      return { status: response.statusCode, body, sentAt, answeredAt: Date.now() };
     } catch (error) {
-      return { error: error instanceof Error ? ((error as { code?: string }).code ?? error.message) : String(error) };
+      return {
+        error: error instanceof Error ? ((error as { code?: string }).code ?? error.message) : String(error),
+        sentAt,
+        answeredAt: Date.now(),
+      };
     }
   }
 

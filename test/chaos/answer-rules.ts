@@ -1,0 +1,145 @@
+import type { FinalState, Violation } from './checker';
+import { describe, instant, isPurchase, type Operation, shortToken } from './history';
+import type { EndsAtSample } from './sale-window';
+import type { RunWorld } from './world';
+
+/**
+ * A unit an order gave back (cancelled, expired, FAILED: MySQL's `updated_at`) counts as sellable again
+ * only this long after: the return is one MySQL transaction, then a lease and its message to the
+ * instances' sold-out flags, which take a moment (docs/failure-model.md "The answer rules").
+ */
+const RETURN_GRACE_MS = 1_000;
+
+/** How far around a request a reading of MySQL's end still counts for a `SALE_ENDED` given to it. */
+const ENDED_AROUND_MS = 1_000;
+
+const GIVEN_BACK = new Set(['CANCELLED', 'EXPIRED', 'FAILED']);
+
+/**
+ * The answer rules of docs/failure-model.md, judged on each answer with the instants it was sent and
+ * given, against MySQL's rows after quiet and MySQL's end of the sale as read over the run.
+ */
+export function judgeAnswers(world: RunWorld, state: FinalState): Violation[] {
+  const byToken = new Map<string, Operation[]>();
+  for (const operation of world.history.operations) {
+    if (!isPurchase(operation)) continue;
+    const answers = byToken.get(operation.subject) ?? [];
+    answers.push(operation);
+    byToken.set(operation.subject, answers);
+  }
+  return [
+    ...soldOutIsTrue(world, state, byToken),
+    ...noSaleAfterTheEnd(world.window?.samples ?? [], byToken),
+    ...sameAnswerEverywhere(world.window?.samples ?? [], byToken),
+  ];
+}
+
+/**
+ * (a) A `410 SOLD_OUT` is true: at some instant between its request and its answer, fewer than the
+ * quantity asked were sellable. Checked from above: every unit some purchase may have taken by the
+ * answer — each order MySQL holds (any status) whose token was first sent before the answer, and each
+ * token that got a 2xx or an unknown answer and has no order — minus the units orders gave back
+ * RETURN_GRACE_MS before the request was sent. Units in doubt or moving between buckets count as
+ * sellable: a buyer who meets them is told to try again (`503`), never `SOLD_OUT`.
+ */
+function soldOutIsTrue(world: RunWorld, state: FinalState, byToken: Map<string, Operation[]>): Violation[] {
+  const claims: { firstSent: number; units: number; givenBackAt?: number }[] = [];
+  const rowTokens = new Set<string>();
+  for (const row of state.orders) {
+    if (row.submit_token) rowTokens.add(row.submit_token);
+    const answers = row.submit_token ? byToken.get(row.submit_token) : undefined;
+    claims.push({
+      firstSent: answers ? Math.min(...answers.map((operation) => operation.sentAt)) : -Infinity,
+      units: row.quantity,
+      givenBackAt: GIVEN_BACK.has(row.status) ? row.updatedAt : undefined,
+    });
+  }
+  for (const [token, answers] of byToken) {
+    if (rowTokens.has(token) || answers.every((operation) => operation.outcome === 'fail')) continue;
+    claims.push({ firstSent: Math.min(...answers.map((operation) => operation.sentAt)), units: answers[0]!.quantity! });
+  }
+  const violations: Violation[] = [];
+  for (const answers of byToken.values()) {
+    for (const operation of answers) {
+      if (operation.status !== 410 || operation.code !== 'SOLD_OUT') continue;
+      const taken = claims
+        .filter((claim) => claim.firstSent < operation.answeredAt)
+        .filter((claim) => claim.givenBackAt === undefined || claim.givenBackAt + RETURN_GRACE_MS > operation.sentAt)
+        .reduce((sum, claim) => sum + claim.units, 0);
+      const sellable = world.sale.stock - taken;
+      if (sellable >= operation.quantity!) {
+        violations.push({
+          invariant: 'a SOLD_OUT is true',
+          detail: `${describe(operation)}: at most ${taken} of ${world.sale.stock} units were taken or promised throughout the request`,
+        });
+      }
+    }
+  }
+  return violations;
+}
+
+/**
+ * (b) No `202`/`201` to a purchase sent after the sale's end as MySQL recorded it then. MySQL's end is
+ * known at an instant when a reading before it and a reading after it show the same value (an end is
+ * only ever written anew: a later instant, or a reopen's later end). A token's purchase is judged at
+ * the first time it was sent and not refused: a replay of a token bought before the end is answered its
+ * order, rightly, and a token refused `SALE_ENDED` may buy once a reopen moved the end.
+ */
+function noSaleAfterTheEnd(samples: readonly EndsAtSample[], byToken: Map<string, Operation[]>): Violation[] {
+  const violations: Violation[] = [];
+  for (const answers of byToken.values()) {
+    const promised = answers.find((operation) => operation.outcome === 'ok');
+    if (!promised) continue;
+    // The attempts that may have reserved: the promised one and unknown ones before it (a refusal did nothing).
+    const mayHaveReserved = answers.filter((o) => o.index <= promised.index && o.outcome !== 'fail');
+    const sent = Math.min(...mayHaveReserved.map((o) => o.sentAt));
+    const before = samples.filter((sample) => sample.answeredAt <= sent).at(-1);
+    const after = samples.find((sample) => sample.startedAt >= sent);
+    if (before && after && before.endsAt === after.endsAt && before.endsAt <= sent) {
+      violations.push({
+        invariant: 'no sale after its end',
+        detail: `${describe(promised)}: token#${shortToken(promised.subject)} was sent ${instant(sent)}, after the end MySQL held from ${instant(before.answeredAt)} to ${instant(after.startedAt)}: ${instant(before.endsAt)}`,
+      });
+    }
+  }
+  return violations;
+}
+
+/**
+ * (c) A token, once promised, gets that answer from every API process: no refusal after its first
+ * `2xx`, wherever the replay lands (a sold-out flag that does not know the buyer would say `410`) — but
+ * `410 SALE_ENDED` once the sale has ended, which docs/api.md puts before the replay. Different order
+ * numbers for one token are "one token, one order" (checker.ts).
+ */
+function sameAnswerEverywhere(samples: readonly EndsAtSample[], byToken: Map<string, Operation[]>): Violation[] {
+  const violations: Violation[] = [];
+  for (const answers of byToken.values()) {
+    const first = answers.find((operation) => operation.outcome === 'ok');
+    // Sent after the promise was given: a replay racing the first purchase may rightly have been refused.
+    const refused =
+      first && answers.find((o) => o.sentAt >= first.answeredAt && o.outcome === 'fail' && !endedAround(samples, o));
+    if (first && refused) {
+      violations.push({
+        invariant: 'a promised token gets the same answer from every process',
+        detail: `${describe(first)}, then ${describe(refused)}`,
+      });
+    }
+  }
+  return violations;
+}
+
+/**
+ * `410 SALE_ENDED`, and a reading of MySQL taken around the request (up to ENDED_AROUND_MS either side:
+ * an end committed just before the answer is read just after it) shows an end before the answer.
+ */
+function endedAround(samples: readonly EndsAtSample[], operation: Operation): boolean {
+  return (
+    operation.code === 'SALE_ENDED' &&
+    samples.some(
+      (sample) =>
+        sample.startedAt <= operation.answeredAt + ENDED_AROUND_MS &&
+        sample.answeredAt >= operation.sentAt - ENDED_AROUND_MS &&
+        sample.endsAt <= operation.answeredAt,
+    )
+  );
+}
