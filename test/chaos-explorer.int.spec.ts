@@ -61,7 +61,8 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
         maxShrinks: 0,
         stock: 12,
         perUserLimit: 3,
-        buckets: Number(process.env['TEST_SALE_BUCKETS'] ?? 1),
+        buckets: [Number(process.env['TEST_SALE_BUCKETS'] ?? 1)],
+        strategies: ['redis-lua'],
       });
       expect(summary.runs).toBe(1);
       expect(summary.answersChecked).toBeGreaterThan(0);

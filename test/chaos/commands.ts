@@ -1,5 +1,7 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
 import { API_INSTANCES, type ChaosCluster } from './cluster';
+import { widerFaultCommands } from './faults/nemesis';
 import type { RunWorld } from './world';
 
 /** The nemesis' repertoire; `--faults` picks among them. */
@@ -12,6 +14,11 @@ export const FAULT_KINDS = [
   'worker-pause',
   'mysql-pause',
   'reply-lost',
+  'redis-restore-older',
+  'replica-promote-lagging',
+  'clock-skew',
+  'mysql-slow',
+  'lock-holder-pause',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -20,6 +27,13 @@ export interface Model {
   redisDown: boolean;
   workerPaused: boolean;
   mysqlPaused: boolean;
+  /** This run's sale's strategy (lock-holder-pause needs redis-lock). */
+  strategy: SaleStrategy;
+  /** A copy of Redis' file was taken (redis-restore-older restores it). */
+  snapshotTaken: boolean;
+  replicaLagging: boolean;
+  clockSkewed: boolean;
+  mysqlSlow: boolean;
 }
 
 export interface Real {
@@ -31,22 +45,22 @@ export interface Real {
   played: number;
 }
 
-type ChaosCommand = fc.AsyncCommand<Model, Real>;
+export type ChaosCommand = fc.AsyncCommand<Model, Real>;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function count(real: Real, kind: string): void {
+export function count(real: Real, kind: string): void {
   real.faults.set(kind, (real.faults.get(kind) ?? 0) + 1);
 }
 
 /** After Redis comes back, the API instances reconnect on their own; wait a little for them so the next purchase sees Redis. */
-async function letApisReconnect(real: Real): Promise<void> {
+export async function letApisReconnect(real: Real): Promise<void> {
   if (real.cluster.mysqlPaused) return sleep(500);
   await Promise.all([...Array(API_INSTANCES).keys()].map((index) => real.cluster.waitForApiReady(index, 3_000)));
 }
 
 /** A command whose check is a predicate on the model and whose run is an async action. */
-function command(
+export function command(
   label: string,
   check: (model: Readonly<Model>) => boolean,
   run: (model: Model, real: Real) => Promise<void>,
@@ -287,6 +301,7 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
       ),
     );
   }
+  arbitraries.push(...widerFaultCommands(kinds, perUserLimit));
   return arbitraries;
 }
 
@@ -311,6 +326,15 @@ export function scheduleArbitrary(
   return fc.limitShrink(fc.noBias(fc.commands([weighted], { maxCommands, size: 'max', replayPath })), maxShrinks);
 }
 
-export function initialModel(): Model {
-  return { redisDown: false, workerPaused: false, mysqlPaused: false };
+export function initialModel(strategy: SaleStrategy = 'redis-lua'): Model {
+  return {
+    redisDown: false,
+    workerPaused: false,
+    mysqlPaused: false,
+    strategy,
+    snapshotTaken: false,
+    replicaLagging: false,
+    clockSkewed: false,
+    mysqlSlow: false,
+  };
 }

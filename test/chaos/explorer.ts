@@ -1,3 +1,4 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
 import { check, fetchAudit, readFinalState, type Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
@@ -19,8 +20,10 @@ export interface ExplorerOptions {
   maxShrinks: number;
   stock: number;
   perUserLimit: number;
-  /** Redis buckets each run's sale is spread over. */
-  buckets: number;
+  /** Redis buckets a run's sale may be spread over, one drawn per run (a redis-lua sale's; the others have 1). */
+  buckets: number[];
+  /** Strategies a run's sale may use, one drawn per run. */
+  strategies: SaleStrategy[];
   /** Record violations and keep running new schedules instead of stopping (and shrinking) at the first. */
   keepGoing?: boolean;
   onProgress?: (line: string) => void;
@@ -36,6 +39,8 @@ export interface Failure {
   violations: Violation[];
   /** The failing run's history, one answer a line. */
   history: string[];
+  /** The failing run's sale: strategy/buckets. */
+  sale: string;
   workingDirectory: string;
 }
 
@@ -43,6 +48,10 @@ export interface ExplorerSummary {
   runs: number;
   faults: Map<string, number>;
   answersChecked: number;
+  /** Answers checked in each run, in order. */
+  answersPerRun: number[];
+  /** Runs by the sale they sold: `redis-lua/3` (strategy/buckets). */
+  sales: Map<string, number>;
   violations: number;
   /** Runs that found a violation, with the invariants each broke (shrink attempts included). */
   failingRuns: { run: number; invariants: string[] }[];
@@ -76,9 +85,11 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   const faults = new Map<string, number>();
   let runs = 0;
   let answersChecked = 0;
+  const answersPerRun: number[] = [];
+  const sales = new Map<string, number>();
   let violations = 0;
   const failingRuns: ExplorerSummary['failingRuns'] = [];
-  let lastFailingRun: { violations: Violation[]; history: string[] } | undefined;
+  let lastFailingRun: { violations: Violation[]; history: string[]; sale: string } | undefined;
   let keepDirectory = false;
   try {
     const adminJwt = await adminToken(cluster);
@@ -90,15 +101,22 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         options.replayPath,
         options.maxShrinks,
       ),
-      async (schedule) => {
+      // Drawn after the schedule, so a seed's schedules do not depend on these lists.
+      fc.constantFrom(...options.buckets),
+      fc.constantFrom(...options.strategies),
+      async (schedule, drawnBuckets, strategy) => {
         runs += 1;
         await cluster.restoreAll();
+        // Buckets are a redis-lua sale's; the others keep their stock in one place.
+        const buckets = strategy === 'redis-lua' ? drawnBuckets : 1;
+        sales.set(`${strategy}/${buckets}`, (sales.get(`${strategy}/${buckets}`) ?? 0) + 1);
         const sale = await RunWorld.createSale(cluster, adminJwt, {
           stock: options.stock,
           perUserLimit: options.perUserLimit,
-          buckets: options.buckets,
+          buckets,
+          strategy,
         });
-        const model: Model = initialModel();
+        const model: Model = initialModel(strategy);
         const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
         const real: Real = { world, cluster, faults, played: 0 };
         // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
@@ -107,15 +125,20 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           await fc.asyncModelRun(() => ({ model, real }), schedule);
           const found = await settleAndCheck(cluster, world, adminJwt);
           answersChecked += world.history.answersChecked;
+          answersPerRun.push(world.history.answersChecked);
           violations += found.length;
           options.onProgress?.(
-            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
+            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${strategy}/${buckets}, ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
               found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
             }, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
           );
           if (found.length > 0) {
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
-            lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
+            lastFailingRun = {
+              violations: found,
+              history: world.history.operations.map(describe),
+              sale: `${strategy}/${buckets}`,
+            };
             if (!options.keepGoing) throw new ViolationFound(found);
             for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
           }
@@ -136,6 +159,8 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       runs,
       faults,
       answersChecked,
+      answersPerRun,
+      sales,
       violations,
       failingRuns,
       seed: details.seed,
@@ -159,6 +184,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           { invariant: 'run', detail: String(details.errorInstance ?? 'the run failed') },
         ],
         history: lastFailingRun?.history ?? [],
+        sale: lastFailingRun?.sale ?? '?',
         workingDirectory: cluster.dir,
       };
     }
@@ -228,6 +254,9 @@ function activeFaults(cluster: ChaosCluster): string {
     !cluster.redisUp && 'redis down',
     cluster.workerPaused && 'worker paused',
     cluster.mysqlPaused && 'mysql paused',
+    cluster.mysqlSlow && 'mysql slow',
+    cluster.clockSkewed && 'clock skewed',
+    cluster.replicaLagging && 'replica lagging',
   ]
     .filter(Boolean)
     .join(', ');
