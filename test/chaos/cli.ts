@@ -73,7 +73,8 @@ function strategies(raw: string): SaleStrategy[] {
 
 function bucketCounts(raw: string): number[] {
   const counts = list(raw).map((item) => integer('buckets', item));
-  if (counts.length === 0 || counts.some((n) => n < 1)) throw new Error(`--buckets must list counts >= 1, got "${raw}"`);
+  if (counts.length === 0 || counts.some((n) => n < 1))
+    throw new Error(`--buckets must list counts >= 1, got "${raw}"`);
   return counts;
 }
 
@@ -108,7 +109,7 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
   console.log('\nhistory of the failing run:');
   for (const line of failure.history) console.log(`  ${line}`);
   const replay = [
-    `--seed ${failure.seed}`,
+    `--seed=${failure.seed}`,
     `--path ${failure.path}`,
     failure.replayPath ? `--replay-path '${failure.replayPath}'` : '',
     `--faults ${options.faults.join(',')}`,

@@ -301,7 +301,7 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
       ),
     );
   }
-  arbitraries.push(...widerFaultCommands(kinds, perUserLimit));
+  arbitraries.push(...widerFaultCommands(kinds));
   return arbitraries;
 }
 

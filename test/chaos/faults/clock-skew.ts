@@ -11,13 +11,13 @@ const LIBFAKETIME = process.env['LIBFAKETIME_PATH'] ?? '/usr/lib/x86_64-linux-gn
  */
 export function skewedClockEnv(offsetSeconds: number): Record<string, string> {
   if (!existsSync(LIBFAKETIME)) {
-    throw new Error(`clock-skew needs libfaketime at ${LIBFAKETIME}: apt-get install faketime (or set LIBFAKETIME_PATH)`);
+    throw new Error(
+      `clock-skew needs libfaketime at ${LIBFAKETIME}: apt-get install faketime (or set LIBFAKETIME_PATH)`,
+    );
   }
   return {
     LD_PRELOAD: LIBFAKETIME,
     FAKETIME: `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}s`,
     FAKETIME_DONT_FAKE_MONOTONIC: '1',
-    // Read FAKETIME once: the default re-reads a file or the environment on every call.
-    FAKETIME_NO_CACHE: '0',
   };
 }

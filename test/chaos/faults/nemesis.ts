@@ -14,7 +14,7 @@ const pick = fc.nat({ max: 1_000 });
  * paused past its lock's TTL. Each is a pair of commands where it lasts (its start, its end), so that
  * client actions fall in between.
  */
-export function widerFaultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.Arbitrary<ChaosCommand>[] {
+export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<ChaosCommand>[] {
   const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
   if (kinds.has('redis-restore-older')) {
     arbitraries.push(
