@@ -9,6 +9,7 @@ import { exited } from '../support/child-process';
 import { freePort } from '../support/free-port';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
+import { ADMIN_PASSWORD, chaosEnv } from './cluster-env';
 import { skewedClockEnv } from './faults/clock-skew';
 import { DelayingProxy } from './faults/delaying-proxy';
 import { LaggingReplica, RedisNode } from './faults/redis-nodes';
@@ -22,7 +23,7 @@ const WORKER_ENTRY = join(REPO, 'apps', 'worker', 'dist', 'main.js');
 const MIGRATE_ENTRY = join(REPO, 'libs', 'db', 'dist', 'migrate.js');
 const SHARED_MYSQL = process.env['TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306';
 
-export const ADMIN_PASSWORD = 'chaos-admin-password';
+export { ADMIN_PASSWORD };
 export const API_INSTANCES = 2;
 
 export interface ClusterOptions {
@@ -96,37 +97,11 @@ export class ChaosCluster {
     appDatabaseUrl.hostname = '127.0.0.1';
     appDatabaseUrl.port = String(mysqlLink.port);
     const apiPorts = [await freePort(), await freePort()];
-    const env: Record<string, string> = {
-      DATABASE_URL: appDatabaseUrl.toString(),
-      // The worker reaches Redis through a plain link; the API instances through the reply-dropping proxy (startApi).
-      REDIS_URL: `redis://127.0.0.1:${workerLink.port}`,
-      REDIS_KEY_PREFIX: `chaos-${id}`,
-      QUEUE_PREFIX: `{chaos-${id}-queue}`,
-      JWT_SECRET: `chaos-secret-${id}`,
-      ADMIN_PASSWORD,
-      PAYMENT_WEBHOOK_SECRET: `chaos-webhook-${id}`,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
-      // The outage fallback is what the explorer is after: a redis-lua sale sells through MySQL while Redis is down.
-      REDIS_FALLBACK: 'on',
-      // One client address signs in every buyer and buys far faster than a person would.
-      RATE_LIMIT_PROFILE: 'load-test',
-      RATE_LIMIT_PURCHASES_POINTS: '100000',
-      RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
-      SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-      // Small leases keep units in MySQL for the fallback to sell, and make leases happen often.
-      LEASE_SIZE: '4',
-      LEASE_LOW_WATER: '1',
-      // Quiet comes in seconds: background repair runs often, a dead worker's jobs are retaken soon.
-      RECONCILE_INTERVAL_MS: '1000',
-      RECOVERY_INTERVAL_MS: '1000',
-      RECOVERY_GRACE_MS: '1000',
-      IDLE_SALE_CHECK_INTERVAL_MS: '1000',
-      WORKER_LOCK_DURATION_MS: '2000',
-      EXPIRY_SWEEP_INTERVAL_MS: '500',
-      PAYMENT_CALLBACK_DELAY_MS: '100',
-      PAYMENT_CALLBACK_JITTER_MS: '200',
-    };
+    // The worker reaches Redis through a plain link; the API instances through the reply-dropping proxy (startApi).
+    const env = chaosEnv(id, {
+      databaseUrl: appDatabaseUrl.toString(),
+      redisUrl: `redis://127.0.0.1:${workerLink.port}`,
+    });
     await promisify(execFile)(process.execPath, [MIGRATE_ENTRY], {
       env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
     });
@@ -280,26 +255,20 @@ export class ChaosCluster {
   }
 
   /** True once the instance answers its liveness route; false at the deadline. */
-  async waitForApi(index: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const response = await fetch(`${this.apiUrls[index]}/health`, { signal: AbortSignal.timeout(1_000) });
-        if (response.ok) return true;
-      } catch {
-        // not listening yet
-      }
-      await sleep(50);
-    }
-    return false;
+  waitForApi(index: number, timeoutMs: number): Promise<boolean> {
+    return this.waitForRoute(index, '/health', timeoutMs);
   }
 
   /** True once the instance says Redis, MySQL and the queue all answer it; false at the deadline. */
-  async waitForApiReady(index: number, timeoutMs: number): Promise<boolean> {
+  waitForApiReady(index: number, timeoutMs: number): Promise<boolean> {
+    return this.waitForRoute(index, '/health/ready', timeoutMs);
+  }
+
+  private async waitForRoute(index: number, path: string, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       try {
-        const response = await fetch(`${this.apiUrls[index]}/health/ready`, { signal: AbortSignal.timeout(1_000) });
+        const response = await fetch(`${this.apiUrls[index]}${path}`, { signal: AbortSignal.timeout(1_000) });
         if (response.ok) return true;
       } catch {
         // not listening yet
