@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { check, fetchAudit, readFinalState, type Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
 import { type FaultKind, initialModel, type Model, type Real, scheduleArbitrary } from './commands';
+import { armWiderFaults } from './faults/nemesis';
 import { describe } from './history';
 import { RunWorld } from './world';
 
@@ -102,10 +103,11 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         options.maxShrinks,
       ),
       // Drawn after the schedule, so a seed's schedules do not depend on these lists.
-      fc.constantFrom(...options.buckets),
-      fc.constantFrom(...options.strategies),
+      fc.noBias(fc.constantFrom(...options.buckets)),
+      fc.noBias(fc.constantFrom(...options.strategies)),
       async (schedule, drawnBuckets, strategy) => {
         runs += 1;
+        const faultsBefore = new Map(faults);
         await cluster.restoreAll();
         // Buckets are a redis-lua sale's; the others keep their stock in one place.
         const buckets = strategy === 'redis-lua' ? drawnBuckets : 1;
@@ -121,6 +123,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         const real: Real = { world, cluster, faults, played: 0 };
         // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
         for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
+        await armWiderFaults(new Set(options.faults), model, real);
         try {
           await fc.asyncModelRun(() => ({ model, real }), schedule);
           const found = await settleAndCheck(cluster, world, adminJwt);
@@ -130,7 +133,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           options.onProgress?.(
             `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${strategy}/${buckets}, ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
               found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
-            }, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
+            }, faults ${injected(faults, faultsBefore)} (so far ${total(faults)}), ${Math.round((Date.now() - started) / 1000)} s`,
           );
           if (found.length > 0) {
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
@@ -264,4 +267,13 @@ function activeFaults(cluster: ChaosCluster): string {
 
 function total(faults: Map<string, number>): number {
   return [...faults.values()].reduce((sum, n) => sum + n, 0);
+}
+
+/** The faults injected since `before`, by kind: `redis-kill 2, mysql-slow 1` (or `none`). */
+function injected(faults: Map<string, number>, before: Map<string, number>): string {
+  const kinds = [...faults]
+    .map(([kind, n]) => [kind, n - (before.get(kind) ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind} ${n}`);
+  return kinds.join(', ') || 'none';
 }

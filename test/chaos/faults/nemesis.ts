@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import type { RowDataPacket } from 'mysql2/promise';
 import { API_INSTANCES } from '../cluster';
-import { type ChaosCommand, command, count, type FaultKind, letApisReconnect, type Real } from '../commands';
+import {
+  type ChaosCommand,
+  command,
+  count,
+  type FaultKind,
+  letApisReconnect,
+  type Model,
+  type Real,
+} from '../commands';
 import { HOLDER_LOCK_TTL_MS, PausedLockHolder } from './lock-holder';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -140,6 +148,22 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
     );
   }
   return arbitraries;
+}
+
+/**
+ * At a run's start (its sale loaded, no purchase yet): a copy of Redis' file is taken and a replica
+ * starts lagging, so that a restore or a promotion anywhere in the schedule has something older to go
+ * back to; the schedule's own `redisSnapshot()` and `replicaStartLagging()` take newer ones.
+ */
+export async function armWiderFaults(kinds: ReadonlySet<FaultKind>, model: Model, real: Real): Promise<void> {
+  if (kinds.has('redis-restore-older')) {
+    real.cluster.snapshotRedis();
+    model.snapshotTaken = true;
+  }
+  if (kinds.has('replica-promote-lagging')) {
+    await real.cluster.startLaggingReplica();
+    model.replicaLagging = real.cluster.replicaLagging;
+  }
 }
 
 /**
