@@ -81,7 +81,24 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
     faults: FaultKind[];
     strategy: SaleStrategy;
     buckets: number;
-  }[] = [];
+  }[] = [
+    {
+      name: 'redis-lua on 3 buckets: a lagging replica promoted, Redis restored from a copy of the run start, then buyers over a slow MySQL',
+      seed: 2,
+      path: '0',
+      faults: ['redis-restore-older', 'replica-promote-lagging', 'mysql-slow'],
+      strategy: 'redis-lua',
+      buckets: 3,
+    },
+    {
+      name: 'redis-lock: a lock holder paused past its TTL, an API instance and the worker on a skewed clock, MySQL slow',
+      seed: 3,
+      path: '0',
+      faults: ['lock-holder-pause', 'clock-skew', 'mysql-slow'],
+      strategy: 'redis-lock',
+      buckets: 1,
+    },
+  ];
 
   it.each(wider)(
     '$name (seed $seed, path $path)',
