@@ -23,6 +23,8 @@ const INVARIANTS_ON_BUCKETS = [
   'test/order-payment.int.spec.ts',
   'test/order-recovery.int.spec.ts',
   'test/chaos-explorer.int.spec.ts',
+  'test/answers-after-outage.int.spec.ts',
+  'test/sale-window.int.spec.ts',
 ];
 
 const steps = [

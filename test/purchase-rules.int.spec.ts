@@ -146,6 +146,7 @@ function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleRedi
     perUserLimit: testCase.sale.perUserLimit,
     stock: testCase.sale.stock,
     epoch: 1,
+    windowVersion: 0,
   });
   return {
     async createSale(testCase) {

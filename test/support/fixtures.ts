@@ -11,11 +11,15 @@ export interface SaleFixture {
   stock: number;
   perUserLimit?: number;
   priceCents?: number;
+  /** Redis buckets (1 unless given). */
+  buckets?: number;
+  /** Units per lease when it is loaded (the whole stock unless given: every bucket takes its share). */
+  leaseSize?: number;
 }
 
 /**
- * A live redis-lua sale written straight to MySQL and loaded into Redis with its whole stock leased,
- * as the admin API would.
+ * A live redis-lua sale written straight to MySQL and loaded into Redis with its whole stock leased
+ * (or each bucket one lease of `leaseSize`), as the admin API would.
  */
 export async function createLiveSale(
   db: DataSource,
@@ -27,13 +31,22 @@ export async function createLiveSale(
   const endsAt = new Date(Date.now() + HOUR);
   const perUserLimit = sale.perUserLimit ?? 1;
   const result = (await db.query(
-    `INSERT INTO sales (name, price_cents, stock, available, per_user_limit, starts_at, ends_at, strategy, payment_timeout_seconds)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'redis-lua', 600)`,
-    ['fixture sale', sale.priceCents ?? 1000, sale.stock, sale.stock, perUserLimit, startsAt, endsAt],
+    `INSERT INTO sales (name, price_cents, stock, available, per_user_limit, starts_at, ends_at, strategy, payment_timeout_seconds, buckets)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'redis-lua', 600, ?)`,
+    [
+      'fixture sale',
+      sale.priceCents ?? 1000,
+      sale.stock,
+      sale.stock,
+      perUserLimit,
+      startsAt,
+      endsAt,
+      sale.buckets ?? 1,
+    ],
   )) as { insertId: number };
   const saleId = String(result.insertId);
   const leases = new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, {
-    leaseSize: sale.stock,
+    leaseSize: sale.leaseSize ?? sale.stock,
     lowWater: 0,
   });
   await leases.ensureLoaded(saleId);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Socket } from 'node:net';
@@ -109,6 +109,24 @@ export class PrivateRedisServer {
     if (!aofDir) return;
     rmSync(aofDir, { recursive: true, force: true });
     mkdirSync(aofDir);
+  }
+
+  /**
+   * A copy of its data directory as it is now (with `appendfsync always`, every write answered so far),
+   * to restart from later: what an `everysec` AOF, an RDB snapshot or a lagging replica gives back.
+   */
+  snapshot(): string {
+    const { aofDir } = this.options;
+    if (!aofDir) throw new Error('only a persistent private Redis has data to copy');
+    const copy = mkdtempSync(join(tmpdir(), 'fs-aof-copy-'));
+    cpSync(aofDir, copy, { recursive: true });
+    return copy;
+  }
+
+  /** While it is down: its data directory becomes `snapshot`'s copy, so the next start comes back older. */
+  restoreSnapshot(snapshot: string): void {
+    this.loseData();
+    cpSync(snapshot, this.options.aofDir!, { recursive: true });
   }
 
   /** Kills it and deletes its data directory. */

@@ -14,6 +14,7 @@ import { LockFenceAndStockSegments1764300000100 } from './migrations/17643000001
 import { SaleBuyers1764300000200 } from './migrations/1764300000200-sale-buyers';
 import { GuestNames1764300000300 } from './migrations/1764300000300-guest-names';
 import { SaleBuckets1764400000000 } from './migrations/1764400000000-sale-buckets';
+import { SaleWindowVersion1764500000000 } from './migrations/1764500000000-sale-window-version';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   SaleBuyers1764300000200,
   GuestNames1764300000300,
   SaleBuckets1764400000000,
+  SaleWindowVersion1764500000000,
 ];
 
 export interface DatabaseOptions {

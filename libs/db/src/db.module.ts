@@ -12,6 +12,7 @@ import { SaleBuyerRepository } from './sale-buyer.repository';
 import { SaleLayouts } from './sale-layouts';
 import { SaleRepository } from './sale.repository';
 import { SaleStockRepository } from './sale-stock.repository';
+import { SaleWindowRepository } from './sale-window.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
 import { StrategyPurchaseRepository } from './strategy-purchase.repository';
 import { UserRepository } from './user.repository';
@@ -35,6 +36,7 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   OrderExpiryRepository,
   SaleBuyerRepository,
   SaleLayouts,
+  SaleWindowRepository,
 ];
 
 /**

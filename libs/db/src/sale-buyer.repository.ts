@@ -41,6 +41,18 @@ export class SaleBuyerRepository {
   }
 
   /**
+   * The buyers the Redis-down fallback sold to in the sale: their orders and tokens may be unknown to
+   * Redis until a load writes them in, so only MySQL can say that their token has an order to replay.
+   */
+  async fallbackBuyers(saleId: string): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      'SELECT user_id FROM sale_buyers WHERE sale_id = ? AND fallback_orders > 0',
+      [saleId],
+    )) as { user_id: string }[];
+    return rows.map((row) => row.user_id);
+  }
+
+  /**
    * In the fallback's purchase transaction: marks the buyer `mysql` and counts the order, holding the
    * row locked until commit. False when the buyer is marked `redis`: Redis may hold a reservation of
    * theirs that MySQL has not seen (or may sell with their token), so MySQL must not sell to them now.

@@ -1,6 +1,6 @@
 import { HOLDING_STATUSES, type HoldingOrder } from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
-import { isDuplicateKeyError } from './mysql-errors';
+import { applyGiveBack, type GiveBackOutcome, type GivenBackUnits } from './give-backs';
 import { SALE_STOCK_COLUMNS, type SaleStockCounts, saleStockCountsOf } from './sale-stock.repository';
 
 /** A sale's row as the lease bookkeeping needs it. */
@@ -9,6 +9,8 @@ export interface SaleLeaseRow extends SaleStockCounts {
   startsAt: Date;
   endsAt: Date;
   perUserLimit: number;
+  /** Bumped by every edit of the window or limit (SaleWindowRepository); a load copies it with them. */
+  windowVersion: number;
   strategy: string;
   /** Redis buckets the sale's leased stock is spread over. */
   buckets: number;
@@ -20,15 +22,6 @@ export interface Lease {
   units: number;
   /** The bucket it is granted to. */
   bucket: number;
-}
-
-/** Units a bucket took out of its balance to give back to MySQL (give-back-4.lua). */
-export interface GivenBackUnits {
-  returnKey: string;
-  bucket: number;
-  units: number;
-  /** The incarnation whose leased units they were. */
-  epoch: number;
 }
 
 /** The lease ledger of one sale, for the audit and /metrics. */
@@ -47,12 +40,12 @@ export interface LeaseLedger {
   pending: number;
 }
 
-/** An order MySQL holds units for, as a Redis load needs it. */
-/** What StockLeaseRepository.movementMark reads: it changes whenever units move between MySQL and Redis. */
+/** What StockLeaseRepository.movementMark reads of the units moving between MySQL and Redis. */
 export interface MovementMark {
+  /** The newest ledger row: every lease and every applied give-back adds one. */
   lastRowId: number;
+  /** Leases recorded whose Redis grant is not confirmed yet: units on their way to a bucket. */
   pendingLeases: number;
-  appliedGiveBacks: number;
 }
 
 type LeaseState = 'PENDING' | 'GRANTED' | 'IN_DOUBT' | 'SETTLED' | 'RETURNED';
@@ -68,7 +61,7 @@ export class StockLeaseRepository {
 
   async saleRow(saleId: string): Promise<SaleLeaseRow | undefined> {
     const [row] = (await this.dataSource.query(
-      `SELECT stock, ${SALE_STOCK_COLUMNS}, starts_at, ends_at, per_user_limit, strategy, buckets
+      `SELECT stock, ${SALE_STOCK_COLUMNS}, starts_at, ends_at, per_user_limit, window_version, strategy, buckets
          FROM sales WHERE id = ?`,
       [saleId],
     )) as Record<string, unknown>[];
@@ -79,6 +72,7 @@ export class StockLeaseRepository {
       startsAt: new Date(row['starts_at'] as Date),
       endsAt: new Date(row['ends_at'] as Date),
       perUserLimit: Number(row['per_user_limit']),
+      windowVersion: Number(row['window_version'] ?? 0),
       strategy: String(row['strategy']),
       buckets: Number(row['buckets'] ?? 1),
     };
@@ -213,59 +207,44 @@ export class StockLeaseRepository {
     return new Map(rows.map((row) => [Number(row.bucket), Number(row.units)]));
   }
 
-  /**
-   * Units a bucket gave back go to `available`, once per return key (a `RETURNED` ledger row keyed by
-   * it). Units of an incarnation that lost its state are in doubt: they leave `in_doubt` too, unless a
-   * settlement already returned them (their incarnation is settled), when nothing moves. Returns
-   * whether this call applied it.
-   */
-  async applyGiveBack(saleId: string, giveBack: GivenBackUnits): Promise<boolean> {
-    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
-      const [row] = (await manager.query('SELECT redis_epoch, settled_epoch FROM sales WHERE id = ? FOR UPDATE', [
-        saleId,
-      ])) as { redis_epoch: number; settled_epoch: number }[];
-      if (!row) return false;
-      const settled = giveBack.epoch <= Number(row.settled_epoch);
-      const units = settled ? 0 : giveBack.units;
-      try {
-        await manager.query(
-          `INSERT INTO stock_leases (sale_id, epoch, bucket, units, state, return_key) VALUES (?, ?, ?, ?, 'RETURNED', ?)`,
-          [saleId, giveBack.epoch, giveBack.bucket, units, giveBack.returnKey],
-        );
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
-      if (units === 0) return true;
-      const inDoubt = giveBack.epoch < Number(row.redis_epoch) ? units : 0;
-      await manager.query(
-        `UPDATE sales SET available = available + ?, leased = leased - ?, in_doubt = in_doubt - ?, version = version + 1
-          WHERE id = ?`,
-        [units, units, inDoubt, saleId],
-      );
-      return true;
-    });
+  /** See applyGiveBack in give-backs.ts: MySQL takes back only units it can account to the bucket. */
+  applyGiveBack(saleId: string, giveBack: GivenBackUnits): Promise<GiveBackOutcome> {
+    return applyGiveBack(this.dataSource, saleId, giveBack);
   }
 
   /**
-   * What changes whenever units move between MySQL and Redis for the sale: the newest ledger row (every
-   * lease and every applied give-back adds one), the leases not yet granted in Redis, and the give-backs
-   * applied. Two equal readings around a look at every bucket mean no unit moved during that look.
+   * The return keys of the give-backs MySQL has answered from incarnation `epoch` (applied or refused),
+   * by bucket: a bucket that kept its data recorded every one of them (SaleIncarnations.check).
+   */
+  async giveBacksOf(saleId: string, epoch: number): Promise<Map<number, string[]>> {
+    const rows = (await this.dataSource.query(
+      `SELECT bucket, return_key FROM stock_leases
+        WHERE sale_id = ? AND state = 'RETURNED' AND epoch = ? AND return_key IS NOT NULL`,
+      [saleId, epoch],
+    )) as { bucket: number; return_key: string }[];
+    const byBucket = new Map<number, string[]>();
+    for (const row of rows) {
+      const bucket = Number(row.bucket);
+      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), row.return_key]);
+    }
+    return byBucket;
+  }
+
+  /**
+   * Where the sale's units stand between MySQL and Redis: the newest ledger row and the leases waiting for
+   * their grant. Read before and after a look at every bucket, it tells whether a unit was on its way
+   * during that look (libs/stock units-moving.ts).
    */
   async movementMark(saleId: string): Promise<MovementMark> {
     const [row] = (await this.dataSource.query(
-      `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending, COUNT(return_key) AS applied
+      `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending
          FROM stock_leases WHERE sale_id = ?`,
       [saleId],
-    )) as { last_id: string | number; pending: string | number; applied: string | number }[];
-    return {
-      lastRowId: Number(row?.last_id ?? 0),
-      pendingLeases: Number(row?.pending ?? 0),
-      appliedGiveBacks: Number(row?.applied ?? 0),
-    };
+    )) as { last_id: string | number; pending: string | number }[];
+    return { lastRowId: Number(row?.last_id ?? 0), pendingLeases: Number(row?.pending ?? 0) };
   }
 
-  /** The return keys of the give-backs MySQL has applied for the sale. */
+  /** The return keys of the give-backs MySQL has answered for the sale (applied, or refused: see give-backs.ts). */
   async appliedReturnKeys(saleId: string): Promise<Set<string>> {
     const rows = (await this.dataSource.query(
       'SELECT return_key FROM stock_leases WHERE sale_id = ? AND return_key IS NOT NULL',

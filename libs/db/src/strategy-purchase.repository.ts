@@ -101,6 +101,21 @@ export class PurchaseStatements {
     await this.manager.query('UPDATE sales SET available = ? WHERE id = ?', [available, saleId]);
   }
 
+  /**
+   * Where the sale's window stands by MySQL's own clock and MySQL's record of it, read with a shared lock:
+   * after this transaction took its units (the row locked by its update, or shared here), an admin's edit
+   * of the window commits either before this read — and is seen — or after this purchase's commit.
+   */
+  async windowByMySql(saleId: string): Promise<'live' | 'not-started' | 'ended'> {
+    const [row] = (await this.manager.query(
+      `SELECT starts_at <= UTC_TIMESTAMP(3) AS started, ends_at > UTC_TIMESTAMP(3) AS open
+         FROM sales WHERE id = ? LOCK IN SHARE MODE`,
+      [saleId],
+    )) as { started: number | string; open: number | string }[];
+    if (!row || Number(row.open) !== 1) return 'ended';
+    return Number(row.started) === 1 ? 'live' : 'not-started';
+  }
+
   async buyerHolding(saleId: string, userId: string): Promise<BuyerHolding> {
     const rows = (await this.manager.query(
       `SELECT quantity, user_slot FROM orders WHERE sale_id = ? AND user_id = ? AND status IN (${HOLDING_STATUSES.map(() => '?').join(', ')})`,

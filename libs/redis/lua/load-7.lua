@@ -9,11 +9,15 @@
     balance starts at 0 and the grants list is emptied: units granted to the old incarnation are in
     doubt and never sold again here; only leases granted to this epoch can be sold.
   - A newer epoch: Redis already moved on; nothing changes.
+  The window (start, end, per-user limit) is written only if `windowVersion` is at least the one the
+  bucket holds: an edit of the window writes a newer one first (set-window-1), and a load that read
+  MySQL's row before that edit must not put the older window back.
   Either way the buyers hash (units, slots, order lists) is rebuilt from the reservations Redis has
   and MySQL's holding orders, so per-user limits survive a reload.
 
   Input:
-    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, stock, epoch, reservedUnits
+    KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, windowVersion, stock, epoch,
+                                  reservedUnits
     KEYS[2] stock         string  units Redis can still sell (the balance)
     KEYS[3] buyers        hash
     KEYS[4] reservations  hash    orderNo -> "userId|quantity|slot|reservedAtMs|epoch"
@@ -26,13 +30,18 @@
     ARGV[3] perUserLimit
     ARGV[4] stock (the sale's total)
     ARGV[5] epoch
-    ARGV[6..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
+    ARGV[6] stock-returned channel: when the load writes in orders Redis did not know, the sale id is
+            published there, so API instances drop their local sold-out flags, whose list of buyers
+            with an order to replay lacks them
+    ARGV[7] the sale id (the message)
+    ARGV[8] windowVersion (MySQL's `sales.window_version`, read with ARGV[1..3])
+    ARGV[9..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
               submitToken ('' when none); those MySQL sold itself have no epoch in their record
 
   Output:
-    { 1, balance }  a new incarnation was opened
-    { 0, balance }  the incarnation was refreshed
-    -1              Redis is on a newer incarnation (nothing changed)
+    { 1, balance, added }  a new incarnation was opened; added = holding orders Redis did not know
+    { 0, balance, added }  the incarnation was refreshed
+    -1                     Redis is on a newer incarnation (nothing changed)
 ]]
 local metaKey = KEYS[1]
 local stockKey = KEYS[2]
@@ -56,12 +65,19 @@ if currentEpoch < epoch then
   redis.call('SET', stockKey, 0)
   redis.call('HSET', metaKey, 'epoch', epoch, 'reservedUnits', 0)
 end
-redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUserLimit', ARGV[3], 'stock', ARGV[4])
+local heldWindow = redis.call('HGET', metaKey, 'windowVersion')
+if not heldWindow or tonumber(heldWindow) <= tonumber(ARGV[8]) then
+  redis.call('HSET', metaKey, 'startsAtMs', ARGV[1], 'endsAtMs', ARGV[2], 'perUserLimit', ARGV[3],
+    'windowVersion', ARGV[8])
+end
+redis.call('HSET', metaKey, 'stock', ARGV[4])
 
-for i = 6, #ARGV, 6 do
+local added = 0
+for i = 9, #ARGV, 6 do
   local orderNo = ARGV[i]
   if redis.call('HEXISTS', reservationsKey, orderNo) == 0 then
     redis.call('HSET', reservationsKey, orderNo, reservationRecord(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ''))
+    added = added + 1
   end
   if ARGV[i + 5] ~= '' then redis.call('HSETNX', replaysKey, ARGV[i + 5], orderNo) end
 end
@@ -88,4 +104,6 @@ for userId, orderList in pairs(orders) do
     ordersField(userId), orderList)
 end
 
-return { opened, tonumber(redis.call('GET', stockKey) or '0') }
+if added > 0 then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
+
+return { opened, tonumber(redis.call('GET', stockKey) or '0'), added }

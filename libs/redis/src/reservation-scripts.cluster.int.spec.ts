@@ -51,6 +51,7 @@ describe('reservation scripts on a real Redis Cluster', () => {
           startsAt: new Date(now - 60_000),
           endsAt: new Date(now + 3_600_000),
           epoch: 1,
+          windowVersion: 0,
         },
         [],
       );

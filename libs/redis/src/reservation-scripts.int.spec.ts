@@ -37,6 +37,7 @@ describe('reservation scripts (real Redis)', () => {
       startsAt: new Date(Date.now() + (options.startsInMs ?? -HOUR)),
       endsAt: new Date(Date.now() + (options.endsInMs ?? HOUR)),
       epoch,
+      windowVersion: 0,
     };
   }
 
@@ -196,6 +197,7 @@ describe('reservation scripts (real Redis)', () => {
       expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }), [])).toEqual({
         kind: 'opened',
         balance: 0,
+        added: 0,
       });
       expect(await buy(saleId, 'alice')).toEqual(refusal(ErrorCode.SoldOut));
       expect(await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 2)).toEqual({ kind: 'granted', balance: 2 });
@@ -221,10 +223,25 @@ describe('reservation scripts (real Redis)', () => {
         reservedAt: new Date(),
         submitToken: 'carols-fallback-token',
       };
+      // The orders Redis did not know are announced on the stock-returned channel (local sold-out flags drop).
+      const listener = createRedisClient({ url: TEST_REDIS_URL, clusterNodes: [] });
+      const announced: string[] = [];
+      listener.on('message', (_channel: string, message: string) => announced.push(message));
+      await listener.subscribe(keys.stockReturnedChannel);
       expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }), [soldByMySql])).toEqual({
         kind: 'refreshed',
         balance: 9,
+        added: 1,
       });
+      // Loaded again: nothing new for Redis, nothing announced.
+      expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }), [soldByMySql])).toEqual({
+        kind: 'refreshed',
+        balance: 9,
+        added: 0,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listener.disconnect();
+      expect(announced).toEqual([saleId]);
       expect(await buy(saleId, 'carol')).toEqual(refusal(ErrorCode.LimitReached));
       // The fallback's token replays its order on Redis too, marked as MySQL's (epoch 0).
       expect(await buy(saleId, 'carol', 'carols-fallback-token')).toMatchObject({
@@ -237,6 +254,7 @@ describe('reservation scripts (real Redis)', () => {
       expect(await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }, 2), [])).toEqual({
         kind: 'opened',
         balance: 0,
+        added: 0,
       });
       expect((await repo.snapshot(singleBucketSale(saleId))).grants.size).toBe(0);
       expect(await scripts.grantLease(onlyBucket(saleId), 1, 'lease-1', 10)).toEqual({ kind: 'wrong-epoch' });

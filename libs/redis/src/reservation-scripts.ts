@@ -10,6 +10,7 @@ const SCRIPTS = {
   fsLoad: { file: 'load-7.lua', numberOfKeys: 7 },
   fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
   fsGiveBack: { file: 'give-back-4.lua', numberOfKeys: 4 },
+  fsSetWindow: { file: 'set-window-1.lua', numberOfKeys: 1 },
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -73,9 +74,26 @@ export interface LoadSale {
   stock: number;
   /** The incarnation to load as (MySQL's `sales.redis_epoch`). */
   epoch: number;
+  /** MySQL's `sales.window_version`, read with the window: an older one never replaces a newer one. */
+  windowVersion: number;
 }
 
-export type LoadResult = { kind: 'opened' | 'refreshed'; balance: number } | { kind: 'superseded' };
+/** A window to write into a bucket (set-window-1.lua). */
+export interface WindowWrite {
+  startsAt: Date;
+  endsAt: Date;
+  perUserLimit: number;
+  version: number;
+}
+
+export type LoadResult =
+  | {
+      kind: 'opened' | 'refreshed';
+      balance: number;
+      /** Holding orders Redis did not know until now (the load announced them on the stock-returned channel). */
+      added: number;
+    }
+  | { kind: 'superseded' };
 
 export type GrantResult = { kind: 'granted' | 'already-granted'; balance: number } | { kind: 'wrong-epoch' };
 
@@ -199,11 +217,30 @@ export class ReservationScripts {
       input.perUserLimit,
       input.stock,
       input.epoch,
+      this.keys.stockReturnedChannel,
+      bucket.saleId,
+      input.windowVersion,
       ...orderArgs,
     );
     if (!Array.isArray(reply)) return { kind: 'superseded' };
-    const [opened, balance] = reply as [number, number];
-    return { kind: opened === 1 ? 'opened' : 'refreshed', balance };
+    const [opened, balance, added] = reply as [number, number, number];
+    return { kind: opened === 1 ? 'opened' : 'refreshed', balance, added };
+  }
+
+  /**
+   * Writes the window into the bucket, whatever version it holds (for the holder of the sale's window
+   * lock only; see set-window-1.lua). `ifPresent`: not into a bucket without state. Returns whether it wrote.
+   */
+  async setWindow(bucket: SaleBucket, window: WindowWrite, ifPresent: boolean): Promise<boolean> {
+    const reply = await this.scripted.fsSetWindow(
+      this.keys.bucket(bucket).meta,
+      window.startsAt.getTime(),
+      window.endsAt.getTime(),
+      window.perUserLimit,
+      window.version,
+      ifPresent ? '1' : '0',
+    );
+    return reply === 1;
   }
 
   /** Adds a lease's units to the bucket's balance in incarnation `epoch`, once per lease id. */

@@ -27,6 +27,17 @@ export interface BucketIncarnation {
   epoch: number;
   reservedUnits: number;
   grants: Set<string>;
+  /** The return keys of every give-back the bucket recorded (give-back-4.lua). */
+  giveBacks: Set<string>;
+}
+
+/** The window one bucket judges purchases by (set-window-1.lua, load-7.lua), with its version. */
+export interface RedisSaleWindow {
+  startsAtMs: number;
+  endsAtMs: number;
+  perUserLimit: number;
+  /** MySQL's `sales.window_version` it was written from (0 when written before versions existed). */
+  version: number;
 }
 
 /** A sale's stock and everyone who ever reserved in it, read at one instant (see `soldOutView`). */
@@ -70,12 +81,12 @@ export class SaleRedisRepository {
     await this.client.xdel(this.keys.bucket(bucket).handoff, entryId);
   }
 
-  /** Give-backs the sale's buckets have recorded (give-back-4.lua), applied in MySQL or not. */
-  async giveBackCount(sale: SaleLayout): Promise<number> {
-    const counts = await Promise.all(
-      bucketsOf(sale).map((bucket) => this.client.hlen(this.keys.bucket(bucket).givebacks)),
+  /** The return keys of the give-backs the sale's buckets have recorded (give-back-4.lua), applied in MySQL or not. */
+  async giveBackKeys(sale: SaleLayout): Promise<string[]> {
+    const keys = await Promise.all(
+      bucketsOf(sale).map((bucket) => this.client.hkeys(this.keys.bucket(bucket).givebacks)),
     );
-    return counts.reduce((sum, count) => sum + count, 0);
+    return keys.flat();
   }
 
   /** Each bucket's balance, in index order (`undefined`: that bucket is not loaded). */
@@ -85,19 +96,51 @@ export class SaleRedisRepository {
   }
 
   /**
-   * What identifies the incarnation Redis holds of a sale: its epoch, the units reserved in it and the
-   * leases granted to it — enough to tell a stale copy from the real thing (see StockLeases). One MULTI.
+   * What identifies the incarnation Redis holds of a sale: its epoch, the units reserved in it, the
+   * leases granted to it and the give-backs it recorded — enough to tell a stale copy from the real thing
+   * (see StockLeases). One MULTI.
    */
   async incarnation(bucket: SaleBucket): Promise<BucketIncarnation | undefined> {
     const sale = this.keys.bucket(bucket);
-    const replies = (await this.client.multi().hmget(sale.meta, 'epoch', 'reservedUnits').hkeys(sale.grants).exec()) as
-      [Error | null, unknown][] | null;
+    const replies = (await this.client
+      .multi()
+      .hmget(sale.meta, 'epoch', 'reservedUnits')
+      .hkeys(sale.grants)
+      .hkeys(sale.givebacks)
+      .exec()) as [Error | null, unknown][] | null;
     if (!replies) throw new Error('Redis aborted the incarnation read');
     const failed = replies.find(([error]) => error);
     if (failed) throw failed[0];
-    const [meta, grants] = replies.map(([, value]) => value) as [(string | null)[], string[]];
+    const [meta, grants, giveBacks] = replies.map(([, value]) => value) as [(string | null)[], string[], string[]];
     if (meta[0] === null) return undefined;
-    return { epoch: Number(meta[0]), reservedUnits: Number(meta[1] ?? 0), grants: new Set(grants) };
+    return {
+      epoch: Number(meta[0]),
+      reservedUnits: Number(meta[1] ?? 0),
+      grants: new Set(grants),
+      giveBacks: new Set(giveBacks),
+    };
+  }
+
+  /** The window each bucket of the sale holds (undefined: a bucket without one). */
+  async windows(sale: SaleLayout): Promise<(RedisSaleWindow | undefined)[]> {
+    return Promise.all(
+      bucketsOf(sale).map(async (bucket) => {
+        const [startsAtMs, endsAtMs, perUserLimit, version] = await this.client.hmget(
+          this.keys.bucket(bucket).meta,
+          'startsAtMs',
+          'endsAtMs',
+          'perUserLimit',
+          'windowVersion',
+        );
+        if (startsAtMs === null || endsAtMs === null) return undefined;
+        return {
+          startsAtMs: Number(startsAtMs),
+          endsAtMs: Number(endsAtMs),
+          perUserLimit: Number(perUserLimit ?? 0),
+          version: Number(version ?? 0),
+        };
+      }),
+    );
   }
 
   /** A reservation of the sale by order number, in whichever bucket holds it. */

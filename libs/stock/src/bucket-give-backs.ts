@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MovementMark, SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
 import { bucketsOf, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
 import { layoutOf } from './sale-lease-row';
+import { unitsWereMoving } from './units-moving';
 
 /**
  * Units moving between the buckets of a sale through MySQL: a bucket whose buyer found it empty while
@@ -17,9 +18,17 @@ export class BucketGiveBacks {
 
   /**
    * Asks every other bucket, in turn from `home`, for units until `wanted` came back: at least `wanted`
-   * from a bucket that has them, else half of its balance. Returns the units MySQL took back.
+   * from a bucket that has them, else half of its balance. Returns the units MySQL took back, and whether
+   * MySQL refused a give-back: more units than it can account to that bucket, which only a Redis restored
+   * from an older copy of its data can give (then no other bucket is asked; the caller restarts the
+   * incarnation).
    */
-  async gather(saleId: string, sale: SaleLeaseRow, home: number, wanted: number): Promise<number> {
+  async gather(
+    saleId: string,
+    sale: SaleLeaseRow,
+    home: number,
+    wanted: number,
+  ): Promise<{ gathered: number; stale: boolean }> {
     const layout = layoutOf(saleId, sale);
     const balances = await this.saleRedis.balances(layout);
     let gathered = 0;
@@ -37,30 +46,33 @@ export class BucketGiveBacks {
       );
       if (result.kind !== 'given-back' || result.units === 0) continue;
       // Applied here at once. The hand-off entry is there for a process that dies before this line: a
-      // worker then applies it; here it is dropped, so nothing waits on the donor's stream.
-      await this.repository.applyGiveBack(saleId, {
+      // worker then applies it; here it is dropped, so nothing waits on the donor's stream. A refused one
+      // is answered in MySQL too, so its entry goes as well.
+      const outcome = await this.repository.applyGiveBack(saleId, {
         returnKey,
         bucket: index,
         units: result.units,
         epoch: sale.redisEpoch,
       });
       if (result.entryId) await this.saleRedis.dropHandoffEntry(donor, result.entryId);
+      if (outcome === 'refused') return { gathered, stale: true };
       gathered += result.units;
     }
-    return gathered;
+    return { gathered, stale: false };
   }
 
   /**
-   * Whether units moved between MySQL and the sale's buckets since `before` (a lease or a give-back of
-   * another process), or are moving still: a sale whose buyer found nothing meanwhile is not proven sold out.
+   * Whether a unit was on its way between MySQL and the sale's buckets since `before` was read, or is
+   * still (units-moving.ts): a sale whose buyer found nothing meanwhile is not proven sold out.
    */
   async unitsMovedSince(saleId: string, sale: SaleLeaseRow, before: MovementMark): Promise<boolean> {
-    const [recordedGiveBacks, after] = await Promise.all([
-      this.saleRedis.giveBackCount(layoutOf(saleId, sale)),
+    // A sale with one bucket never gives back: only its leases can be on their way.
+    const withGiveBacks = sale.buckets > 1;
+    const [recordedGiveBacks, after, appliedGiveBacks] = await Promise.all([
+      withGiveBacks ? this.saleRedis.giveBackKeys(layoutOf(saleId, sale)) : [],
       this.repository.movementMark(saleId),
+      withGiveBacks ? this.repository.appliedReturnKeys(saleId) : new Set<string>(),
     ]);
-    return (
-      after.lastRowId !== before.lastRowId || after.pendingLeases > 0 || recordedGiveBacks > after.appliedGiveBacks
-    );
+    return unitsWereMoving({ before, after, recordedGiveBacks, appliedGiveBacks });
   }
 }

@@ -64,7 +64,14 @@ export class SaleIncarnations {
     for (const bucket of bucketsOf(layout)) {
       const result = await this.scripts.load(
         bucket,
-        { startsAt: sale.startsAt, endsAt: sale.endsAt, perUserLimit: sale.perUserLimit, stock: sale.stock, epoch },
+        {
+          startsAt: sale.startsAt,
+          endsAt: sale.endsAt,
+          perUserLimit: sale.perUserLimit,
+          stock: sale.stock,
+          epoch,
+          windowVersion: sale.windowVersion,
+        },
         layout.buckets === 1
           ? holding
           : holding.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
@@ -87,12 +94,15 @@ export class SaleIncarnations {
 
   /**
    * The check of StockLeases.verifyIncarnation, MySQL read first. Every bucket is checked on its own: one
-   * that lost its state loses the sale's incarnation.
+   * that lost its state loses the sale's incarnation. A bucket that kept its data has every lease MySQL
+   * saw granted to it, remembers reserving at least the units MySQL wrote from it, and recorded every
+   * give-back MySQL answered from it (with buckets).
    */
   async check(saleId: string, sale: SaleLeaseRow): Promise<IncarnationCheck> {
-    const [granted, written] = await Promise.all([
+    const [granted, written, givenBack] = await Promise.all([
       this.repository.leasesOf(saleId, sale.redisEpoch, 'GRANTED'),
       this.repository.unitsWrittenFrom(saleId, sale.redisEpoch),
+      sale.buckets > 1 ? this.repository.giveBacksOf(saleId, sale.redisEpoch) : new Map<number, string[]>(),
     ]);
     const buckets = bucketsOf(layoutOf(saleId, sale));
     const redis = await Promise.all(buckets.map((bucket) => this.saleRedis.incarnation(bucket)));
@@ -103,7 +113,9 @@ export class SaleIncarnations {
         !held ||
         held.epoch < sale.redisEpoch ||
         granted.some((lease) => lease.bucket === bucket.index && !held.grants.has(lease.leaseId)) ||
-        (written.get(bucket.index) ?? 0) > held.reservedUnits
+        (written.get(bucket.index) ?? 0) > held.reservedUnits ||
+        // A copy from before a give-back MySQL took would sell those units a second time.
+        (givenBack.get(bucket.index) ?? []).some((returnKey) => !held.giveBacks.has(returnKey))
       );
     });
     if (!lost) return 'held';

@@ -1,4 +1,4 @@
-import type { StockLeaseRepository } from '@flash-sale/db';
+import type { SaleDefinitionChanges, SaleLeaseRow, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
 import type { SaleLayout } from '@flash-sale/domain';
 import type { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { BucketGiveBacks } from './bucket-give-backs';
@@ -7,6 +7,7 @@ import { LeaseGrants } from './lease-grants';
 import type { LeasePolicy } from './lease-policy';
 import { type LoadOutcome, SaleIncarnations } from './sale-incarnations';
 import { hasEnded, isRedisBacked } from './sale-lease-row';
+import { SaleWindows } from './sale-windows';
 
 /** `ended`: the sale is over (nothing is checked or restarted then; see restartIncarnation). */
 export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ended';
@@ -30,6 +31,8 @@ export class StockLeases {
   private readonly grants: LeaseGrants;
   private readonly giveBacks: BucketGiveBacks;
   private readonly incarnations: SaleIncarnations;
+  /** Absent where tests drive leases by hand: the window is then only what loads write. */
+  private readonly windows: SaleWindows | undefined;
 
   constructor(
     private readonly repository: StockLeaseRepository,
@@ -38,10 +41,34 @@ export class StockLeases {
     readonly policy: LeasePolicy,
     /** The active-sales index; every grant and load marks the sale. Absent where tests drive leases by hand. */
     activity?: SaleActivity,
+    windowRepository?: SaleWindowRepository,
   ) {
     this.grants = new LeaseGrants(repository, scripts, saleRedis, policy, activity);
     this.giveBacks = new BucketGiveBacks(repository, scripts, saleRedis);
     this.incarnations = new SaleIncarnations(repository, scripts, saleRedis, activity);
+    this.windows = windowRepository && new SaleWindows(windowRepository, scripts, saleRedis, activity);
+  }
+
+  /**
+   * An admin's edit of a Redis-backed sale's window (and its other fields, in the same MySQL write):
+   * applied to MySQL and Redis, or refused (see SaleWindows.change).
+   */
+  changeWindow(saleId: string, changes: SaleDefinitionChanges): Promise<void> {
+    if (!this.windows) throw new Error('StockLeases was built without the sale window repository');
+    return this.windows.change(saleId, changes);
+  }
+
+  /** Puts MySQL's window into every bucket of the sale whose copy differs; returns whether one did. */
+  async alignWindow(saleId: string, sale?: SaleLeaseRow): Promise<boolean> {
+    if (!this.windows) return false;
+    const known = sale && {
+      startsAt: sale.startsAt,
+      endsAt: sale.endsAt,
+      perUserLimit: sale.perUserLimit,
+      version: sale.windowVersion,
+      buckets: sale.buckets,
+    };
+    return this.windows.align(saleId, known);
   }
 
   /**
@@ -59,26 +86,41 @@ export class StockLeases {
    * nothing left and the sale has other buckets, they give back part of their balance (give-back-4.lua: at
    * least `wanted` units when they have them, else half of theirs), MySQL takes the units back into
    * `available`, and a lease hands them to the buyer's bucket. Returns the units that moved; 0 only when
-   * MySQL and every other bucket were empty and no unit was moving between them meanwhile (a lease or a
-   * give-back of another process), which is when the sale is sold out. Concurrent calls for one bucket
-   * share a run. With one bucket this is `topUp`.
+   * MySQL and every other bucket were empty and no unit was on its way meanwhile — a lease recorded before
+   * the look or during it, a give-back not yet applied (units-moving.ts) — which is when the sale is sold
+   * out. Before the other buckets give back, Redis is checked for a stale copy of the sale, and a stale
+   * copy found then or by MySQL refusing a give-back is replaced by the next incarnation (the answer is
+   * then "not proven sold out": 1). Concurrent calls for one bucket share a run, which starts after the
+   * caller asked.
    */
   refill(sale: SaleLayout, bucket: number, wanted: number): Promise<number> {
-    if (sale.buckets === 1) return this.topUp(sale.id, bucket);
     return coalesce(this.refills, `${sale.id}/${bucket}`, () => this.refillOnce(sale.id, bucket, wanted));
   }
 
   private async refillOnce(saleId: string, home: number, wanted: number): Promise<number> {
     const sale = await this.repository.saleRow(saleId);
-    if (!sale || sale.buckets < 2) return this.topUp(saleId, home);
+    if (!sale) return 0;
+    // Read before the look: a lease recorded by then may be granted to a bucket the look reads as empty.
     const before = await this.repository.movementMark(saleId);
     const leased = await this.topUp(saleId, home);
     if (leased > 0 || !isRedisBacked(sale) || hasEnded(sale)) return leased;
-    const gathered = await this.giveBacks.gather(saleId, sale, home, wanted);
-    // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
-    // bucket's buyer took first still prove the sale was not sold out.
-    const moved = Math.max(await this.grants.lease(saleId, home, false), gathered);
-    if (moved > 0) return moved;
+    if (sale.buckets > 1) {
+      // The top-up may have waited on MySQL long enough for Redis to come back from an older copy of its
+      // data; a bucket of that copy would give back units MySQL has written as orders. Checked first (a
+      // refill only follows a SOLD_OUT, so the reads cost nothing on the reserved path), and MySQL refuses
+      // such a give-back anyway if the copy arrives after the check. Either way the copy is replaced by the
+      // next incarnation and the buyer tries again: not proven sold out.
+      if ((await this.verifyIncarnation(saleId)) === 'restarted') return STALE_COPY_REPLACED;
+      const { gathered, stale } = await this.giveBacks.gather(saleId, sale, home, wanted);
+      if (stale) {
+        await this.replaceStaleCopy(saleId, sale.redisEpoch, sale.buckets);
+        return STALE_COPY_REPLACED;
+      }
+      // The whole of what MySQL has goes to this bucket: it is what the buyer is waiting for. Units another
+      // bucket's buyer took first still prove the sale was not sold out.
+      const moved = Math.max(await this.grants.lease(saleId, home, false), gathered);
+      if (moved > 0) return moved;
+    }
     // Not proven sold out: the caller retries, and answers "try again" rather than SOLD_OUT.
     return (await this.giveBacks.unitsMovedSince(saleId, sale, before)) ? 1 : 0;
   }
@@ -153,6 +195,15 @@ export class StockLeases {
   }
 
   /**
+   * Leases MySQL recorded whose Redis grant is not confirmed yet: units on their way to a bucket, or held
+   * up there until reconciliation grants them again. While there is one the sale is not proven sold out
+   * (units-moving.ts), and a sold-out flag must not be kept.
+   */
+  async leasesOnTheirWay(saleId: string): Promise<number> {
+    return (await this.repository.movementMark(saleId)).pendingLeases;
+  }
+
+  /**
    * Checks that Redis holds the real current incarnation of the sale, not a stale copy (a restart from
    * an old AOF, a failover to a replica that lagged): every lease MySQL saw granted must be in Redis,
    * and Redis must remember reserving at least the units MySQL wrote from it. MySQL is read first: a
@@ -169,6 +220,9 @@ export class StockLeases {
   private async verifyOnce(saleId: string, lookedAgain = false): Promise<VerifyOutcome> {
     const sale = await this.repository.saleRow(saleId);
     if (!isRedisBacked(sale)) return 'not-redis-backed';
+    // Before anything else, and for an ended sale too: a copy of the window that reaches past MySQL's
+    // end (an edit that failed half way, a copy restored from before an edit) sells after the end.
+    await this.alignWindow(saleId, sale);
     if (hasEnded(sale)) return 'ended';
     const check = await this.incarnations.check(saleId, sale);
     if (check === 'held') return 'current';
@@ -179,9 +233,14 @@ export class StockLeases {
       await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
       return this.verifyOnce(saleId, true);
     }
+    return this.replaceStaleCopy(saleId, sale.redisEpoch, sale.buckets);
+  }
+
+  /** Redis's copy of `epoch` is lost or stale: the next incarnation, each bucket topped up. */
+  private async replaceStaleCopy(saleId: string, epoch: number, buckets: number): Promise<VerifyOutcome> {
     // The sale may have ended since it was read: then nothing restarts.
-    if ((await this.restartIncarnation(saleId, sale.redisEpoch)) === 'ended') return 'ended';
-    for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
+    if ((await this.restartIncarnation(saleId, epoch)) === 'ended') return 'ended';
+    for (let bucket = 0; bucket < buckets; bucket++) await this.topUp(saleId, bucket);
     return 'restarted';
   }
 
@@ -190,6 +249,12 @@ export class StockLeases {
     return this.grants.regrantPending(saleId, epoch);
   }
 }
+
+/**
+ * What a refill answers once it found Redis on a stale copy and replaced it: not a count of units, only
+ * "not proven sold out", so the buyer's purchase tries again on the next incarnation.
+ */
+const STALE_COPY_REPLACED = 1;
 
 /** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */
 const LOAD_IN_FLIGHT_MS = 1_000;

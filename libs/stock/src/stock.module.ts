@@ -1,4 +1,9 @@
-import { OrderTransitionRepository, PaymentRepository, StockLeaseRepository } from '@flash-sale/db';
+import {
+  OrderTransitionRepository,
+  PaymentRepository,
+  SaleWindowRepository,
+  StockLeaseRepository,
+} from '@flash-sale/db';
 import { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -23,13 +28,14 @@ export class StockModule {
     const providers: Provider[] = [
       {
         provide: StockLeases,
-        inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity],
+        inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity, SaleWindowRepository],
         useFactory: (
           repository: StockLeaseRepository,
           scripts: ReservationScripts,
           saleRedis: SaleRedisRepository,
           activity: SaleActivity,
-        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity),
+          windows: SaleWindowRepository,
+        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity, windows),
       },
       {
         provide: OrderLifecycle,

@@ -147,6 +147,7 @@ export class DbPurchase {
           if (!(await statements.takeUnitsAtVersion(sale.id, stock!.version, order.quantity!))) {
             throw new OptimisticConflict();
           }
+          await this.refuseOutsideMySqlWindow(statements, sale);
         }, 'READ COMMITTED'),
       { retries: this.config.worker.optimisticLockRetries },
     );
@@ -179,6 +180,7 @@ export class DbPurchase {
           if (needed > 0 && !(await statements.takeUnitsAtVersion(sale.id, row!.version, needed))) {
             throw new OptimisticConflict();
           }
+          await this.refuseOutsideMySqlWindow(statements, sale);
         }, 'READ COMMITTED'),
       { retries: this.config.worker.optimisticLockRetries },
     );
@@ -189,6 +191,7 @@ export class DbPurchase {
       const available = await statements.availableForUpdate(sale.id);
       await this.insertIfAllowed(statements, sale, request, order, available);
       await statements.takeUnitsLocked(sale.id, order.quantity!);
+      await this.refuseOutsideMySqlWindow(statements, sale);
     });
   }
 
@@ -241,7 +244,19 @@ export class DbPurchase {
       await this.insertIfAllowed(statements, sale, request, order, available);
       await this.pause.pauseIfArmed(grant);
       await write(statements, available);
+      await this.refuseOutsideMySqlWindow(statements, sale);
     }, 'READ COMMITTED');
+  }
+
+  /**
+   * The window was checked against this process's copy of the sale, which may lag an admin's edit by a
+   * few seconds, or its clock may be off: the purchase commits only inside the window MySQL records, by
+   * MySQL's clock (naive-unsafe, which has no transaction to roll back, does without).
+   */
+  private async refuseOutsideMySqlWindow(statements: PurchaseStatements, sale: SaleTerms): Promise<void> {
+    const window = await statements.windowByMySql(sale.id);
+    if (window === 'ended') throw refusal(ErrorCode.SaleEnded);
+    if (window === 'not-started') throw refusal(ErrorCode.SaleNotStarted);
   }
 
   /** The rules again, now with the units counted under the strategy's guard; then the insert. */

@@ -46,9 +46,19 @@ const refused = (code: ErrorCode, saleNotLoaded = false): ReserveResult => ({ ki
  */
 function world(
   answers: ReserveResult[],
-  options: { refills?: number[]; inDoubt?: number; tokenSigned?: boolean } = {},
+  options: {
+    refills?: number[];
+    inDoubt?: number;
+    tokenSigned?: boolean;
+    /** The connection to Redis is lost during these refills (the guard must verify before the next try). */
+    connectionLostDuringRefill?: boolean;
+    /** Verifications that another lost connection overtakes (each leaves the sale unverified). */
+    overtakenVerifications?: number;
+  } = {},
 ) {
   const calls: string[] = [];
+  let unverified = false;
+  let overtaken = options.overtakenVerifications ?? 0;
   const scriptInputs: ReserveInput[] = [];
   const refills = [...(options.refills ?? [])];
   const scripts = {
@@ -63,6 +73,7 @@ function world(
     ensureLoaded: async () => void calls.push('ensureLoaded'),
     refill: async (_sale: unknown, _bucket: number, wanted: number) => {
       calls.push(`refill ${wanted}`);
+      if (options.connectionLostDuringRefill) unverified = true;
       return refills.shift() ?? 0;
     },
     unitsOutsideMySql: async () => ({ leased: 0, inDoubt: options.inDoubt ?? 0 }),
@@ -76,7 +87,14 @@ function world(
     orderOfToken: async () => (calls.push('orderOfToken'), undefined),
   } as unknown as DbPurchase;
   const soldOut = { noteSoldOut: () => void calls.push('noteSoldOut') } as unknown as SoldOutGate;
-  const incarnations = { mustVerify: () => false } as unknown as IncarnationGuard;
+  const incarnations = {
+    mustVerify: () => unverified,
+    verify: async () => {
+      calls.push('verify');
+      if (overtaken > 0) overtaken -= 1;
+      else unverified = false;
+    },
+  } as unknown as IncarnationGuard;
   const followUp = {
     admit: () => void calls.push('admit'),
     complete: async () => void calls.push('complete'),
@@ -157,6 +175,26 @@ describe('RedisReservation', () => {
     const { reservation } = world([soldOut, soldOut, soldOut, soldOut], { refills: [1, 1, 1, 1] });
     const error = await refusalOf(reservation.reserve(SALE, 'u1', ORDER));
     expect(error.code).toBe(ErrorCode.Unavailable);
+  });
+
+  it('verifies the incarnation before every try: Redis may come back from an older copy while a refill waits', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], {
+      refills: [0],
+      connectionLostDuringRefill: true,
+    });
+    expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
+    expect(calls).toEqual(['admit', 'refill 1', 'verify', 'noteSoldOut']);
+  });
+
+  it('asks the buyer to retry, sending no script, while every verification is overtaken by another lost connection', async () => {
+    const { reservation, calls, scriptInputs } = world([refused(ErrorCode.SoldOut)], {
+      refills: [0],
+      connectionLostDuringRefill: true,
+      overtakenVerifications: 5,
+    });
+    expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.Unavailable);
+    expect(calls).toEqual(['admit', 'refill 1', 'verify', 'verify', 'verify']);
+    expect(scriptInputs).toHaveLength(1);
   });
 
   it('reloads a sale Redis lost, then asks again', async () => {

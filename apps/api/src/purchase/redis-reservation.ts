@@ -19,6 +19,9 @@ import { SubmitTokens } from './submit-tokens';
  */
 const MAX_RESERVE_ATTEMPTS = 4;
 
+/** Verifications in a row, each ended by another lost connection, before the buyer is asked to retry. */
+const MAX_VERIFY_ROUNDS = 3;
+
 type Refused = Extract<ReserveResult, { kind: 'refused' }>;
 
 /** What one purchase learned between its attempts. */
@@ -66,7 +69,6 @@ export class RedisReservation {
     userId: string,
     order: PurchaseOrder,
   ): Promise<{ orderNo: string; status: 'QUEUED' | 'PENDING_PAYMENT' }> {
-    if (this.incarnations.mustVerify(sale.id)) await this.incarnations.verify(sale.id);
     this.followUp.admit();
     // The buyer's records and their share of the stock live in one bucket (docs/architecture.md, "Hot sales").
     const attempts: Attempts = {
@@ -78,6 +80,11 @@ export class RedisReservation {
       mysqlWasEmpty: false,
     };
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
+      // Every try, not only the first: the awaits between tries (a top-up, a load, a token adoption) are
+      // long enough for Redis to come back from an older copy of its data. Nothing is awaited between
+      // this check and the script's send, and a connection lost after it fails the script (unknown
+      // outcome) rather than resending it to the Redis that came back.
+      if (this.incarnations.mustVerify(sale.id)) await this.untilVerified(sale.id);
       const result = await this.runScript(attempts, attempt === 1);
       switch (result.kind) {
         case 'reserved':
@@ -99,6 +106,14 @@ export class RedisReservation {
       }
     }
     throw retryLater('Could not reserve right now; retry with the same token');
+  }
+
+  /** Verifies the sale's incarnation on the current connection; a connection lost meanwhile asks again. */
+  private async untilVerified(saleId: string): Promise<void> {
+    for (let round = 1; this.incarnations.mustVerify(saleId); round++) {
+      if (round > MAX_VERIFY_ROUNDS) throw retryLater('Redis keeps reconnecting; retry with the same token');
+      await this.incarnations.verify(saleId);
+    }
   }
 
   private async runScript(attempts: Attempts, first: boolean): Promise<ReserveResult> {

@@ -1,4 +1,5 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { SaleBuyerRepository } from '@flash-sale/db';
 import { StockLeases } from '@flash-sale/stock';
 import { decidePurchase, ErrorCode, type SaleTerms, type SaleLayout } from '@flash-sale/domain';
 import { SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
@@ -12,8 +13,9 @@ const MAX_RESERVATIONS = 50_000;
 
 interface SoldOutFlag {
   /**
-   * Everyone who ever reserved in the sale: their answer may be a replay (202) or LIMIT_REACHED. With no
-   * unit left nobody can join them until units come back, which drops the flag.
+   * Everyone who ever reserved in the sale, in Redis or through the Redis-down fallback in MySQL: their
+   * answer may be a replay (202/201) or LIMIT_REACHED. With no unit left nobody can join them until
+   * units come back, which drops the flag.
    */
   reservedBy: Set<string>;
   until: number;
@@ -36,14 +38,19 @@ interface SoldOutFlag {
  *
  * Units only come back through a lease, whose grant script publishes the sale's id on a channel this
  * instance listens to: the flag is dropped at once, so a returned unit is sold again, and a buyer of it
- * replaying on this instance gets the replay. While the subscription is not known to be in place no flag
+ * replaying on this instance gets the replay. The buyers the Redis-down fallback sold to are read from
+ * MySQL with Redis's, at every reading and renewal: their orders may not be in Redis yet, and a load
+ * that writes such orders into Redis publishes on the same channel, so no instance answers their
+ * replay 410 while another answers 201. While the subscription is not known to be in place no flag
  * is trusted (StockReturnSubscription.isLive). A unit given back to MySQL whose lease failed (Redis
  * hiccuped during a cancel) sends no message: so the flag lives for SOLD_OUT_FLAG_TTL_MS and is renewed
  * in the background before it lapses by the same checks the purchase path makes — a top-up finds nothing
- * to lease, no unit is in doubt, Redis's stock is still 0 — so no buyer ever waits for that renewal.
+ * to lease, no unit is in doubt or on its way to a bucket (a lease whose grant is not confirmed), Redis's
+ * stock is still 0 — so no buyer ever waits for that renewal.
  *
- * Not covered: a submit token issued while Redis was down (the fallback) is unknown to Redis, which
- * would answer 403 where this answers 410 — a refusal either way, which docs/api.md allows.
+ * A fallback order made after the last reading, on an instance that cannot reach Redis while this one
+ * can, is seen at the next renewal (within half of SOLD_OUT_FLAG_TTL_MS): no message can reach this
+ * instance from one that cannot reach Redis.
  */
 @Injectable()
 export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
@@ -63,6 +70,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     private readonly saleRedis: SaleRedisRepository,
     private readonly leases: StockLeases,
     private readonly submitTokens: SubmitTokens,
+    private readonly saleBuyers: SaleBuyerRepository,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.flagTtlMs = config.purchase.soldOutFlagTtlMs;
@@ -129,7 +137,11 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   /** Redis just answered SOLD_OUT for this sale: read its buyers once, in the background. */
   noteSoldOut(sale: SaleLayout): void {
     if (this.flagTtlMs === 0 || this.isFlagged(sale.id)) return;
-    this.read(sale, async () => this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
+    this.read(sale, async () => {
+      // MySQL before Redis: a lease recorded after this read announces its grant, which drops the reading.
+      if ((await this.leases.leasesOnTheirWay(sale.id)) > 0) return undefined;
+      return this.withFallbackBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
+    });
   }
 
   /**
@@ -144,9 +156,17 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     this.read(sale, async () => {
       if ((await this.leases.topUp(saleId)) > 0) return undefined; // the grant's message drops the flag
       if ((await this.leases.unitsOutsideMySql(saleId)).inDoubt > 0) return undefined;
+      if ((await this.leases.leasesOnTheirWay(saleId)) > 0) return undefined;
       const remaining = await this.saleRedis.remaining(sale);
-      return remaining === undefined ? undefined : { remaining, reservedBy };
+      return this.withFallbackBuyers(saleId, remaining === undefined ? undefined : { remaining, reservedBy });
     });
+  }
+
+  /** MySQL is read after Redis: a fallback order made while Redis was being read is not missed. */
+  private async withFallbackBuyers(saleId: string, view: SoldOutView | undefined): Promise<SoldOutView | undefined> {
+    if (view?.remaining !== 0) return view;
+    for (const userId of await this.saleBuyers.fallbackBuyers(saleId)) view.reservedBy.add(userId);
+    return view;
   }
 
   /**

@@ -65,7 +65,9 @@ export class SalesService {
 
   /**
    * An admin's edit. A new `endsAt` in the past ends the sale now (clamped to now, and never before it
-   * started); Redis gets the new window through the preload, which checks it on every purchase.
+   * started). A Redis-backed sale's new window is applied to MySQL and Redis together or refused (503,
+   * MySQL unchanged): Redis judges every purchase by its copy, and must never sell after the end MySQL
+   * holds (docs/failure-model.md "A sale's window").
    */
   async update(saleId: string, input: UpdateSaleDto): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
@@ -82,7 +84,13 @@ export class SalesService {
       }
       changes.endsAt = endsAt;
     }
-    if (Object.keys(changes).length > 0) {
+    if (changes.endsAt && sale.strategy === 'redis-lua') {
+      try {
+        await this.leases.changeWindow(sale.id, changes);
+      } finally {
+        this.catalog.forget(sale.id);
+      }
+    } else if (Object.keys(changes).length > 0) {
       await this.sales.updateDefinition(sale.id, changes);
       this.catalog.forget(sale.id);
     }

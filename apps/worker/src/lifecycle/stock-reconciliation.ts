@@ -63,6 +63,8 @@ export interface IdleSaleCheck {
  * 5. Returned orders whose buyer Redis still counts are released.
  * 6. A sale that ended, once all its reservations are written, gives back the units still leased to it:
  *    its incarnation closes with them in doubt, and step 2 settles them.
+ * Before step 1, Redis's copy of the sale's window is made MySQL's if it differs (StockLeases.alignWindow,
+ * inside verifyIncarnation): an edit refused half way, or a copy restored from before an edit.
  * Every repair is idempotent, so two workers running it at once do no harm.
  */
 @Injectable()
@@ -108,6 +110,9 @@ export class StockReconciliation {
     const horizon = Math.max(RECENT_MS, this.config.lifecycle.saleRedisRetentionMs);
     for (const { saleId, endsAt } of await this.leaseRepository.redisBackedSales(new Date(now - horizon))) {
       if (endsAt.getTime() <= now) {
+        // Not verified (it sells nothing more), yet a copy of its window that reaches past MySQL's end
+        // would still sell: aligned first.
+        await this.alignWindow(saleId);
         if (await this.retention.retireIfWritten(saleId, endsAt, now)) result.retired += 1;
         continue;
       }
@@ -118,6 +123,12 @@ export class StockReconciliation {
       }
     }
     return result;
+  }
+
+  private async alignWindow(saleId: string): Promise<void> {
+    if (await this.leases.alignWindow(saleId)) {
+      this.logger.warn(`Sale ${saleId}: Redis's copy of its window differed from MySQL's; aligned`);
+    }
   }
 
   private async reconcileAll(saleIds: ReadonlySet<string>): Promise<ReconciliationRun> {
@@ -140,6 +151,7 @@ export class StockReconciliation {
     // A MySQL-only sale is marked too when its orders change: nothing to compare.
     if (!sale || sale.strategy !== 'redis-lua') return undefined;
     const layout: SaleLayout = { id: saleId, buckets: sale.buckets };
+    await this.alignWindow(saleId);
     let drift = await this.repair(layout);
     if (await this.returnLeftoverLeases(layout, sale.endsAt)) drift = await this.repair(layout);
     await this.retention.retireIfWritten(saleId, sale.endsAt);

@@ -207,7 +207,14 @@ export class HandoffDrain {
       if (entry.order) orders.push(entry.order);
       else if (entry.giveBack) {
         // Units the bucket gave back (give-back-4.lua): usually applied by the API already, once per key.
-        await this.leases.applyGiveBack(bucket.saleId, { ...entry.giveBack, bucket: bucket.index });
+        const outcome = await this.leases.applyGiveBack(bucket.saleId, { ...entry.giveBack, bucket: bucket.index });
+        // More than MySQL can account to the bucket: Redis holds an older copy of the sale. The check of
+        // its incarnation (reconciliation, the API) finds that copy stale and replaces it.
+        if (outcome === 'refused') {
+          this.logger.warn(
+            `Sale ${streamName(bucket)}: a give-back MySQL cannot account for was refused (stale Redis)`,
+          );
+        }
       } else this.logger.error(`Sale ${streamName(bucket)}: hand-off entry ${entry.id} is unreadable; dropped`);
     }
     if (orders.length > 0) {

@@ -56,6 +56,10 @@ export class SaleEntity {
   @column.instant('ends_at')
   endsAt!: Date;
 
+  /** Bumped by every edit of what Redis copies (window, per-user limit); Redis keeps the version it holds. */
+  @column.unsignedInt({ name: 'window_version', default: 0 })
+  windowVersion!: number;
+
   @column.varchar(20)
   strategy!: SaleStrategy;
 
