@@ -100,7 +100,8 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
     },
   ];
 
-  it.each(wider)(
+  // Their sale's buckets are part of the case: the second pass of npm test (TEST_SALE_BUCKETS=3) skips them.
+  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it).each(wider)(
     '$name (seed $seed, path $path)',
     async ({ seed, path, faults, strategy, buckets }) => {
       const summary = await explore({
