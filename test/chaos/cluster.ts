@@ -176,8 +176,11 @@ export class ChaosCluster {
   async startLaggingReplica(): Promise<void> {
     if (this.replica || !this.primary.up) return;
     this.redisNodes += 1;
-    this.replica = await LaggingReplica.start(this.primary.port, join(this.dir, `redis-${this.redisNodes}`));
-    this.replica.lag();
+    const replica = await LaggingReplica.start(this.primary.port, join(this.dir, `redis-${this.redisNodes}`));
+    // Stopped meanwhile (the budget interrupts a run without waiting for it): leave nothing running.
+    if (!ChaosCluster.running.has(this)) return replica.discard();
+    this.replica = replica;
+    replica.lag();
   }
 
   /** Failover: the primary SIGKILLed, the lagging replica promoted, the API instances and worker moved to it. */
