@@ -58,7 +58,10 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
       [world.sale.id],
     );
     const [[sale]] = await connection.query<(SaleRow & RowDataPacket)[]>(
-      'SELECT stock, available, leased, in_doubt FROM sales WHERE id = ?',
+      // A db-segmented sale's unsold units are its row's plus its segments' (libs/db stock-segments.ts).
+      `SELECT stock, leased, in_doubt, available +
+         (SELECT COALESCE(SUM(available), 0) FROM sale_stock_segments WHERE sale_id = sales.id) AS available
+         FROM sales WHERE id = ?`,
       [world.sale.id],
     );
     await redis.connect();

@@ -1,8 +1,10 @@
 /**
  * `npm run chaos -- [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
- * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets K] [--crowd N] [--keep-going]`: the fault-schedule explorer (docs/chaos.md).
+ * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets 1,3] [--strategies a,b] [--crowd N] [--keep-going]`:
+ * the fault-schedule explorer (docs/chaos.md).
  */
 import { parseArgs } from 'node:util';
+import { SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { ChaosCluster } from './cluster';
 import { FAULT_KINDS, type FaultKind } from './commands';
 import { explore, type ExplorerOptions, type ExplorerSummary } from './explorer';
@@ -19,7 +21,8 @@ const { values } = parseArgs({
     shrinks: { type: 'string', default: '30' },
     stock: { type: 'string', default: '12' },
     limit: { type: 'string', default: '3' },
-    buckets: { type: 'string', default: '1' },
+    buckets: { type: 'string', default: '1,3' },
+    strategies: { type: 'string', default: 'redis-lua,redis-lock,db-segmented' },
     crowd: { type: 'string', default: '80' },
     'keep-going': { type: 'boolean', default: false },
   },
@@ -51,11 +54,36 @@ function faultKinds(raw: string): FaultKind[] {
   return kinds as FaultKind[];
 }
 
-/** Fewest, median and most answers of a run. */
-function perRun(answers: number[]): string {
-  if (answers.length === 0) return '-';
-  const sorted = [...answers].sort((a, b) => a - b);
-  return `min ${sorted[0]}, median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted.at(-1)}`;
+function list(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function strategies(raw: string): SaleStrategy[] {
+  const names = list(raw);
+  for (const name of names) {
+    if (!(SALE_STRATEGIES as readonly string[]).includes(name)) {
+      throw new Error(`unknown strategy "${name}"; the strategies are ${SALE_STRATEGIES.join(', ')}`);
+    }
+  }
+  if (names.length === 0) throw new Error('--strategies needs at least one strategy');
+  return names as SaleStrategy[];
+}
+
+function bucketCounts(raw: string): number[] {
+  const counts = list(raw).map((item) => integer('buckets', item));
+  if (counts.length === 0 || counts.some((n) => n < 1))
+    throw new Error(`--buckets must list counts >= 1, got "${raw}"`);
+  return counts;
+}
+
+/** min / median / max of the answers each run checked. */
+function spread(values: number[]): string {
+  if (values.length === 0) return '-';
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${sorted[0]} / ${sorted[Math.floor(sorted.length / 2)]} / ${sorted.at(-1)} (min / median / max)`;
 }
 
 function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void {
@@ -64,8 +92,9 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     ['runs', String(summary.runs)],
     ['time', `${Math.round(summary.elapsedMs / 1000)} s`],
     ...[...summary.faults].sort().map(([kind, n]): [string, string] => [`faults: ${kind}`, String(n)]),
+    ...[...summary.sales].sort().map(([sale, n]): [string, string] => [`runs: ${sale}`, String(n)]),
     ['answers checked', String(summary.answersChecked)],
-    ['answers per run', perRun(summary.answersPerRun)],
+    ['answers per run', spread(summary.answersPerRun)],
     ['violations', String(summary.violations)],
     ['failing runs', summary.failingRuns.map((run) => `#${run.run} (${run.invariants.join(', ')})`).join('; ') || '-'],
   ];
@@ -74,20 +103,20 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
   const failure = summary.failure;
   if (!failure) return;
   const shrunk = failure.shrinks > 0 ? `shrunk ${failure.shrinks} times` : 'not shrunk';
-  console.log(`\nVIOLATION (schedule of ${failure.schedule.length} commands, ${shrunk}):`);
+  console.log(`\nVIOLATION (sale ${failure.sale}, schedule of ${failure.schedule.length} commands, ${shrunk}):`);
   for (const line of failure.schedule) console.log(`  ${line}`);
   console.log('\nbroken invariants:');
   for (const violation of failure.violations) console.log(`  ${violation.invariant}: ${violation.detail}`);
   console.log('\nhistory of the failing run:');
   for (const line of failure.history) console.log(`  ${line}`);
   const replay = [
-    `--seed ${failure.seed}`,
+    `--seed=${failure.seed}`,
     `--path ${failure.path}`,
     failure.replayPath ? `--replay-path '${failure.replayPath}'` : '',
     `--faults ${options.faults.join(',')}`,
     `--actions ${options.maxCommands}`,
     `--stock ${options.stock} --limit ${options.perUserLimit}`,
-    `--buckets ${options.buckets} --crowd ${options.crowd ?? 0}`,
+    `--buckets ${options.buckets.join(',')} --strategies ${options.strategies.join(',')} --crowd ${options.crowd ?? 0}`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -107,13 +136,14 @@ async function main(): Promise<void> {
     maxShrinks: integer('shrinks', values.shrinks),
     stock: integer('stock', values.stock),
     perUserLimit: integer('limit', values.limit),
-    buckets: integer('buckets', values.buckets),
+    buckets: bucketCounts(values.buckets!),
+    strategies: strategies(values.strategies!),
     crowd: integer('crowd', values.crowd),
     keepGoing: values['keep-going'],
     onProgress: (line) => console.log(line),
   };
   console.log(
-    `chaos: ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, budget ${values.budget}`,
+    `chaos: ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, buckets ${options.buckets.join(',')}, strategies ${options.strategies.join(',')}, crowd ${options.crowd}, budget ${values.budget}`,
   );
   const summary = await explore(options);
   printSummary(summary, options);

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,8 +8,11 @@ import { createConnection } from 'mysql2/promise';
 import { exited } from '../support/child-process';
 import { freePort } from '../support/free-port';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
-import { redisAnswers, startPrivateRedis } from '../support/private-redis';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
+import { ADMIN_PASSWORD, chaosEnv } from './cluster-env';
+import { skewedClockEnv } from './faults/clock-skew';
+import { DelayingProxy } from './faults/delaying-proxy';
+import { LaggingReplica, RedisNode } from './faults/redis-nodes';
 
 /** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/chaos): the repository root either way. */
 const REPO = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..', '..')].find((dir) =>
@@ -20,7 +23,7 @@ const WORKER_ENTRY = join(REPO, 'apps', 'worker', 'dist', 'main.js');
 const MIGRATE_ENTRY = join(REPO, 'libs', 'db', 'dist', 'migrate.js');
 const SHARED_MYSQL = process.env['TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306';
 
-export const ADMIN_PASSWORD = 'chaos-admin-password';
+export { ADMIN_PASSWORD };
 export const API_INSTANCES = 2;
 
 export interface ClusterOptions {
@@ -30,18 +33,27 @@ export interface ClusterOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A process asked to stop (SIGTERM) is SIGKILLed after this long. */
+const GRACEFUL_STOP_MS = 5_000;
+
 /**
  * The system under test as real processes: a private Redis with an append-only file, a proxy in front
  * of it that can lose replies, MariaDB, two API instances and one worker, all built binaries. Its
- * methods are the nemesis' hands: they kill, stop, resume and restart those processes.
+ * methods are the nemesis' hands: they kill, stop, resume and restart those processes, restore Redis
+ * from an older copy or fail it over to a lagging replica, slow MySQL down, and skew clocks.
  */
 export class ChaosCluster {
   /** Clusters not stopped yet, for a Ctrl-C to clean up (stopRunningClusters). */
   private static readonly running = new Set<ChaosCluster>();
   readonly dir: string;
   readonly apiUrls: string[];
-  private redis: ChildProcess | undefined;
+  /** The Redis the apps reach through the proxies: the first one, or the replica promoted last. */
+  private primary: RedisNode;
+  private replica: LaggingReplica | undefined;
+  private redisNodes = 0;
   private readonly apis: (ChildProcess | undefined)[] = [];
+  /** Clock offsets (seconds) of the processes running under a skewed clock: `api0`, `api1`, `worker`. */
+  private readonly skews = new Map<string, number>();
   private worker: ChildProcess | undefined;
   private workerStopped = false;
   private mysqlStopped = false;
@@ -49,13 +61,20 @@ export class ChaosCluster {
 
   private constructor(
     readonly env: Record<string, string>,
-    readonly redisPort: number,
+    primary: RedisNode,
     private readonly apiPorts: number[],
+    /** API instances → Redis: loses replies. */
     readonly proxy: ReplyDroppingProxy,
+    /** Worker → Redis: moved to a promoted replica with the API's proxy. */
+    private readonly workerLink: DelayingProxy,
+    /** API instances and worker → MySQL: slowed down by `mysql-slow`. */
+    private readonly mysqlLink: DelayingProxy,
     private readonly mariadb: PrivateMariaDb | undefined,
+    /** Straight to MySQL, for migrations and the checker (never through anything the nemesis touches). */
     readonly databaseUrl: string,
     dir: string,
   ) {
+    this.primary = primary;
     this.dir = dir;
     this.apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
     this.logs = createWriteStream(join(dir, 'processes.log'), { flags: 'a' });
@@ -66,46 +85,27 @@ export class ChaosCluster {
       if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx tsc -b tsconfig.json)`);
     }
     const dir = mkdtempSync(join(tmpdir(), 'fs-chaos-'));
-    mkdirSync(join(dir, 'redis'));
     const mariadb = options.privateMysql ? await startPrivateMariaDb() : undefined;
     const id = randomBytes(4).toString('hex');
     const databaseUrl = `${mariadb ? mariadb.serverUrl : SHARED_MYSQL}/flash_sale_test_chaos_${id}`;
-    const redisPort = await freePort();
-    const proxy = await ReplyDroppingProxy.start(await freePort(), redisPort);
+    // The apps reach MySQL through the link `mysql-slow` slows down: the same URL, the link's port.
+    const appDatabaseUrl = new URL(databaseUrl);
+    const primary = new RedisNode(await freePort(), join(dir, 'redis'));
+    const proxy = await ReplyDroppingProxy.start(await freePort(), primary.port);
+    const workerLink = await DelayingProxy.start(primary.port);
+    const mysqlLink = await DelayingProxy.start(Number(appDatabaseUrl.port || 3306), appDatabaseUrl.hostname);
+    appDatabaseUrl.hostname = '127.0.0.1';
+    appDatabaseUrl.port = String(mysqlLink.port);
     const apiPorts = [await freePort(), await freePort()];
-    const env: Record<string, string> = {
-      DATABASE_URL: databaseUrl,
-      // The worker reaches Redis directly; the API instances through the proxy (startApi).
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      REDIS_KEY_PREFIX: `chaos-${id}`,
-      QUEUE_PREFIX: `{chaos-${id}-queue}`,
-      JWT_SECRET: `chaos-secret-${id}`,
-      ADMIN_PASSWORD,
-      PAYMENT_WEBHOOK_SECRET: `chaos-webhook-${id}`,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
-      // The outage fallback is what the explorer is after: a redis-lua sale sells through MySQL while Redis is down.
-      REDIS_FALLBACK: 'on',
-      // One client address signs in every buyer and buys far faster than a person would.
-      RATE_LIMIT_PROFILE: 'load-test',
-      RATE_LIMIT_PURCHASES_POINTS: '100000',
-      RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
-      SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-      // Small leases keep units in MySQL for the fallback to sell, and make leases happen often.
-      LEASE_SIZE: '4',
-      LEASE_LOW_WATER: '1',
-      // Quiet comes in seconds: background repair runs often, a dead worker's jobs are retaken soon.
-      RECONCILE_INTERVAL_MS: '1000',
-      RECOVERY_INTERVAL_MS: '1000',
-      RECOVERY_GRACE_MS: '1000',
-      IDLE_SALE_CHECK_INTERVAL_MS: '1000',
-      WORKER_LOCK_DURATION_MS: '2000',
-      EXPIRY_SWEEP_INTERVAL_MS: '500',
-      PAYMENT_CALLBACK_DELAY_MS: '100',
-      PAYMENT_CALLBACK_JITTER_MS: '200',
-    };
-    await promisify(execFile)(process.execPath, [MIGRATE_ENTRY], { env: { ...process.env, ...env } });
-    const cluster = new ChaosCluster(env, redisPort, apiPorts, proxy, mariadb, databaseUrl, dir);
+    // The worker reaches Redis through a plain link; the API instances through the reply-dropping proxy (startApi).
+    const env = chaosEnv(id, {
+      databaseUrl: appDatabaseUrl.toString(),
+      redisUrl: `redis://127.0.0.1:${workerLink.port}`,
+    });
+    await promisify(execFile)(process.execPath, [MIGRATE_ENTRY], {
+      env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
+    });
+    const cluster = new ChaosCluster(env, primary, apiPorts, proxy, workerLink, mysqlLink, mariadb, databaseUrl, dir);
     ChaosCluster.running.add(cluster);
     await cluster.startRedis({ empty: true });
     for (let index = 0; index < API_INSTANCES; index++) cluster.startApi(index);
@@ -114,8 +114,24 @@ export class ChaosCluster {
     return cluster;
   }
 
+  get redisPort(): number {
+    return this.primary.port;
+  }
+
   get redisUp(): boolean {
-    return this.redis !== undefined;
+    return this.primary.up;
+  }
+
+  get mysqlSlow(): boolean {
+    return this.mysqlLink.delay > 0;
+  }
+
+  get clockSkewed(): boolean {
+    return this.skews.size > 0;
+  }
+
+  get replicaLagging(): boolean {
+    return this.replica !== undefined;
   }
 
   get workerPaused(): boolean {
@@ -133,36 +149,103 @@ export class ChaosCluster {
   // ---- Redis ----
 
   async killRedis(): Promise<void> {
-    const redis = this.redis;
-    this.redis = undefined;
-    if (!redis) return;
-    redis.kill('SIGKILL');
-    await exited(redis);
+    if (!this.primary.up) return;
+    await this.primary.kill();
     this.proxy.cutAll();
+    this.workerLink.cutAll();
   }
 
   /** Starts Redis from its append-only file, or `empty`: the file deleted first (a Redis that lost everything). */
   async startRedis(options: { empty: boolean }): Promise<void> {
-    if (this.redis) return;
-    const aofDir = join(this.dir, 'redis');
-    if (options.empty) {
-      rmSync(aofDir, { recursive: true, force: true });
-      mkdirSync(aofDir);
+    await this.primary.start(options);
+  }
+
+  /** A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (a backup, a lagging disk). */
+  snapshotRedis(): void {
+    this.primary.copyDataTo(join(this.dir, 'redis-snapshot'));
+  }
+
+  /** SIGKILL, then Redis starts from the copy `snapshotRedis` took: it forgets everything written since. */
+  async restoreRedisFromSnapshot(): Promise<void> {
+    await this.killRedis();
+    this.primary.replaceDataWith(join(this.dir, 'redis-snapshot'));
+    await this.startRedis({ empty: false });
+  }
+
+  /** A replica of Redis, synced, then cut off and stopped: it lags from now on. */
+  async startLaggingReplica(): Promise<void> {
+    if (this.replica || !this.primary.up) return;
+    this.redisNodes += 1;
+    const replica = await LaggingReplica.start(this.primary.port, join(this.dir, `redis-${this.redisNodes}`));
+    // Stopped meanwhile (the budget interrupts a run without waiting for it): leave nothing running.
+    if (!ChaosCluster.running.has(this)) return replica.discard();
+    this.replica = replica;
+    replica.lag();
+  }
+
+  /** Failover: the primary SIGKILLed, the lagging replica promoted, the API instances and worker moved to it. */
+  async promoteLaggingReplica(): Promise<void> {
+    const replica = this.replica;
+    if (!replica) return;
+    this.replica = undefined;
+    await this.killRedis();
+    const old = this.primary;
+    this.primary = await replica.promote();
+    this.proxy.retarget(this.primary.port);
+    this.workerLink.retarget(this.primary.port);
+    rmSync(old.dir, { recursive: true, force: true });
+  }
+
+  // ---- MySQL's link ----
+
+  /** Every chunk between the apps and MySQL, either way, passed on `ms` later (0: at once). */
+  slowMysql(ms: number): void {
+    this.mysqlLink.setDelay(ms);
+  }
+
+  // ---- clocks ----
+
+  /** Restarts an API instance (SIGTERM) with its wall clock `offsetSeconds` off (0: the machine's). */
+  async restartApiWithClock(index: number, offsetSeconds: number): Promise<void> {
+    const api = this.apis[index];
+    this.apis[index] = undefined;
+    if (api) await stopGracefully(api);
+    this.setSkew(`api${index}`, offsetSeconds);
+    this.startApi(index);
+    await this.waitForApi(index, 15_000);
+  }
+
+  /** The same for the worker. */
+  async restartWorkerWithClock(offsetSeconds: number): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) {
+      if (this.workerStopped) worker.kill('SIGCONT');
+      await stopGracefully(worker);
     }
-    const redis = startPrivateRedis(this.redisPort, { aofDir });
-    this.redis = redis;
-    const deadline = Date.now() + 10_000;
-    while (!(await redisAnswers(this.redisPort))) {
-      if (redis.exitCode !== null) throw new Error(`redis-server exited with ${redis.exitCode}`);
-      if (Date.now() > deadline) throw new Error('Redis did not start within 10 s');
-      await sleep(20);
-    }
+    this.setSkew('worker', offsetSeconds);
+    this.startWorker();
+  }
+
+  private setSkew(name: string, offsetSeconds: number): void {
+    if (offsetSeconds === 0) this.skews.delete(name);
+    else this.skews.set(name, offsetSeconds);
+  }
+
+  private clockEnv(name: string): Record<string, string> {
+    const offset = this.skews.get(name);
+    return offset === undefined ? {} : skewedClockEnv(offset);
   }
 
   // ---- API instances ----
 
   startApi(index: number): void {
-    const env = { ...this.env, REDIS_URL: `redis://127.0.0.1:${this.proxy.port}`, PORT: String(this.apiPorts[index]) };
+    const env = {
+      ...this.env,
+      ...this.clockEnv(`api${index}`),
+      REDIS_URL: `redis://127.0.0.1:${this.proxy.port}`,
+      PORT: String(this.apiPorts[index]),
+    };
     this.apis[index] = this.spawnLogged(`api${index}`, API_ENTRY, env);
   }
 
@@ -175,26 +258,20 @@ export class ChaosCluster {
   }
 
   /** True once the instance answers its liveness route; false at the deadline. */
-  async waitForApi(index: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const response = await fetch(`${this.apiUrls[index]}/health`, { signal: AbortSignal.timeout(1_000) });
-        if (response.ok) return true;
-      } catch {
-        // not listening yet
-      }
-      await sleep(50);
-    }
-    return false;
+  waitForApi(index: number, timeoutMs: number): Promise<boolean> {
+    return this.waitForRoute(index, '/health', timeoutMs);
   }
 
   /** True once the instance says Redis, MySQL and the queue all answer it; false at the deadline. */
-  async waitForApiReady(index: number, timeoutMs: number): Promise<boolean> {
+  waitForApiReady(index: number, timeoutMs: number): Promise<boolean> {
+    return this.waitForRoute(index, '/health/ready', timeoutMs);
+  }
+
+  private async waitForRoute(index: number, path: string, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       try {
-        const response = await fetch(`${this.apiUrls[index]}/health/ready`, { signal: AbortSignal.timeout(1_000) });
+        const response = await fetch(`${this.apiUrls[index]}${path}`, { signal: AbortSignal.timeout(1_000) });
         if (response.ok) return true;
       } catch {
         // not listening yet
@@ -207,7 +284,7 @@ export class ChaosCluster {
   // ---- worker ----
 
   startWorker(): void {
-    this.worker = this.spawnLogged('worker', WORKER_ENTRY, this.env);
+    this.worker = this.spawnLogged('worker', WORKER_ENTRY, { ...this.env, ...this.clockEnv('worker') });
     this.workerStopped = false;
   }
 
@@ -251,8 +328,15 @@ export class ChaosCluster {
   /** Everything running and answering again, whatever the faults left behind: the start of quiet. */
   async restoreAll(): Promise<void> {
     this.resumeMysql();
+    this.slowMysql(0);
     this.resumeWorker();
+    await this.replica?.discard();
+    this.replica = undefined;
     await this.startRedis({ empty: false });
+    for (const name of [...this.skews.keys()]) {
+      if (name === 'worker') await this.restartWorkerWithClock(0);
+      else await this.restartApiWithClock(Number(name.slice(3)), 0);
+    }
     if (!this.worker || this.worker.exitCode !== null) this.startWorker();
     for (let index = 0; index < API_INSTANCES; index++) {
       const api = this.apis[index];
@@ -276,10 +360,11 @@ export class ChaosCluster {
   async stop(): Promise<void> {
     if (!ChaosCluster.running.delete(this)) return;
     this.resumeMysql();
-    const children = [this.redis, this.worker, ...this.apis].filter((child): child is ChildProcess => !!child);
+    this.resumeWorker();
+    const children = [this.worker, ...this.apis].filter((child): child is ChildProcess => !!child);
     for (const child of children) child.kill('SIGKILL');
-    await Promise.all(children.map(exited));
-    await this.proxy.close();
+    await Promise.all([...children.map(exited), this.primary.kill(), this.replica?.discard()]);
+    await Promise.all([this.proxy.close(), this.workerLink.close(), this.mysqlLink.close()]);
     this.logs.end();
     if (this.mariadb) await this.mariadb.destroy();
     else {
@@ -305,4 +390,13 @@ export class ChaosCluster {
     child.stderr?.on('data', write);
     return child;
   }
+}
+
+/** SIGTERM, and SIGKILL if it has not exited after GRACEFUL_STOP_MS. */
+async function stopGracefully(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const timer = setTimeout(() => child.kill('SIGKILL'), GRACEFUL_STOP_MS);
+  child.kill('SIGTERM');
+  await exited(child);
+  clearTimeout(timer);
 }

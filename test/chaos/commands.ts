@@ -1,7 +1,9 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
 import { adminAction } from './admin-actions';
 import { API_INSTANCES, type ChaosCluster } from './cluster';
 import { crowd } from './crowd';
+import { widerFaultCommands } from './faults/nemesis';
 import type { RunWorld } from './world';
 
 /** The nemesis' repertoire; `--faults` picks among them. */
@@ -14,6 +16,11 @@ export const FAULT_KINDS = [
   'worker-pause',
   'mysql-pause',
   'reply-lost',
+  'redis-restore-older',
+  'replica-promote-lagging',
+  'clock-skew',
+  'mysql-slow',
+  'lock-holder-pause',
   // Not a fault: an admin's end, reopen, edit or preload of the sale, drawn like one (test/chaos/admin-actions.ts).
   'admin',
 ] as const;
@@ -26,6 +33,13 @@ export interface Model {
   mysqlPaused: boolean;
   /** An admin asked to end the sale (whatever the answer) and nobody reopened it since. */
   endRequested: boolean;
+  /** This run's sale's strategy (lock-holder-pause needs redis-lock). */
+  strategy: SaleStrategy;
+  /** A copy of Redis' file was taken (redis-restore-older restores it). */
+  snapshotTaken: boolean;
+  replicaLagging: boolean;
+  clockSkewed: boolean;
+  mysqlSlow: boolean;
 }
 
 export interface Real {
@@ -37,22 +51,22 @@ export interface Real {
   played: number;
 }
 
-type ChaosCommand = fc.AsyncCommand<Model, Real>;
+export type ChaosCommand = fc.AsyncCommand<Model, Real>;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function count(real: Real, kind: string): void {
+export function count(real: Real, kind: string): void {
   real.faults.set(kind, (real.faults.get(kind) ?? 0) + 1);
 }
 
 /** After Redis comes back, the API instances reconnect on their own; wait a little for them so the next purchase sees Redis. */
-async function letApisReconnect(real: Real): Promise<void> {
+export async function letApisReconnect(real: Real): Promise<void> {
   if (real.cluster.mysqlPaused) return sleep(500);
   await Promise.all([...Array(API_INSTANCES).keys()].map((index) => real.cluster.waitForApiReady(index, 3_000)));
 }
 
 /** A command whose check is a predicate on the model and whose run is an async action. */
-function command(
+export function command(
   label: string,
   check: (model: Readonly<Model>) => boolean,
   run: (model: Model, real: Real) => Promise<void>,
@@ -343,6 +357,7 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
       ),
     );
   }
+  arbitraries.push(...widerFaultCommands(kinds));
   return arbitraries;
 }
 
@@ -371,6 +386,16 @@ export function scheduleArbitrary(
   return fc.limitShrink(fc.noBias(fc.commands([weighted], { maxCommands, size: 'max', replayPath })), maxShrinks);
 }
 
-export function initialModel(): Model {
-  return { redisDown: false, workerPaused: false, mysqlPaused: false, endRequested: false };
+export function initialModel(strategy: SaleStrategy = 'redis-lua'): Model {
+  return {
+    redisDown: false,
+    workerPaused: false,
+    mysqlPaused: false,
+    endRequested: false,
+    strategy,
+    snapshotTaken: false,
+    replicaLagging: false,
+    clockSkewed: false,
+    mysqlSlow: false,
+  };
 }

@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
 import { check, fetchAudit, readFinalState, type Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
 import { type FaultKind, initialModel, type Model, type Real, scheduleArbitrary } from './commands';
 import { SoldOutTrickle } from './crowd';
+import { armWiderFaults } from './faults/nemesis';
 import { answersByStatus, describe } from './history';
 import { SaleWindowSampler } from './sale-window';
 import { RunWorld } from './world';
@@ -23,8 +25,10 @@ export interface ExplorerOptions {
   maxShrinks: number;
   stock: number;
   perUserLimit: number;
-  /** Redis buckets each run's sale is spread over. */
-  buckets: number;
+  /** Redis buckets a run's sale may be spread over, one drawn per run (a redis-lua sale's; the others have 1). */
+  buckets: number[];
+  /** Strategies a run's sale may use, one drawn per run. */
+  strategies: SaleStrategy[];
   /**
    * Most attempts of one `crowd(n)` command, and the sold-out trickle through each run (test/chaos/crowd.ts);
    * 0 or absent: neither.
@@ -45,6 +49,8 @@ export interface Failure {
   violations: Violation[];
   /** The failing run's history, one answer a line. */
   history: string[];
+  /** The failing run's sale: strategy/buckets. */
+  sale: string;
   workingDirectory: string;
 }
 
@@ -52,8 +58,10 @@ export interface ExplorerSummary {
   runs: number;
   faults: Map<string, number>;
   answersChecked: number;
-  /** Answers of each run, in run order. */
+  /** Answers checked in each run, in order. */
   answersPerRun: number[];
+  /** Runs by the sale they sold: `redis-lua/3` (strategy/buckets). */
+  sales: Map<string, number>;
   violations: number;
   /** Runs that found a violation, with the invariants each broke (shrink attempts included). */
   failingRuns: { run: number; invariants: string[] }[];
@@ -88,9 +96,10 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   let runs = 0;
   let answersChecked = 0;
   const answersPerRun: number[] = [];
+  const sales = new Map<string, number>();
   let violations = 0;
   const failingRuns: ExplorerSummary['failingRuns'] = [];
-  let lastFailingRun: { violations: Violation[]; history: string[] } | undefined;
+  let lastFailingRun: { violations: Violation[]; history: string[]; sale: string } | undefined;
   let keepDirectory = false;
   try {
     const adminJwt = await adminToken(cluster);
@@ -103,15 +112,23 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         options.maxShrinks,
         options.crowd ?? 0,
       ),
-      async (schedule) => {
+      // Drawn after the schedule, so a seed's schedules do not depend on these lists.
+      fc.noBias(fc.constantFrom(...options.buckets)),
+      fc.noBias(fc.constantFrom(...options.strategies)),
+      async (schedule, drawnBuckets, strategy) => {
         runs += 1;
+        const faultsBefore = new Map(faults);
         await cluster.restoreAll();
+        // Buckets are a redis-lua sale's; the others keep their stock in one place.
+        const buckets = strategy === 'redis-lua' ? drawnBuckets : 1;
+        sales.set(`${strategy}/${buckets}`, (sales.get(`${strategy}/${buckets}`) ?? 0) + 1);
         const sale = await RunWorld.createSale(cluster, adminJwt, {
           stock: options.stock,
           perUserLimit: options.perUserLimit,
-          buckets: options.buckets,
+          buckets,
+          strategy,
         });
-        const model: Model = initialModel();
+        const model: Model = initialModel(strategy);
         const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
         world.adminJwt = adminJwt;
         world.window = new SaleWindowSampler(cluster.databaseUrl, sale.id);
@@ -120,6 +137,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         const real: Real = { world, cluster, faults, played: 0 };
         // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
         for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
+        await armWiderFaults(new Set(options.faults), model, real);
         trickle?.start();
         try {
           await fc.asyncModelRun(() => ({ model, real }), schedule);
@@ -128,14 +146,18 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           answersPerRun.push(world.history.answersChecked);
           violations += found.length;
           options.onProgress?.(
-            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
+            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${strategy}/${buckets}, ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
               found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
-            }, faults so far ${total(faults)}, ${Math.round((Date.now() - started) / 1000)} s`,
+            }, faults ${injected(faults, faultsBefore)} (so far ${total(faults)}), ${Math.round((Date.now() - started) / 1000)} s`,
           );
           options.onProgress?.(`  answers: ${answersByStatus(world.history.operations)}`);
           if (found.length > 0) {
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
-            lastFailingRun = { violations: found, history: world.history.operations.map(describe) };
+            lastFailingRun = {
+              violations: found,
+              history: world.history.operations.map(describe),
+              sale: `${strategy}/${buckets}`,
+            };
             if (!options.keepGoing) throw new ViolationFound(found);
             for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
             // Going on: the run's schedule and history stay in the working directory, kept for them.
@@ -167,6 +189,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       faults,
       answersChecked,
       answersPerRun,
+      sales,
       violations,
       failingRuns,
       seed: details.seed,
@@ -190,6 +213,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           { invariant: 'run', detail: String(details.errorInstance ?? 'the run failed') },
         ],
         history: lastFailingRun?.history ?? [],
+        sale: lastFailingRun?.sale ?? '?',
         workingDirectory: cluster.dir,
       };
     }
@@ -268,6 +292,9 @@ function activeFaults(cluster: ChaosCluster): string {
     !cluster.redisUp && 'redis down',
     cluster.workerPaused && 'worker paused',
     cluster.mysqlPaused && 'mysql paused',
+    cluster.mysqlSlow && 'mysql slow',
+    cluster.clockSkewed && 'clock skewed',
+    cluster.replicaLagging && 'replica lagging',
   ]
     .filter(Boolean)
     .join(', ');
@@ -275,4 +302,13 @@ function activeFaults(cluster: ChaosCluster): string {
 
 function total(faults: Map<string, number>): number {
   return [...faults.values()].reduce((sum, n) => sum + n, 0);
+}
+
+/** The faults injected since `before`, by kind: `redis-kill 2, mysql-slow 1` (or `none`). */
+function injected(faults: Map<string, number>, before: Map<string, number>): string {
+  const kinds = [...faults]
+    .map(([kind, n]) => [kind, n - (before.get(kind) ?? 0)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind} ${n}`);
+  return kinds.join(', ') || 'none';
 }

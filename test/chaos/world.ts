@@ -1,3 +1,4 @@
+import type { SaleStrategy } from '@flash-sale/contract';
 import { Agent, request } from 'undici';
 import type { ChaosCluster } from './cluster';
 import { History, type Operation, type OperationKind, type Outcome } from './history';
@@ -15,6 +16,7 @@ export interface SaleUnderTest {
   perUserLimit: number;
   /** Redis buckets the sale is spread over (docs/architecture.md "Hot sales: buckets"). */
   buckets: number;
+  strategy: SaleStrategy;
 }
 
 export interface Buyer {
@@ -70,7 +72,7 @@ export class RunWorld {
   static async createSale(
     cluster: ChaosCluster,
     adminJwt: string,
-    shape: { stock: number; perUserLimit: number; buckets: number },
+    shape: { stock: number; perUserLimit: number; buckets: number; strategy: SaleStrategy },
   ): Promise<SaleUnderTest> {
     const world = new Agent({ connections: 1 });
     try {
@@ -85,7 +87,7 @@ export class RunWorld {
           perUserLimit: shape.perUserLimit,
           buckets: shape.buckets,
           endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-          strategy: 'redis-lua',
+          strategy: shape.strategy,
           // The shortest allowed: unpaid orders expire within the run.
           paymentTimeoutSeconds: 10,
         }),

@@ -25,7 +25,7 @@ export class ReplyDroppingProxy {
   /** How many replies it dropped, for the summary. */
   dropped = 0;
 
-  private constructor(private readonly redisPort: number) {
+  private constructor(private redisPort: number) {
     this.server = createServer((client) => this.accept(client));
   }
 
@@ -64,6 +64,12 @@ export class ReplyDroppingProxy {
   /** Forgets an armed drop that has not happened (the request never sent its command to Redis). */
   cancelDrop(): void {
     this.disarm(false);
+  }
+
+  /** Sends new connections to the Redis on `redisPort` (a promoted replica), cutting the current ones. */
+  retarget(redisPort: number): void {
+    this.redisPort = redisPort;
+    this.cutAll();
   }
 
   /** Cuts every connection (as a Redis crash does). */
