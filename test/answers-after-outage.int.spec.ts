@@ -200,4 +200,31 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
       replays.map(() => `201 ${bought.body.orderNo}`),
     );
   });
+
+  it('a 202 whose reservation Redis lost (back from an older copy, nothing written yet) is bought again under the number promised', async () => {
+    const saleId = (await first.client.createSale(admin, { name: 'Lost reservation', stock: 3, perUserLimit: 1 })).id;
+    const ada = await first.client.guest();
+    const adaToken = await first.client.submitToken(saleId, ada.token);
+    const olderCopy = redis.snapshot();
+    const promised = await purchase(first, saleId, ada, adaToken);
+    expect(promised.status).toBe(202);
+
+    // No worker has written it: the copy Redis comes back from has neither the reservation nor its hand-off.
+    await redis.kill();
+    redis.restoreSnapshot(olderCopy);
+    await redis.restart();
+    await Promise.all([untilReadyOnRedis(first), untilReadyOnRedis(second)]);
+
+    const replayed = await waitFor(
+      'an answer other than 503',
+      () => purchase(second, saleId, ada, adaToken),
+      (response) => response.status !== 503,
+      20_000,
+    );
+    expect(`${replayed.status} ${replayed.body.orderNo}`).toBe(`202 ${promised.body.orderNo}`);
+    expect((await purchase(first, saleId, ada, adaToken)).body.orderNo).toBe(promised.body.orderNo);
+    await startWorker();
+    await first.client.orderWritten(promised.body.orderNo!, ada.token);
+    expect(Object.keys(await orderStatuses(saleId))).toEqual([promised.body.orderNo]);
+  });
 });

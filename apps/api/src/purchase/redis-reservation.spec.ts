@@ -80,6 +80,7 @@ function world(
   } as unknown as StockLeases;
   const limits = { inReservation: () => LIMITS } as unknown as PurchaseLimitsPolicy;
   const tokens = {
+    orderNumberOf: (token: string) => `S7-number-of-${token}`,
     verify: () => options.tokenSigned ?? false,
     adoptIntoRedis: async () => void calls.push('adoptIntoRedis'),
   } as unknown as SubmitTokens;
@@ -137,11 +138,12 @@ describe('RedisReservation', () => {
     expect(scriptInputs[0]).toMatchObject({ userId: 'u1', submitToken: ORDER.token, quantity: 1, limits: LIMITS });
   });
 
-  it('retries a taken order number with a fresh one, counting the rate limits only once', async () => {
+  it("reserves under the token's own order number; a taken one is retried with a fresh one, the rate limits counted once", async () => {
     const { reservation, scriptInputs } = world([{ kind: 'order-number-taken' }, reserved()]);
     await reservation.reserve(SALE, 'u1', ORDER);
     expect(scriptInputs.map((input) => input.limits)).toEqual([LIMITS, undefined]);
-    expect(scriptInputs[0]!.orderNo).not.toBe(scriptInputs[1]!.orderNo);
+    expect(scriptInputs[0]!.orderNo).toBe(`S7-number-of-${ORDER.token}`);
+    expect(scriptInputs[1]!.orderNo).not.toBe(scriptInputs[0]!.orderNo);
   });
 
   it('refills from MySQL before SOLD_OUT, and sells what the refill brought', async () => {

@@ -34,6 +34,8 @@ interface Attempts {
   adoptedToken: boolean;
   /** MySQL had nothing left to lease (nor the other buckets to give back) after a SOLD_OUT. */
   mysqlWasEmpty: boolean;
+  /** The token's own order number was found taken (a collision, ~2^-80): random ones from then on. */
+  tokenNumberTaken: boolean;
 }
 
 /** After a refusal: try again, or the purchase's answer (a replayed order). A final refusal is thrown. */
@@ -78,6 +80,7 @@ export class RedisReservation {
       bucket: buyerBucket(sale, userId),
       adoptedToken: false,
       mysqlWasEmpty: false,
+      tokenNumberTaken: false,
     };
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
       // Every try, not only the first: the awaits between tries (a top-up, a load, a token adoption) are
@@ -91,6 +94,7 @@ export class RedisReservation {
         case 'replayed':
           return this.accepted(attempts, result);
         case 'order-number-taken':
+          attempts.tokenNumberTaken = true;
           continue;
         case 'rate-limited':
           throw rateLimited(result.waitMs);
@@ -124,7 +128,10 @@ export class RedisReservation {
       userId,
       submitToken: order.token,
       quantity: order.quantity,
-      orderNo: this.orderNumbers.next(sale.id),
+      // The token's own number, so a reservation Redis lost is made again under the number promised.
+      orderNo: attempts.tokenNumberTaken
+        ? this.orderNumbers.next(sale.id)
+        : this.tokens.orderNumberOf(order.token, sale.id),
       // Counted by the first attempt only: a retry is the same purchase.
       limits: first ? this.limits.inReservation(sale) : undefined,
     });

@@ -1,3 +1,5 @@
+import { saleIdOfOrderNumber } from '@flash-sale/domain';
+import { decodeTime } from 'ulid';
 import { SubmitTokenCodec } from './submit-token-codec';
 
 describe('SubmitTokenCodec', () => {
@@ -25,6 +27,21 @@ describe('SubmitTokenCodec', () => {
     const claims = SubmitTokenCodec.claims('7', 'u-1', inAMinute);
     expect(SubmitTokenCodec.decode(codec.encode(claims))).toEqual(claims);
     expect(SubmitTokenCodec.decode('not a token')).toBeUndefined();
+  });
+
+  it('gives each token one order number of its own: the same every time, unguessable without the key', () => {
+    const token = codec.encode(SubmitTokenCodec.claims('7', 'u-1', inAMinute));
+    const number = codec.orderNumberOf(token, '7');
+    expect(saleIdOfOrderNumber(number)).toBe('7');
+    expect(decodeTime(number.slice(3))).toBe(inAMinute);
+    expect(codec.orderNumberOf(token, '7')).toBe(number);
+    expect(new SubmitTokenCodec('a-jwt-secret-long-enough-for-the-test').orderNumberOf(token, '7')).toBe(number);
+    const others = Array.from({ length: 200 }, () =>
+      codec.orderNumberOf(codec.encode(SubmitTokenCodec.claims('7', 'u-1', inAMinute)), '7'),
+    );
+    expect(new Set([number, ...others]).size).toBe(201);
+    expect(new SubmitTokenCodec('another-secret').orderNumberOf(token, '7')).not.toBe(number);
+    expect(saleIdOfOrderNumber(codec.orderNumberOf('garbage', '7'))).toBe('7');
   });
 
   it('gives every token its own nonce', () => {

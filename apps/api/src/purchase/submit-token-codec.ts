@@ -55,7 +55,33 @@ export class SubmitTokenCodec {
     return claims !== undefined && claims.s === saleId && claims.u === userId && claims.e > now;
   }
 
+  /**
+   * The order number a reservation made with this token takes: `S<sale>-` and a ULID whose time is the
+   * token's expiry and whose 80 "random" bits are the first 80 bits of an HMAC of the token. One token,
+   * one number, on every API process and in every incarnation of the sale: a reservation Redis lost (it
+   * came back from an older copy) is made again under the number its buyer was promised when the token
+   * is sent again. Unguessable without the key, like the token itself.
+   */
+  orderNumberOf(token: string, saleId: string): string {
+    const expiresAtMs = SubmitTokenCodec.decode(token)?.e;
+    const time = Number.isSafeInteger(expiresAtMs) && expiresAtMs! > 0 && expiresAtMs! < 2 ** 48 ? expiresAtMs! : 0;
+    const mac = createHmac('sha256', this.key).update(`order-number:${token}`).digest();
+    return `S${saleId}-${crockford(BigInt(time), 10)}${crockford(BigInt(`0x${mac.subarray(0, 10).toString('hex')}`), 16)}`;
+  }
+
   private signature(payload: string): string {
     return createHmac('sha256', this.key).update(payload).digest('base64url');
   }
+}
+
+const CROCKFORD_BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** `value` as `length` Crockford base32 digits, most significant first (ULID's alphabet). */
+function crockford(value: bigint, length: number): string {
+  let digits = '';
+  for (let i = 0; i < length; i++) {
+    digits = CROCKFORD_BASE32[Number(value & 31n)]! + digits;
+    value >>= 5n;
+  }
+  return digits;
 }

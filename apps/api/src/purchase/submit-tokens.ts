@@ -72,6 +72,11 @@ export class SubmitTokens {
   }
 
   /** True when the token was issued by us, for this sale and user, and has not expired. */
+  /** The order number this token's reservation takes (SubmitTokenCodec.orderNumberOf). */
+  orderNumberOf(token: string, saleId: string): string {
+    return this.codec.orderNumberOf(token, saleId);
+  }
+
   verify(token: string, saleId: string, userId: string, now = Date.now()): boolean {
     return this.codec.verify(token, saleId, userId, now);
   }
