@@ -95,6 +95,7 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     ...[...summary.sales].sort().map(([sale, n]): [string, string] => [`runs: ${sale}`, String(n)]),
     ['answers checked', String(summary.answersChecked)],
     ['answers per run', spread(summary.answersPerRun)],
+    ['202s lost as the emulated persistence allows', String(summary.lostAsDocumented)],
     ['violations', String(summary.violations)],
     ['failing runs', summary.failingRuns.map((run) => `#${run.run} (${run.invariants.join(', ')})`).join('; ') || '-'],
   ];

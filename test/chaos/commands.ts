@@ -246,7 +246,10 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
           empty ? 'redisRestartEmpty()' : 'redisRestartFromAof()',
           (m) => m.redisDown,
           async (m, real) => {
-            if (empty) count(real, 'redis-restart-empty');
+            if (empty) {
+              count(real, 'redis-restart-empty');
+              real.world.noteDataLoss('redis-restart-empty');
+            }
             await real.cluster.startRedis({ empty });
             m.redisDown = false;
             await letApisReconnect(real);

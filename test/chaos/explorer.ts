@@ -62,6 +62,11 @@ export interface ExplorerSummary {
   answersPerRun: number[];
   /** Runs by the sale they sold: `redis-lua/3` (strategy/buckets). */
   sales: Map<string, number>;
+  /**
+   * `202`s lost because Redis lost acknowledged data as the persistence setting a fault emulates allows
+   * (docs/failure-model.md "A restart from an older copy"): counted, not violations.
+   */
+  lostAsDocumented: number;
   violations: number;
   /** Runs that found a violation, with the invariants each broke (shrink attempts included). */
   failingRuns: { run: number; invariants: string[] }[];
@@ -97,6 +102,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   let answersChecked = 0;
   const answersPerRun: number[] = [];
   const sales = new Map<string, number>();
+  let lostAsDocumented = 0;
   let violations = 0;
   const failingRuns: ExplorerSummary['failingRuns'] = [];
   let lastFailingRun: { violations: Violation[]; history: string[]; sale: string } | undefined;
@@ -144,6 +150,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           const found = await settleAndCheck(cluster, world, adminJwt, trickle);
           answersChecked += world.history.answersChecked;
           answersPerRun.push(world.history.answersChecked);
+          lostAsDocumented += world.lostAsDocumented.length;
           violations += found.length;
           options.onProgress?.(
             `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${strategy}/${buckets}, ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
@@ -151,6 +158,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
             }, faults ${injected(faults, faultsBefore)} (so far ${total(faults)}), ${Math.round((Date.now() - started) / 1000)} s`,
           );
           options.onProgress?.(`  answers: ${answersByStatus(world.history.operations)}`);
+          for (const lost of world.lostAsDocumented) options.onProgress?.(`  lost as the setting allows: ${lost}`);
           if (found.length > 0) {
             failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
             lastFailingRun = {
@@ -190,6 +198,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       answersChecked,
       answersPerRun,
       sales,
+      lostAsDocumented,
       violations,
       failingRuns,
       seed: details.seed,

@@ -50,6 +50,14 @@ export interface Answer {
  */
 export class RunWorld {
   readonly history = new History();
+  /**
+   * When Redis lost acknowledged data as a weaker persistence setting would (restarted empty, from an older
+   * copy, a lagging replica promoted): the `202`s before such an instant that no worker had written may be
+   * lost, as docs/failure-model.md allows for that setting.
+   */
+  readonly dataLosses: { kind: string; at: number }[] = [];
+  /** The promises the checker found lost that way (counted apart from the violations). */
+  readonly lostAsDocumented: string[] = [];
   readonly buyers: Buyer[] = [];
   readonly tokens: TokenUse[] = [];
   /** The admin's token, for admin actions (test/chaos/admin-actions.ts). */
@@ -174,6 +182,16 @@ export class RunWorld {
   }
 
   /** Order numbers some client was promised (2xx), with their buyer. */
+  /** Redis is about to lose acknowledged data (`kind`: the fault that emulates the setting). */
+  noteDataLoss(kind: string): void {
+    this.dataLosses.push({ kind, at: Date.now() });
+  }
+
+  /** The data loss after `instant`, if any. */
+  dataLossAfter(instant: number): { kind: string; at: number } | undefined {
+    return this.dataLosses.find((loss) => loss.at > instant);
+  }
+
   promisedOrders(): { orderNo: string; buyer: number }[] {
     const seen = new Map<string, number>();
     for (const operation of this.history.operations) {

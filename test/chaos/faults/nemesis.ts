@@ -43,6 +43,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           (m) => m.snapshotTaken,
           async (m, real) => {
             count(real, 'redis-restore-older');
+            real.world.noteDataLoss('redis-restore-older');
             await real.cluster.restoreRedisFromSnapshot();
             m.redisDown = false;
             m.snapshotTaken = false;
@@ -70,6 +71,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           (m) => m.replicaLagging,
           async (m, real) => {
             count(real, 'replica-promote-lagging');
+            real.world.noteDataLoss('replica-promote-lagging');
             await real.cluster.promoteLaggingReplica();
             m.replicaLagging = false;
             m.redisDown = false;
