@@ -100,6 +100,35 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
     },
   ];
 
+  // Admin actions among the faults, with the crowd and the sold-out trickle on: every answer judged when
+  // given (no sale after the end MySQL records, a SOLD_OUT is true, a promised token answered alike).
+  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it)(
+    'redis-lua: an admin ends the sale while Redis is down and after, reopens it, Redis restored from an older copy, a crowd throughout (seed 11, path 0)',
+    async () => {
+      const summary = await explore({
+        runs: 1,
+        seed: 11,
+        path: '0',
+        faults: ['admin', 'redis-kill', 'worker-pause', 'redis-restore-older'],
+        budgetMs: 100_000,
+        maxCommands: 20,
+        maxShrinks: 0,
+        stock: 12,
+        perUserLimit: 3,
+        buckets: [1, 3],
+        strategies: ['redis-lua'],
+        crowd: 40,
+      });
+      expect(summary.runs).toBe(1);
+      expect(summary.answersChecked).toBeGreaterThan(100);
+      expect(
+        ['admin-end', 'admin-reopen', 'redis-kill', 'redis-restore-older'].filter((kind) => !summary.faults.get(kind)),
+      ).toEqual([]);
+      expect(report(summary)).toBe('no violation');
+    },
+    180_000,
+  );
+
   // Their sale's buckets are part of the case: the second pass of npm test (TEST_SALE_BUCKETS=3) skips them.
   (process.env['TEST_SALE_BUCKETS'] ? it.skip : it).each(wider)(
     '$name (seed $seed, path $path)',
