@@ -1,6 +1,6 @@
 import { StockLeaseRepository } from '@flash-sale/db';
-import { OrderNumberGenerator, type SaleLayout } from '@flash-sale/domain';
-import { buyerBucket, SaleRedisRepository } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
+import { SaleRedisRepository } from '@flash-sale/redis';
 import { StockLeases } from '@flash-sale/stock';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -8,7 +8,8 @@ import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { closeWithin } from './support/bounded-close';
 import { countRows, createLiveSale, waitFor } from './support/fixtures';
-import { issueTestToken, PrivateRedisServer } from './support/private-redis';
+import { PrivateRedisServer } from './support/private-redis';
+import { buyerOfBucket, reserveOneUnit } from './support/script-buyers';
 import { startStack, type RunningStack } from './support/running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
@@ -31,7 +32,6 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
   let own: SaleRedisAccess;
   let worker: INestApplicationContext | undefined;
   let stack: RunningStack | undefined;
-  const orderNumbers = new OrderNumberGenerator();
 
   beforeEach(async () => {
     redis = await PrivateRedisServer.start({ persistent: true });
@@ -59,23 +59,8 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
   const processLeases = (saleRedis = own.saleRedis) =>
     new StockLeases(new StockLeaseRepository(db), own.scripts, saleRedis, { leaseSize: 1, lowWater: 0 });
 
-  /** A fresh buyer of the given bucket. */
-  function buyerOf(sale: SaleLayout, index: number, name: string): string {
-    for (let n = 0; ; n++) if (buyerBucket(sale, `${name}-${n}`).index === index) return `${name}-${n}`;
-  }
-
-  /** One unit for `userId` through the real reservation script: what Redis answers. */
-  async function reserve(sale: SaleLayout, userId: string): Promise<string> {
-    const { token } = await issueTestToken(own.saleRedis, sale, userId, 300);
-    const result = await own.scripts.reserve({
-      bucket: buyerBucket(sale, userId),
-      userId,
-      submitToken: token,
-      quantity: 1,
-      orderNo: orderNumbers.next(sale.id),
-    });
-    return result.kind === 'refused' ? result.code : result.kind;
-  }
+  const buyerOf = buyerOfBucket;
+  const reserve = (sale: SaleLayout, userId: string) => reserveOneUnit(own, sale, userId);
 
   /** A real worker writes every reservation so far into MySQL, then stops (it must not check Redis later). */
   async function writeOrders(saleId: string, count: number): Promise<void> {

@@ -4,6 +4,7 @@ import { onlyBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale
 import type { DataSource } from 'typeorm';
 import { createLiveSale } from './support/fixtures';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
+import { gateCalls } from './support/script-buyers';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 
 /**
@@ -41,16 +42,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
    */
   function gatedLoad() {
     const restarterScripts = new ReservationScripts(access.redis, access.keys);
-    const realLoad = restarterScripts.load.bind(restarterScripts);
-    let loadReached!: () => void;
-    const loadWasReached = new Promise<void>((resolve) => (loadReached = resolve));
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    jest.spyOn(restarterScripts, 'load').mockImplementation(async (...args) => {
-      loadReached();
-      await gate;
-      return realLoad(...args);
-    });
+    const { reached: loadWasReached, open: openGate } = gateCalls(restarterScripts, 'load');
     return { restarterScripts, loadWasReached, openGate };
   }
 

@@ -1,10 +1,11 @@
 import { StockLeaseRepository } from '@flash-sale/db';
-import { OrderNumberGenerator, type SaleLayout } from '@flash-sale/domain';
-import { buyerBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import type { SaleLayout } from '@flash-sale/domain';
+import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
 import { StockLeases } from '@flash-sale/stock';
 import type { DataSource } from 'typeorm';
 import { createLiveSale } from './support/fixtures';
-import { issueTestToken, PrivateRedisServer } from './support/private-redis';
+import { PrivateRedisServer } from './support/private-redis';
+import { buyerOfBucket, gateCalls, reserveOneUnit } from './support/script-buyers';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from './support/test-redis';
 
@@ -18,7 +19,6 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
   let testEnv: TestEnv;
   let db: DataSource;
   let access: SaleRedisAccess;
-  const orderNumbers = new OrderNumberGenerator();
 
   /** A process's own lease protocol, as each app builds it. */
   const processLeases = (
@@ -39,37 +39,13 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
     await testEnv?.cleanup();
   });
 
-  /** A fresh buyer of the given bucket. */
-  function buyerOf(sale: SaleLayout, index: number, name: string): string {
-    for (let n = 0; ; n++) if (buyerBucket(sale, `${name}-${n}`).index === index) return `${name}-${n}`;
-  }
-
-  /** One unit for `userId` through the real reservation script: what Redis answers. */
-  async function reserve(sale: SaleLayout, userId: string, on = access): Promise<string> {
-    const { token } = await issueTestToken(on.saleRedis, sale, userId, 300);
-    const result = await on.scripts.reserve({
-      bucket: buyerBucket(sale, userId),
-      userId,
-      submitToken: token,
-      quantity: 1,
-      orderNo: orderNumbers.next(sale.id),
-    });
-    return result.kind === 'refused' ? result.code : result.kind;
-  }
+  const buyerOf = buyerOfBucket;
+  const reserve = (sale: SaleLayout, userId: string, on = access) => reserveOneUnit(on, sale, userId);
 
   /** A process whose lease grants wait at a gate the test opens, once their MySQL half is recorded. */
   function gatedGrants() {
     const scripts = new ReservationScripts(access.redis, access.keys);
-    const realGrant = scripts.grantLease.bind(scripts);
-    let recorded!: () => void;
-    const leaseRecorded = new Promise<void>((resolve) => (recorded = resolve));
-    let openGate!: () => void;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    jest.spyOn(scripts, 'grantLease').mockImplementation(async (...args) => {
-      recorded();
-      await gate;
-      return realGrant(...args);
-    });
+    const { reached: leaseRecorded, open: openGate } = gateCalls(scripts, 'grantLease');
     return { leases: processLeases(scripts, access.saleRedis), leaseRecorded, openGate };
   }
 
