@@ -71,15 +71,8 @@ export class DbPurchase {
     forRedisBuyersFallback = false,
   ): Promise<OrderCreated> {
     // The window, the submit token and the replay first: they need neither the stock nor a lock.
-    const request = this.requestFacts(sale, userId, submitToken);
-    // Looked up only once the signature holds: it names the sale, which the orders' token column does not.
-    const bought = request.submitToken.issuedToBuyer
-      ? await this.repository.orderOfSubmitToken(submitToken)
-      : undefined;
-    request.submitToken.boughtBy = bought?.userId;
-    const decided = decidePurchaseRequest(request);
-    if (decided?.kind === 'refuse') throw refusal(decided.code);
-    if (decided?.kind === 'replay') return { orderNo: bought!.orderNo, status: 'PENDING_PAYMENT' };
+    const { request, replay } = await this.decideRequest(sale, userId, submitToken);
+    if (replay) return replay;
 
     const order = this.newOrder(sale, userId, submitToken, quantity);
     try {
@@ -295,10 +288,27 @@ export class DbPurchase {
     };
   }
 
-  /** The rules' window and submit-token checks, without MySQL (the Redis-down fallback asks them first). */
-  checkWindowAndToken(sale: SaleTerms, userId: string, submitToken: string): void {
-    const decided = decidePurchaseRequest(this.requestFacts(sale, userId, submitToken));
+  /**
+   * The purchase rules' window, submit token and replay, asked of MySQL: the order a token made answers
+   * it (a replay), expired or not, as in Redis; an unbought token must be unexpired. Throws a refusal.
+   */
+  async decideRequest(
+    sale: SaleTerms,
+    userId: string,
+    submitToken: string,
+  ): Promise<{ request: PurchaseRequestFacts; replay?: OrderCreated }> {
+    const request = this.requestFacts(sale, userId, submitToken);
+    // Looked up only once the signature holds: it names the sale, which the orders' token column does not.
+    const bought = this.submitTokens.signedFor(submitToken, sale.id, userId)
+      ? await this.repository.orderOfSubmitToken(submitToken)
+      : undefined;
+    request.submitToken.boughtBy = bought?.userId;
+    const decided = decidePurchaseRequest(request);
     if (decided?.kind === 'refuse') throw refusal(decided.code);
+    return {
+      request,
+      replay: decided?.kind === 'replay' ? { orderNo: bought!.orderNo, status: 'PENDING_PAYMENT' } : undefined,
+    };
   }
 
   /** The order a submit token made, if MySQL has it (written by any path); another user's → 403. */

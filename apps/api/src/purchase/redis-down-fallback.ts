@@ -46,9 +46,8 @@ export class RedisDownFallback {
   }
 
   async sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<OrderCreated> {
-    this.dbPurchase.checkWindowAndToken(sale, userId, order.token);
-    const replayed = await this.dbPurchase.orderOfToken(order.token, userId);
-    if (replayed) return replayed;
+    const { replay } = await this.dbPurchase.decideRequest(sale, userId, order.token);
+    if (replay) return replay;
     this.reloadAfterFallback.add(sale.id);
     try {
       return await this.dbPurchase.purchase(sale, userId, order.token, order.quantity, 'db-optimistic', true);

@@ -50,6 +50,10 @@ function world(
     refills?: number[];
     inDoubt?: number;
     tokenSigned?: boolean;
+    /** Signed for the buyer but past its expiry. */
+    tokenExpired?: boolean;
+    /** MySQL holds an order made with the token. */
+    orderInMySql?: boolean;
     /** The connection to Redis is lost during these refills (the guard must verify before the next try). */
     connectionLostDuringRefill?: boolean;
     /** Verifications that another lost connection overtakes (each leaves the sale unverified). */
@@ -81,11 +85,15 @@ function world(
   const limits = { inReservation: () => LIMITS } as unknown as PurchaseLimitsPolicy;
   const tokens = {
     orderNumberOf: (token: string) => `S7-number-of-${token}`,
-    verify: () => options.tokenSigned ?? false,
+    signedFor: () => options.tokenSigned ?? false,
+    verify: () => (options.tokenSigned ?? false) && !options.tokenExpired,
     adoptIntoRedis: async () => void calls.push('adoptIntoRedis'),
   } as unknown as SubmitTokens;
   const dbPurchase = {
-    orderOfToken: async () => (calls.push('orderOfToken'), undefined),
+    orderOfToken: async () => (
+      calls.push('orderOfToken'),
+      options.orderInMySql ? { orderNo: 'S7-IN-MYSQL', status: 'PENDING_PAYMENT' } : undefined
+    ),
   } as unknown as DbPurchase;
   const soldOut = { noteSoldOut: () => void calls.push('noteSoldOut') } as unknown as SoldOutGate;
   const incarnations = {
@@ -218,6 +226,18 @@ describe('RedisReservation', () => {
     const unsigned = world([invalid]);
     expect((await refusalOf(unsigned.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
     expect(unsigned.calls).not.toContain('adoptIntoRedis');
+  });
+
+  it("answers a token Redis forgot with MySQL's order, expired or not; refuses an expired one that bought nothing", async () => {
+    const invalid = refused(ErrorCode.TokenInvalid);
+    const bought = world([invalid], { tokenSigned: true, tokenExpired: true, orderInMySql: true });
+    await expect(bought.reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({
+      orderNo: 'S7-IN-MYSQL',
+      status: 'PENDING_PAYMENT',
+    });
+    const unbought = world([invalid], { tokenSigned: true, tokenExpired: true });
+    expect((await refusalOf(unbought.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
+    expect(unbought.calls).toEqual(['admit', 'orderOfToken']);
   });
 
   it('passes final refusals on at once, and a rate limit as 429', async () => {

@@ -167,12 +167,15 @@ export class RedisReservation {
     if (
       result.code === ErrorCode.TokenInvalid &&
       !attempts.adoptedToken &&
-      this.tokens.verify(order.token, sale.id, userId)
+      this.tokens.signedFor(order.token, sale.id, userId)
     ) {
-      // Signed for this buyer and sale, unexpired, yet unknown to Redis: issued while Redis was down, or
-      // forgotten by a Redis restarted without its data. MySQL decides, as for the fallback.
+      // Signed for this buyer and sale, yet unknown to Redis: issued while Redis was down, or forgotten
+      // by a Redis restarted without its data (or from an older copy). MySQL decides, as for the
+      // fallback: an order made with it is the answer, expired or not; only an unexpired token that
+      // bought nothing is put in Redis and tried again.
       const replayed = await this.dbPurchase.orderOfToken(order.token, userId);
       if (replayed) return replayed;
+      if (!this.tokens.verify(order.token, sale.id, userId)) throw refusal(result.code);
       await this.tokens.adoptIntoRedis(order.token, sale, userId);
       attempts.adoptedToken = true;
       return 'retry';

@@ -77,6 +77,11 @@ export class SubmitTokens {
     return this.codec.orderNumberOf(token, saleId);
   }
 
+  /** Signed for this sale and user, expired or not (SubmitTokenCodec.signedFor). */
+  signedFor(token: string, saleId: string, userId: string): boolean {
+    return this.codec.signedFor(token, saleId, userId);
+  }
+
   verify(token: string, saleId: string, userId: string, now = Date.now()): boolean {
     return this.codec.verify(token, saleId, userId, now);
   }
