@@ -75,7 +75,7 @@ export class SubmitTokenCodec {
     const expiresAtMs = SubmitTokenCodec.decode(token)?.e;
     const time = Number.isSafeInteger(expiresAtMs) && expiresAtMs! > 0 && expiresAtMs! < 2 ** 48 ? expiresAtMs! : 0;
     const mac = createHmac('sha256', this.key).update(`order-number:${token}`).digest();
-    return `S${saleId}-${crockfordTime(time)}${crockfordBits(mac.subarray(0, 10))}`;
+    return `S${saleId}-${crockford(BigInt(time), 10)}${crockford(BigInt(`0x${mac.subarray(0, 10).toString('hex')}`), 16)}`;
   }
 
   private signature(payload: string): string {
@@ -85,28 +85,12 @@ export class SubmitTokenCodec {
 
 const CROCKFORD_BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-/** A ULID's time part: 48 bits of milliseconds as 10 Crockford base32 digits, most significant first. */
-function crockfordTime(ms: number): string {
+/** `value` as `length` Crockford base32 digits, most significant first (ULID's alphabet). */
+function crockford(value: bigint, length: number): string {
   let digits = '';
-  for (let i = 0; i < 10; i++) {
-    digits = CROCKFORD_BASE32[ms % 32]! + digits;
-    ms = Math.floor(ms / 32);
-  }
-  return digits;
-}
-
-/** `bytes` (a multiple of 5 of them) as Crockford base32 digits, 5 bits each, most significant first. */
-function crockfordBits(bytes: Uint8Array): string {
-  let digits = '';
-  let pending = 0;
-  let pendingBits = 0;
-  for (const byte of bytes) {
-    pending = ((pending << 8) | byte) & 0xfff;
-    pendingBits += 8;
-    while (pendingBits >= 5) {
-      pendingBits -= 5;
-      digits += CROCKFORD_BASE32[(pending >>> pendingBits) & 31]!;
-    }
+  for (let i = 0; i < length; i++) {
+    digits = CROCKFORD_BASE32[Number(value & 31n)]! + digits;
+    value >>= 5n;
   }
   return digits;
 }
