@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import type { SaleDashboard } from '@flash-sale/contract';
@@ -80,17 +80,32 @@ describe('SaleDashboardPage', () => {
     expect(screen.getByText(/UNSAFE/)).toBeInTheDocument();
   });
 
-  it('plots purchases per second from the growth between two samples', async () => {
+  it('charts the purchases of each second as counted: 3 purchases are 3, never a smoothed 2.8', async () => {
+    // Samples 1.07 s apart, as a poll drifts: a rate from the growth between them would be 3 / 1.07 = 2.8.
     dashboardEndpoint(
-      makeDashboard({ purchases: 100, sampledAt: '2030-01-15T10:05:00.000Z' }),
-      makeDashboard({ purchases: 130, sampledAt: '2030-01-15T10:05:02.000Z' }), // 30 purchases in 2 s
+      makeDashboard({
+        purchases: 100,
+        sampledAt: '2030-01-15T10:05:00.930Z',
+        history: [{ at: '2030-01-15T10:04:58.000Z', purchases: 12 }],
+      }),
+      makeDashboard({
+        purchases: 103,
+        sampledAt: '2030-01-15T10:05:02.000Z',
+        history: [
+          { at: '2030-01-15T10:04:58.000Z', purchases: 12 },
+          { at: '2030-01-15T10:05:01.000Z', purchases: 3 },
+        ],
+      }),
     );
     renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
 
-    expect(await screen.findByText(/the rate appears with the second sample/)).toBeInTheDocument();
-    const caption = await screen.findByText(/purchases per second/, { selector: 'figcaption' }, { timeout: 4_000 });
-    expect(caption).toHaveTextContent('Now 15 purchases per second; peak 15 per second over the last 2 seconds.');
-    expect(statValue('Purchases')).toBe('130');
+    const caption = () => screen.getByText(/^Last second/, { selector: 'figcaption' });
+    expect(await screen.findByText(/^Last second/, { selector: 'figcaption' })).toHaveTextContent(
+      'Last second: 0 purchases. Busiest second: 12 purchases; 12 purchases in the last minute.',
+    );
+    await waitFor(() => expect(statValue('Purchases')).toBe('103'), { timeout: 4_000 });
+    expect(caption()).toHaveTextContent('Last second: 3 purchases. Busiest second: 12 purchases; 15 purchases');
+    expect(caption().textContent).not.toMatch(/\d\.\d/);
   });
 
   it('preloads the sale from its dashboard', async () => {

@@ -10,7 +10,8 @@ import { clockTimeElement } from './clock-time';
 import { ApiDocsLink, QueueDashboardLink } from './OpsLinks';
 import { OrdersByStatusTable } from './OrdersByStatusTable';
 import { PreloadNotice } from './PreloadNotice';
-import { PurchaseRateChart } from './PurchaseRateChart';
+import { PurchasesPerSecondChart } from './PurchasesPerSecondChart';
+import { purchasesPerSecond } from './purchases-per-second';
 import { canPreload, usePreloadSale } from './use-preload-sale';
 import { useSaleDashboard } from './use-sale-dashboard';
 
@@ -39,7 +40,7 @@ export function SaleDashboardPage() {
     return <ErrorNotice error={dashboard.error} title="Could not load the dashboard" />;
   }
 
-  const { latest, points, windowStart } = dashboard.data;
+  const latest = dashboard.data;
   const { sale, audit } = latest;
   const ended = sale.status === 'ended';
   return (
@@ -116,7 +117,7 @@ export function SaleDashboardPage() {
       <div className="dashboard-grid">
         <section className="card panel" aria-labelledby={chartHeadingId}>
           <h2 id={chartHeadingId}>Purchases per second</h2>
-          <PurchaseRateChart points={points} windowStart={windowStart} />
+          <PurchasesPerSecondChart seconds={purchasesPerSecond(latest)} />
         </section>
         <div className="dashboard-grid__side">
           <AuditPanel audit={audit} />
