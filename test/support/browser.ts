@@ -1,6 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it); CHROMIUM_PATH points at another binary. */
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -143,5 +150,13 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true, timeout: STEP_TIMEOUT_MS });
+  return file;
+}
+
+/** A PNG of one part of a page (a chart, a table) at `artifacts/screenshots/<name>.png`: its detail at full size. */
+export async function saveElementScreenshot(element: Locator, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await element.screenshot({ path: file, timeout: STEP_TIMEOUT_MS });
   return file;
 }

@@ -6,8 +6,8 @@ import { SALE_PURPOSES, type Sale, type SalePurpose } from '@flash-sale/contract
 import { asAdmin } from './admin-request';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
 import { QueryProgress } from '../components/ErrorNotice';
-import { formatDateTime } from '../components/format';
-import { numeric, TableHead } from '../components/Table';
+import { formatShortDateTime, formatShortEnd } from '../components/format';
+import { Cell, numeric, TableHead } from '../components/Table';
 import { PreloadNotice } from './PreloadNotice';
 import { canPreload, usePreloadSale } from './use-preload-sale';
 
@@ -80,17 +80,16 @@ export function AdminSalesPage() {
       )}
       {sorted.length > 0 && (
         <div className="card table-wrap">
-          <table className="table admin-sales-table">
+          <table className="table table--cards admin-sales-table">
             <caption className="visually-hidden">All sales</caption>
             <TableHead
               columns={[
-                'Name',
+                'Sale',
                 'Strategy',
                 'Purpose',
                 'Status',
                 numeric('Remaining'),
-                'Starts',
-                'Ends',
+                'Window',
                 { label: <span className="visually-hidden">Actions</span>, key: 'actions' },
               ]}
             />
@@ -117,6 +116,11 @@ interface SaleRowProps {
   onPreload: () => void;
 }
 
+/**
+ * One sale: its name (the way into its dashboard) heads the row, and a phone's card. Start and end share
+ * a column, compactly ("Nov 27, 3:36 PM", the year only when it is not this one): a 1280 px window shows
+ * every column without scrolling sideways.
+ */
 function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
   const nameId = useId();
   return (
@@ -124,23 +128,30 @@ function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
       <th scope="row" id={nameId}>
         <Link to={`/admin/sales/${encodeURIComponent(sale.id)}`}>{sale.name}</Link>
       </th>
-      <td>
+      <Cell label="Strategy">
         <StrategyBadge strategy={sale.strategy} />
-      </td>
-      <td>{PURPOSE_LABELS[sale.purpose] ?? sale.purpose}</td>
-      <td>
+      </Cell>
+      <Cell label="Purpose">{PURPOSE_LABELS[sale.purpose] ?? sale.purpose}</Cell>
+      <Cell label="Status">
         <SaleStatusBadge status={sale.status} />
-      </td>
-      <td className="number">
-        {sale.remaining.toLocaleString('en-US')} / {sale.stock.toLocaleString('en-US')}
-      </td>
-      <td>
-        <time dateTime={sale.startsAt}>{formatDateTime(sale.startsAt)}</time>
-      </td>
-      <td>
-        <time dateTime={sale.endsAt}>{formatDateTime(sale.endsAt)}</time>
-      </td>
-      <td>
+      </Cell>
+      {/* Two pieces that may sit on two lines when a big stock needs the room. */}
+      <Cell label="Remaining" numeric>
+        <span className="admin-sales-table__count">{sale.remaining.toLocaleString('en-US')}</span>{' '}
+        <span className="admin-sales-table__count">/ {sale.stock.toLocaleString('en-US')}</span>
+      </Cell>
+      <Cell label="Window">
+        <span className="sale-window">
+          <time dateTime={sale.startsAt}>{formatShortDateTime(sale.startsAt)}</time>{' '}
+          <span>
+            <span aria-hidden="true">→ </span>
+            <span className="visually-hidden">to </span>
+            <time dateTime={sale.endsAt}>{formatShortEnd(sale.startsAt, sale.endsAt)}</time>
+          </span>
+        </span>
+      </Cell>
+      {/* Empty for a sale that cannot be preloaded: a phone's card then shows no Actions line at all. */}
+      <Cell label="Actions" className="admin-sales-table__actions">
         {/* Named "Preload" like every row's; the description says which sale. */}
         {canPreload(sale) && (
           <button
@@ -153,7 +164,7 @@ function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
             {preloading ? 'Preloading…' : 'Preload'}
           </button>
         )}
-      </td>
+      </Cell>
     </tr>
   );
 }

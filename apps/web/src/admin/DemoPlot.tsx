@@ -28,7 +28,8 @@ export default function DemoPlot({ results, stock }: { results: readonly DemoStr
       >
         <CartesianGrid horizontal={false} />
         <XAxis type="number" allowDecimals={false} />
-        <YAxis type="category" dataKey="strategy" width={104} interval={0} tick={{ fontSize: 12 }} />
+        {/* As wide as the longest name (recharts measures them): a fixed width cut "redis-lock-unfenced". */}
+        <YAxis type="category" dataKey="strategy" width="auto" interval={0} tick={{ fontSize: 12 }} />
         <Tooltip />
         <Legend />
         <Bar dataKey="stock" name="stock" fill="#9ca3af" isAnimationActive={false} />

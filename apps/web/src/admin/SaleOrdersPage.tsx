@@ -112,13 +112,13 @@ export function SaleOrdersPage() {
           about={{
             label: 'Buyer',
             cell: (order) => (
-              // One flex item: on a phone card the name must not be squeezed to let the id fit.
+              // One flex item: on a phone card the name and the id share the value's side of the card.
               <span className="order-buyer">
                 <span className={`order-buyer__name${order.userName ? '' : ' admin-muted'}`}>
                   {order.userName ?? 'no name'}
                 </span>
                 {order.guest && <span className="order-buyer__guest admin-muted admin-small">guest</span>}{' '}
-                <span className="mono admin-small">{order.userId}</span>
+                <span className="order-buyer__id mono admin-small">{order.userId}</span>
               </span>
             ),
           }}

@@ -1,7 +1,7 @@
 import type { Order } from '@flash-sale/contract';
 import type { ReactNode } from 'react';
 import { OrderStatusBadge } from './badges';
-import { formatDateTime, formatMoney } from './format';
+import { formatMoney, formatShortDateTime } from './format';
 import { Cell, numeric, TableHead } from './Table';
 
 /** What an orders table shows of an order, which a buyer's order and an admin's order row both have. */
@@ -27,12 +27,16 @@ export function OrdersTable<T extends OrderRow>({ caption, orders, orderNo, abou
         <tbody>
           {orders.map((order) => (
             <tr key={order.orderNo}>
-              <Cell label="Order">{orderNo(order)}</Cell>
+              <Cell label="Order" className="orders-table__order-no">
+                {orderNo(order)}
+              </Cell>
               <Cell label="Status">
                 <OrderStatusBadge status={order.status} />
               </Cell>
               <Cell label={about.label}>{about.cell(order)}</Cell>
-              <Cell label="Placed">{formatDateTime(order.createdAt)}</Cell>
+              <Cell label="Placed" className="orders-table__placed">
+                <time dateTime={order.createdAt}>{formatShortDateTime(order.createdAt)}</time>
+              </Cell>
               <Cell label="Qty" numeric>
                 {order.quantity}
               </Cell>

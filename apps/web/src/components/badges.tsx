@@ -28,7 +28,10 @@ export function OrderStatusBadge({ status }: { status: OrderStatus }) {
   return <span className={`badge badge--order-${status.toLowerCase()}`}>{ORDER_STATUS_LABEL[status]}</span>;
 }
 
-/** The unsafe strategies are teaching strategies that oversell: they are labelled so wherever they show. */
+/**
+ * The unsafe strategies are teaching strategies that oversell: they are labelled so wherever they show.
+ * The name and the warning are each kept whole; a narrow table column may put the warning on a line of its own.
+ */
 export function StrategyBadge({ strategy }: { strategy: SaleStrategy }) {
   const unsafe = UNSAFE_STRATEGIES.includes(strategy);
   return (
@@ -36,7 +39,13 @@ export function StrategyBadge({ strategy }: { strategy: SaleStrategy }) {
       className={`badge ${unsafe ? 'badge--unsafe' : 'badge--strategy'}`}
       title={unsafe ? 'Can oversell: demonstration only' : undefined}
     >
-      {unsafe ? `⚠ ${strategy} (UNSAFE: oversells)` : strategy}
+      {unsafe ? (
+        <>
+          <span className="badge__part">⚠ {strategy}</span> <span className="badge__part">(UNSAFE: oversells)</span>
+        </>
+      ) : (
+        strategy
+      )}
     </span>
   );
 }

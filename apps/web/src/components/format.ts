@@ -10,6 +10,29 @@ export function formatDateTime(iso: string): string {
   return dateTime.format(new Date(iso));
 }
 
+const monthDay = { month: 'short', day: 'numeric' } as const;
+const shortTime = { hour: 'numeric', minute: '2-digit' } as const;
+const sameYearDateTime = new Intl.DateTimeFormat('en-US', { ...monthDay, ...shortTime });
+const otherYearDateTime = new Intl.DateTimeFormat('en-US', { ...monthDay, year: 'numeric', ...shortTime });
+const timeOnly = new Intl.DateTimeFormat('en-US', shortTime);
+
+/**
+ * "Nov 27, 3:36 PM": a date and time for a table cell, the year only when it is not this year's
+ * ("Jan 15, 2031, 10:00 AM"). `now` is the moment "this year" is taken from.
+ */
+export function formatShortDateTime(iso: string, now = Date.now()): string {
+  const at = new Date(iso);
+  const format = at.getFullYear() === new Date(now).getFullYear() ? sameYearDateTime : otherYearDateTime;
+  return format.format(at);
+}
+
+/** The end of a span that started at `startIso`, for a table cell: "4:36 PM" when it ends the same day. */
+export function formatShortEnd(startIso: string, endIso: string, now = Date.now()): string {
+  const start = new Date(startIso);
+  const end = new Date(endIso);
+  return start.toDateString() === end.toDateString() ? timeOnly.format(end) : formatShortDateTime(endIso, now);
+}
+
 /** 3725 s → "1:02:05", 65 s → "1:05"; days are spelled out ("2d 03:00:00"). */
 export function formatDuration(totalSeconds: number): string {
   const seconds = Math.max(0, Math.floor(totalSeconds));

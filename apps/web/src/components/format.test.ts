@@ -1,0 +1,18 @@
+import { formatShortDateTime, formatShortEnd } from './format';
+
+// Local times, as the browser shows them: the tests hold in any time zone.
+const local = (year: number, month: number, day: number, hours: number, minutes = 0) =>
+  new Date(year, month - 1, day, hours, minutes).toISOString();
+const inMid2030 = Date.parse(local(2030, 6, 1, 12));
+
+describe('dates for a table cell', () => {
+  it('leaves out the year when it is this year, and says it when it is not', () => {
+    expect(formatShortDateTime(local(2030, 1, 15, 10), inMid2030)).toBe('Jan 15, 10:00 AM');
+    expect(formatShortDateTime(local(2031, 1, 15, 15, 5), inMid2030)).toBe('Jan 15, 2031, 3:05 PM');
+  });
+
+  it("gives only the time of an end on the start's day, the date too on another day", () => {
+    expect(formatShortEnd(local(2030, 1, 15, 10), local(2030, 1, 15, 12), inMid2030)).toBe('12:00 PM');
+    expect(formatShortEnd(local(2030, 1, 15, 22), local(2030, 1, 16, 2), inMid2030)).toBe('Jan 16, 2:00 AM');
+  });
+});
