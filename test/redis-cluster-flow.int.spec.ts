@@ -76,4 +76,12 @@ describe('the purchase flow on a real three-master Redis Cluster (API, worker, M
       expect(audit.body.ordersByStatus['QUEUED']).toBe(0);
     }
   });
+
+  it("/metrics tells each master's persistence: the three masters, none with an AOF here", async () => {
+    const metrics = (await w.stack.client.raw('GET', '/metrics')).text;
+    const persistence = [...metrics.matchAll(/^flash_sale_redis_aof_enabled\{node="([^"]+)"\} (\d+)$/gm)];
+    expect(persistence.map(([, node]) => node).sort()).toEqual([...w.cluster.nodes].sort());
+    expect(persistence.map(([, , aof]) => aof)).toEqual(['0', '0', '0']);
+    expect(metrics).toMatch(/^flash_sale_dependency_up\{dependency="redis"\} 1$/m);
+  });
 });

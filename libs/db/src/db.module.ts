@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module, type Provider, type Type } from '@n
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source';
+import { DatabaseHealth } from './database-health';
 import { DemoRunRepository } from './demo-run.repository';
 import { OrderExpiryRepository } from './order-expiry.repository';
 import { OrderQueryRepository } from './order-query.repository';
@@ -37,6 +38,7 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   SaleBuyerRepository,
   SaleLayouts,
   SaleWindowRepository,
+  DatabaseHealth,
 ];
 
 /**

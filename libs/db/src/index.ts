@@ -24,3 +24,4 @@ export * from './sale-buyer.repository';
 export * from './stock-segments';
 export * from './sale-layouts';
 export * from './sale-window.repository';
+export * from './database-health';

@@ -1,4 +1,4 @@
-import { type BookedOrder, HOLDING_STATUSES, type OrderStatus } from '@flash-sale/domain';
+import { type BookedOrder, HOLDING_STATUSES, type OrderStatus, type SaleStrategy } from '@flash-sale/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { StockSegmentRepository } from './stock-segments';
 
@@ -14,11 +14,40 @@ export interface MySqlSaleBooks {
   unitsAboveUserLimit: number;
 }
 
+/** A sale's stock against the units its orders hold (PENDING_PAYMENT + PAID). */
+export interface SaleHolding {
+  saleId: string;
+  strategy: SaleStrategy;
+  stock: number;
+  held: number;
+}
+
 /** What MySQL says about one sale, for the audit and the reconciliation job. */
 export class SaleBooksRepository {
   private readonly segments = new StockSegmentRepository();
 
   constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Stock and held units of every sale, of any strategy, that ends after `since` (/metrics: oversold).
+   * One grouped read over the orders index by sale and status.
+   */
+  async recentHoldings(since: Date): Promise<SaleHolding[]> {
+    const holding = HOLDING_STATUSES.map(() => '?').join(', ');
+    const rows = (await this.dataSource.query(
+      `SELECT s.id, s.strategy, s.stock, COALESCE(SUM(o.quantity), 0) AS held
+         FROM sales s LEFT JOIN orders o ON o.sale_id = s.id AND o.status IN (${holding})
+        WHERE s.ends_at > ?
+        GROUP BY s.id, s.strategy, s.stock`,
+      [...HOLDING_STATUSES, since],
+    )) as { id: string | number; strategy: SaleStrategy; stock: string | number; held: string | number }[];
+    return rows.map((row) => ({
+      saleId: String(row.id),
+      strategy: row.strategy,
+      stock: Number(row.stock),
+      held: Number(row.held),
+    }));
+  }
 
   /**
    * The sale's row and its orders from ONE snapshot (a REPEATABLE READ transaction): read apart, a

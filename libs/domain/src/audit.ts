@@ -38,13 +38,18 @@ export interface AuditVerdict {
   ok: boolean;
 }
 
+/** Units held by orders beyond the stock: never above 0 but for the strategies that oversell on purpose. */
+export function oversoldUnits(books: { held: number; stock: number }): number {
+  return Math.max(0, books.held - books.stock);
+}
+
 /**
  * The invariants of docs/architecture.md "What must never happen". Units in doubt (a Redis incarnation lost its
  * state and reconciliation has not settled it yet) are not a fault, but the books are not closed
  * either: the verdict is ok only once they are settled.
  */
 export function auditVerdict(facts: AuditFacts): AuditVerdict {
-  const oversold = Math.max(0, facts.held - facts.stock);
+  const oversold = oversoldUnits(facts);
   const duplicateOrders = facts.unitsAboveUserLimit + facts.ordersWithoutOwnReservation;
   const redisBooksBalance = facts.drift === 0;
   const mysqlBooksBalance = facts.mysqlAvailable + facts.mysqlLeased + facts.held === facts.stock;

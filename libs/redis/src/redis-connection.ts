@@ -1,3 +1,4 @@
+import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from './redis-client';
 
 /**
@@ -56,7 +57,25 @@ export class RedisConnection {
    * MySQL — the `202`s they answered (docs/failure-model.md). In a cluster, the node that answers.
    */
   async persistence(): Promise<'aof' | 'none'> {
-    const info = await this.client.info('persistence');
-    return /^aof_enabled:1\r?$/m.test(info) ? 'aof' : 'none';
+    return persistenceIn(await this.client.info('persistence'));
   }
+
+  /**
+   * persistence() of every node that takes writes: the one Redis, or each master of a cluster (its
+   * replicas only copy them), named `host:port` as the client knows it.
+   */
+  async persistenceOfEachMaster(): Promise<{ node: string; persistence: 'aof' | 'none' }[]> {
+    const nodes: Redis[] = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    return Promise.all(
+      nodes.map(async (node) => ({
+        node: `${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379}`,
+        persistence: persistenceIn(await node.info('persistence')),
+      })),
+    );
+  }
+}
+
+/** `INFO persistence` says whether the append-only file is on. */
+function persistenceIn(info: string): 'aof' | 'none' {
+  return /^aof_enabled:1\r?$/m.test(info) ? 'aof' : 'none';
 }

@@ -1,6 +1,6 @@
-import { SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
-import { DomainError, errorMessage } from '@flash-sale/domain';
-import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { DatabaseHealth, SaleBooksRepository, SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
+import { DomainError, errorMessage, oversoldUnits } from '@flash-sale/domain';
+import { RedisConnection, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
@@ -13,11 +13,13 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 /** A scrape must answer even while Redis is down: it then lacks the series Redis feeds. */
 const SCRAPE_DEADLINE_MS = 1_000;
-/** Sales that ended longer ago than this drop out of the per-sale lease series. */
-const LEASE_SERIES_WINDOW_MS = 3_600_000;
+/** Sales that ended longer ago than this drop out of the per-sale lease and oversold series. */
+const SALE_SERIES_WINDOW_MS = 3_600_000;
 const LEASE_STATES = ['granted', 'converted', 'in_doubt', 'returned', 'outstanding'] as const;
 /** Sales active this recently get a hand-off backlog series. */
 const HANDOFF_SERIES_WINDOW_MS = 15 * 60_000;
+/** Within the scrape's own deadline, so that a dependency that does not answer is reported down (0). */
+const DEPENDENCY_PROBE_DEADLINE_MS = SCRAPE_DEADLINE_MS / 2;
 
 export type PurchaseOutcome = 'accepted' | 'replayed';
 
@@ -56,6 +58,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly paidOrders = new Counter({
+    name: 'flash_sale_orders_paid_total',
+    help: 'Orders moved to PAID by a payment (a repeated notification of the same payment is not counted)',
+    registers: [this.registry],
+  });
+
   private readonly reservationScript = new Histogram({
     name: 'flash_sale_reservation_script_seconds',
     help: 'Latency of the reservation Lua script (one Redis round trip)',
@@ -69,8 +77,48 @@ export class MetricsService {
     activity: SaleActivity,
     saleRedis: SaleRedisRepository,
     layouts: SaleLayouts,
+    saleBooks: SaleBooksRepository,
+    redis: RedisConnection,
+    database: DatabaseHealth,
   ) {
     collectDefaultMetrics({ register: this.registry });
+
+    this.dependencyGauge({ redis: () => redis.ping(), mysql: () => database.ping() });
+
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_redis_aof_enabled',
+        help:
+          'Whether each Redis node that takes writes (each master of a cluster) keeps its append-only file (1) or ' +
+          'not (0): without it, a Redis crash loses the purchases not yet written to MySQL',
+        labelNames: ['node'],
+        from: 'Redis',
+        what: 'Redis persistence',
+        aggregator: 'min',
+      },
+      async (aofEnabled) => {
+        for (const { node, persistence } of await redis.persistenceOfEachMaster()) {
+          aofEnabled.set({ node }, persistence === 'aof' ? 1 : 0);
+        }
+      },
+    );
+
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_oversold_units',
+        help:
+          'Units held by orders (PENDING_PAYMENT + PAID) beyond the stock, per recent sale of any strategy: 0 but for ' +
+          'the unsafe strategies of the oversell demonstration',
+        labelNames: ['sale', 'strategy'],
+        from: 'MySQL',
+        what: 'Oversold units',
+      },
+      async (oversold) => {
+        for (const sale of await saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS))) {
+          oversold.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldUnits(sale));
+        }
+      },
+    );
 
     this.scrapedGauge(
       {
@@ -137,7 +185,7 @@ export class MetricsService {
         what: 'Lease units',
       },
       async (leaseUnits) => {
-        const ledgers = await leaseRepository.recentLedgers(new Date(Date.now() - LEASE_SERIES_WINDOW_MS));
+        const ledgers = await leaseRepository.recentLedgers(new Date(Date.now() - SALE_SERIES_WINDOW_MS));
         for (const [sale, ledger] of ledgers) {
           const values = { ...ledger, in_doubt: ledger.inDoubt };
           for (const state of LEASE_STATES) leaseUnits.set({ sale, state }, values[state]);
@@ -148,19 +196,26 @@ export class MetricsService {
 
   /**
    * A gauge read from Redis, MySQL or a queue at scrape time. Every process reads the same values, so
-   * over several processes it is their `max`, not their sum (cluster-metrics.ts). A source that does not
-   * answer within SCRAPE_DEADLINE_MS leaves the gauge empty: the scrape still answers while it is down.
+   * over several processes it is their `max` (or `min`), not their sum (cluster-metrics.ts). A source that
+   * does not answer within SCRAPE_DEADLINE_MS leaves the gauge empty: the scrape still answers while it is down.
    */
   private scrapedGauge<Label extends string>(
-    gauge: { name: string; help: string; labelNames: readonly Label[]; from: string; what: string },
+    gauge: {
+      name: string;
+      help: string;
+      labelNames: readonly Label[];
+      from: string;
+      what: string;
+      aggregator?: 'max' | 'min';
+    },
     read: (into: Gauge<Label>) => Promise<unknown>,
   ): void {
-    const { name, help, labelNames, from, what } = gauge;
+    const { name, help, labelNames, from, what, aggregator = 'max' } = gauge;
     const scraped: Gauge<Label> = new Gauge({
       name,
       help,
       labelNames,
-      aggregator: 'max',
+      aggregator,
       registers: [this.registry],
       collect: async () => {
         scraped.reset();
@@ -169,6 +224,33 @@ export class MetricsService {
         } catch (error) {
           this.logger.warn(`${what} unavailable: ${errorMessage(error)}`);
         }
+      },
+    });
+  }
+
+  /**
+   * `flash_sale_dependency_up`: 1 when the dependency answered this process's probe at scrape time, 0
+   * when it failed or did not answer in time. Over several processes the `min`: one cut off shows.
+   */
+  private dependencyGauge(probes: Record<string, () => Promise<void>>): void {
+    const up: Gauge<'dependency'> = new Gauge({
+      name: 'flash_sale_dependency_up',
+      help: 'Whether Redis and MySQL answered this API process at scrape time (1) or not (0)',
+      labelNames: ['dependency'],
+      aggregator: 'min',
+      registers: [this.registry],
+      collect: async () => {
+        await Promise.all(
+          Object.entries(probes).map(async ([dependency, probe]) => {
+            try {
+              await withDeadline(probe(), DEPENDENCY_PROBE_DEADLINE_MS, dependency);
+              up.set({ dependency }, 1);
+            } catch (error) {
+              this.logger.warn(`${dependency} did not answer the metrics probe: ${errorMessage(error)}`);
+              up.set({ dependency }, 0);
+            }
+          }),
+        );
       },
     });
   }
@@ -195,6 +277,11 @@ export class MetricsService {
   /** A refused or failed purchase, labelled with the error code its caller receives. */
   countRefusedPurchase(error: unknown): void {
     this.purchaseCounter(error instanceof DomainError ? error.code : toErrorResponse(error).body.error.code).inc();
+  }
+
+  /** An order the payment moved to PAID (payments.service.ts), counted once committed. */
+  countPaidOrder(): void {
+    this.paidOrders.inc();
   }
 
   countPaymentCallback(status: number, outcome: string): void {

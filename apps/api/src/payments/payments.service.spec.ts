@@ -1,6 +1,7 @@
 import type { ClaimOutcome, OrderEntity, PaymentEntity, PaymentRepository, TransitionResult } from '@flash-sale/db';
 import { DomainError, ErrorCode, type OrderStatus } from '@flash-sale/domain';
 import { Logger } from '@nestjs/common';
+import type { MetricsService } from '../metrics/metrics.service';
 import type { OrdersService } from '../orders/orders.service';
 import { PaymentsService } from './payments.service';
 import type { SimulatedPaymentProvider } from './simulated-payment-provider';
@@ -29,8 +30,14 @@ function paymentsWith(claim: ClaimOutcome, orderStatusAfter: OrderStatus, record
         requireRefund: async (outTradeNo: string) => void calls.push(`refund ${outTradeNo}`),
       }),
   } as unknown as PaymentRepository;
-  const service = new PaymentsService(repository, {} as OrdersService, {} as SimulatedPaymentProvider);
-  return { service, calls };
+  const metrics = { countPaidOrder: jest.fn() };
+  const service = new PaymentsService(
+    repository,
+    {} as OrdersService,
+    {} as SimulatedPaymentProvider,
+    metrics as unknown as MetricsService,
+  );
+  return { service, calls, paidCounted: () => metrics.countPaidOrder.mock.calls.length };
 }
 
 const notification = { outTradeNo: 'PAY-1', transactionId: 'tx-1', amountCents: 500 };
@@ -43,17 +50,19 @@ describe('PaymentsService.applyNotification', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  it('applies a first delivery and moves the order to PAID', async () => {
-    const { service, calls } = paymentsWith('claimed', 'PAID');
+  it('applies a first delivery, moves the order to PAID and counts it paid', async () => {
+    const { service, calls, paidCounted } = paymentsWith('claimed', 'PAID');
     await expect(service.applyNotification(notification)).resolves.toBe('applied');
     expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1']);
+    expect(paidCounted()).toBe(1);
   });
 
-  it('acknowledges a repeated delivery, or a transaction already used elsewhere, without applying it', async () => {
+  it('acknowledges a repeated delivery, or a transaction already used elsewhere, without applying or counting it', async () => {
     for (const claim of ['already-claimed', 'used-elsewhere'] as const) {
-      const { service, calls } = paymentsWith(claim, 'PAID');
+      const { service, calls, paidCounted } = paymentsWith(claim, 'PAID');
       await expect(service.applyNotification(notification)).resolves.toBe('duplicate');
       expect(calls).toEqual(['claim PAY-1 tx-1']); // the order is not touched
+      expect(paidCounted()).toBe(0);
     }
     expect(errors).not.toHaveBeenCalled();
   });
@@ -66,9 +75,10 @@ describe('PaymentsService.applyNotification', () => {
   });
 
   it('marks the payment for refund when the order expired or was cancelled first', async () => {
-    const { service, calls } = paymentsWith('claimed', 'EXPIRED');
+    const { service, calls, paidCounted } = paymentsWith('claimed', 'EXPIRED');
     await expect(service.applyNotification(notification)).resolves.toBe('refund-required');
     expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1', 'refund PAY-1']);
+    expect(paidCounted()).toBe(0);
   });
 
   it('refuses an unknown payment (404) and a wrong amount (400) before claiming anything', async () => {

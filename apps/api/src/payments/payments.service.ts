@@ -2,6 +2,7 @@ import { PaymentRepository } from '@flash-sale/db';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
+import { MetricsService } from '../metrics/metrics.service';
 import { OrdersService } from '../orders/orders.service';
 import type { OrderView } from '../orders/order.view';
 import type { PaymentCallbackDto } from './payment.dto';
@@ -22,6 +23,7 @@ export class PaymentsService {
     private readonly payments: PaymentRepository,
     private readonly orders: OrdersService,
     private readonly provider: SimulatedPaymentProvider,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Pays the caller's order; repeating it is harmless (PAID stays PAID, the same payment is reused). */
@@ -56,7 +58,9 @@ export class PaymentsService {
   async applyNotification(
     notification: Pick<PaymentCallbackDto, 'outTradeNo' | 'transactionId' | 'amountCents'>,
   ): Promise<CallbackOutcome> {
-    return this.payments.inTransaction(async (transaction) => {
+    let movedToPaid = false;
+    const outcome = await this.payments.inTransaction(async (transaction): Promise<CallbackOutcome> => {
+      movedToPaid = false;
       const { outTradeNo, transactionId } = notification;
       const payment = await transaction.findByOutTradeNo(outTradeNo);
       if (!payment) throw new DomainError(ErrorCode.NotFound, `No payment ${outTradeNo}`);
@@ -76,11 +80,15 @@ export class PaymentsService {
         return 'duplicate';
       }
       const result = await transaction.markOrderPaid(payment.orderNo, new Date());
+      movedToPaid = result.changed;
       if (result.changed || result.order?.status === 'PAID') return 'applied';
       // The order expired or was cancelled first: the money moved for nothing and must go back.
       await transaction.requireRefund(outTradeNo);
       this.logger.warn(`Payment ${outTradeNo} arrived after order ${payment.orderNo} became ${result.order?.status}`);
       return 'refund-required';
     });
+    // Once committed, and only by the notification that moved the order: the funnel's "paid".
+    if (movedToPaid) this.metrics.countPaidOrder();
+    return outcome;
   }
 }
