@@ -1,6 +1,7 @@
 /**
- * Three projects: `unit` (pure, fast), `integration` (`*.int.spec.ts`: real Redis and MariaDB,
- * each file with its own database and key prefix) and `e2e` (`test/e2e/*.e2e.spec.ts`: the built
+ * Four projects: `unit` (pure, fast), `integration` (`*.int.spec.ts`: real Redis and MariaDB,
+ * each file with its own database and key prefix), `integration-3-buckets` (the invariant tests
+ * again on sales of three buckets) and `e2e` (`test/e2e/*.e2e.spec.ts`: the built
  * storefront in headless Chromium against the real API, worker, Redis and MariaDB). ts-jest transpiles file by file (type checking
  * is `npm run typecheck`'s job) and keeps decorator metadata, so Nest DI works without a build;
  * libs resolve to their sources.
@@ -15,6 +16,31 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/web/'],
 };
 
+/**
+ * The invariant tests again, on sales spread over three buckets (docs/architecture.md "Hot sales:
+ * buckets"): every promise must hold whatever the bucket count. Their own project, so one jest run
+ * spreads both passes over its workers.
+ */
+const INVARIANTS_ON_BUCKETS = [
+  'test/purchase-flow.int.spec.ts',
+  'test/redis-cluster-flow.int.spec.ts',
+  'test/lease-refill.int.spec.ts',
+  'test/outage-sequences.int.spec.ts',
+  'test/redis-outage.int.spec.ts',
+  'test/stale-redis.int.spec.ts',
+  'test/sold-out-gate.int.spec.ts',
+  'test/sold-out-flood.int.spec.ts',
+  'test/durable-ack.int.spec.ts',
+  'test/incarnation-race.int.spec.ts',
+  'test/idle-sales.int.spec.ts',
+  'test/order-expiry.int.spec.ts',
+  'test/order-payment.int.spec.ts',
+  'test/order-recovery.int.spec.ts',
+  'test/chaos-explorer.int.spec.ts',
+  'test/answers-after-outage.int.spec.ts',
+  'test/sale-window.int.spec.ts',
+];
+
 module.exports = {
   projects: [
     {
@@ -28,6 +54,13 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.int.spec.ts', '<rootDir>/test/**/*.int.spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'integration-3-buckets',
+      testMatch: INVARIANTS_ON_BUCKETS.map((file) => `<rootDir>/${file}`),
+      setupFiles: ['<rootDir>/test/support/three-buckets.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
     },
     {

@@ -75,7 +75,8 @@ export function useLifecycleWorld(): LifecycleWorld {
     );
     return orderNo;
   };
-  w.pay = (guest, orderNo) => w.client.call('POST', `/api/orders/${orderNo}/pay`, { token: guest.token });
+  // Paying is idempotent: a 503 + retry-after (nothing happened) is sent again, as a client would.
+  w.pay = (guest, orderNo) => w.client.callRetryingAfter('POST', `/api/orders/${orderNo}/pay`, { token: guest.token });
   w.cancel = (guest, orderNo) => w.client.call('POST', `/api/orders/${orderNo}/cancel`, { token: guest.token });
   w.statusOf = async (orderNo) =>
     ((await w.db.query('SELECT status FROM orders WHERE order_no = ?', [orderNo])) as { status: string }[])[0]?.status;

@@ -61,14 +61,33 @@ export class ApiClient {
     return { status: response.statusCode, text: await response.body.text(), headers: response.headers };
   }
 
+  /**
+   * A call as a client makes it: a `503` with `retry-after` means "nothing happened" (docs/api.md), so it
+   * is sent again after that time, a few times at most. A loaded machine sheds load this way; the set-up
+   * steps of a test (sign-ins, tokens) must not fail on it.
+   */
+  async callRetryingAfter<T = unknown>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    options: { token?: string; json?: unknown } = {},
+    attempts = 5,
+  ): Promise<ApiResponse<T>> {
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.call<T>(method, path, options);
+      const retryAfter = Number(response.headers['retry-after']);
+      if (response.status !== 503 || !retryAfter || attempt === attempts) return response;
+      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    }
+  }
+
   async adminToken(password: string): Promise<string> {
-    const response = await this.call<AdminSession>('POST', '/api/auth/admin', { json: { password } });
+    const response = await this.callRetryingAfter<AdminSession>('POST', '/api/auth/admin', { json: { password } });
     if (response.status !== 201) throw new Error(`admin sign-in failed: ${response.status}`);
     return response.body.token;
   }
 
   async guest(name?: string): Promise<{ token: string; userId: string }> {
-    const response = await this.call<Session>('POST', '/api/auth/guest', {
+    const response = await this.callRetryingAfter<Session>('POST', '/api/auth/guest', {
       json: name ? { name } : {},
     });
     if (response.status !== 201) throw new Error(`guest sign-in failed: ${response.status}`);
@@ -76,7 +95,9 @@ export class ApiClient {
   }
 
   async submitToken(saleId: string, guestToken: string): Promise<string> {
-    const response = await this.call<SubmitToken>('POST', `/api/sales/${saleId}/tokens`, { token: guestToken });
+    const response = await this.callRetryingAfter<SubmitToken>('POST', `/api/sales/${saleId}/tokens`, {
+      token: guestToken,
+    });
     if (response.status !== 201) throw new Error(`token request failed: ${response.status}`);
     return response.body.token;
   }
@@ -112,7 +133,9 @@ export class ApiClient {
    * throws unless it answers 201.
    */
   async createSale(adminToken: string, fields: Partial<CreateSaleRequest> = {}): Promise<Sale> {
-    const response = await this.call<Sale>('POST', '/api/admin/sales', {
+    // A 503 + retry-after here is a loaded machine's (or a restarted Redis's) "try again": a test's
+    // set-up step retries as an admin would; at worst a second sale is left unused in the test database.
+    const response = await this.callRetryingAfter<Sale>('POST', '/api/admin/sales', {
       token: adminToken,
       json: { name: 'Test sale', priceCents: 100, stock: 10, endsAt: inAnHour(), ...fields },
     });
@@ -141,15 +164,12 @@ export class ApiClient {
     submitToken: string,
     attempts = 5,
   ): Promise<ApiResponse<T>> {
-    for (let attempt = 1; ; attempt++) {
-      const response = await this.call<T>('POST', `/api/sales/${saleId}/purchase`, {
-        token: guestToken,
-        json: { token: submitToken },
-      });
-      const retryAfter = Number(response.headers['retry-after']);
-      if (response.status !== 503 || !retryAfter || attempt === attempts) return response;
-      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
-    }
+    return this.callRetryingAfter<T>(
+      'POST',
+      `/api/sales/${saleId}/purchase`,
+      { token: guestToken, json: { token: submitToken } },
+      attempts,
+    );
   }
 
   async close(): Promise<void> {
