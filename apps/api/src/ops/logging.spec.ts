@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { OptimisticLockExhaustedError } from '@flash-sale/db';
 import { DomainError, ErrorCode, RetryLaterError } from '@flash-sale/domain';
 import { Logger } from '@nestjs/common';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { sendError } from '../common/error.filter';
 import { AccessLog } from './logging';
@@ -45,7 +45,10 @@ describe('AccessLog: the level of a request’s line', () => {
         done();
       },
     });
-    const logger = pino({ level: 'info', formatters: { level: (label: string) => ({ level: label }) } }, sink);
+    const logger: FastifyBaseLogger = pino(
+      { level: 'info', formatters: { level: (label: string) => ({ level: label }) } },
+      sink,
+    );
     app = Fastify({ loggerInstance: logger, logController: new AccessLog(100) });
     for (const [url, thrown] of Object.entries(THROWN)) {
       app.get(url, (request, reply) => sendError(request, reply, thrown()));
