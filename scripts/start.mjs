@@ -298,22 +298,21 @@ async function seedDemoSale(apiUrl) {
   const sales = await request('GET', `${apiUrl}/sales`);
   if (sales.length > 0) return log(`${sales.length} sale(s) already exist; not seeding`);
   const { token } = await request('POST', `${apiUrl}/auth/admin`, { password: ADMIN_PASSWORD });
-  const now = Date.now();
+  // No startsAt: the API's default, now — the first page a developer opens can buy at once.
   const sale = await request(
     'POST',
     `${apiUrl}/admin/sales`,
     {
       name: 'Demo flash sale — limited sneakers',
-      description: 'A demo sale created by npm start: 100 pairs, one per customer, opening 30 seconds after start.',
+      description: 'A demo sale created by npm start: 100 pairs, one per customer, open from the start.',
       priceCents: 4999,
       stock: 100,
       perUserLimit: 1,
-      startsAt: new Date(now + 30_000).toISOString(), // a moment of "upcoming", then live
-      endsAt: new Date(now + 2 * 3_600_000).toISOString(),
+      endsAt: new Date(Date.now() + 2 * 3_600_000).toISOString(),
     },
     token,
   );
-  log(`seeded demo sale ${sale.id} (opens ${sale.startsAt})`);
+  log(`seeded demo sale ${sale.id} (${sale.status}, until ${sale.endsAt})`);
 }
 
 async function request(method, url, body, token) {

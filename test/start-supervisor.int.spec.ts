@@ -162,6 +162,11 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
       expect(await scrape.text()).toContain('flash_sale_order_creation_seconds');
     }
 
+    // The demo sale npm start seeds on an empty database is open at once: the first page can buy.
+    const shop = await client.call<{ name: string; status: string }[]>('GET', '/api/sales');
+    expect(shop.body.find((sale) => sale.name.startsWith('Demo flash sale'))?.status).toBe('live');
+    expect(outputAtStart).toMatch(/seeded demo sale \S+ \(live, until /);
+
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
     const sale = await client.createSale(admin, { name: 'Calm', priceCents: 100, stock: 100 });
     // Each purchase names its request: the API logs every request that does (the others are sampled).
