@@ -87,12 +87,13 @@ for (;;) {
 console.log('');
 console.log(
   table([
-    ['strategy', 'accepted', 'refused', 'errors', 'oversold', 'req/s', 'p50', 'p95', 'audit'],
+    ['strategy', 'accepted', 'refused', 'errors', 'retried', 'oversold', 'req/s', 'p50', 'p95', 'audit'],
     ...run.results.map((r) => [
       UNSAFE.includes(r.strategy) ? `${r.strategy} (UNSAFE)` : r.strategy,
       r.accepted,
       r.refused,
       r.errors,
+      show(r.retried),
       show(r.oversold),
       show(r.requestsPerSecond),
       show(r.p50Ms, ' ms'),
@@ -106,9 +107,11 @@ const safeOversold = run.results.filter((r) => !UNSAFE.includes(r.strategy) && r
 for (const unsafe of run.results.filter((r) => UNSAFE.includes(r.strategy) && r.oversold > 0)) {
   console.log(`${unsafe.strategy} promised ${unsafe.oversold} unit(s) that do not exist: lost updates.`);
 }
-if (run.results.some((r) => r.errors > 0)) {
-  console.log('errors: 503 + retry-after (optimistic retries ran out, or the lock could not be had or was lost):');
-  console.log('        the buyer is told to try again with the same token; nothing was sold, never an oversell.');
+if (run.results.some((r) => r.retried > 0 || r.errors > 0)) {
+  console.log('retried: buyers told 503 + retry-after (optimistic retries ran out, or the lock could not be had or');
+  console.log('         was lost: nothing was sold) who tried again with the same token, as the storefront does,');
+  console.log('         twice at most; their final answer is in accepted, refused or errors. errors: still "try');
+  console.log('         again" after that, or no answer; never an oversell.');
 }
 console.log(
   safeOversold.length === 0

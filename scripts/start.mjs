@@ -3,7 +3,7 @@
  * `npm start`: from a fresh clone to a running app with one command. Needs only Node (it runs before
  * `npm install`, so it uses nothing but built-ins).
  *
- *   1. install dependencies if needed, 2. build (the storefront too), 3. find or start Redis and MySQL
+ *   1. install dependencies if needed, 2. build (the storefront when its sources changed), 3. find or start Redis and MySQL
  *   (scripts/lib/services.mjs), 4. migrate, 5. start the API (which serves the built storefront) and
  *   the worker, 6. seed a demo sale, 7. print where everything is — the last thing it prints.
  *
@@ -23,9 +23,13 @@
  * them and forks again one that dies; with one, the API runs alone as it would in a container. And
  * WORKER_INSTANCES worker processes (default 1), the i-th with its metrics on WORKER_METRICS_PORT + i.
  *
- * Ctrl-C / SIGTERM stops everything it started. If the API (its cluster's primary) or a worker dies, it
- * is restarted with a growing backoff (logged); a private Redis or MySQL that dies still stops
- * everything, non-zero.
+ * Ctrl-C, or SIGINT, SIGTERM or SIGHUP sent to this process alone (as a process manager does), stops
+ * everything it started, a setup step midway included. `npm start` runs it with `exec`, so npm's own
+ * pid is this script's parent and the signals npm forwards (SIGINT, SIGTERM) arrive here, not at a shell
+ * that would sit on them; if npm itself dies (SIGHUP and SIGKILL end npm without a word to its child),
+ * this script, left without the process that started it, stops everything too. If the API (its
+ * cluster's primary) or a worker dies, it is restarted with a growing backoff (logged); a private Redis
+ * or MySQL that dies still stops everything, non-zero.
  *
  * Environment: PORT (3000; another free port if 3000 is taken and PORT is unset), WORKER_METRICS_PORT
  * (9464, moved the same way), API_INSTANCES, WORKER_INSTANCES, ADMIN_PASSWORD, REDIS_URL, DATABASE_URL,
@@ -37,11 +41,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync, utimesSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { freePort, portIsFree } from './lib/ports.mjs';
 import { httpAnswers } from './lib/probes.mjs';
 import { killOnExit, terminate, waitUntil } from './lib/processes.mjs';
 import { ServicesUnavailableError, ensureServices } from './lib/services.mjs';
+import { recordStorefrontBuild, storefrontBuildState } from './lib/storefront-build.mjs';
 import { createTerminal } from './lib/terminal.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,8 +72,11 @@ const ports = { api: 0, workerMetrics: [] };
 /** Everything that has to be stopped on the way out, newest last. */
 const running = { apps: [], services: null };
 let stopping = null;
+/** How often the parent process is checked for (see stopWhenOrphaned). */
+const PARENT_CHECK_MS = 1_000;
 
 main().catch(async (error) => {
+  if (stopping) return; // a step ended by the stop: no news, and the stop exits
   if (error instanceof ServicesUnavailableError) console.error(`\n${error.message}\n`);
   else terminal.error(error instanceof StepFailed ? error.message : (error.stack ?? String(error)));
   await stopAll();
@@ -77,9 +86,11 @@ main().catch(async (error) => {
 async function main() {
   process.chdir(ROOT);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
+  stopWhenOrphaned();
 
   await installDependencies();
   await build();
+  if (stopping) return;
 
   running.services = await ensureServices({
     dataDir: path.join(ROOT, '.data'),
@@ -150,19 +161,23 @@ function installedAt(modules) {
 
 /**
  * `tsc -b` is incremental: a no-change build takes about a second. Run directly, not via npx, to skip
- * npm's startup. The storefront is built by Vite (about a second) unless Vite's dev server serves it.
+ * npm's startup. The storefront is built by Vite (a few seconds) only when what it is built from changed
+ * since its last build (scripts/lib/storefront-build.mjs), and not at all when Vite's dev server serves it.
  */
 async function build() {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   await runStep('building the API and the worker (tsc -b)', 'build', process.execPath, [tsc, '-b', 'tsconfig.json']);
   if (DEV) return;
-  await runStep('building the storefront (vite build)', 'build', npm(), [
+  const storefront = storefrontBuildState(ROOT);
+  if (storefront.upToDate) return log(`storefront: ${storefront.reason}, not rebuilt`);
+  await runStep(`building the storefront (vite build: ${storefront.reason})`, 'build', npm(), [
     'run',
     '--silent',
     'build',
     '-w',
     '@flash-sale/web',
   ]);
+  recordStorefrontBuild(ROOT, storefront.digest);
 }
 
 function npm() {
@@ -173,6 +188,7 @@ function npm() {
 class StepFailed extends Error {}
 
 async function runStep(...args) {
+  if (stopping) throw new StepFailed('stopping');
   try {
     await terminal.step(...args);
   } catch (error) {
@@ -282,22 +298,21 @@ async function seedDemoSale(apiUrl) {
   const sales = await request('GET', `${apiUrl}/sales`);
   if (sales.length > 0) return log(`${sales.length} sale(s) already exist; not seeding`);
   const { token } = await request('POST', `${apiUrl}/auth/admin`, { password: ADMIN_PASSWORD });
-  const now = Date.now();
+  // No startsAt: the API's default, now — the first page a developer opens can buy at once.
   const sale = await request(
     'POST',
     `${apiUrl}/admin/sales`,
     {
       name: 'Demo flash sale — limited sneakers',
-      description: 'A demo sale created by npm start: 100 pairs, one per customer, opening 30 seconds after start.',
+      description: 'A demo sale created by npm start: 100 pairs, one per customer, open from the start.',
       priceCents: 4999,
       stock: 100,
       perUserLimit: 1,
-      startsAt: new Date(now + 30_000).toISOString(), // a moment of "upcoming", then live
-      endsAt: new Date(now + 2 * 3_600_000).toISOString(),
+      endsAt: new Date(Date.now() + 2 * 3_600_000).toISOString(),
     },
     token,
   );
-  log(`seeded demo sale ${sale.id} (opens ${sale.startsAt})`);
+  log(`seeded demo sale ${sale.id} (${sale.status}, until ${sale.endsAt})`);
 }
 
 async function request(method, url, body, token) {
@@ -361,6 +376,22 @@ function onSignal(signal) {
   stopAll().then(() => process.exit(0));
 }
 
+/**
+ * Stops everything once the process that started this one is gone — npm under `npm start`, killed by
+ * a SIGHUP or SIGKILL that npm neither survives nor forwards. Left running, this script and its apps
+ * would hold the ports with nobody to stop them. An orphan is adopted by another process, so its
+ * parent pid changes: checked every PARENT_CHECK_MS.
+ */
+function stopWhenOrphaned() {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    onSignal(`the process that started npm start (pid ${parent}) is gone`);
+  }, PARENT_CHECK_MS);
+  timer.unref();
+}
+
 /** Something we depend on died: stop the rest and exit non-zero. */
 function fail(reason) {
   if (stopping) return;
@@ -368,9 +399,10 @@ function fail(reason) {
   stopAll().then(() => process.exit(1));
 }
 
-/** Apps first (they drain jobs and close connections), then the private servers they were using. */
+/** A setup step midway, then the apps (they drain jobs and close connections), then the private servers they were using. */
 function stopAll() {
   stopping ??= (async () => {
+    await terminal.stopSteps(10_000);
     // Read each app's current child: a supervised app may have been restarted since it was started.
     await Promise.all(running.apps.map((app) => app.child && terminate(app.child, app.exited, 10_000)));
     await running.services?.stop();

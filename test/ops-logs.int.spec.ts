@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createRedisClient, KeyBuilder } from '@flash-sale/redis';
+import { createRedisClient, KeyBuilder, SaleLocks } from '@flash-sale/redis';
 import { ApiClient } from './support/api-client';
 import { stopChild } from './support/child-process';
 import { waitFor } from './support/fixtures';
@@ -53,7 +53,15 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     const port = await freePort();
     workerMetricsPort = await freePort();
     // Leases of one unit: when Redis forgets the sale below, MySQL still has units for a new incarnation.
-    const env = { ...testEnv.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: '0', LEASE_SIZE: '1' };
+    // A short wait for a redis-lock sale's lock: the busy-lock 503 below comes at once.
+    const env = {
+      ...testEnv.env,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: '0',
+      LEASE_SIZE: '1',
+      PURCHASE_LOCK_WAIT_MS: '200',
+    };
     api = run(API_ENTRY, { ...env, PORT: String(port) });
     worker = run(WORKER_ENTRY, { ...env, WORKER_METRICS_PORT: String(workerMetricsPort) });
     client = new ApiClient(`http://127.0.0.1:${port}`);
@@ -148,6 +156,59 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
     expect(api.lines.join('\n')).not.toContain(buyer.token);
     expect(api.lines.join('\n')).not.toContain(admin);
     expect(all.some((line) => line.req?.url === '/health')).toBe(false);
+  });
+
+  it('a refusal the contract calls correct is not an error line: 503 + retry-after (busy lock), 410, 409', async () => {
+    const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    const sale = await client.createSale(admin, {
+      name: 'Busy lock',
+      priceCents: 100,
+      stock: 1,
+      strategy: 'redis-lock',
+    });
+    const named = (what: string) => `ops-log-refusal-${sale.id}-${what}`;
+    const buy = async (buyer: { token: string }, what: string) =>
+      client.call('POST', `/api/sales/${sale.id}/purchase`, {
+        token: buyer.token,
+        json: { token: await client.submitToken(sale.id, buyer.token) },
+        headers: { 'x-request-id': named(what) },
+      });
+
+    // The sale's lock held elsewhere beyond the API's wait: `503` + `retry-after`, "nothing was sold, try again".
+    const redis = createRedisClient(testEnv.config.redis);
+    const holding = await new SaleLocks(redis, new KeyBuilder(testEnv.config.redis.keyPrefix)).tryAcquire(
+      sale.id,
+      5_000,
+    );
+    const first = await client.guest();
+    let busy;
+    try {
+      busy = await buy(first, 'busy');
+    } finally {
+      await holding!.release();
+      redis.disconnect();
+    }
+    expect([busy.status, busy.headers['retry-after']]).toEqual([503, '1']);
+    expect((await buy(first, 'bought')).status).toBe(201);
+    expect((await buy(first, 'limit')).status).toBe(409);
+    expect((await buy(await client.guest(), 'sold-out')).status).toBe(410);
+
+    const completed = await waitFor(
+      'the refusals’ access lines',
+      async () =>
+        parsed(api.lines).filter((line) => line.msg === 'request completed' && line.reqId?.startsWith(named(''))),
+      (lines) => lines.length === 4,
+      10_000,
+    );
+    expect(Object.fromEntries(completed.map((line) => [line.reqId, [line.res?.statusCode, line.level]]))).toEqual({
+      [named('busy')]: [503, 'info'],
+      [named('bought')]: [201, 'info'],
+      [named('limit')]: [409, 'info'],
+      [named('sold-out')]: [410, 'info'],
+    });
+    // Nor any other line of theirs: `npm start`'s terminal, which shows warnings and errors, stays quiet.
+    const ofRefusals = parsed(api.lines).filter((line) => line.reqId?.startsWith(named('')));
+    expect(ofRefusals.filter((line) => line.level !== 'info')).toEqual([]);
   });
 
   it('the worker logs JSON too, and its metrics endpoint records the order bought above', async () => {

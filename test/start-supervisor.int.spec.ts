@@ -5,54 +5,10 @@ import { join } from 'node:path';
 import { ApiClient, inBatches } from './support/api-client';
 import { waitFor } from './support/fixtures';
 import { freePort } from './support/free-port';
+import { alive, childrenRunning, descendants } from './support/process-table';
 import { createTestEnv, type TestEnv } from './support/test-env';
 
 const ROOT = join(__dirname, '..');
-
-interface ProcessEntry {
-  pid: number;
-  ppid: number;
-  args: string;
-}
-
-function processTable(): ProcessEntry[] {
-  return execFileSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match) => match !== null)
-    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3]! }));
-}
-
-/** The pids of `parent`'s children running `entry` (an app's dist/*.js), oldest first. */
-function childrenRunning(parent: number, entry: string): number[] {
-  return processTable()
-    .filter((entry_) => entry_.ppid === parent && entry_.args.includes(entry))
-    .map((entry_) => entry_.pid);
-}
-
-/** Every process under `root` (children, grandchildren…), without `root`. */
-function descendants(root: number): number[] {
-  const table = processTable();
-  const found: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
-    for (const entry of table.filter((candidate) => candidate.ppid === parent)) {
-      found.push(entry.pid);
-      queue.push(entry.pid);
-    }
-  }
-  return found;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * `GET /health` on a connection of its own (no keep-alive): node:cluster hands each new connection to
@@ -205,6 +161,11 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
       expect(scrape.status).toBe(200);
       expect(await scrape.text()).toContain('flash_sale_order_creation_seconds');
     }
+
+    // The demo sale npm start seeds on an empty database is open at once: the first page can buy.
+    const shop = await client.call<{ name: string; status: string }[]>('GET', '/api/sales');
+    expect(shop.body.find((sale) => sale.name.startsWith('Demo flash sale'))?.status).toBe('live');
+    expect(outputAtStart).toMatch(/seeded demo sale \S+ \(live, until /);
 
     const admin = await client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
     const sale = await client.createSale(admin, { name: 'Calm', priceCents: 100, stock: 100 });

@@ -9,11 +9,13 @@ import path from 'node:path';
 
 /**
  * Children started detached survive their parent, so if this process dies from an uncaught error
- * they are killed here. ('exit' handlers must be synchronous: SIGKILL is the only option left.)
+ * they are killed here, each with its process group. ('exit' handlers must be synchronous: SIGKILL is
+ * the only option left.)
  */
 export const killOnExit = new Set();
 process.on('exit', () => {
-  for (const child of killOnExit) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of killOnExit)
+    if (child.exitCode === null && child.signalCode === null) signalGroup(child, 'SIGKILL');
 });
 
 /**

@@ -15,6 +15,7 @@ import { appendFileSync, createWriteStream, mkdirSync, readFileSync } from 'node
 import path from 'node:path';
 import readline from 'node:readline';
 import { clearInterval, setInterval } from 'node:timers';
+import { killOnExit, terminate } from './processes.mjs';
 
 /** pino's numeric levels, for lines that carry a number rather than a label. */
 const LEVEL_NAMES = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
@@ -29,6 +30,9 @@ export function createTerminal({ format, logDir, out = process.stdout, err = pro
   const json = format === 'json';
   const logFile = (name) => path.join(logDir, `${name}.log`);
   const shortLog = (name) => path.relative(process.cwd(), logFile(name));
+
+  /** The steps running now, each `{ child, exited }`: stopSteps() ends them. */
+  const runningSteps = new Set();
 
   const line = (stream, level, message) =>
     stream.write(
@@ -57,17 +61,25 @@ export function createTerminal({ format, logDir, out = process.stdout, err = pro
       const startedAt = Date.now();
       const progress = startProgress(out, json, label, startedAt, (message) => line(out, 'info', message));
       const log = createWriteStream(file, { flags: 'a' });
+      // In a process group of its own, like the apps: a step may be a launcher (`npm run build` → vite),
+      // and stopSteps() must end the whole of it, not leave its children behind.
       const child = spawn(command, args, {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
         shell: process.platform === 'win32',
+        detached: process.platform !== 'win32',
       });
+      const step = { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
+      runningSteps.add(step);
+      killOnExit.add(child);
       child.stdout.pipe(log, { end: false });
       child.stderr.pipe(log, { end: false });
       const result = await new Promise((resolve) => {
         child.once('error', (error) => resolve({ code: null, error }));
         child.once('close', (code, signal) => resolve({ code, signal }));
       });
+      runningSteps.delete(step);
+      killOnExit.delete(child);
       await new Promise((resolve) => log.end(resolve));
       const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
       progress.stop();
@@ -80,6 +92,11 @@ export function createTerminal({ format, logDir, out = process.stdout, err = pro
       throw new Error(
         `${label} failed (${result.error?.message ?? `exit ${result.code ?? result.signal}`}); full output in ${shortLog(logName)}`,
       );
+    },
+
+    /** Ends the steps still running (SIGTERM to each one's process group, SIGKILL after `graceMs`). */
+    async stopSteps(graceMs) {
+      await Promise.all([...runningSteps].map(({ child, exited }) => terminate(child, exited, graceMs)));
     },
 
     /**

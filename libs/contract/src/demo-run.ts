@@ -45,15 +45,21 @@ export interface DemoStrategyResult {
   strategy: SaleStrategy;
   phase: DemoPhase;
   saleId?: string;
-  /** Purchases sent so far (one per buyer). */
+  /** Buyers whose purchase was sent so far (a buyer's retries are not counted again). */
   sent: number;
+  /**
+   * Buyers told to try again — `503` (optimistic retries ran out, the lock could not be had or was
+   * lost) or `429`, with `retry-after`: nothing was done — who did, as the storefront does: with the
+   * same submit token, after the wait asked, twice at most. Their final answer is counted below.
+   */
+  retried: number;
   /** 201/202: the buyer was promised a unit. */
   accepted: number;
   /** 409/410: sold out, limit reached… a correct "no". */
   refused: number;
   /**
-   * Anything else: `503` + `retry-after` when optimistic retries ran out or the lock could not be had
-   * or was lost (a correct "try again with the same token", never an oversell), or a timeout.
+   * Anything else, as the buyer's final answer: still `503` + `retry-after` after the retries (a
+   * correct "try again with the same token", never an oversell), or a timeout.
    */
   errors: number;
   /** From the sale's audit: units promised beyond the stock. */

@@ -34,11 +34,12 @@ describe('toErrorResponse', () => {
     });
   });
 
-  it('optimistic-lock retries exhausted: 503 UNAVAILABLE, an expected outcome', () => {
+  it('optimistic-lock retries exhausted: 503 UNAVAILABLE + retry-after, an expected outcome', () => {
     expect(toErrorResponse(new OptimisticLockExhaustedError('gave up'))).toEqual({
       status: 503,
       body: { error: { code: ErrorCode.Unavailable, message: 'Too busy right now; please retry' } },
       unexpected: false,
+      retryAfter: 1,
     });
   });
 

@@ -33,6 +33,8 @@ export function isDependencyDown(error: unknown): boolean {
 
 /** A dependency that is down usually answers again within a moment: the client may retry after this. */
 const DEPENDENCY_RETRY_SECONDS = 1;
+/** A burst on one row is over within a moment too: a buyer whose optimistic retries ran out tries again after this. */
+const CONTENTION_RETRY_SECONDS = 1;
 
 /**
  * Turns anything thrown into the contract's `{error: {code, message}}` and its status. Unknown
@@ -63,11 +65,13 @@ export function toErrorResponse(error: unknown): {
     return { status, body: { error: { code, message: fastifyError?.message ?? 'Bad request' } }, unexpected: false };
   }
   if (error instanceof OptimisticLockExhaustedError) {
-    // Too many concurrent writers on one sale row for the bounded retries: nothing was written.
+    // Too many concurrent writers on one sale row for the bounded retries: nothing was written, and
+    // the same token may be sent again (docs/api.md) once the crowd on the row has thinned.
     return {
       status: HttpStatus.SERVICE_UNAVAILABLE,
       body: { error: { code: ErrorCode.Unavailable, message: 'Too busy right now; please retry' } },
       unexpected: false,
+      retryAfter: CONTENTION_RETRY_SECONDS,
     };
   }
   if (isDependencyDown(error)) {

@@ -7,6 +7,7 @@ export function emptyResult(strategy: SaleStrategy): DemoStrategyResult {
     strategy,
     phase: 'waiting',
     sent: 0,
+    retried: 0,
     accepted: 0,
     refused: 0,
     errors: 0,

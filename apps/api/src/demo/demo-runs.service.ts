@@ -17,6 +17,13 @@ const BURST_CONNECTIONS = 64;
 const SETTLE_TIMEOUT_MS = 30_000;
 /** The whole run's budget; a strategy still going after it is marked failed. */
 const RUN_TIMEOUT_MS = 180_000;
+/**
+ * A buyer told to try again (`retry-after`: nothing was done) does, as the storefront's buy flow does
+ * (apps/web use-buy-flow.ts): with the same submit token, after the wait asked if it is at most
+ * LONGEST_RETRY_WAIT_SECONDS, twice at most.
+ */
+const BUYER_RETRIES = 2;
+const LONGEST_RETRY_WAIT_SECONDS = 10;
 const LISTED_RUNS = 20;
 
 /**
@@ -157,14 +164,23 @@ export class DemoRunsService implements OnApplicationShutdown {
     const started = performance.now();
     try {
       await pool(buyers, BURST_CONNECTIONS, async (buyer) => {
-        const answer = await client.call('POST', `/sales/${saleId}/purchase`, buyer.jwt, {
-          token: buyer.submitToken,
-        });
-        latencies.push(answer.ms);
-        result.sent += 1;
-        if (answer.status === 201 || answer.status === 202) result.accepted += 1;
-        else if (answer.status === 409 || answer.status === 410) result.refused += 1;
-        else result.errors += 1;
+        for (let retries = 0; ; retries++) {
+          const answer = await client.call('POST', `/sales/${saleId}/purchase`, buyer.jwt, {
+            token: buyer.submitToken,
+          });
+          latencies.push(answer.ms);
+          if (retries === 0) result.sent += 1;
+          const wait = answer.retryAfterSeconds;
+          if (wait !== undefined && wait <= LONGEST_RETRY_WAIT_SECONDS && retries < BUYER_RETRIES) {
+            if (retries === 0) result.retried += 1;
+            await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+            continue;
+          }
+          if (answer.status === 201 || answer.status === 202) result.accepted += 1;
+          else if (answer.status === 409 || answer.status === 410) result.refused += 1;
+          else result.errors += 1;
+          return;
+        }
       });
     } finally {
       if (pausesHolder) this.lockHolderPause.disarm(saleId);

@@ -5,6 +5,8 @@ export interface SelfResponse<T = unknown> {
   body: T;
   /** Wall time of the request, ms. */
   ms: number;
+  /** The `retry-after` header's seconds, when the answer carries one. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -57,7 +59,15 @@ export class SelfHttpClient {
             } catch {
               // not JSON: keep the text
             }
-            resolve({ status: res.statusCode ?? 0, body: body as T, ms: performance.now() - started });
+            const retryAfter = Number(res.headers['retry-after']);
+            resolve({
+              status: res.statusCode ?? 0,
+              body: body as T,
+              ms: performance.now() - started,
+              ...(res.headers['retry-after'] !== undefined && Number.isFinite(retryAfter)
+                ? { retryAfterSeconds: retryAfter }
+                : {}),
+            });
           });
           res.on('error', () => resolve({ status: 0, body: undefined as T, ms: performance.now() - started }));
         },

@@ -12,6 +12,7 @@ import type { LoggerModuleAsyncParams } from 'nestjs-pino';
 // nestjs-pino's request-scoped store (not re-exported from its index): PinoLogger reads it.
 import { Store, storage } from 'nestjs-pino/storage';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { isContractAnswer } from '../common/error.filter';
 import { PURCHASE_ROUTE } from '../purchase/purchase.route';
 
 /** Probes and scrapers call these every few seconds: a log line each would drown the rest. */
@@ -79,13 +80,18 @@ export function createRootLogger(ops: AppConfig['ops'], service: string): Logger
  * measurably slowed the purchase path. The request and reply go to pino as they are: its serializers
  * (above) pick the fields, once.
  *
+ * The line is an `error` for a fault only: a 5xx the contract does not expect (a `500`, a dependency
+ * down) or a failed response. A refusal the contract calls correct — `409`, `410`, any 4xx, and a `503` +
+ * `retry-after` such as db-optimistic's "retries ran out, try again" — is an `info` line: in a flash sale
+ * they are the normal answers, and `npm start`'s terminal shows only warnings and errors.
+ *
  * The purchase route's answers below 500 are sampled (PURCHASE_ACCESS_LOG_PERCENT, 1 % by default): in
  * a flash sale they are a flood of identical lines, counted anyway by `flash_sale_purchases_total`.
  * Every other request, every 5xx and error, and every request that brought its own `x-request-id` (someone
  * is tracing it) keep their line; every response carries its `x-request-id` and every line written while
  * it is handled carries it as `reqId`.
  */
-class AccessLog extends LogController {
+export class AccessLog extends LogController {
   /** Log one purchase answer in this many; 0: none. */
   private readonly purchaseEvery: number;
   private purchaseAnswers = 0;
@@ -101,13 +107,12 @@ class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    const failed = error || reply.statusCode >= 500;
-    if (!failed && this.sampledOut(request)) return;
+    const serverError = reply.statusCode >= 500;
+    if (!error && !serverError && this.sampledOut(request)) return;
     const responseTime = Math.round(reply.elapsedTime * 10) / 10;
-    if (failed) {
+    if (error || (serverError && !isContractAnswer(reply))) {
       reply.log.error({ req: request, res: reply, responseTime, err: error }, 'request completed');
     } else {
-      // Refusals (sold out, limit reached…) are the normal answer of a flash sale, not errors.
       reply.log.info({ req: request, res: reply, responseTime }, 'request completed');
     }
   }

@@ -156,7 +156,12 @@ export function CreateSalePage() {
           <legend>Schedule</legend>
           <p className="field__hint">Your local time ({timeZone}); the server stores it in UTC.</p>
           <div className="form-grid">
-            <InputField {...field('startsAt')} label="Starts at" type="datetime-local" />
+            <InputField
+              {...field('startsAt')}
+              label="Starts at"
+              hint="Now by default: the sale opens as soon as it is created"
+              type="datetime-local"
+            />
             <InputField {...field('endsAt')} label="Ends at" type="datetime-local" />
           </div>
         </fieldset>

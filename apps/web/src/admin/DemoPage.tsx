@@ -239,9 +239,9 @@ function DemoRunView({ run }: { run: DemoRunReport }) {
         <dd>409/410: sold out, limit reached — a correct “no”.</dd>
         <dt>Errors</dt>
         <dd>
-          Mostly 503 with retry-after: the optimistic retries ran out, or the lock could not be had (or was lost) in
-          time. The buyer is told to try again with the same submit token; nothing was sold to them, so an error is
-          never an oversell.
+          A buyer told 503 with retry-after (the optimistic retries ran out, or the lock could not be had or was lost in
+          time; nothing was sold) tries again with the same submit token, as the storefront does, twice at most. An
+          error is a buyer still told to try again after that, or left without an answer: never an oversell.
         </dd>
         <dt>Oversold</dt>
         <dd>From the sale’s audit: units promised beyond the stock. Anything above 0 is the bug.</dd>

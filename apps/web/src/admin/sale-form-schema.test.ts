@@ -59,10 +59,13 @@ describe('datetime-local conversion', () => {
     expect(toLocalDateTime(date)).toBe('2030-06-01T08:05');
   });
 
-  it('defaults to a sale opening in two minutes and running two hours', () => {
+  it('defaults to a sale open from its creation (the current minute) and running two hours', () => {
     const now = new Date(2030, 0, 15, 10, 0, 30);
     const defaults = defaultSaleFormValues(now);
-    expect(defaults.startsAt).toBe('2030-01-15T10:02');
+    expect(defaults.startsAt).toBe('2030-01-15T10:00');
+    expect(Date.parse(saleFormSchema.parse({ ...valid, startsAt: defaults.startsAt }).startsAt!)).toBeLessThanOrEqual(
+      now.getTime(),
+    );
     expect(defaults.endsAt).toBe('2030-01-15T12:00');
     expect(defaults.strategy).toBe('redis-lua');
     expect(defaults.paymentTimeoutSeconds).toBe('600');

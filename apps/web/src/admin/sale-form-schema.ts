@@ -47,7 +47,12 @@ export function toLocalDateTime(date: Date): string {
   );
 }
 
-/** A new sale opens in two minutes (time to preload and open the storefront) and runs for two hours. */
+/**
+ * A new sale opens as soon as it is created and runs for two hours. Its start is the current minute
+ * (the picker's precision), so already past by a few seconds when sent, which the API takes as "open
+ * now" (docs/api.md: `startsAt` defaults to now and may be any instant before `endsAt`); a sale is
+ * ready to sell on creation, with nothing to preload first.
+ */
 export function defaultSaleFormValues(now: Date): SaleFormValues {
   return {
     name: '',
@@ -56,7 +61,7 @@ export function defaultSaleFormValues(now: Date): SaleFormValues {
     price: '',
     stock: '100',
     perUserLimit: '1',
-    startsAt: toLocalDateTime(new Date(now.getTime() + 2 * 60_000)),
+    startsAt: toLocalDateTime(now),
     endsAt: toLocalDateTime(new Date(now.getTime() + 2 * 3_600_000)),
     strategy: 'redis-lua',
     paymentTimeoutSeconds: '600',
