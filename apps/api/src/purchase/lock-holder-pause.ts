@@ -8,17 +8,18 @@ const PAST_TTL_MS = 1_000;
  * The demonstration's fault (a Jepsen-style nemesis): the next holder of an armed sale's lock stops,
  * between reading the stock and writing it, for longer than the lock's TTL — what a GC pause, a stopped
  * process or a slow network does. Its watchdog stops too (a paused process runs no timers), so the lock
- * expires and the next buyer is granted it while the paused one still means to write. The demonstration
- * sends every buyer to this one instance, so the paused holder also steps out of the instance's queue
- * for the lock: it stands for a holder on another instance. Armed only by an admin's demonstration, for
- * one purchase of one sale; never otherwise.
+ * expires and the next buyer is granted it while the paused one still means to write. The paused holder
+ * also steps out of this instance's queue for the lock: it stands for a holder on another instance.
+ * Armed only by an admin — the demonstration, or `POST /api/admin/sales/:id/pause-lock-holder` for a
+ * test sale — for one purchase of one sale on this instance; never otherwise.
  */
 @Injectable()
 export class LockHolderPause {
-  private readonly armed = new Set<string>();
+  /** Armed sales, each with the instant (epoch ms) past which its unused pause is dropped. */
+  private readonly armed = new Map<string, number>();
 
-  arm(saleId: string): void {
-    this.armed.add(saleId);
+  arm(saleId: string, untilMs = Number.POSITIVE_INFINITY): void {
+    this.armed.set(saleId, untilMs);
   }
 
   disarm(saleId: string): void {
@@ -27,7 +28,10 @@ export class LockHolderPause {
 
   /** Pauses this holder if its sale is armed (once), then returns. */
   async pauseIfArmed({ lock, leaveLocalQueue }: LockGrant): Promise<void> {
-    if (!this.armed.delete(lock.saleId)) return;
+    const until = this.armed.get(lock.saleId);
+    if (until === undefined) return;
+    this.armed.delete(lock.saleId);
+    if (Date.now() > until) return;
     lock.stopWatchdog();
     leaveLocalQueue();
     await new Promise((resolve) => setTimeout(resolve, lock.ttlMs + PAST_TTL_MS));
