@@ -242,6 +242,29 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     await healed!.release();
   });
 
+  it('an armed pause goes to the next grant, whichever client takes it, and to no other; unused, it lapses', async () => {
+    const saleId = await createSale(1);
+    await locks.armPause(saleId, 60_000);
+    const paused = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(paused!.pauseArmed).toBe(true);
+    await paused!.release();
+    const next = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(next!.pauseArmed).toBe(false);
+    await next!.release();
+
+    await locks.armPause(saleId, 60_000);
+    await locks.disarmPause(saleId);
+    const disarmed = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(disarmed!.pauseArmed).toBe(false);
+    await disarmed!.release();
+
+    await locks.armPause(saleId, 50);
+    await sleep(200);
+    const lapsed = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(lapsed!.pauseArmed).toBe(false);
+    await lapsed!.release();
+  });
+
   it('the demonstration with the paused holder: redis-lock oversells nothing, redis-lock-unfenced oversells', async () => {
     const started = await stack.client.call<{ id: string }>('POST', '/api/admin/demo-runs', {
       token: admin,
@@ -311,6 +334,14 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     expect((await arm(luaSale.id)).status).toBe(400); // no lock to hold
     expect((await arm('987654321')).status).toBe(404);
     expect((await arm(luaSale.id, (await stack.client.guest()).token)).status).toBe(403);
+
+    // Armed through one API instance, the pause goes to the next grant wherever it happens: here this
+    // test's own client, as another instance would be.
+    const elsewhere = await stack.client.createSale(admin, { strategy: 'redis-lock', stock: 5, purpose: 'load-test' });
+    expect((await arm(elsewhere.id)).status).toBe(200);
+    const grant = await locks.tryAcquire(elsewhere.id, LOCK_TTL_MS);
+    expect(grant!.pauseArmed).toBe(true);
+    await grant!.release();
 
     const audits: Record<string, Audit> = {};
     const runs: Record<string, { accepted: number; retriedLater: number }> = {};

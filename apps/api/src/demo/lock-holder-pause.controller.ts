@@ -8,9 +8,8 @@ import { SaleCatalog } from '../sales/sale-catalog';
 /**
  * The demonstration's paused lock holder, armed on its own for one test sale: what lets a load test
  * (k6's strategy comparison) show redis-lock-unfenced overselling and redis-lock refusing the late
- * write, as the demonstration's `pauseLockHolder` does. Armed on the instance that answers; one paused
- * holder anywhere is the whole fault, so with several instances the one that took the call is enough.
- * Never for a shop sale: a shopper's purchase is never paused.
+ * write, as the demonstration's `pauseLockHolder` does. The sale's next lock grant pauses, on whichever
+ * API instance it happens. Never for a shop sale: a shopper's purchase is never paused.
  */
 @Controller('admin/sales')
 @AdminOnly()
@@ -36,8 +35,8 @@ export class LockHolderPauseController {
         `Sale ${saleId} is a shop sale: the pause is for test data only (purpose load-test, bench or demo)`,
       );
     }
-    const armedUntil = Date.now() + LOCK_HOLDER_PAUSE_ARMED_SECONDS * 1000;
-    this.pause.arm(sale.id, armedUntil);
-    return { saleId: sale.id, armedUntil: new Date(armedUntil).toISOString() };
+    const armedForMs = LOCK_HOLDER_PAUSE_ARMED_SECONDS * 1000;
+    await this.pause.arm(sale.id, armedForMs);
+    return { saleId: sale.id, armedUntil: new Date(Date.now() + armedForMs).toISOString() };
   }
 }

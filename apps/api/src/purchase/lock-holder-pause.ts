@@ -1,3 +1,4 @@
+import { SaleLocks } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import type { LockGrant } from './purchase-lock';
 
@@ -9,29 +10,29 @@ const PAST_TTL_MS = 1_000;
  * between reading the stock and writing it, for longer than the lock's TTL — what a GC pause, a stopped
  * process or a slow network does. Its watchdog stops too (a paused process runs no timers), so the lock
  * expires and the next buyer is granted it while the paused one still means to write. The paused holder
- * also steps out of this instance's queue for the lock: it stands for a holder on another instance.
- * Armed only by an admin — the demonstration, or `POST /api/admin/sales/:id/pause-lock-holder` for a
- * test sale — for one purchase of one sale on this instance; never otherwise.
+ * also steps out of its instance's queue for the lock: it stands for a holder on another instance.
+ *
+ * Armed in Redis beside the sale's lock, and taken by the grant itself (lock-acquire-3.lua): exactly one
+ * grant pauses, on whichever API instance it happens — the sale's first buyer after the arming, while
+ * units remain — however the buyers are spread over the instances. Armed only by an admin (the
+ * demonstration, or `POST /api/admin/sales/:id/pause-lock-holder` for a test sale); never otherwise.
  */
 @Injectable()
 export class LockHolderPause {
-  /** Armed sales, each with the instant (epoch ms) past which its unused pause is dropped. */
-  private readonly armed = new Map<string, number>();
+  constructor(private readonly locks: SaleLocks) {}
 
-  arm(saleId: string, untilMs = Number.POSITIVE_INFINITY): void {
-    this.armed.set(saleId, untilMs);
+  /** The sale's next lock grant pauses; an unused arming is dropped after `forMs`. */
+  arm(saleId: string, forMs: number): Promise<void> {
+    return this.locks.armPause(saleId, forMs);
   }
 
-  disarm(saleId: string): void {
-    this.armed.delete(saleId);
+  disarm(saleId: string): Promise<void> {
+    return this.locks.disarmPause(saleId);
   }
 
-  /** Pauses this holder if its sale is armed (once), then returns. */
+  /** Pauses this holder if its grant took the sale's armed pause, then returns. */
   async pauseIfArmed({ lock, leaveLocalQueue }: LockGrant): Promise<void> {
-    const until = this.armed.get(lock.saleId);
-    if (until === undefined) return;
-    this.armed.delete(lock.saleId);
-    if (Date.now() > until) return;
+    if (!lock.pauseArmed) return;
     lock.stopWatchdog();
     leaveLocalQueue();
     await new Promise((resolve) => setTimeout(resolve, lock.ttlMs + PAST_TTL_MS));
