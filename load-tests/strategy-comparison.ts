@@ -101,6 +101,7 @@ const COMPARISON: ComparisonSpec = {
   stock: STOCK,
   pausedLockHolder: SELECTED.filter(pausesHolder),
   latencyBounds: LATENCY,
+  startsAt: SELECTED.map((_, i) => startOf(i)),
 };
 
 /** What each scenario is: its strategy and phase (the VU reads it by the scenario's name). */

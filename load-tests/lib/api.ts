@@ -299,7 +299,7 @@ export class Api {
 
   /**
    * `POST /api/admin/sales/:id/pause-lock-holder` → 200 `{saleId, armedUntil}`: the next holder of the
-   * sale's lock (on the instance that answers) stops past the lock's TTL between its read and its write.
+   * sale's lock, on whichever API instance, stops past the lock's TTL between its read and its write.
    */
   pauseLockHolder(adminToken: string, saleId: string): Result<LockHolderPauseArmed> {
     return this.call<LockHolderPauseArmed>(

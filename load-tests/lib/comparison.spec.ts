@@ -33,6 +33,7 @@ const spec = (changes: Partial<ComparisonSpec> = {}): ComparisonSpec => ({
   stock: { spike: 150, instant: 50 },
   pausedLockHolder: ['redis-lock', 'redis-lock-unfenced'],
   latencyBounds: BOUNDS,
+  startsAt: STRATEGIES.map((_, i) => i * 33),
   ...changes,
 });
 
@@ -217,6 +218,13 @@ describe('strategy comparison: the HTML report leads with the comparison', () =>
     expect(table).toContain('<td class="fail" data-label="spike purchase p95 (&lt; 500 ms)">21.9 s ✗</td>');
     expect(table.match(/<td class="text pass" data-label="latency">PASS<\/td>/g)).toHaveLength(2);
     expect(table.match(/<td class="text fail" data-label="latency">FAIL<\/td>/g)).toHaveLength(5);
+  });
+
+  it("over time, each strategy's turn marked and named", () => {
+    const overTime = html.slice(html.indexOf('<h2>Over time</h2>'), html.indexOf('<h2>Answers by status</h2>'));
+    expect(overTime).toContain('<span class="mark">1 redis-lua</span> · <span class="mark">2 db-optimistic</span>');
+    // Seven dashed lines in each of the four drawings (two charts, wide and narrow).
+    expect(overTime.match(/stroke-dasharray="3 3"/g)).toHaveLength(7 * 4);
   });
 
   it('fits a phone: the viewport set, cards for tables, a narrow drawing of each chart, the text report folded', () => {

@@ -82,6 +82,8 @@ export interface ComparisonSpec {
   pausedLockHolder: readonly string[];
   /** Every strategy's latency bounds (strategyLatencyBounds). */
   latencyBounds: readonly LatencyBound[];
+  /** Seconds from the load's start to each strategy's turn, in `strategies`' order: marked over time. */
+  startsAt?: readonly number[];
 }
 
 /**

@@ -26,15 +26,28 @@ interface Series {
   values: Array<number | undefined>;
 }
 
-/** One drawing of a line chart, `width` × `height` units (text at `fontSize` of them). */
-function lineSvg(title: string, xs: number[], series: Series[], width: number, height: number, className: string) {
+/** A moment of the run marked on the time axis, e.g. where a strategy's turn starts. */
+export interface TimeMark {
+  at: number;
+  label: string;
+}
+
+/** One drawing of a line chart, `width` × `height` units, with `marks` as numbered dashed lines. */
+function lineSvg(
+  title: string,
+  xs: number[],
+  series: Series[],
+  size: { width: number; height: number; className: string },
+  marks: readonly TimeMark[],
+) {
+  const { width, height, className } = size;
   const left = 48;
   const bottom = 24;
-  const top = 10;
+  const top = marks.length > 0 ? 22 : 10;
   const right = 16;
   const all = series.flatMap((s) => s.values.filter((v): v is number => v !== undefined));
   const maxY = Math.max(1, ...all) * 1.1;
-  const maxX = Math.max(1, ...xs);
+  const maxX = Math.max(1, ...xs, ...marks.map((m) => m.at));
   const x = (value: number) => left + ((width - left - right) * value) / maxX;
   const y = (value: number) => top + (height - top - bottom) * (1 - value / maxY);
   const paths = series.map((s) => {
@@ -57,9 +70,15 @@ function lineSvg(title: string, xs: number[], series: Series[], width: number, h
       `<text x="${x(maxX * f).toFixed(1)}" y="${height - 6}" text-anchor="${f === 0 ? 'start' : f === 1 ? 'end' : 'middle'}">` +
       `${Math.round(maxX * f)} s</text>`,
   );
+  const markLines = marks.map(
+    (m, i) =>
+      `<line x1="${x(m.at).toFixed(1)}" x2="${x(m.at).toFixed(1)}" y1="${top - 8}" y2="${height - bottom}" ` +
+      `stroke="#9ca3af" stroke-dasharray="3 3"/>` +
+      `<text x="${(x(m.at) + 3).toFixed(1)}" y="${top - 10}" fill="#4b5563">${i + 1}</text>`,
+  );
   return (
     `<svg class="${className}" viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="${esc(title)}" ` +
-    `font-size="11">${ticks.join('')}${xTicks.join('')}${paths.join('')}</svg>`
+    `font-size="11">${ticks.join('')}${xTicks.join('')}${markLines.join('')}${paths.join('')}</svg>`
   );
 }
 
@@ -67,12 +86,22 @@ function lineSvg(title: string, xs: number[], series: Series[], width: number, h
  * A line chart of `series` over `xs` (seconds), as inline SVG with axes and a legend: drawn twice, for a
  * wide and a narrow page (CSS shows one), so its text stays legible on a phone.
  */
-export function lineChart(title: string, unit: string, xs: number[], series: Series[]): string {
+export function lineChart(
+  title: string,
+  unit: string,
+  xs: number[],
+  series: Series[],
+  marks: readonly TimeMark[] = [],
+): string {
   const legend = series.map((s) => `<span style="color:${s.color}">■ ${esc(s.name)}</span>`).join(' ');
+  const markLegend =
+    marks.length > 0
+      ? `<br><small>${marks.map((m, i) => `<span class="mark">${i + 1} ${esc(m.label)}</span>`).join(' · ')}</small>`
+      : '';
   return (
-    `<figure><figcaption>${esc(title)} <small>(${esc(unit)})</small> ${legend}</figcaption>` +
-    lineSvg(title, xs, series, 760, 240, 'wide') +
-    lineSvg(title, xs, series, 360, 220, 'narrow') +
+    `<figure><figcaption>${esc(title)} <small>(${esc(unit)})</small> ${legend}${markLegend}</figcaption>` +
+    lineSvg(title, xs, series, { width: 760, height: 240, className: 'wide' }, marks) +
+    lineSvg(title, xs, series, { width: 360, height: 220, className: 'narrow' }, marks) +
     `</figure>`
   );
 }
@@ -106,18 +135,28 @@ function tableHtml(columns: Array<string | Column>, rows: Array<Array<string | C
   return `<table${cards ? ' class="cards"' : ''}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
-function timelineCharts(points: TimelinePoint[]): string {
+function timelineCharts(points: TimelinePoint[], marks: readonly TimeMark[]): string {
   if (points.length === 0) return '<p>No timeline recorded.</p>';
   const xs = points.map((p) => p.at);
   return (
-    lineChart('Requests per second', 'req/s', xs, [
-      { name: 'req/s', color: '#2563eb', values: points.map((p) => p.requestsPerSecond) },
-    ]) +
-    lineChart('Latency over time', 'ms', xs, [
-      { name: 'p50', color: '#16a34a', values: points.map((p) => p.p50) },
-      { name: 'p95', color: '#d97706', values: points.map((p) => p.p95) },
-      { name: 'p99', color: '#dc2626', values: points.map((p) => p.p99) },
-    ])
+    lineChart(
+      'Requests per second',
+      'req/s',
+      xs,
+      [{ name: 'req/s', color: '#2563eb', values: points.map((p) => p.requestsPerSecond) }],
+      marks,
+    ) +
+    lineChart(
+      'Latency over time',
+      'ms',
+      xs,
+      [
+        { name: 'p50', color: '#16a34a', values: points.map((p) => p.p50) },
+        { name: 'p95', color: '#d97706', values: points.map((p) => p.p95) },
+        { name: 'p99', color: '#dc2626', values: points.map((p) => p.p99) },
+      ],
+      marks,
+    )
   );
 }
 
@@ -229,7 +268,7 @@ function comparisonSection(data: K6SummaryData, spec: ComparisonSpec, load: stri
   );
   return `<h2>Per strategy</h2>
 ${missed.length > 0 ? `<div class="warn">RACE MISSED: ${esc(missed.join(', '))} sold no more than the stock this run — the demonstration missed, not the system (see load-tests/README.md).</div>` : ''}
-<p>${esc(load)}. Oversold units come from each sale's audit; ⚠ marks the strategies that exist to oversell (UNSAFE): their oversold units are the finding, never a failure.</p>
+<p>Load: ${esc(load)}. Oversold units come from each sale's audit; ⚠ marks the strategies that exist to oversell (UNSAFE): their oversold units are the finding, never a failure.</p>
 ${comparisonChart(results, spec)}
 ${tableHtml(
   RESULT_COLUMNS.map((label, i) => ({ label, text: i === 0 || i === RESULT_COLUMNS.length - 1 })),
@@ -249,6 +288,13 @@ ${tableHtml(
 )}`;
 }
 
+/** Where each strategy's turn starts on the time axis (the comparison's schedule), if known. */
+function turns(comparison: ComparisonSpec | undefined): TimeMark[] {
+  const startsAt = comparison?.startsAt;
+  if (!comparison || !startsAt) return [];
+  return comparison.strategies.map((strategy, i) => ({ at: startsAt[i] ?? 0, label: strategy }));
+}
+
 const STYLE = `
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:16px 20px 32px;max-width:1040px;color:#111;overflow-wrap:break-word}
@@ -256,7 +302,7 @@ h1{font-size:20px;margin:8px 0}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;vertical-align:top}
 td:first-child,th:first-child,.text{text-align:left}
 td:not(.text):not(:first-child){white-space:nowrap}
-.verdicts{width:100%}.verdicts td:last-child{text-align:left}.verdicts td:not(:last-child){white-space:nowrap}
+.verdicts{width:100%}.verdicts td:not(.text){white-space:nowrap}
 .pass{color:#15803d}.fail{color:#b91c1c;font-weight:600}.unsafe{color:#b91c1c}.missed{color:#b45309;font-weight:600}
 .oversold{color:#991b1b;background:#fee2e2;font-weight:700}
 .warn{background:#fef3c7;border:1px solid #d97706;padding:8px;margin:8px 0}
@@ -265,6 +311,7 @@ details{margin:12px 0}summary{cursor:pointer;font-weight:600}
 svg.narrow{display:none}
 .facets{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:8px 28px}
 .facet figcaption{margin-bottom:4px}
+.mark{white-space:nowrap}
 .key{white-space:nowrap;margin-left:8px;font-size:12px;color:#444}
 .key i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}
 .bar-row{display:grid;grid-template-columns:12.5em 1fr 7.5em;gap:2px 8px;align-items:center;font-size:12px;margin:4px 0}
@@ -305,13 +352,13 @@ export function buildHtmlReport(data: K6SummaryData, options: ReportOptions, sta
 ${top.length > 0 ? `<div class="warn">${top.map((l) => esc(l.replace(/^!! /, ''))).join('<br>')}</div>` : ''}
 <h2>Verdicts</h2>
 <table class="verdicts"><tbody>
-<tr><td>Correctness</td><td>${badge(v.correctness.pass)}</td><td>${esc(v.correctness.reason)}</td></tr>
-<tr><td>Latency</td><td>${badge(v.latency.pass)}</td><td>${esc(v.latency.reason)}</td></tr>
-<tr><td>Result</td><td>${badge(v.pass)}</td><td>${v.pass ? 'k6 exits 0' : 'k6 exits 99'}</td></tr>
+<tr><td>Correctness</td><td>${badge(v.correctness.pass)}</td><td class="text">${esc(v.correctness.reason)}</td></tr>
+<tr><td>Latency</td><td>${badge(v.latency.pass)}</td><td class="text">${esc(v.latency.reason)}</td></tr>
+<tr><td>Result</td><td>${badge(v.pass)}</td><td class="text">${v.pass ? 'k6 exits 0' : 'k6 exits 99'}</td></tr>
 </tbody></table>
 ${options.comparison ? comparisonSection(data, options.comparison, options.load) : ''}
 <h2>Over time</h2>
-${timelineCharts(timeline(data, options.timelineBucketSeconds))}
+${timelineCharts(timeline(data, options.timelineBucketSeconds), turns(options.comparison))}
 <h2>Answers by status</h2>
 ${tableHtml(
   ['status', 'answers'],
