@@ -12,12 +12,11 @@
 //
 //   k6 run load-tests/stampede.ts -e BASE_URL=http://localhost:3000 -e USERS=400 -e STOCK=100
 import exec from 'k6/execution';
-import { Trend } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api } from './lib/api.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envStrategy } from './lib/config.ts';
-import { buy, prepareBuyer, sleepUntil } from './lib/flows.ts';
+import { buyAtTheInstant } from './lib/flows.ts';
 import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
 import { auditLine, burstScenario, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_STAMPEDE, DEFAULT_STOCK } from './lib/shapes.ts';
@@ -36,8 +35,6 @@ const EXPECTED_ACCEPTED = Math.min(STOCK, USERS);
 const SCENARIO = 'stampede';
 const BUCKET_SECONDS = declareTimeline(START_DELAY + ANSWERED_WITHIN + 30);
 
-/** Milliseconds from the opening instant to a buyer's final purchase answer. */
-const answeredAfterOpening = new Trend('answered_after_opening', true);
 const LATENCY: LatencyBound[] = [
   { label: 'last buyer answered', metric: 'answered_after_opening', stat: 'max', below: ANSWERED_WITHIN * 1000 },
 ];
@@ -69,11 +66,7 @@ export function setup(): OneSaleRun {
 
 export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
-  const buyer = prepareBuyer(api, data.saleId, `k6-stampede-${data.runId}-${exec.vu.idInTest}`);
-  if (!buyer) return;
-  sleepUntil(data.startsAtMs);
-  buy(api, buyer, data.saleId, STRATEGY);
-  answeredAfterOpening.add(Math.max(0, Date.now() - data.startsAtMs));
+  buyAtTheInstant(api, data.saleId, `k6-stampede-${data.runId}-${exec.vu.idInTest}`, data.startsAtMs, STRATEGY);
 }
 
 export function teardown(data: OneSaleRun): void {

@@ -4,17 +4,20 @@
 //
 //   npm run demo                              # 50 units, 500 buyers, against http://localhost:3000
 //   npm run demo -- --stock 100 --buyers 1000
-//   npm run demo -- --pause-lock-holder       # the first redis-lock holder pauses past the lock's TTL
+//   npm run demo -- --no-pause-lock-holder    # no redis-lock holder pauses past the lock's TTL (the
+//                                             # default pauses one: without it redis-lock-unfenced never oversells)
 //   npm run demo -- --strategies db-optimistic,db-segmented
 //   DEMO_URL=http://host:3000 ADMIN_PASSWORD=… npm run demo
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     stock: { type: 'string', default: '50' },
     buyers: { type: 'string', default: '500' },
     strategies: { type: 'string' },
-    'pause-lock-holder': { type: 'boolean', default: false },
+    // On by default: the paused holder is what shows redis-lock-unfenced's oversell.
+    'pause-lock-holder': { type: 'boolean', default: true },
     url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT ?? 3000}` },
   },
 });

@@ -259,8 +259,9 @@ describe('purchase rules: the same cases against every implementation', () => {
     const redisBuyers = new RedisBuyers(new SaleBuyerRepository(db), leases);
     tokens = new SubmitTokens(saleRedis, redisBuyers, new RedisConnection(redis), testEnv.config);
     const repository = new StrategyPurchaseRepository(db, new SaleStockRepository());
-    const purchaseLock = new PurchaseLock(new SaleLocks(redis, testRedis.keys), repository, testEnv.config);
-    dbPurchase = new DbPurchase(repository, tokens, purchaseLock, new LockHolderPause(), testEnv.config);
+    const saleLocks = new SaleLocks(redis, testRedis.keys);
+    const purchaseLock = new PurchaseLock(saleLocks, repository, testEnv.config);
+    dbPurchase = new DbPurchase(repository, tokens, purchaseLock, new LockHolderPause(saleLocks), testEnv.config);
   });
 
   afterAll(async () => {

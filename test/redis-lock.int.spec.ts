@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SaleStockRepository, StrategyPurchaseRepository } from '@flash-sale/db';
 import { createRedisClient, KeyBuilder, type RedisClient, SaleLocks } from '@flash-sale/redis';
-import type { DemoRunReport } from '@flash-sale/contract';
+import type { Audit, DemoRunReport, LockHolderPauseArmed } from '@flash-sale/contract';
 import type { DataSource } from 'typeorm';
 import { exited } from './support/child-process';
 import { countRows, waitFor } from './support/fixtures';
@@ -242,6 +242,29 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     await healed!.release();
   });
 
+  it('an armed pause goes to the next grant, whichever client takes it, and to no other; unused, it lapses', async () => {
+    const saleId = await createSale(1);
+    await locks.armPause(saleId, 60_000);
+    const paused = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(paused!.pauseArmed).toBe(true);
+    await paused!.release();
+    const next = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(next!.pauseArmed).toBe(false);
+    await next!.release();
+
+    await locks.armPause(saleId, 60_000);
+    await locks.disarmPause(saleId);
+    const disarmed = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(disarmed!.pauseArmed).toBe(false);
+    await disarmed!.release();
+
+    await locks.armPause(saleId, 50);
+    await sleep(200);
+    const lapsed = await locks.tryAcquire(saleId, LOCK_TTL_MS);
+    expect(lapsed!.pauseArmed).toBe(false);
+    await lapsed!.release();
+  });
+
   it('the demonstration with the paused holder: redis-lock oversells nothing, redis-lock-unfenced oversells', async () => {
     const started = await stack.client.call<{ id: string }>('POST', '/api/admin/demo-runs', {
       token: admin,
@@ -267,5 +290,79 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     // Its stale write put back units its successors had sold: they were sold again.
     expect(unfenced!.oversold).toBeGreaterThan(0);
     expect(unfenced!.audit?.ok).toBe(false);
+  });
+
+  /**
+   * A stampede of `buyers` at `saleId`, each sending its token again after every `503` + `retry-after`
+   * (the storefront's way); returns how many were accepted and how many "retry later" answers came.
+   */
+  async function stampede(saleId: string, buyers: number): Promise<{ accepted: number; retriedLater: number }> {
+    const guests = await stack.client.guests(buyers, 16);
+    const tokens = await Promise.all(guests.map((guest) => stack.client.submitToken(saleId, guest.token)));
+    let accepted = 0;
+    let retriedLater = 0;
+    await Promise.all(
+      guests.map(async (guest, i) => {
+        for (;;) {
+          const answer = await stack.client.call('POST', `/api/sales/${saleId}/purchase`, {
+            token: guest.token,
+            json: { token: tokens[i] },
+          });
+          if (answer.status === 503 && answer.headers['retry-after']) {
+            retriedLater += 1;
+            await sleep(Number(answer.headers['retry-after']) * 1000);
+            continue;
+          }
+          if (answer.status === 201) accepted += 1;
+          else expect(answer.status).toBe(410); // sold out: the only other answer a buyer may get
+          return;
+        }
+      }),
+    );
+    return { accepted, retriedLater };
+  }
+
+  it('the paused holder armed for one test sale through its route (as k6 arms it): the fence refuses, unfenced oversells', async () => {
+    const arm = (saleId: string, token = admin) =>
+      stack.client.call<LockHolderPauseArmed & { error?: { code: string } }>(
+        'POST',
+        `/api/admin/sales/${saleId}/pause-lock-holder`,
+        { token },
+      );
+    const shopSale = await stack.client.createSale(admin, { strategy: 'redis-lock-unfenced' });
+    const luaSale = await stack.client.createSale(admin, { strategy: 'redis-lua', purpose: 'load-test' });
+    expect((await arm(shopSale.id)).body.error?.code).toBe('VALIDATION_FAILED'); // a shopper is never paused
+    expect((await arm(luaSale.id)).status).toBe(400); // no lock to hold
+    expect((await arm('987654321')).status).toBe(404);
+    expect((await arm(luaSale.id, (await stack.client.guest()).token)).status).toBe(403);
+
+    // Armed through one API instance, the pause goes to the next grant wherever it happens: here this
+    // test's own client, as another instance would be.
+    const elsewhere = await stack.client.createSale(admin, { strategy: 'redis-lock', stock: 5, purpose: 'load-test' });
+    expect((await arm(elsewhere.id)).status).toBe(200);
+    const grant = await locks.tryAcquire(elsewhere.id, LOCK_TTL_MS);
+    expect(grant!.pauseArmed).toBe(true);
+    await grant!.release();
+
+    const audits: Record<string, Audit> = {};
+    const runs: Record<string, { accepted: number; retriedLater: number }> = {};
+    for (const strategy of ['redis-lock', 'redis-lock-unfenced'] as const) {
+      const sale = await stack.client.createSale(admin, { strategy, stock: 20, purpose: 'load-test' });
+      const armed = await arm(sale.id);
+      expect(armed.status).toBe(200);
+      expect(armed.body.saleId).toBe(sale.id);
+      expect(Date.parse(armed.body.armedUntil)).toBeGreaterThan(Date.now() + 5 * 60_000);
+      runs[strategy] = await stampede(sale.id, 120);
+      audits[strategy] = (
+        await stack.client.call<Audit>('GET', `/api/admin/sales/${sale.id}/audit`, { token: admin })
+      ).body;
+    }
+    // The fence refused the paused holder's late write (503, sent again): nothing oversold, books balanced.
+    expect(audits['redis-lock']).toMatchObject({ oversold: 0, ok: true, held: 20 });
+    expect(runs['redis-lock']!.accepted).toBe(20);
+    expect(runs['redis-lock']!.retriedLater).toBeGreaterThanOrEqual(1);
+    // Unfenced, its stale write put back units its successors had sold: they were sold again.
+    expect(audits['redis-lock-unfenced']!.oversold).toBeGreaterThan(0);
+    expect(runs['redis-lock-unfenced']!.accepted).toBe(audits['redis-lock-unfenced']!.held);
   });
 });

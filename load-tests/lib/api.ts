@@ -6,6 +6,7 @@
 // `{ ok: false }` with the status and the API's error code, for the caller to count.
 import http, { type ObjectBatchRequest, type Params, type RefinedResponse } from 'k6/http';
 import type { Audit } from '../../libs/contract/src/audit.ts';
+import type { LockHolderPauseArmed } from '../../libs/contract/src/demo-run.ts';
 import type { Session as SessionAnswer } from '../../libs/contract/src/auth.ts';
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import { ORDER_STATUSES, type Order } from '../../libs/contract/src/order.ts';
@@ -25,6 +26,7 @@ export const ENDPOINTS = [
   'pay',
   'cancel',
   'audit',
+  'pause_lock_holder',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -39,6 +41,7 @@ const ROUTES: Record<Endpoint, string> = {
   pay: 'POST /api/orders/:orderNo/pay',
   cancel: 'POST /api/orders/:orderNo/cancel',
   audit: 'GET /api/admin/sales/:id/audit',
+  pause_lock_holder: 'POST /api/admin/sales/:id/pause-lock-holder',
 };
 
 // --- The contract's types (libs/contract, after docs/api.md) that only k6 has --------------------------
@@ -292,6 +295,21 @@ export class Api {
     return this.call<Audit>('audit', 'GET', `/api/admin/sales/${encodeURIComponent(saleId)}/audit`, 200, isAudit, {
       token: adminToken,
     });
+  }
+
+  /**
+   * `POST /api/admin/sales/:id/pause-lock-holder` → 200 `{saleId, armedUntil}`: the next holder of the
+   * sale's lock, on whichever API instance, stops past the lock's TTL between its read and its write.
+   */
+  pauseLockHolder(adminToken: string, saleId: string): Result<LockHolderPauseArmed> {
+    return this.call<LockHolderPauseArmed>(
+      'pause_lock_holder',
+      'POST',
+      `/api/admin/sales/${encodeURIComponent(saleId)}/pause-lock-holder`,
+      200,
+      (b) => hasStrings(b, 'saleId', 'armedUntil'),
+      { token: adminToken },
+    );
   }
 }
 

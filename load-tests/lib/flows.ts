@@ -4,7 +4,7 @@ import { sleep } from 'k6';
 import type { Order } from '../../libs/contract/src/order.ts';
 import type { SaleStrategy } from '../../libs/contract/src/sale.ts';
 import { type Api, type PurchaseOutcome, type Session, stillNotStarted } from './api.ts';
-import { buyersLate, purchaseGaveUp, recordPurchase, recordUnexpected } from './metrics.ts';
+import { answeredAfterOpening, buyersLate, purchaseGaveUp, recordPurchase, recordUnexpected } from './metrics.ts';
 
 /** How long a buyer keeps sending its token again after `429`/`503` + `retry-after` answers. */
 export const RETRY_LATER_SECONDS = 15;
@@ -89,6 +89,28 @@ export function buy(
     recordPurchase(outcome, res.timings.duration, tags);
     sleep(wait);
   }
+}
+
+/**
+ * One buyer of an instant: signs in and takes a token, sleeps until `instantMs` (epoch ms, the same for
+ * every buyer of the crowd), buys once (with its resends), and records how long after the instant its
+ * final answer came (`answered_after_opening`, with `tags`). Null when the buyer could not prepare (counted
+ * as unexpected).
+ */
+export function buyAtTheInstant(
+  api: Api,
+  saleId: string,
+  name: string,
+  instantMs: number,
+  strategy: SaleStrategy,
+  tags: Record<string, string> = {},
+): PurchaseOutcome | null {
+  const buyer = prepareBuyer(api, saleId, name);
+  if (!buyer) return null;
+  sleepUntil(instantMs);
+  const outcome = buy(api, buyer, saleId, strategy);
+  answeredAfterOpening.add(Math.max(0, Date.now() - instantMs), tags);
+  return outcome;
 }
 
 /**

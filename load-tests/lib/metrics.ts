@@ -22,6 +22,11 @@ export const purchaseGaveUp = new Counter('purchase_gave_up');
 export const purchaseReplayed = new Counter('purchase_replayed');
 /** Purchase latency as the buyer saw it (the purchase request only). */
 export const purchaseDuration = new Trend('purchase_duration', true);
+/**
+ * Buyers who all buy in the same instant (the stampede, the comparison's instant): ms from that instant
+ * to each buyer's final answer. Every buyer queues behind the others, so its max, not a p95, is judged.
+ */
+export const answeredAfterOpening = new Trend('answered_after_opening', true);
 
 /** Any other call (sign-in, token, order, pay, cancel) that broke its contract: kept at 0 too. */
 export const requestUnexpected = new Counter('request_unexpected');

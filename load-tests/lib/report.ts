@@ -1,5 +1,6 @@
 // The text report of a run. Its first lines are what a reader must see first: a rate-limited run (and
 // what to start the API with), then the two verdicts and the exit code they make.
+import { type ComparisonSpec, comparisonLines } from './comparison.ts';
 import type { CommonConfig } from './config.ts';
 import { answersByStatus, count, endpointLatencies, fmt, fmtMs, stat, table } from './summary-data.ts';
 import {
@@ -23,6 +24,17 @@ export interface ReportOptions {
   timelineBucketSeconds: number;
   /** Scenario-specific lines (the sale, the audit), placed after the purchase outcomes. */
   details?: (data: K6SummaryData) => string[];
+  /** The strategy comparison: its result and latency per strategy lead both reports (lib/comparison.ts). */
+  comparison?: ComparisonSpec;
+}
+
+/** Both verdicts of a run, as its options judge it. */
+export function judge(data: K6SummaryData, options: ReportOptions): Verdicts {
+  return verdicts(data, {
+    latencyBounds: options.latencyBounds,
+    latencyGates: options.config.latencyGates,
+    unsafe: options.comparison?.unsafe,
+  });
 }
 
 /** The lines that say a run was refused at sign-in and what to do; empty when it was not. */
@@ -103,7 +115,7 @@ export function endpointLines(data: K6SummaryData): string[] {
 }
 
 export function buildReport(data: K6SummaryData, options: ReportOptions, startedAt: Date): string {
-  const v = verdicts(data, { latencyBounds: options.latencyBounds, latencyGates: options.config.latencyGates });
+  const v = judge(data, options);
   const failed = failedThresholds(data);
   const checks = failedChecks(data);
   const lines = [
@@ -113,6 +125,7 @@ export function buildReport(data: K6SummaryData, options: ReportOptions, started
     ...headline(data, v),
     '-'.repeat(100),
     `Load: ${options.load}`,
+    ...(options.comparison ? comparisonLines(data, options.comparison) : []),
     ...purchaseLines(data),
     ...(options.details ? options.details(data) : []),
     ...endpointLines(data),

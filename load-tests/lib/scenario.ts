@@ -63,16 +63,13 @@ export function gaveUpBound(metric = 'purchase_gave_up'): LatencyBound {
 
 /**
  * The latency bounds of a scenario whose buyers sign in, take a token and buy: the purchase's p95, every
- * request's p95, and no buyer left giving up. With `strategy`, those of that strategy's sale alone.
+ * request's p95, and no buyer left giving up.
  */
-export function buyerLatencyBounds(config: CommonConfig, scenario: string, strategy?: string): LatencyBound[] {
-  const ofSale = (metric: string): string => (strategy ? `${metric}{strategy:${strategy}}` : metric);
-  const label = (text: string): string => (strategy ? `${strategy} ${text}` : text);
-  const gaveUp = gaveUpBound(ofSale('purchase_gave_up'));
+export function buyerLatencyBounds(config: CommonConfig, scenario: string): LatencyBound[] {
   return [
-    p95Bound(config, label('purchase p95'), ofSale('purchase_duration')),
-    p95Bound(config, label('every request p95'), `http_req_duration{scenario:${scenario}}`),
-    { ...gaveUp, label: label(gaveUp.label) },
+    p95Bound(config, 'purchase p95', 'purchase_duration'),
+    p95Bound(config, 'every request p95', `http_req_duration{scenario:${scenario}}`),
+    gaveUpBound(),
   ];
 }
 

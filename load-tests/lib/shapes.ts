@@ -33,6 +33,22 @@ export const DEFAULT_STOCK = { burst: 500, duplicateClicks: 150, comparison: 150
 export const DEFAULT_SOAK = { rate: 50, duration: '5m', sales: 3, payRatio: 0.3, cancelRatio: 0.2 } as const;
 /** stampede: every buyer in the same millisecond. */
 export const DEFAULT_STAMPEDE = { users: 400, answeredWithinS: 10 } as const;
+/**
+ * strategy-comparison's instant, after each strategy's spike, on a sale of `stock` units: `buyers` in the
+ * same millisecond — the race the spike's spread-out arrivals rarely hit — and `lateBuyers` more
+ * `lateAfterS` later, as buyers who reload do. A lock strategy's paused holder writes its stale count
+ * after the crowd was answered (the lock's TTL + 1 s): the late buyers are the ones who buy the units it
+ * put back. `prepS`: seconds every buyer has to sign in and take a token first; `answeredWithinS`: by
+ * when, after its arrival, the last buyer must have its answer.
+ */
+export const DEFAULT_COMPARISON_INSTANT = {
+  buyers: 400,
+  lateBuyers: 100,
+  lateAfterS: 5,
+  stock: 50,
+  prepS: 6,
+  answeredWithinS: 10,
+} as const;
 
 /** Seconds from the first arrival to the last. */
 export function shapeSeconds(shape: SpikeShape): number {

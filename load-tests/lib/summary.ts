@@ -3,8 +3,7 @@
 // Everything is formatted here, with no remote module: k6 fetches `https://` imports at start, and a
 // machine without internet (a lab, CI behind a firewall) would fail every scenario before its first request.
 import { buildHtmlReport } from './report-html.ts';
-import { buildReport, metricsSummary, type ReportOptions } from './report.ts';
-import { verdicts } from './verdict.ts';
+import { buildReport, judge, metricsSummary, type ReportOptions } from './report.ts';
 
 export type { ReportOptions } from './report.ts';
 export { count, fmt, fmtMs, stat, table } from './summary-data.ts';
@@ -21,7 +20,7 @@ export function summaryHandler(options: ReportOptions): (data: K6SummaryData) =>
     const report = buildReport(data, options, startedAt);
     const metrics = metricsSummary(data).join('\n');
     const base = `${options.config.resultsDir}/${options.name}-${fileStamp(startedAt)}`;
-    const judged = verdicts(data, { latencyBounds: options.latencyBounds, latencyGates: options.config.latencyGates });
+    const judged = judge(data, options);
     return {
       stdout: `${metrics}\n\n${report}\nFiles: ${base}.txt, .json, .html\n`,
       [`${base}.txt`]: `${report}\n\n${metrics}\n`,

@@ -149,8 +149,8 @@ describe('report contents', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<td>Correctness</td><td><b class="fail">FAIL</b></td>');
     expect(html).toContain('<td>Latency</td><td><b class="pass">PASS</b></td>');
-    expect(html.match(/<svg /g)).toHaveLength(2);
-    expect(html).toContain('<th>endpoint</th><th>requests</th><th>p50</th><th>p95</th>');
+    expect(html.match(/<svg /g)).toHaveLength(4); // two charts, each drawn for a wide and a narrow page
+    expect(html).toContain('<th class="text">endpoint</th><th>requests</th><th>p50</th><th>p95</th>');
     expect(html).toContain('OVERSOLD 450 unit(s)');
     expect(html).not.toMatch(/(src|href)="https?:/);
     expect(html).not.toContain('<script');

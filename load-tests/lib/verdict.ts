@@ -13,8 +13,13 @@ import { count, fmt, fmtMs, stat } from './summary-data.ts';
 export const SPEED_METRICS = ['http_req_duration', 'purchase_duration', 'answered_after_opening', 'purchase_gave_up'];
 
 export interface LatencyBound {
-  /** As the report names it, e.g. `purchase p95`. */
+  /** As the report names it, e.g. `purchase p95` (after its strategy, when it has one). */
   label: string;
+  /**
+   * The strategy the bound judges, when a run judges several alike (the comparison): the verdict then
+   * names the bounds once, and a strategy only where it crossed one.
+   */
+  strategy?: string;
   /** A metric or sub-metric of the summary, e.g. `http_req_duration{scenario:burst}`. */
   metric: string;
   /** A stat of it, e.g. `p(95)` or `max`. */
@@ -30,9 +35,14 @@ function show(bound: LatencyBound, value: number): string {
 }
 
 export interface VerdictSpec {
-  latencyBounds: LatencyBound[];
+  latencyBounds: readonly LatencyBound[];
   /** False when LATENCY_GATE=off: the latency verdict is reported but does not fail the run. */
   latencyGates: boolean;
+  /**
+   * Strategies of the run that exist to oversell (the comparison's UNSAFE ones): their oversold units
+   * are not judged, and a passing verdict names them as the expected finding.
+   */
+  unsafe?: readonly string[];
 }
 
 export interface Verdict {
@@ -151,7 +161,23 @@ function correctnessFact(data: K6SummaryData, metric: string, expression: string
   }
 }
 
-export function correctnessVerdict(data: K6SummaryData): Verdict {
+/**
+ * A strategy's oversold units: the sum of its sales' `oversold_units{strategy:…,…}` gauges (one per
+ * audited sale); undefined when none was audited.
+ */
+export function oversoldOf(data: K6SummaryData, strategy: string): number | undefined {
+  const own = Object.keys(data.metrics).filter(
+    (name) =>
+      name.startsWith(`oversold_units{strategy:${strategy},`) || name === `oversold_units{strategy:${strategy}}`,
+  );
+  // Per sale when there are several (`…,phase:…}`), else the strategy's one.
+  const perSale = own.filter((name) => name.includes(','));
+  const values = (perSale.length > 0 ? perSale : own).map((name) => stat(data, name, 'value'));
+  if (values.length === 0 || values.some((v) => v === undefined)) return undefined;
+  return values.reduce<number>((total, v) => total + (v ?? 0), 0);
+}
+
+export function correctnessVerdict(data: K6SummaryData, unsafe: readonly string[] = []): Verdict {
   if (!setupCompleted(data)) {
     return { pass: false, gates: true, reason: 'setup did not complete (see the error above): nothing was tested' };
   }
@@ -169,43 +195,78 @@ export function correctnessVerdict(data: K6SummaryData): Verdict {
   const held = perStrategy ? undefined : stat(data, 'held_units', 'max');
   const answers =
     count(data, 'purchase_accepted') + count(data, 'purchase_sold_out') + count(data, 'purchase_limit_reached');
+  const contract = `every answer in the contract (${answers} purchase answers)`;
+  if (unsafe.length > 0) {
+    const findings = unsafe.map((s) => `${s} oversold ${fmt(oversoldOf(data, s))}`).join(', ');
+    return {
+      pass: true,
+      gates: true,
+      reason: `every guarded strategy 0 oversold, audits clean; ${contract}; UNSAFE by design: ${findings}`,
+    };
+  }
   return {
     pass: true,
     gates: true,
-    reason:
-      `0 oversold, audit clean${held === undefined ? '' : ` (held ${fmt(held)})`}, ` +
-      `every answer in the contract (${answers} purchase answers)`,
+    reason: `0 oversold, audit clean${held === undefined ? '' : ` (held ${fmt(held)})`}, ${contract}`,
   };
 }
+
+/** A latency bound and the run's value of it (undefined: not measured). */
+export interface JudgedBound {
+  bound: LatencyBound;
+  value?: number;
+  /** Measured and below its bound. */
+  pass: boolean;
+}
+
+export function judgeBounds(data: K6SummaryData, bounds: readonly LatencyBound[]): JudgedBound[] {
+  return bounds.map((bound) => {
+    const value = stat(data, bound.metric, bound.stat);
+    return { bound, value, pass: value !== undefined && value < bound.below };
+  });
+}
+
+/** `purchase p95 572 ms ≥ 500 ms`, or `buyers who gave up 3` for a count (its bound is "none"). */
+export function overBound({ bound, value }: JudgedBound): string {
+  const name = bound.strategy ? `${bound.strategy} ${bound.label}` : bound.label;
+  return bound.unit === 'count'
+    ? `${name} ${fmt(value)}`
+    : `${name} ${show(bound, value ?? 0)} ≥ ${show(bound, bound.below)}`;
+}
+
+/** Failures named in the one-line verdict; a comparison's table carries the rest. */
+const NAMED_FAILURES = 4;
 
 export function latencyVerdict(data: K6SummaryData, spec: VerdictSpec): Verdict {
   const gates = spec.latencyGates;
   const suffix = gates ? '' : ' — not gating (LATENCY_GATE=off)';
   if (!setupCompleted(data)) return { pass: false, gates, reason: `not measured (setup did not complete)${suffix}` };
-  const measured = spec.latencyBounds
-    .map((bound) => ({ bound, value: stat(data, bound.metric, bound.stat) }))
-    .filter((m): m is { bound: LatencyBound; value: number } => m.value !== undefined);
+  const measured = judgeBounds(data, spec.latencyBounds).filter((m) => m.value !== undefined);
   if (measured.length === 0) return { pass: false, gates, reason: `nothing measured${suffix}` };
-  const over = measured.filter((m) => m.value >= m.bound.below);
+  const strategies = [...new Set(measured.map((m) => m.bound.strategy).filter((s): s is string => s !== undefined))];
+  const over = measured.filter((m) => !m.pass);
   if (over.length > 0) {
-    const list = over
-      .map((m) =>
-        m.bound.unit === 'count'
-          ? `${m.bound.label} ${fmt(m.value)}`
-          : `${m.bound.label} ${fmtMs(m.value)} ≥ ${fmtMs(m.bound.below)}`,
-      )
-      .join(', ');
-    return { pass: false, gates, reason: `${list}${suffix}` };
+    const named = over.slice(0, NAMED_FAILURES).map(overBound).join(', ');
+    const more = over.length > NAMED_FAILURES ? ` and ${over.length - NAMED_FAILURES} more` : '';
+    const where = strategies.length > 0 ? ' (per strategy in the report)' : '';
+    return { pass: false, gates, reason: `${named}${more}${where}${suffix}` };
   }
-  const list = measured
-    .filter((m) => m.bound.unit !== 'count') // a count of 0 goes without saying when it passes
-    .map((m) => `${m.bound.label} ${show(m.bound, m.value)} < ${show(m.bound, m.bound.below)}`)
-    .join(', ');
-  return { pass: true, gates, reason: `${list}${suffix}` };
+  // A count of 0 goes without saying when it passes.
+  const shown = measured.filter((m) => m.bound.unit !== 'count');
+  if (strategies.length > 0) {
+    // The same bounds for every strategy: said once, with each one's values in the report's table.
+    const kinds = new Map<string, LatencyBound>();
+    for (const { bound } of shown) if (!kinds.has(bound.label)) kinds.set(bound.label, bound);
+    const list = [...kinds.values()].map((b) => `${b.label} < ${show(b, b.below)}`).join(', ');
+    const each = strategies.length === 1 ? `${strategies[0]}` : `each of ${strategies.length} strategies`;
+    return { pass: true, gates, reason: `${each} within its bounds: ${list}${suffix}` };
+  }
+  const list = shown.map((m) => `${m.bound.label} ${show(m.bound, m.value ?? 0)} < ${show(m.bound, m.bound.below)}`);
+  return { pass: true, gates, reason: `${list.join(', ')}${suffix}` };
 }
 
 export function verdicts(data: K6SummaryData, spec: VerdictSpec): Verdicts {
-  const correctness = correctnessVerdict(data);
+  const correctness = correctnessVerdict(data, spec.unsafe);
   const latency = latencyVerdict(data, spec);
   return { correctness, latency, pass: correctness.pass && (latency.pass || !latency.gates) };
 }

@@ -21,6 +21,19 @@ export const DEMO_DEFAULT_STRATEGIES: readonly SaleStrategy[] = [
 /** The strategies a demonstration's `pauseLockHolder` applies to. */
 export const LOCK_STRATEGIES: readonly SaleStrategy[] = ['redis-lock', 'redis-lock-unfenced'];
 
+/** How long `POST /api/admin/sales/:id/pause-lock-holder` keeps its pause armed when no buyer takes it. */
+export const LOCK_HOLDER_PAUSE_ARMED_SECONDS = 600;
+
+/**
+ * `POST /api/admin/sales/:id/pause-lock-holder` (answers `200`): the demonstration's paused lock holder,
+ * for a test sale of a lock strategy, so a load test (k6) can show what `pauseLockHolder` shows.
+ */
+export interface LockHolderPauseArmed {
+  saleId: string;
+  /** Past this instant an unused pause is dropped. */
+  armedUntil: string;
+}
+
 /** `POST /api/admin/demo-runs` (answers `202 {id}`); `strategies` defaults to DEMO_DEFAULT_STRATEGIES. */
 export interface CreateDemoRunRequest {
   stock: number;

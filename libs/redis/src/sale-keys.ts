@@ -92,10 +92,12 @@ export class SaleKeys {
   readonly handoff: string;
   /** The sale's purchase rate-limit counter (a fixed window: INCR with a TTL). */
   readonly purchaseLimit: string;
-  /** The redis-lock strategies' purchase lock: its holder's owner value, with a TTL (lock-acquire-2.lua). */
+  /** The redis-lock strategies' purchase lock: its holder's owner value, with a TTL (lock-acquire-3.lua). */
   readonly lock: string;
   /** The last fencing token the sale's lock granted: a counter without TTL. */
   readonly lockFence: string;
+  /** The demonstration's paused lock holder, armed for the lock's next grant (with a TTL; SaleLocks.armPause). */
+  readonly lockPause: string;
   /**
    * Counter the durable acknowledgement writes on this bucket's master just before its `WAIT` (ReplicaAcks,
    * on a Redis Cluster): a write of its own connection that comes after the reservations it confirms.
@@ -120,6 +122,7 @@ export class SaleKeys {
     this.purchaseLimit = `${this.base}:rl:purchase-sale`;
     this.lock = `${this.base}:lock`;
     this.lockFence = `${this.base}:lock-fence`;
+    this.lockPause = `${this.base}:lock-pause`;
     this.replicaAck = `${this.base}:replica-ack`;
   }
 

@@ -4,7 +4,7 @@ import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
 
 const SCRIPTS = {
-  fsLockAcquire: { file: 'lock-acquire-2.lua', numberOfKeys: 2 },
+  fsLockAcquire: { file: 'lock-acquire-3.lua', numberOfKeys: 3 },
   fsLockRenew: { file: 'lock-renew-1.lua', numberOfKeys: 1 },
   fsLockRelease: { file: 'lock-release-1.lua', numberOfKeys: 1 },
 } as const;
@@ -34,19 +34,19 @@ export class SaleLocks {
   private readonly scripted: ScriptedClient;
 
   constructor(
-    client: RedisClient,
+    private readonly redis: RedisClient,
     private readonly keys: KeyBuilder,
   ) {
     for (const [name, script] of Object.entries(SCRIPTS)) {
-      client.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: luaSource(script.file) });
+      redis.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: luaSource(script.file) });
     }
-    this.scripted = client as unknown as ScriptedClient;
+    this.scripted = redis as unknown as ScriptedClient;
   }
 
   /**
    * Takes the sale's lock, trying again after a jittered pause until `timing.waitMs` has passed;
    * undefined when it could not be had in time. `fenceFloor`: a token MySQL has seen (see
-   * lock-acquire-2.lua). The grant's watchdog runs until `release`.
+   * lock-acquire-3.lua). The grant's watchdog runs until `release`.
    */
   async acquire(saleId: string, timing: LockTiming, fenceFloor = 0): Promise<HeldLock | undefined> {
     const giveUpAt = Date.now() + timing.waitMs;
@@ -64,18 +64,39 @@ export class SaleLocks {
   async tryAcquire(saleId: string, ttlMs: number, fenceFloor = 0): Promise<HeldLock | undefined> {
     const keys = this.keys.sale(saleId);
     const owner = randomUUID();
-    const token = Number(await this.scripted.fsLockAcquire(keys.lock, keys.lockFence, owner, ttlMs, fenceFloor));
-    if (token === 0) return undefined;
+    const granted = await this.scripted.fsLockAcquire(
+      keys.lock,
+      keys.lockFence,
+      keys.lockPause,
+      owner,
+      ttlMs,
+      fenceFloor,
+    );
+    if (!Array.isArray(granted)) return undefined;
     const lock = new HeldLock(
       saleId,
       owner,
-      token,
+      Number(granted[0]),
       ttlMs,
       async () => Number(await this.scripted.fsLockRenew(keys.lock, owner, ttlMs)) === 1,
       async () => Number(await this.scripted.fsLockRelease(keys.lock, owner)) === 1,
+      Number(granted[1]) === 1,
     );
     lock.startWatchdog();
     return lock;
+  }
+
+  /**
+   * The demonstration's fault: the sale's next grant, on whichever API instance, is told to pause
+   * (`HeldLock.pauseArmed`; apps/api purchase/lock-holder-pause.ts). Dropped unused after `forMs`.
+   */
+  async armPause(saleId: string, forMs: number): Promise<void> {
+    await this.redis.set(this.keys.sale(saleId).lockPause, '1', 'PX', Math.max(1, Math.round(forMs)));
+  }
+
+  /** Drops an armed pause no grant took. */
+  async disarmPause(saleId: string): Promise<void> {
+    await this.redis.del(this.keys.sale(saleId).lockPause);
   }
 }
 
@@ -93,6 +114,8 @@ export class HeldLock {
     readonly ttlMs: number,
     private readonly renewInRedis: () => Promise<boolean>,
     private readonly releaseInRedis: () => Promise<boolean>,
+    /** This grant took the pause an admin armed for the sale (SaleLocks.armPause): its holder is to stop. */
+    readonly pauseArmed = false,
   ) {}
 
   /** Whether a renewal found the lock gone or taken: this holder no longer has it (it may not know sooner). */

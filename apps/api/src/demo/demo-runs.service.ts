@@ -160,7 +160,7 @@ export class DemoRunsService implements OnApplicationShutdown {
     result.phase = 'buying';
     const latencies: number[] = [];
     const pausesHolder = report.pauseLockHolder && LOCK_STRATEGIES.includes(result.strategy);
-    if (pausesHolder) this.lockHolderPause.arm(saleId);
+    if (pausesHolder) await this.lockHolderPause.arm(saleId, Math.max(1, deadline - Date.now()));
     const started = performance.now();
     try {
       await pool(buyers, BURST_CONNECTIONS, async (buyer) => {
@@ -183,7 +183,7 @@ export class DemoRunsService implements OnApplicationShutdown {
         }
       });
     } finally {
-      if (pausesHolder) this.lockHolderPause.disarm(saleId);
+      if (pausesHolder) await this.lockHolderPause.disarm(saleId);
     }
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);

@@ -1,3 +1,4 @@
+import { SaleLocks } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import type { LockGrant } from './purchase-lock';
 
@@ -8,26 +9,30 @@ const PAST_TTL_MS = 1_000;
  * The demonstration's fault (a Jepsen-style nemesis): the next holder of an armed sale's lock stops,
  * between reading the stock and writing it, for longer than the lock's TTL — what a GC pause, a stopped
  * process or a slow network does. Its watchdog stops too (a paused process runs no timers), so the lock
- * expires and the next buyer is granted it while the paused one still means to write. The demonstration
- * sends every buyer to this one instance, so the paused holder also steps out of the instance's queue
- * for the lock: it stands for a holder on another instance. Armed only by an admin's demonstration, for
- * one purchase of one sale; never otherwise.
+ * expires and the next buyer is granted it while the paused one still means to write. The paused holder
+ * also steps out of its instance's queue for the lock: it stands for a holder on another instance.
+ *
+ * Armed in Redis beside the sale's lock, and taken by the grant itself (lock-acquire-3.lua): exactly one
+ * grant pauses, on whichever API instance it happens — the sale's first buyer after the arming, while
+ * units remain — however the buyers are spread over the instances. Armed only by an admin (the
+ * demonstration, or `POST /api/admin/sales/:id/pause-lock-holder` for a test sale); never otherwise.
  */
 @Injectable()
 export class LockHolderPause {
-  private readonly armed = new Set<string>();
+  constructor(private readonly locks: SaleLocks) {}
 
-  arm(saleId: string): void {
-    this.armed.add(saleId);
+  /** The sale's next lock grant pauses; an unused arming is dropped after `forMs`. */
+  arm(saleId: string, forMs: number): Promise<void> {
+    return this.locks.armPause(saleId, forMs);
   }
 
-  disarm(saleId: string): void {
-    this.armed.delete(saleId);
+  disarm(saleId: string): Promise<void> {
+    return this.locks.disarmPause(saleId);
   }
 
-  /** Pauses this holder if its sale is armed (once), then returns. */
+  /** Pauses this holder if its grant took the sale's armed pause, then returns. */
   async pauseIfArmed({ lock, leaveLocalQueue }: LockGrant): Promise<void> {
-    if (!this.armed.delete(lock.saleId)) return;
+    if (!lock.pauseArmed) return;
     lock.stopWatchdog();
     leaveLocalQueue();
     await new Promise((resolve) => setTimeout(resolve, lock.ttlMs + PAST_TTL_MS));

@@ -44,7 +44,7 @@ import { WriteOrdersNudge } from './write-orders-nudge';
     SoldOutFastPath,
     WriteOrdersNudge,
   ],
-  // The demonstration arms the paused lock holder (demo/demo-runs.service.ts).
+  // The demonstration arms the paused lock holder (demo/demo-runs.service.ts, demo/lock-holder-pause.controller.ts).
   exports: [LockHolderPause],
 })
 export class PurchaseModule {}

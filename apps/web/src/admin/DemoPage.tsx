@@ -38,7 +38,8 @@ export function DemoPage() {
   const [params, setParams] = useSearchParams();
   const runId = params.get('run') ?? '';
   const [size, setSize] = useState({ stock: 50, buyers: 500 });
-  const [pauseLockHolder, setPauseLockHolder] = useState(false);
+  // On by default: without a paused holder redis-lock-unfenced never oversells, and the demo would miss it.
+  const [pauseLockHolder, setPauseLockHolder] = useState(true);
   const ids = { pause: useId(), pauseHint: useId() };
   const queryClient = useQueryClient();
 

@@ -6,6 +6,8 @@
   Input:
     KEYS[1] lock   string  the holder's owner value, with the lock's TTL
     KEYS[2] fence  string  the last fencing token granted (a counter; it never expires)
+    KEYS[3] pause  string  the demonstration's paused lock holder, armed for the sale's next grant (with
+                           a TTL; absent unless an admin armed it: SaleLocks.armPause)
 
     ARGV[1] owner  a random value only this holder knows: renewal and release compare it
     ARGV[2] ttlMs  how long the lock lives unless its holder renews it
@@ -14,11 +16,13 @@
                    every holder from then on
 
   Output:
-    token (>= 1)  granted; the fencing token of this grant
-    0             another holder has it (nothing changed)
+    {token, paused}  granted: the fencing token of this grant (>= 1), and 1 if this grant took the armed
+                     pause (one grant takes it, on whichever API instance), else 0
+    0                another holder has it (nothing changed)
 ]]
 local lockKey = KEYS[1]
 local fenceKey = KEYS[2]
+local pauseKey = KEYS[3]
 
 local owner = ARGV[1]
 local ttlMs = tonumber(ARGV[2])
@@ -30,4 +34,5 @@ if token <= floor then
   token = floor + 1
   redis.call('SET', fenceKey, token)
 end
-return token
+local paused = redis.call('DEL', pauseKey)
+return {token, paused}
