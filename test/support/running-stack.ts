@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../../apps/api/src/app.factory';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { DataSource } from 'typeorm';
 import { ApiClient } from './api-client';
 
 export interface RunningStack {
@@ -30,8 +31,27 @@ export async function startStack(config: AppConfig, options: { worker?: boolean 
     client,
     async close() {
       await client.close();
-      await worker?.close();
-      await api.close();
+      // Side by side: a worker whose Redis is gone may never finish closing (BullMQ waits for its
+      // connection), and the API must not stay open behind it — its server and pools would keep the test
+      // process alive after the file's verdict.
+      await Promise.all([api.close(), worker && closeWorker(worker)]);
     },
   };
+}
+
+/** How long a worker gets to close before its MySQL pool is closed under it. */
+const WORKER_CLOSE_MS = 5_000;
+
+/**
+ * Closes the worker; one that cannot finish (its Redis was killed, BullMQ waits for it) still gets its
+ * MySQL pool closed, whose sockets would otherwise outlive the test file.
+ */
+async function closeWorker(worker: INestApplicationContext): Promise<void> {
+  const closed = worker.close().then(() => true);
+  const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), WORKER_CLOSE_MS).unref());
+  if (await Promise.race([closed, timedOut])) return;
+  await worker
+    .get(DataSource, { strict: false })
+    .destroy()
+    .catch(() => undefined);
 }
