@@ -2,6 +2,7 @@
 // strategy-comparison.ts at its defaults (fixtures/comparison-unsafe-oversold-latency-failed.json: every
 // strategy of the contract, on a 2-core machine that other test suites kept busy, so that five strategies
 // missed their latency bounds) — and on copies of it changed the way another run could have gone.
+import { SALE_STRATEGIES, UNSAFE_STRATEGIES } from '../../libs/contract/src/sale.ts';
 import recorded from './fixtures/comparison-unsafe-oversold-latency-failed.json';
 import {
   type ComparisonSpec,
@@ -15,16 +16,9 @@ import { buildHtmlReport } from './report-html.ts';
 import { buildReport, judge, type ReportOptions } from './report.ts';
 import { verdicts } from './verdict.ts';
 
-const STRATEGIES = [
-  'redis-lua',
-  'db-optimistic',
-  'db-segmented',
-  'db-pessimistic',
-  'redis-lock',
-  'redis-lock-unfenced',
-  'naive-unsafe',
-];
-const UNSAFE = ['redis-lock-unfenced', 'naive-unsafe'];
+const STRATEGIES = SALE_STRATEGIES;
+// In the scenario's order: the selected strategies, filtered.
+const UNSAFE = STRATEGIES.filter((strategy) => UNSAFE_STRATEGIES.includes(strategy));
 const BOUNDS = STRATEGIES.flatMap((s) => strategyLatencyBounds(s, { p95Ms: 500, answeredWithinMs: 10_000 }));
 
 const spec = (changes: Partial<ComparisonSpec> = {}): ComparisonSpec => ({
