@@ -16,6 +16,10 @@ export enum ErrorCode {
   TokenInvalid = 'TOKEN_INVALID',
   LimitReached = 'LIMIT_REACHED',
   SoldOut = 'SOLD_OUT',
+  /** A sale with a waiting room issues submit tokens only against a valid admission pass. */
+  AdmissionRequired = 'ADMISSION_REQUIRED',
+  /** The queue routes of a sale created without `waitingRoom`. */
+  NoWaitingRoom = 'NO_WAITING_ROOM',
   OrderNotFound = 'ORDER_NOT_FOUND',
   InvalidTransition = 'INVALID_TRANSITION',
   RateLimited = 'RATE_LIMITED',

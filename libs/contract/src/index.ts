@@ -13,3 +13,4 @@ export * from './auth';
 export * from './purchase';
 export * from './audit';
 export * from './demo-run';
+export * from './waiting-room';

@@ -1,3 +1,5 @@
+import type { WaitingRoomRequest, WaitingRoomSettings } from './waiting-room';
+
 export const SALE_STRATEGIES = [
   'redis-lua',
   'db-optimistic',
@@ -69,6 +71,8 @@ export interface Sale {
   purpose: SalePurpose;
   /** Redis buckets the sale's stock is spread over (1 for every strategy but redis-lua). */
   buckets: number;
+  /** The sale's waiting room (docs/api.md "The waiting room"), or null: buyers go straight to the buy step. */
+  waitingRoom: WaitingRoomSettings | null;
 }
 
 /** `POST /api/admin/sales`; see SALE_DEFAULTS for what a missing field means (`startsAt`: now). */
@@ -90,6 +94,8 @@ export interface CreateSaleRequest {
    * sale is not bound by one Redis core; default 1 (or the server's SALE_BUCKETS_DEFAULT).
    */
   buckets?: number;
+  /** Put buyers in a waiting room that admits them at a rate; absent or null = no room. */
+  waitingRoom?: WaitingRoomRequest | null;
 }
 
 /**
@@ -101,4 +107,6 @@ export interface UpdateSaleRequest {
   description?: string;
   imageUrl?: string;
   endsAt?: string;
+  /** Adds, changes (live: the new rate applies at once) or, with null, removes the waiting room. */
+  waitingRoom?: WaitingRoomRequest | null;
 }

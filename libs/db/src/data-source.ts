@@ -15,6 +15,7 @@ import { SaleBuyers1764300000200 } from './migrations/1764300000200-sale-buyers'
 import { GuestNames1764300000300 } from './migrations/1764300000300-guest-names';
 import { SaleBuckets1764400000000 } from './migrations/1764400000000-sale-buckets';
 import { SaleWindowVersion1764500000000 } from './migrations/1764500000000-sale-window-version';
+import { SaleWaitingRoom1764600000000 } from './migrations/1764600000000-sale-waiting-room';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   GuestNames1764300000300,
   SaleBuckets1764400000000,
   SaleWindowVersion1764500000000,
+  SaleWaitingRoom1764600000000,
 ];
 
 export interface DatabaseOptions {

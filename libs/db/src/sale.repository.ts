@@ -18,7 +18,8 @@ export type NewSale = Pick<
   | 'paymentTimeoutSeconds'
   | 'purpose'
   | 'buckets'
->;
+> &
+  Partial<Pick<SaleEntity, 'waitingRoom'>>;
 
 /** What an admin may edit on a sale: its description and window, never its stock columns. */
 export type SaleDefinitionChanges = Partial<Pick<SaleEntity, 'name' | 'description' | 'imageUrl' | 'endsAt'>>;
@@ -45,6 +46,11 @@ export class SaleRepository {
   /** Column-wise: the stock columns are never written here, whatever the worker does meanwhile. */
   async updateDefinition(saleId: string, changes: SaleDefinitionChanges): Promise<void> {
     await this.sales.update({ id: saleId }, changes);
+  }
+
+  /** Adds, changes or (null) removes the sale's waiting room; Redis's copy is the room's to write. */
+  async setWaitingRoom(saleId: string, waitingRoom: SaleEntity['waitingRoom']): Promise<void> {
+    await this.sales.update({ id: saleId }, { waitingRoom });
   }
 
   findById(saleId: string): Promise<SaleEntity | null> {

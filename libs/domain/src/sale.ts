@@ -1,4 +1,4 @@
-import type { SalePurpose, SaleStatus, SaleStrategy } from '@flash-sale/contract';
+import type { SalePurpose, SaleStatus, SaleStrategy, WaitingRoomSettings } from '@flash-sale/contract';
 
 // The contract's vocabulary and bounds (libs/contract), re-exported for the code that imports the domain.
 export {
@@ -8,6 +8,7 @@ export {
   type SalePurpose,
   type SaleStatus,
   type SaleStrategy,
+  type WaitingRoomSettings,
 } from '@flash-sale/contract';
 
 /**
@@ -52,6 +53,8 @@ export interface SaleDefinition extends SaleTerms {
   imageUrl: string | null;
   stock: number;
   purpose: SalePurpose;
+  /** Its waiting room, or null; an admin may change it while the sale runs (the catalog is told). */
+  waitingRoom: WaitingRoomSettings | null;
 }
 
 /** A sale id as the API accepts it: a positive BIGINT in decimal. Anything else names no sale. */

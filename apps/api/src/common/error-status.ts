@@ -16,6 +16,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, HttpStatus>> = {
   [ErrorCode.TokenInvalid]: HttpStatus.FORBIDDEN,
   [ErrorCode.LimitReached]: HttpStatus.CONFLICT,
   [ErrorCode.SoldOut]: HttpStatus.GONE,
+  [ErrorCode.AdmissionRequired]: HttpStatus.FORBIDDEN,
+  [ErrorCode.NoWaitingRoom]: HttpStatus.CONFLICT,
   [ErrorCode.OrderNotFound]: HttpStatus.NOT_FOUND,
   [ErrorCode.InvalidTransition]: HttpStatus.CONFLICT,
   [ErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,

@@ -8,9 +8,26 @@ import {
   type SalePurpose,
   type SaleStrategy,
   type UpdateSaleRequest,
+  WAITING_ROOM_DEFAULTS,
+  WAITING_ROOM_LIMITS,
+  type WaitingRoomRequest,
 } from '@flash-sale/contract';
+import { Type } from 'class-transformer';
 import { applyDecorators } from '@nestjs/common';
-import { IsIn, IsInt, IsISO8601, IsString, IsUrl, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptionalField } from '../common/validation';
 
@@ -23,6 +40,45 @@ const IsPictureUrl = () =>
     MaxLength(SALE_LIMITS.maxImageUrlLength),
   );
 const IsInstant = () => IsISO8601({ strict: true });
+
+/** `waitingRoom` of a create or edit body (docs/api.md "The waiting room"). */
+export class WaitingRoomDto implements WaitingRoomRequest {
+  @ApiProperty({ description: 'Buyers admitted per second', minimum: WAITING_ROOM_LIMITS.minAdmitPerSecond })
+  @IsInt()
+  @Min(WAITING_ROOM_LIMITS.minAdmitPerSecond)
+  @Max(WAITING_ROOM_LIMITS.maxAdmitPerSecond)
+  admitPerSecond!: number;
+
+  @ApiPropertyOptional({ description: 'Cap of admitted buyers still shopping; absent = no cap', minimum: 1 })
+  @IsOptionalField()
+  @IsInt()
+  @Min(1)
+  @Max(WAITING_ROOM_LIMITS.maxMaxShopping)
+  maxShopping?: number;
+
+  @ApiPropertyOptional({
+    description: 'How long an admission pass is valid',
+    default: WAITING_ROOM_DEFAULTS.passSeconds,
+    minimum: WAITING_ROOM_LIMITS.minPassSeconds,
+    maximum: WAITING_ROOM_LIMITS.maxPassSeconds,
+  })
+  @IsOptionalField()
+  @IsInt()
+  @Min(WAITING_ROOM_LIMITS.minPassSeconds)
+  @Max(WAITING_ROOM_LIMITS.maxPassSeconds)
+  passSeconds?: number;
+}
+
+/** A room, or `null` for none: an object is validated field by field. */
+const IsWaitingRoom = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: WaitingRoomDto, nullable: true }),
+    IsOptionalField(),
+    ValidateIf((_object, value) => value !== null),
+    IsObject(),
+    ValidateNested(),
+    Type(() => WaitingRoomDto),
+  );
 
 export class CreateSaleDto implements CreateSaleRequest {
   @ApiProperty({ minLength: 1, maxLength: SALE_LIMITS.maxNameLength, example: 'Sneakers' })
@@ -128,6 +184,9 @@ export class CreateSaleDto implements CreateSaleRequest {
   @Min(1)
   @Max(SALE_LIMITS.maxBuckets)
   buckets?: number;
+
+  @IsWaitingRoom()
+  waitingRoom?: WaitingRoomDto | null;
 }
 
 /**
@@ -159,6 +218,9 @@ export class UpdateSaleDto implements UpdateSaleRequest {
   @IsOptionalField()
   @IsInstant()
   endsAt?: string;
+
+  @IsWaitingRoom()
+  waitingRoom?: WaitingRoomDto | null;
 }
 
 /** `Sale` of docs/api.md: the name the sale services use for the contract's shape. */

@@ -10,6 +10,7 @@ import {
 } from '@flash-sale/domain';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import { WAITING_ROOM_DEFAULTS, type WaitingRoomRequest, type WaitingRoomSettings } from '@flash-sale/contract';
 import { Injectable } from '@nestjs/common';
 import type { CreateSaleDto, SaleView, UpdateSaleDto } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
@@ -53,6 +54,7 @@ export class SalesService {
       paymentTimeoutSeconds: input.paymentTimeoutSeconds ?? 600,
       purpose: input.purpose ?? 'shop',
       buckets,
+      waitingRoom: roomSettings(input.waitingRoom),
     });
     // MySQL-only: nothing to load.
     if (sale.strategy !== 'redis-lua')
@@ -163,6 +165,17 @@ export class SalesService {
       status: saleStatus(sale, remaining, new Date()),
       purpose: sale.purpose,
       buckets: sale.buckets,
+      waitingRoom: sale.waitingRoom ?? null,
     };
   }
+}
+
+/** A room as stored and shown: the request with its defaults filled in, or null for none. */
+function roomSettings(request: WaitingRoomRequest | null | undefined): WaitingRoomSettings | null {
+  if (!request) return null;
+  return {
+    admitPerSecond: request.admitPerSecond,
+    ...(request.maxShopping === undefined ? {} : { maxShopping: request.maxShopping }),
+    passSeconds: request.passSeconds ?? WAITING_ROOM_DEFAULTS.passSeconds,
+  };
 }

@@ -20,6 +20,7 @@ export function aSale(overrides: Partial<Sale> = {}): Sale {
     status: 'live',
     purpose: 'shop',
     buckets: 1,
+    waitingRoom: null,
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-import type { SalePurpose, SaleStrategy } from '@flash-sale/domain';
+import type { SalePurpose, SaleStrategy, WaitingRoomSettings } from '@flash-sale/domain';
 import { Column, Entity } from 'typeorm';
 import * as column from './columns';
 
@@ -76,6 +76,10 @@ export class SaleEntity {
   /** `shop`, or test data (`load-test`, `bench`, `demo`) that the storefront never lists. */
   @column.varchar(20, { default: 'shop' })
   purpose!: SalePurpose;
+
+  /** The sale's waiting room (docs/architecture.md "The waiting room"), or null: buyers go straight to buy. */
+  @Column({ name: 'waiting_room', type: 'simple-json', nullable: true })
+  waitingRoom!: WaitingRoomSettings | null;
 
   @column.createdAt()
   createdAt!: Date;
