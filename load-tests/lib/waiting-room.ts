@@ -360,16 +360,24 @@ const n = (value: number | undefined, digits = 0): string =>
 const pct = (value: number | undefined): string => (value === undefined ? '—' : `${n(value, value < 10 ? 1 : 0)} %`);
 const seconds = (ms: number | undefined): string => (ms === undefined ? '—' : `${n(ms / 1000, 1)} s`);
 
-/** Correctness's facts about the room when they fail; empty when they hold. */
-export function roomCorrectnessFailures(f: RoomFigures): string[] {
-  const facts: string[] = [];
-  if (f.tokensWithoutPass > 0)
-    facts.push(`${f.tokensWithoutPass} submit token(s) issued without the buyer's own valid pass`);
-  if (f.admittedThenSoldOut > 0) {
-    facts.push(`${f.admittedThenSoldOut} admitted buyer(s) refused SOLD_OUT: more shoppers let in than units left`);
-  }
-  if (f.soldOut === 0) facts.push('the sale did not sell out in the run: the sold-out notices were not measured');
-  if (f.noticesFailed > 0) {
+/**
+ * Correctness's facts about the room, each under the k6 gauge whose threshold holds it (`room_judged`, a
+ * counter, only k6 has: the VU that drives the crowd finished and judged it).
+ */
+const CORRECTNESS_FACTS: Record<string, (f: RoomFigures) => string | undefined> = {
+  room_judged: () => 'the waiting-room crowd did not finish: nothing was judged (see the errors above)',
+  room_tokens_without_pass: (f) =>
+    f.tokensWithoutPass > 0
+      ? `${f.tokensWithoutPass} submit token(s) issued without the buyer's own valid pass`
+      : undefined,
+  room_admitted_then_sold_out: (f) =>
+    f.admittedThenSoldOut > 0
+      ? `${f.admittedThenSoldOut} admitted buyer(s) refused SOLD_OUT: more shoppers let in than units left`
+      : undefined,
+  room_sold_out: (f) =>
+    f.soldOut === 0 ? 'the sale did not sell out in the run: the sold-out notices were not measured' : undefined,
+  room_notices_failed: (f) => {
+    if (f.noticesFailed === 0) return undefined;
     const parts = [
       f.noticesLate > 0
         ? `${f.noticesLate} told sold out after more than ${NOTICE_POLL_INTERVALS} poll intervals (max ${n(f.noticeMaxIntervals, 1)})`
@@ -377,9 +385,21 @@ export function roomCorrectnessFailures(f: RoomFigures): string[] {
       f.noticesNeverTold > 0 ? `${f.noticesNeverTold} never told` : '',
       f.admittedAfterSellOut > 0 ? `${f.admittedAfterSellOut} admitted after the sell-out` : '',
     ].filter(Boolean);
-    facts.push(`waiting buyers not told in time: ${parts.join(', ')}`);
-  }
-  return facts;
+    return `waiting buyers not told in time: ${parts.join(', ')}`;
+  },
+};
+
+/** The fact behind a failed `room_*` Correctness threshold. */
+export function roomCorrectnessFact(metric: string, f: RoomFigures): string | undefined {
+  return CORRECTNESS_FACTS[metric]?.(f);
+}
+
+/** Correctness's facts about the room when they fail; empty when they hold. */
+export function roomCorrectnessFailures(f: RoomFigures): string[] {
+  return Object.entries(CORRECTNESS_FACTS)
+    .filter(([metric]) => metric !== 'room_judged')
+    .map(([, fact]) => fact(f))
+    .filter((fact): fact is string => fact !== undefined);
 }
 
 /** What Correctness says of the room when it holds. */
@@ -402,12 +422,14 @@ export function roomFairnessFailures(f: RoomFigures, etaP90Below = ETA_ERROR_P90
   return facts;
 }
 
+/** What Fairness says of the join order when it holds. */
+export function roomOrderNote(f: RoomFigures): string {
+  return `0 admission inversions (${f.inversionsJudged} admissions after the opening judged)`;
+}
+
 /** What Fairness says of the room when it holds. */
 export function roomFairnessNotes(f: RoomFigures, etaP90Below = ETA_ERROR_P90_PERCENT): string {
-  return (
-    `0 admission inversions (${f.inversionsJudged} admissions after the opening judged), ` +
-    `ETA error p90 ${pct(f.etaErrorP90)} < ${pct(etaP90Below)}`
-  );
+  return `${roomOrderNote(f)}, ETA error p90 ${pct(f.etaErrorP90)} < ${pct(etaP90Below)}`;
 }
 
 /** The figures, a few lines, for the text report and the Node crowd alike. */
