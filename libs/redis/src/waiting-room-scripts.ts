@@ -1,3 +1,4 @@
+import type { SaleDefinition } from '@flash-sale/domain';
 import { luaSource } from './lua-source';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
@@ -21,6 +22,22 @@ export interface RoomSettings {
   startsAtMs: number;
   /** The room's keys live until then: after the sale's end. */
   expireAtMs: number;
+}
+
+/** A room's keys outlive its sale by this much: a late poll still finds its ticket and answers `ended`. */
+const KEEP_AFTER_END_MS = 3_600_000;
+
+/** What Redis holds of a sale's room, from the sale as MySQL holds it; undefined for a sale without one. */
+export function roomSettingsOf(sale: SaleDefinition): RoomSettings | undefined {
+  const room = sale.waitingRoom;
+  if (!room) return undefined;
+  return {
+    admitPerSecond: room.admitPerSecond,
+    maxShopping: room.maxShopping ?? 0,
+    passMs: room.passSeconds * 1000,
+    startsAtMs: sale.startsAt.getTime(),
+    expireAtMs: sale.endsAt.getTime() + KEEP_AFTER_END_MS,
+  };
 }
 
 /** A buyer's place as the room scripts answer it; times in ms of Redis's clock. */
@@ -75,6 +92,16 @@ export class WaitingRoomScripts {
       settings.startsAtMs,
       settings.expireAtMs,
     );
+  }
+
+  /**
+   * Writes the sale's room as MySQL holds it, or removes it: at creation, on an admin's edit (the new
+   * rate and cap apply to the next admission on every API instance), and after Redis lost it.
+   */
+  async write(sale: SaleDefinition): Promise<void> {
+    const settings = roomSettingsOf(sale);
+    if (settings) await this.configure(sale.id, settings);
+    else await this.remove(sale.id);
   }
 
   async remove(saleId: string): Promise<void> {

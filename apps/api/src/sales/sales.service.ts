@@ -14,7 +14,6 @@ import { WAITING_ROOM_DEFAULTS, type WaitingRoomRequest, type WaitingRoomSetting
 import { Injectable } from '@nestjs/common';
 import type { CreateSaleDto, SaleView, UpdateSaleDto } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
-import { roomSettingsOf } from '../waiting-room/room-settings';
 
 @Injectable()
 export class SalesService {
@@ -61,7 +60,7 @@ export class SalesService {
     if (sale.waitingRoom) {
       // A new id must not inherit a room left by a database that was reset under a living Redis.
       await this.rooms.remove(sale.id);
-      await this.writeRoom(sale);
+      await this.rooms.write(sale);
     }
     // MySQL-only: nothing to load.
     if (sale.strategy !== 'redis-lua')
@@ -108,20 +107,10 @@ export class SalesService {
       this.catalog.forget(sale.id);
     }
     if (input.waitingRoom !== undefined || (changes.endsAt && sale.waitingRoom)) {
-      await this.writeRoom(await this.catalog.get(sale.id));
+      await this.rooms.write(await this.catalog.get(sale.id));
     }
     if (changes.endsAt && sale.strategy === 'redis-lua') return this.preload(sale.id);
     return this.get(sale.id);
-  }
-
-  /**
-   * Writes the sale's waiting room into Redis, or removes it: the rate and cap an admin sets apply to the
-   * next admission on every API instance. Repeated by a retry or a preload, it changes nothing more.
-   */
-  private async writeRoom(sale: SaleDefinition): Promise<void> {
-    const settings = roomSettingsOf(sale);
-    if (settings) await this.rooms.configure(sale.id, settings);
-    else await this.rooms.remove(sale.id);
   }
 
   /**
@@ -131,7 +120,7 @@ export class SalesService {
   async preload(saleId: string): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
     if (sale.strategy === 'redis-lua') await this.leases.ensureLoaded(saleId);
-    if (sale.waitingRoom) await this.writeRoom(sale);
+    if (sale.waitingRoom) await this.rooms.write(sale);
     return this.get(saleId);
   }
 

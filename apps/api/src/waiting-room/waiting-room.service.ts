@@ -8,7 +8,6 @@ import { rateLimited } from '../protection/retry-later.error';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { MetricsService } from '../metrics/metrics.service';
 import { AdmissionPassCodec } from './admission-pass-codec';
-import { roomSettingsOf } from './room-settings';
 import { RoomStock } from './room-stock';
 
 /** How soon a buyer told `sold_out` or `ended` should look again: units may come back, an end is final. */
@@ -133,18 +132,11 @@ export class WaitingRoom {
   ): Promise<T> {
     const first = await call();
     if (!('kind' in first) || first.kind !== 'no-room') return first as T;
-    await this.configure(sale);
+    await this.scripts.write(sale);
     const second = await call();
     if ('kind' in second && second.kind === 'no-room')
       throw new Error(`The room of sale ${sale.id} could not be written`);
     return second as T;
-  }
-
-  /** Writes the sale's room into Redis (or removes it): at creation, on an admin's edit, after a loss. */
-  async configure(sale: SaleDefinition): Promise<void> {
-    const settings = roomSettingsOf(sale);
-    if (settings) await this.scripts.configure(sale.id, settings);
-    else await this.scripts.remove(sale.id);
   }
 
   private answer(sale: SaleDefinition, userId: string, ticket: RoomTicket): Ticket {
