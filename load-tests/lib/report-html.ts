@@ -181,6 +181,7 @@ function sampledCharts(data: K6SummaryData, charts: readonly SampledChart[], buc
         chart.unit,
         xs,
         series.map((s) => ({ name: s.label, color: s.color, values: xs.map((_, i) => s.points[i]?.value) })),
+        chart.marks ? chart.marks(data) : [],
       );
     })
     .join('');

@@ -40,6 +40,8 @@ export interface SampledChart {
   title: string;
   unit: string;
   series: Array<{ name: string; label: string; color: string }>;
+  /** Moments marked on the time axis (seconds since the load started), e.g. the opening. */
+  marks?: (data: K6SummaryData) => Array<{ at: number; label: string }>;
 }
 
 /** Both verdicts of a run, as its options judge it. */

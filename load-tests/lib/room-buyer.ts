@@ -71,6 +71,13 @@ export type BuyerOutcome =
   /** An answer outside the contract stopped it. */
   | 'broken';
 
+/** An `estimatedWaitSeconds`, and the request that brought it: the API computed it between the two instants. */
+export interface Eta {
+  sentAt: number;
+  at: number;
+  seconds: number;
+}
+
 /** Everything lib/waiting-room.ts judges a buyer on. Times are epoch ms. */
 export interface RoomBuyer {
   index: number;
@@ -84,10 +91,10 @@ export interface RoomBuyer {
   joinedBeforeOpening?: boolean;
   /** Joins again after a `404` (the room lost its ticket): its place no longer says anything. */
   rejoins: number;
-  /** The ETA of a join answered before the draw: the crowd's average at best (the order is random). */
-  preDrawEta?: { at: number; seconds: number };
+  /** The ETA of a join answered before the draw: from the buyer's draw, which buyers joining later still move. */
+  preDrawEta?: Eta;
   /** The ETA of its first ticket with a position (the join after the opening, or the first poll after the draw). */
-  eta?: { at: number; seconds: number };
+  eta?: Eta;
   /** When the last request answered `waiting` left: the buyer was not admitted before this. */
   lastWaitingSentAt?: number;
   /** The `pollAfterMs` of the last ticket. */
@@ -310,7 +317,7 @@ function onTicket(buyer: RoomBuyer, step: StepKind, answer: Answer): RoomEvent |
     if (buyer.joinedBeforeOpening === undefined) {
       buyer.joinedBeforeOpening = ticket.state === 'waiting' && ticket.position === undefined;
       if (buyer.joinedBeforeOpening && ticket.estimatedWaitSeconds !== undefined) {
-        buyer.preDrawEta = { at, seconds: ticket.estimatedWaitSeconds };
+        buyer.preDrawEta = { sentAt: answer.sentAt, at, seconds: ticket.estimatedWaitSeconds };
       }
     }
   }
@@ -320,7 +327,7 @@ function onTicket(buyer: RoomBuyer, step: StepKind, answer: Answer): RoomEvent |
     case 'waiting':
       buyer.lastWaitingSentAt = answer.sentAt;
       if (!buyer.eta && ticket.position !== undefined && ticket.estimatedWaitSeconds !== undefined) {
-        buyer.eta = { at, seconds: ticket.estimatedWaitSeconds };
+        buyer.eta = { sentAt: answer.sentAt, at, seconds: ticket.estimatedWaitSeconds };
       }
       // A ticket sold out, then waiting again: units came back (docs/api.md); it is waiting once more.
       buyer.next = { kind: 'poll', at: at + ticket.pollAfterMs };

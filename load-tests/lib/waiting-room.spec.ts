@@ -7,6 +7,7 @@ import { advance, arrive, requestFor, tamper, ticketProblem } from './room-buyer
 import {
   admissionInversions,
   etaErrorOf,
+  etaPointErrorOf,
   judgeRoom,
   percentile,
   ROOM_FIGURE_KEYS,
@@ -213,6 +214,9 @@ describe('the fair room: what a healthy run records', () => {
       '  join order: 0 inversions among 40 admissions after the opening, 0 ahead of the opening crowd',
     );
     expect(lines.join('\n')).toContain('80 waiting buyers told within');
+    expect(roomLines({ ...figures, buyers: 20_000, polls: 1_234_567.8 }).join('\n')).toMatch(
+      /20,000 buyers[^]*1,234,568 polls/,
+    );
   });
 
   it('survives the trip through k6: every figure as a gauge, read back from the end-of-test data', () => {
@@ -363,10 +367,10 @@ describe('the buyer', () => {
     });
     advance(b, at(0, 201, { state: 'waiting', opensAt: 'x', estimatedWaitSeconds: 12, pollAfterMs: 5000 }), plan(10));
     expect(b.joinedBeforeOpening).toBe(true);
-    expect(b.preDrawEta).toEqual({ at: 10, seconds: 12 });
+    expect(b.preDrawEta).toEqual({ sentAt: 0, at: 10, seconds: 12 });
     expect(b.next).toEqual({ kind: 'poll', at: 5010 });
     advance(b, at(5010, 200, { state: 'waiting', position: 4, estimatedWaitSeconds: 2, pollAfterMs: 1000 }), plan(10));
-    expect(b.eta).toEqual({ at: 5020, seconds: 2 });
+    expect(b.eta).toEqual({ sentAt: 5010, at: 5020, seconds: 2 });
     // Its place known, the prober asks for a token without a pass, then polls when it was due.
     expect(b.next).toEqual({ kind: 'probe_no_pass', at: 5020 });
     advance(b, at(5020, 403, error('ADMISSION_REQUIRED')), plan(10));
@@ -413,15 +417,18 @@ describe('the buyer', () => {
     expect(ticketProblem({ state: 'sold_out' })).toBe('no pollAfterMs');
   });
 
-  it('an ETA within the admission window and its second of resolution is no error', () => {
+  it('an ETA is judged by what can be proven: its request and the admission window, a second either way', () => {
     const b: RoomBuyer = {
       ...arrive(0, 0, false),
-      eta: { at: 0, seconds: 10 },
+      eta: { sentAt: 0, at: 400, seconds: 10 },
       lastWaitingSentAt: 9_500,
       admittedAt: 10_400,
     };
     expect(etaErrorOf(b)).toBe(0);
-    expect(etaErrorOf({ ...b, eta: { at: 0, seconds: 5 } })).toBeCloseTo((8_500 - 5_000) / 10_400);
+    // Predicted at 5.4 s at the latest (+1 s), admitted after 9.5 s: 3.1 s off a wait of at most 10.4 s.
+    expect(etaErrorOf({ ...b, eta: { sentAt: 0, at: 400, seconds: 5 } })).toBeCloseTo((9_500 - 6_400) / 10_400);
+    // One point against the other (9,950 − 200 ms), no allowance: 10 s is 2.6 % off.
+    expect(etaPointErrorOf(b)).toBeCloseTo(250 / 9_750);
   });
 
   it('nearest-rank percentiles', () => {

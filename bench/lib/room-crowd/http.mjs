@@ -1,19 +1,21 @@
 /**
  * The API as the room crowd calls it, over undici with kept-alive connections: a pool for the crowd's
- * joins and polls, and one of its own for tokens and purchases, so that a buyer's purchase never waits
- * behind thousands of polls in a client-side queue (its latency is the API's).
+ * joins and polls, one of its own for tokens and purchases and one for the admin, so that neither a
+ * buyer's purchase nor the once-a-second sample of the room waits behind thousands of polls in a
+ * client-side queue (their latency is the API's).
  */
 import { Agent, request } from 'undici';
 
 export function crowdHttp(baseUrl, { connections, buyConnections }) {
   const crowd = new Agent({ connections, pipelining: 1, keepAliveTimeout: 30_000 });
   const buying = new Agent({ connections: buyConnections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const admin = new Agent({ connections: 4, pipelining: 1, keepAliveTimeout: 30_000 });
 
   /**
    * One request as lib/room-buyer.ts's Answer: status, parsed body, retry-after, and when it left and
    * was answered (epoch ms). A failure to connect is status 0.
    */
-  async function call(method, path, { token, json, buy = false } = {}) {
+  async function call(method, path, { token, json, pool = 'crowd' } = {}) {
     const headers = {};
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (token) headers.authorization = `Bearer ${token}`;
@@ -23,7 +25,7 @@ export function crowdHttp(baseUrl, { connections, buyConnections }) {
         method,
         headers,
         body: json === undefined ? undefined : JSON.stringify(json),
-        dispatcher: buy ? buying : crowd,
+        dispatcher: { crowd, buying, admin }[pool],
         headersTimeout: 60_000,
         bodyTimeout: 60_000,
       });
@@ -68,5 +70,5 @@ export function crowdHttp(baseUrl, { connections, buyConnections }) {
     return Number(body?.pid) || undefined;
   }
 
-  return { call, must, healthPid, close: () => Promise.all([crowd.close(), buying.close()]) };
+  return { call, must, healthPid, close: () => Promise.all([crowd.close(), buying.close(), admin.close()]) };
 }
