@@ -20,6 +20,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from './lib/app-dist.mjs';
 import { importLoadTestsLib } from './lib/load-tests-lib.mjs';
@@ -160,6 +161,7 @@ async function drive(buyer, plan, sessions, deadline, tally) {
       json: request.json,
       pool: request.endpoint === 'token' || request.endpoint === 'purchase' ? 'buying' : 'crowd',
     });
+    (tally.latency[request.endpoint] ??= []).push(answer.answeredAt - answer.sentAt);
     const event = lib.advance(buyer, answer, plan);
     if (event?.kind === 'unexpected') {
       const key = `${event.endpoint} ${event.status} ${event.code}`.trim();
@@ -227,7 +229,10 @@ async function main() {
     retryLaterMs: RETRY_LATER_MS,
   };
   const deadline = opensAt + (LATE_SECONDS + MAX_WAIT) * 1000;
-  const tally = { requests: 0, unexpected: {} };
+  const tally = { requests: 0, unexpected: {}, latency: {} };
+  // This process's own lag: past a few tens of ms, the latencies below are partly the driver's, not the API's.
+  const lag = monitorEventLoopDelay({ resolution: 20 });
+  lag.enable();
 
   const cpu = cpuSampler();
   const before = cpu.snapshot({ api: pids });
@@ -236,6 +241,7 @@ async function main() {
   await Promise.all(buyers.map((buyer) => drive(buyer, plan, sessions, deadline, tally)));
   const seconds = (Date.now() - started) / 1000;
   const usage = cpu.since(before);
+  lag.disable();
   await sampler.stop();
   const unfinished = buyers.filter((b) => b.next).length;
   if (unfinished > 0) log(`${thousands(unfinished)} buyers still waiting at the deadline (MAX_WAIT ${MAX_WAIT} s)`);
@@ -269,6 +275,13 @@ async function main() {
         ? '; API CPU not measured (not on this machine)'
         : `; API CPU ${thousands(apiPerPoll)} µs per poll (${usage.api} % of a core, ${pids.length} process(es)), ` +
           `machine ${thousands(machinePerPoll)} µs per poll (this driver ${usage.loadGenerator} % of a core)`),
+    `Latency as the crowd saw it (p50 / p95 / p99 ms): ${Object.entries(tally.latency)
+      .map(([endpoint, values]) => {
+        const p = (q) => lib.percentile(values, q)?.toFixed(0) ?? '—';
+        return `${endpoint} ${p(50)} / ${p(95)} / ${p(99)}`;
+      })
+      .join(', ')}; this driver's event-loop delay p50 ${(lag.percentile(50) / 1e6).toFixed(0)} ms, ` +
+      `p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms (above a few tens of ms, part of every latency is the driver's)`,
     ...lib.roomLines(figures),
     `Audit: held ${audit.held}, oversold ${audit.oversold}, duplicate orders ${audit.duplicateOrders}, lost reservations ` +
       `${audit.lostReservations}, ok ${audit.ok ? 'yes' : 'NO'}${audit.drained ? '' : ' (queue NOT drained)'}`,
@@ -306,6 +319,18 @@ async function main() {
         figures,
         audit,
         cpu: { ...usage, apiPids: pids, apiUsPerPoll: apiPerPoll, machineUsPerPoll: machinePerPoll },
+        driverEventLoopDelayMs: { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 },
+        latencyMs: Object.fromEntries(
+          Object.entries(tally.latency).map(([endpoint, values]) => [
+            endpoint,
+            {
+              count: values.length,
+              p50: lib.percentile(values, 50),
+              p95: lib.percentile(values, 95),
+              p99: lib.percentile(values, 99),
+            },
+          ]),
+        ),
         unexpected: tally.unexpected,
         room: sampler.samples,
       },
