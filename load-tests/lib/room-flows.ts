@@ -116,7 +116,7 @@ export function runCrowd(run: CrowdRun): RoomBuyer[] {
       .slice(0, run.parallel);
     const sampling = now >= nextSampleAt;
     if (due.length === 0 && !sampling) {
-      const soonest = Math.min(nextSampleAt, ...pending.map((b) => b.next?.at ?? Infinity));
+      const soonest = pending.reduce((at, b) => Math.min(at, b.next?.at ?? Infinity), nextSampleAt);
       sleep(Math.min(0.25, Math.max(0.005, (soonest - now) / 1000)));
       continue;
     }

@@ -9,7 +9,8 @@
 //
 //   Correctness  no submit token without the buyer's own valid pass; every buyer still waiting at the
 //                sell-out told `sold_out` within NOTICE_POLL_INTERVALS of its poll interval (or at its
-//                join, joining later); the sale sold out in the run (else nothing of this was measured).
+//                join, joining later); no admitted buyer refused SOLD_OUT (never more shoppers than units
+//                left); the sale sold out in the run (else nothing of this was measured).
 //   Fairness     admissions in join order: no buyer who joined after the opening admitted while one who
 //                had joined before it (after the opening) — or anyone of the opening crowd — was
 //                provably still waiting; the ETA of a buyer's first ticket with a place within
@@ -53,7 +54,7 @@ export function sellOutInstant(buyers: readonly RoomBuyer[], stock: number): num
     ...(b.tokenSoldOutAt !== undefined ? [b.tokenSoldOutAt] : []),
   ]);
   const candidates = [...(accepted.length >= stock ? [accepted[stock - 1] as number] : []), ...refusals];
-  return candidates.length > 0 ? Math.min(...candidates) : undefined;
+  return candidates.length > 0 ? candidates.reduce((a, b) => Math.min(a, b)) : undefined;
 }
 
 export interface Inversions {
@@ -180,7 +181,7 @@ export function soldOutNotices(buyers: readonly RoomBuyer[], sellOutAt: number):
     notices.intervals.push(intervals);
     if (intervals > NOTICE_POLL_INTERVALS) notices.late++;
   }
-  notices.maxIntervals = notices.intervals.length > 0 ? Math.max(...notices.intervals) : undefined;
+  notices.maxIntervals = notices.intervals.length > 0 ? notices.intervals.reduce((a, b) => Math.max(a, b)) : undefined;
   notices.p50Intervals = percentile(notices.intervals, 50);
   return notices;
 }
