@@ -33,14 +33,8 @@ import { signInAdmin } from './lib/audit.ts';
 import { summaryHandler } from './lib/summary.ts';
 import { declareSampledSeries, declareTimeline, startTimelineAt } from './lib/timeline.ts';
 import type { LatencyBound } from './lib/verdict.ts';
-import {
-  ETA_ERROR_P90_PERCENT,
-  roomCorrectnessNotes,
-  roomFigures,
-  roomFiguresFromSummary,
-  roomLines,
-  roomOrderNote,
-} from './lib/waiting-room.ts';
+import { ROOM_CORRECTNESS_THRESHOLDS, roomFairnessBounds, roomReport } from './lib/room-report.ts';
+import { ETA_ERROR_P90_PERCENT, roomFigures, roomFiguresFromSummary, roomLines } from './lib/waiting-room.ts';
 
 const config = commonConfig();
 const EARLY = envInt('EARLY_BUYERS', DEFAULT_ROOM.early, 0, 20_000);
@@ -70,16 +64,7 @@ const BUCKET_SECONDS = declareTimeline(RUN_SECONDS + 30);
 declareSampledSeries(ROOM_SERIES);
 
 const LATENCY: LatencyBound[] = [
-  { label: 'admission inversions', metric: 'room_inversions', stat: 'value', below: 1, unit: 'count' },
-  {
-    label: 'admissions ahead of the opening crowd',
-    metric: 'room_ahead_of_crowd',
-    stat: 'value',
-    below: 1,
-    unit: 'count',
-  },
-  { label: 'ETA not measured', metric: 'room_eta_unmeasured', stat: 'value', below: 1, unit: 'count' },
-  { label: 'ETA error p90', metric: 'room_eta_error_p90', stat: 'value', below: ETA_ERROR_P90, unit: 'percent' },
+  ...roomFairnessBounds(ETA_ERROR_P90),
   p95Bound(config, 'purchase p95', 'purchase_duration'),
   // The room's requests (joins, polls, tokens, purchases), not the crowd's sign-ins before it.
   p95Bound(config, 'every room request p95', 'http_req_duration{phase:room}'),
@@ -101,11 +86,7 @@ export const options: Options = {
   ...runOptions(config),
   thresholds: scenarioThresholds(config, LATENCY, {
     purchase_accepted: [`count<=${STOCK}`],
-    room_judged: ['count>=1'],
-    room_tokens_without_pass: ['value==0'],
-    room_admitted_then_sold_out: ['value==0'],
-    room_notices_failed: ['value==0'],
-    room_sold_out: ['value==1'],
+    ...ROOM_CORRECTNESS_THRESHOLDS,
   }),
 };
 
@@ -176,47 +157,14 @@ export function teardown(data: OneSaleRun): void {
   auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY } }]]);
 }
 
-/** The opening (START_DELAY s after setup) and the sell-out, on the charts' time axis. */
-function roomMarks(data: K6SummaryData): Array<{ at: number; label: string }> {
-  const soldOutAfter = roomFiguresFromSummary(data).sellOutAfterOpeningMs;
-  return [
-    { at: START_DELAY, label: 'the opening' },
-    ...(soldOutAfter === undefined ? [] : [{ at: START_DELAY + soldOutAfter / 1000, label: 'sold out' }]),
-  ];
-}
-
 export const handleSummary = summaryHandler({
   name: 'waiting-room',
   config,
   latencyBounds: LATENCY,
-  latencyName: 'Fairness',
   timelineBucketSeconds: BUCKET_SECONDS,
   load:
     `${EARLY} buyers join before the opening, ${LATE_RATE}/s for ${LATE_SECONDS} s after it (${LATE}); one ` +
     `${STRATEGY} sale of ${STOCK} units, its room admitting ${ADMIT_PER_SECOND}/s under ${MAX_SHOPPING} shopping`,
-  passNotes: {
-    correctness: (data) => roomCorrectnessNotes(roomFiguresFromSummary(data)),
-    latency: (data) => roomOrderNote(roomFiguresFromSummary(data)),
-  },
-  sampledCharts: [
-    {
-      title: 'Waiting room',
-      marks: roomMarks,
-      unit: 'buyers, sampled once a second',
-      series: [
-        { name: 'waiting', label: 'waiting', color: '#2563eb' },
-        { name: 'shopping', label: 'shopping (admitted, not done)', color: '#d97706' },
-      ],
-    },
-    {
-      title: 'Admissions',
-      marks: roomMarks,
-      unit: 'per second',
-      series: [
-        { name: 'admissions', label: "seen by the buyers (first 'admitted' ticket)", color: '#16a34a' },
-        { name: 'measured_admissions', label: "the room's measured rate", color: '#7c3aed' },
-      ],
-    },
-  ],
+  ...roomReport(START_DELAY),
   details: (data) => [...roomLines(roomFiguresFromSummary(data)), auditLine(data)],
 });
