@@ -14,25 +14,10 @@
  * Like k6's arrival-rate executors, arrivals are open: a buyer arrives on schedule whatever the API
  * answered before. One connection per buyer in flight, as one VU each.
  */
-import { Buffer } from 'node:buffer';
 import { cpus, loadavg } from 'node:os';
-import path from 'node:path';
-import { build } from 'esbuild';
-import { ROOT } from './lib/app-dist.mjs';
 import { agent, BASE_URL } from './lib/k6-shapes/http.mjs';
 import { SHAPES } from './lib/k6-shapes/shapes.mjs';
-
-async function loadShapes() {
-  const out = await build({
-    entryPoints: [path.join(ROOT, 'load-tests/lib/shapes.ts')],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'neutral',
-    external: ['k6', 'k6/*'],
-  });
-  return import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString('base64')}`);
-}
+import { importLoadTestsLib } from './lib/load-tests-lib.mjs';
 
 const which = process.argv[2];
 const runsFlag = process.argv.indexOf('--runs');
@@ -41,7 +26,7 @@ if (!SHAPES[which]) {
   console.error(`usage: node bench/k6-shapes.mjs ${Object.keys(SHAPES).join('|')} [--runs N]`);
   process.exit(2);
 }
-const lib = await loadShapes();
+const lib = await importLoadTestsLib(['shapes.ts']);
 for (let run = 1; run <= runs; run++) {
   // The machine's load average, before and after: on a shared machine, other work's CPU shows up as latency.
   const load = () => `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`;

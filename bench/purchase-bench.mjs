@@ -11,6 +11,7 @@
  *   3. (a) ceiling: the app's reservation script behind a bare Fastify server (lib/scenarios/ceiling.mjs);
  *   4. (b) live sale, then sold-out sale, each request a different (guest JWT, submit token) pair
  *      prepared beforehand (lib/scenarios/live.mjs, lib/buyers.mjs);
+ *   4b. (g) waiting room: a crowd joins a room sale and polls (lib/scenarios/room.mjs);
  *   5. (c) drain: purchases pile up with the worker stopped, a fresh worker writes them (lib/scenarios/drain.mjs);
  *   6. (d) strategies: one sale per strategy, same stock and buyers, audited (lib/scenarios/strategies.mjs);
  *   7. (f) scale: the hot sale with 1 and 2 API processes, and over 1 and 3 buckets on a local Redis
@@ -39,6 +40,7 @@ import { runCeiling } from './lib/scenarios/ceiling.mjs';
 import { runDrain } from './lib/scenarios/drain.mjs';
 import { measureIdle } from './lib/scenarios/idle.mjs';
 import { auditEndpointSales, createEndpointSales, runLiveSale, runSoldOutSale } from './lib/scenarios/live.mjs';
+import { runRoomPolls } from './lib/scenarios/room.mjs';
 import { runScale } from './lib/scenarios/scale.mjs';
 import { runStrategies } from './lib/scenarios/strategies.mjs';
 import { TMP, log } from './lib/settings.mjs';
@@ -76,6 +78,7 @@ async function main() {
   await runCeiling(run);
   await runLiveSale(run, endpointSales.live.id);
   await runSoldOutSale(run, endpointSales.soldOut.id);
+  await runRoomPolls(run);
   await auditEndpointSales(run, endpointSales);
   await runDrain(run);
   await runStrategies(run);

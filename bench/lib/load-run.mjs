@@ -47,10 +47,12 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     baseUrl: apiUrl = baseUrl,
     pids,
     redisNodes,
+    method = 'POST',
+    path,
   }) {
     const url = target === 'ceiling' ? ceilingUrl : apiUrl;
-    const requestPath = target === 'ceiling' ? '/purchase' : `/api/sales/${saleId}/purchase`;
-    const traffic = startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, connections });
+    const requestPath = path ?? (target === 'ceiling' ? '/purchase' : `/api/sales/${saleId}/purchase`);
+    const traffic = startTraffic(autocannon, { url, method, requestPath, pairs, durationS, amount, connections });
     const cost = startCostWindow(cpu, target, pids);
     const nodes = redisNodes ?? [{ name: 'redis', client: state.redis }];
     const redisBefore = await commandStatsByNode(nodes);
@@ -77,7 +79,7 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
 }
 
 /** autocannon, each request with the next pair; records every response's status and latency. */
-function startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, connections }) {
+function startTraffic(autocannon, { url, method, requestPath, pairs, durationS, amount, connections }) {
   const traffic = { latencies: [], statuses: {}, sent: 0, lastResponseAt: 0 };
   traffic.instance = autocannon({
     url,
@@ -86,16 +88,15 @@ function startTraffic(autocannon, { url, requestPath, pairs, durationS, amount, 
     timeout: 10,
     requests: [
       {
-        method: 'POST',
+        method,
         path: requestPath,
         setupRequest(request) {
           const i = traffic.sent++ % pairs.count; // wraps only if BENCH_USERS is too small (reported)
-          request.headers = {
-            'content-type': 'application/json',
-            authorization: pairs.auth[i],
-            'x-user-id': pairs.user[i],
-          };
-          request.body = pairs.body[i];
+          request.headers = { authorization: pairs.auth[i], 'x-user-id': pairs.user[i] };
+          if (method === 'POST') {
+            request.headers['content-type'] = 'application/json';
+            request.body = pairs.body[i];
+          }
           return request;
         },
       },

@@ -12,6 +12,7 @@ import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import { ORDER_STATUSES, type Order } from '../../libs/contract/src/order.ts';
 import type { PurchaseAccepted, SubmitToken } from '../../libs/contract/src/purchase.ts';
 import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
+import type { WaitingRoomState } from '../../libs/contract/src/waiting-room.ts';
 import { recordTimeline } from './timeline.ts';
 
 /** The value of the `endpoint` tag of every call: the report's latency per endpoint. */
@@ -27,6 +28,9 @@ export const ENDPOINTS = [
   'cancel',
   'audit',
   'pause_lock_holder',
+  'queue_join',
+  'queue_poll',
+  'queue_state',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
@@ -42,6 +46,9 @@ const ROUTES: Record<Endpoint, string> = {
   cancel: 'POST /api/orders/:orderNo/cancel',
   audit: 'GET /api/admin/sales/:id/audit',
   pause_lock_holder: 'POST /api/admin/sales/:id/pause-lock-holder',
+  queue_join: 'POST /api/sales/:id/queue',
+  queue_poll: 'GET /api/sales/:id/queue',
+  queue_state: 'GET /api/admin/sales/:id/queue',
 };
 
 // --- The contract's types (libs/contract, after docs/api.md) that only k6 has --------------------------
@@ -127,6 +134,10 @@ const isOrder = (b: Json): boolean =>
   hasStrings(b, 'orderNo', 'saleId', 'userId', 'createdAt') &&
   hasIntegers(b, 'quantity', 'amountCents') &&
   (ORDER_STATUSES as readonly unknown[]).includes(b.status);
+const isRoomState = (b: Json): boolean =>
+  hasIntegers(b, 'waiting', 'admitted', 'shopping') &&
+  typeof b.admitPerSecond === 'number' &&
+  typeof b.measuredAdmitPerSecond === 'number';
 const isAudit = (b: Json): boolean =>
   hasStrings(b, 'saleId') &&
   hasIntegers(b, 'stock', 'remaining', 'held', 'oversold', 'duplicateOrders', 'lostReservations') &&
@@ -172,6 +183,11 @@ export class Api {
       this.params(endpoint, options.token, { responseType: 'text', tags: options.tags }),
     ) as RefinedResponse<'text'>;
     recordTimeline(res.timings.duration);
+    return this.read<T>(res, expected, valid);
+  }
+
+  /** An answer against the contract: `expected` status and a body `valid` accepts, else the error it carries. */
+  private read<T>(res: RefinedResponse<'text'>, expected: number, valid: (body: Json) => boolean): Result<T> {
     const parsed = parse(res);
     if (res.status === expected && isObject(parsed) && valid(parsed)) {
       return { ok: true, value: parsed as T, status: res.status, res };
@@ -189,6 +205,24 @@ export class Api {
       json: name ? { name } : {},
       tags,
     });
+    if (!result.ok) return result;
+    const { token, user } = result.value;
+    return { ...result, value: { token, userId: user.id, name: user.name ?? '' } };
+  }
+
+  /** `POST /api/auth/guest` as a request object, to sign many buyers in at once with `http.batch`. */
+  guestRequest(name: string, tags?: Record<string, string>): ObjectBatchRequest {
+    return {
+      method: 'POST',
+      url: `${this.baseUrl}/api/auth/guest`,
+      body: JSON.stringify({ name }),
+      params: this.params('auth_guest', undefined, { responseType: 'text', tags }),
+    };
+  }
+
+  /** The session a `guestRequest` answered. */
+  sessionOf(res: RefinedResponse<'text'>): Result<Session> {
+    const result = this.read<SessionAnswer>(res, 201, isSession);
     if (!result.ok) return result;
     const { token, user } = result.value;
     return { ...result, value: { token, userId: user.id, name: user.name ?? '' } };
@@ -295,6 +329,21 @@ export class Api {
     return this.call<Audit>('audit', 'GET', `/api/admin/sales/${encodeURIComponent(saleId)}/audit`, 200, isAudit, {
       token: adminToken,
     });
+  }
+
+  /** `GET /api/admin/sales/:id/queue` → 200 WaitingRoomState, as a request object for `http.batch`. */
+  roomStateRequest(adminToken: string, saleId: string): ObjectBatchRequest {
+    return {
+      method: 'GET',
+      url: `${this.baseUrl}/api/admin/sales/${encodeURIComponent(saleId)}/queue`,
+      params: this.params('queue_state', adminToken, { responseType: 'text' }),
+    };
+  }
+
+  /** The body of a `roomStateRequest` answer, or null when it is not a WaitingRoomState. */
+  roomState(res: RefinedResponse<'text'>): WaitingRoomState | null {
+    const body = parse(res);
+    return res.status === 200 && isObject(body) && isRoomState(body) ? (body as unknown as WaitingRoomState) : null;
   }
 
   /**

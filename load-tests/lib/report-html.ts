@@ -13,8 +13,16 @@ import {
   resultCells,
   type StrategyResult,
 } from './comparison.ts';
-import { buildReport, headline, judge, metricsSummary, type ReportOptions } from './report.ts';
-import { answersByStatus, endpointLatencies, fmt, fmtMs, type TimelinePoint, timeline } from './summary-data.ts';
+import { buildReport, headline, judge, metricsSummary, type ReportOptions, type SampledChart } from './report.ts';
+import {
+  answersByStatus,
+  endpointLatencies,
+  fmt,
+  fmtMs,
+  sampledTimeline,
+  type TimelinePoint,
+  timeline,
+} from './summary-data.ts';
 
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -158,6 +166,24 @@ function timelineCharts(points: TimelinePoint[], marks: readonly TimeMark[]): st
       marks,
     )
   );
+}
+
+/** The charts of series sampled over the run, on the same time axis as the timeline's. */
+function sampledCharts(data: K6SummaryData, charts: readonly SampledChart[], bucketSeconds: number): string {
+  return charts
+    .map((chart) => {
+      const series = chart.series.map((s) => ({ ...s, points: sampledTimeline(data, s.name, bucketSeconds) }));
+      const length = Math.max(0, ...series.map((s) => s.points.length));
+      if (length === 0) return '';
+      const xs = Array.from({ length }, (_, i) => i * bucketSeconds);
+      return lineChart(
+        chart.title,
+        chart.unit,
+        xs,
+        series.map((s) => ({ name: s.label, color: s.color, values: xs.map((_, i) => s.points[i]?.value) })),
+      );
+    })
+    .join('');
 }
 
 const pct = (value: number, max: number): string => `${Math.max(0, Math.min(100, (100 * value) / max)).toFixed(1)}%`;
@@ -339,7 +365,7 @@ svg.narrow{display:none}
 export function buildHtmlReport(data: K6SummaryData, options: ReportOptions, startedAt: Date): string {
   const v = judge(data, options);
   const badge = (pass: boolean) => `<b class="${pass ? 'pass' : 'fail'}">${pass ? 'PASS' : 'FAIL'}</b>`;
-  const top = headline(data, v).filter((line) => line.startsWith('!!'));
+  const top = headline(data, v, options.latencyName).filter((line) => line.startsWith('!!'));
   const endpoints = endpointLatencies(data);
   const statuses = answersByStatus(data);
   const text = buildReport(data, options, startedAt);
@@ -353,11 +379,12 @@ ${top.length > 0 ? `<div class="warn">${top.map((l) => esc(l.replace(/^!! /, '')
 <h2>Verdicts</h2>
 <table class="verdicts"><tbody>
 <tr><td>Correctness</td><td>${badge(v.correctness.pass)}</td><td class="text">${esc(v.correctness.reason)}</td></tr>
-<tr><td>Latency</td><td>${badge(v.latency.pass)}</td><td class="text">${esc(v.latency.reason)}</td></tr>
+<tr><td>${esc(options.latencyName ?? 'Latency')}</td><td>${badge(v.latency.pass)}</td><td class="text">${esc(v.latency.reason)}</td></tr>
 <tr><td>Result</td><td>${badge(v.pass)}</td><td class="text">${v.pass ? 'k6 exits 0' : 'k6 exits 99'}</td></tr>
 </tbody></table>
 ${options.comparison ? comparisonSection(data, options.comparison, options.load) : ''}
 <h2>Over time</h2>
+${sampledCharts(data, options.sampledCharts ?? [], options.timelineBucketSeconds)}
 ${timelineCharts(timeline(data, options.timelineBucketSeconds), turns(options.comparison))}
 <h2>Answers by status</h2>
 ${tableHtml(

@@ -9,6 +9,7 @@ import {
   failedThresholds,
   signInsLimited,
   type Verdicts,
+  type VerdictSpec,
   verdicts,
 } from './verdict.ts';
 
@@ -26,6 +27,19 @@ export interface ReportOptions {
   details?: (data: K6SummaryData) => string[];
   /** The strategy comparison: its result and latency per strategy lead both reports (lib/comparison.ts). */
   comparison?: ComparisonSpec;
+  /** What the second verdict is called (`Latency`; the waiting room's is `Fairness`: its order and ETAs too). */
+  latencyName?: string;
+  /** What a scenario adds to a passing verdict's reason. */
+  passNotes?: VerdictSpec['passNotes'];
+  /** Series sampled over the run (lib/timeline.ts), charted in the HTML report beside requests and latency. */
+  sampledCharts?: SampledChart[];
+}
+
+/** A chart of series sampled over the run: each `name` of lib/timeline.ts's `declareSampledSeries`. */
+export interface SampledChart {
+  title: string;
+  unit: string;
+  series: Array<{ name: string; label: string; color: string }>;
 }
 
 /** Both verdicts of a run, as its options judge it. */
@@ -34,6 +48,7 @@ export function judge(data: K6SummaryData, options: ReportOptions): Verdicts {
     latencyBounds: options.latencyBounds,
     latencyGates: options.config.latencyGates,
     unsafe: options.comparison?.unsafe,
+    passNotes: options.passNotes,
   });
 }
 
@@ -48,19 +63,19 @@ export function rateLimitWarning(data: K6SummaryData): string[] {
   ];
 }
 
-export function resultLine(v: Verdicts): string {
+export function resultLine(v: Verdicts, latencyName = 'Latency'): string {
   if (v.pass) return 'Result:      PASS (k6 exits 0)';
-  const why = !v.correctness.pass ? 'correctness failed' : 'latency failed and gates';
+  const why = !v.correctness.pass ? 'correctness failed' : `${latencyName.toLowerCase()} failed and gates`;
   return `Result:      FAIL (k6 exits 99: ${why})`;
 }
 
 /** The headline: rate-limit warning, both verdicts, the exit code. */
-export function headline(data: K6SummaryData, v: Verdicts): string[] {
+export function headline(data: K6SummaryData, v: Verdicts, latencyName = 'Latency'): string[] {
   return [
     ...rateLimitWarning(data),
     `Correctness: ${v.correctness.pass ? 'PASS' : 'FAIL'} — ${v.correctness.reason}`,
-    `Latency:     ${v.latency.pass ? 'PASS' : 'FAIL'} — ${v.latency.reason}`,
-    resultLine(v),
+    `${`${latencyName}:`.padEnd(12)} ${v.latency.pass ? 'PASS' : 'FAIL'} — ${v.latency.reason}`,
+    resultLine(v, latencyName),
   ];
 }
 
@@ -122,7 +137,7 @@ export function buildReport(data: K6SummaryData, options: ReportOptions, started
     '='.repeat(100),
     `${options.name} against ${options.config.baseUrl} — ${startedAt.toISOString().replace('T', ' ').slice(0, 19)} UTC, ` +
       `${(data.state.testRunDurationMs / 1000).toFixed(1)} s`,
-    ...headline(data, v),
+    ...headline(data, v, options.latencyName),
     '-'.repeat(100),
     `Load: ${options.load}`,
     ...(options.comparison ? comparisonLines(data, options.comparison) : []),
@@ -155,7 +170,7 @@ function metricValues(metric: K6SummaryMetric, trendStats: string[]): string {
 /** Every metric but the timeline buckets, one line each, then the checks: k6's own summary, in plain text. */
 export function metricsSummary(data: K6SummaryData): string[] {
   const names = Object.keys(data.metrics)
-    .filter((name) => !/^timeline_\d+$/.test(name))
+    .filter((name) => !name.startsWith('timeline_'))
     .sort();
   const rows = names.map((name) => {
     const metric = data.metrics[name] as K6SummaryMetric;

@@ -50,6 +50,24 @@ export const DEFAULT_COMPARISON_INSTANT = {
   answeredWithinS: 10,
 } as const;
 
+/**
+ * waiting-room: `early` buyers join in the `startDelayS` before the opening, then `lateRate` a second for
+ * `lateSeconds`; the room admits `admitPerSecond` under `maxShopping`. The crowd drains in
+ * `early / admitPerSecond` s, then as many late buyers are admitted as units are left: the sale sells out
+ * about `stock / admitPerSecond` s after the opening, with late buyers still waiting and arriving.
+ */
+export const DEFAULT_ROOM = {
+  early: 300,
+  lateRate: 10,
+  lateSeconds: 30,
+  stock: 400,
+  admitPerSecond: 20,
+  maxShopping: 50,
+  startDelayS: 15,
+  proberEvery: 10,
+  maxWaitS: 90,
+} as const;
+
 /** Seconds from the first arrival to the last. */
 export function shapeSeconds(shape: SpikeShape): number {
   return shape.rampUpS + shape.holdS + shape.rampDownS;

@@ -105,3 +105,20 @@ export function timeline(data: K6SummaryData, bucketSeconds: number): TimelinePo
   }
   return points;
 }
+
+/** A series sampled over the run (lib/timeline.ts `declareSampledSeries`): one value per bucket, if sampled. */
+export function sampledTimeline(
+  data: K6SummaryData,
+  name: string,
+  bucketSeconds: number,
+): Array<{ at: number; value?: number }> {
+  const pattern = new RegExp(`^timeline_${name}_(\\d+)$`);
+  const values = new Map<number, number | undefined>();
+  for (const [metric, summary] of Object.entries(data.metrics)) {
+    const match = pattern.exec(metric);
+    if (match) values.set(Number(match[1]), summary.values['value']);
+  }
+  if (values.size === 0) return [];
+  const last = Math.max(...[...values.entries()].filter(([, v]) => v !== undefined).map(([i]) => i), 0);
+  return Array.from({ length: last + 1 }, (_, i) => ({ at: i * bucketSeconds, value: values.get(i) }));
+}

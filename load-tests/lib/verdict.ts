@@ -4,13 +4,26 @@
 //   Correctness  the audit and the contract: nothing oversold, no duplicate, no lost reservation, books
 //                balanced, per-user limits and replays kept, every answer one the contract promises.
 //                Always gates: its thresholds are always built, so k6 exits 99 when it fails.
-//   Latency      the p95 bounds (or, for the stampede, how fast every buyer was answered). Gates by
-//                default; with LATENCY_GATE=off its thresholds are built as `>=0` (never crossed) and
-//                the verdict is only reported.
+//   Latency      the p95 bounds (or, for the stampede, how fast every buyer was answered; for the waiting
+//                room, its fairness too: "Fairness" there). Gates by default; with LATENCY_GATE=off its
+//                thresholds are built as `>=0` (never crossed) and the verdict is only reported.
 import { count, fmt, fmtMs, stat } from './summary-data.ts';
+import { roomCorrectnessFact, roomFiguresFromSummary } from './waiting-room.ts';
 
-/** Metrics whose thresholds are about speed: they make the Latency verdict, every other one Correctness. */
-export const SPEED_METRICS = ['http_req_duration', 'purchase_duration', 'answered_after_opening', 'purchase_gave_up'];
+/**
+ * Metrics whose thresholds are about speed (and the waiting room's fairness): they make the Latency
+ * verdict, every other one Correctness.
+ */
+export const SPEED_METRICS = [
+  'http_req_duration',
+  'purchase_duration',
+  'answered_after_opening',
+  'purchase_gave_up',
+  'room_inversions',
+  'room_ahead_of_crowd',
+  'room_eta_error_p90',
+  'room_eta_unmeasured',
+];
 
 export interface LatencyBound {
   /** As the report names it, e.g. `purchase p95` (after its strategy, when it has one). */
@@ -26,11 +39,12 @@ export interface LatencyBound {
   stat: string;
   /** The value must stay below this. */
   below: number;
-  /** `ms` (the default) or `count` (e.g. buyers who gave up: below 1). */
-  unit?: 'ms' | 'count';
+  /** `ms` (the default), `count` (e.g. buyers who gave up: below 1) or `percent`. */
+  unit?: 'ms' | 'count' | 'percent';
 }
 
 function show(bound: LatencyBound, value: number): string {
+  if (bound.unit === 'percent') return `${fmt(value)} %`;
   return bound.unit === 'count' ? fmt(value) : fmtMs(value);
 }
 
@@ -43,6 +57,8 @@ export interface VerdictSpec {
    * are not judged, and a passing verdict names them as the expected finding.
    */
   unsafe?: readonly string[];
+  /** What a scenario adds to a passing verdict's reason (the waiting room's figures). */
+  passNotes?: { correctness?: (data: K6SummaryData) => string; latency?: (data: K6SummaryData) => string };
 }
 
 export interface Verdict {
@@ -113,6 +129,11 @@ const FACT_ORDER = [
   'request_unexpected',
   'replay_mismatch',
   'limit_exceeded',
+  'room_judged',
+  'room_tokens_without_pass',
+  'room_admitted_then_sold_out',
+  'room_notices_failed',
+  'room_sold_out',
 ];
 
 function factRank(metric: string): number {
@@ -123,6 +144,10 @@ function factRank(metric: string): number {
 /** One phrase per failed correctness threshold, naming what broke and how much. */
 function correctnessFact(data: K6SummaryData, metric: string, expression: string): string {
   const tags = tagOf(metric);
+  if (baseName(metric).startsWith('room_')) {
+    const fact = roomCorrectnessFact(baseName(metric), roomFiguresFromSummary(data));
+    if (fact) return fact;
+  }
   switch (baseName(metric)) {
     case 'oversold_units': {
       const oversold = stat(data, metric, 'max') ?? stat(data, metric, 'value');
@@ -177,7 +202,11 @@ export function oversoldOf(data: K6SummaryData, strategy: string): number | unde
   return values.reduce<number>((total, v) => total + (v ?? 0), 0);
 }
 
-export function correctnessVerdict(data: K6SummaryData, unsafe: readonly string[] = []): Verdict {
+export function correctnessVerdict(
+  data: K6SummaryData,
+  unsafe: readonly string[] = [],
+  passNote?: (data: K6SummaryData) => string,
+): Verdict {
   if (!setupCompleted(data)) {
     return { pass: false, gates: true, reason: 'setup did not complete (see the error above): nothing was tested' };
   }
@@ -204,10 +233,11 @@ export function correctnessVerdict(data: K6SummaryData, unsafe: readonly string[
       reason: `every guarded strategy 0 oversold, audits clean; ${contract}; UNSAFE by design: ${findings}`,
     };
   }
+  const note = passNote ? `; ${passNote(data)}` : '';
   return {
     pass: true,
     gates: true,
-    reason: `0 oversold, audit clean${held === undefined ? '' : ` (held ${fmt(held)})`}, ${contract}`,
+    reason: `0 oversold, audit clean${held === undefined ? '' : ` (held ${fmt(held)})`}, ${contract}${note}`,
   };
 }
 
@@ -262,11 +292,12 @@ export function latencyVerdict(data: K6SummaryData, spec: VerdictSpec): Verdict 
     return { pass: true, gates, reason: `${each} within its bounds: ${list}${suffix}` };
   }
   const list = shown.map((m) => `${m.bound.label} ${show(m.bound, m.value ?? 0)} < ${show(m.bound, m.bound.below)}`);
-  return { pass: true, gates, reason: `${list.join(', ')}${suffix}` };
+  const note = spec.passNotes?.latency ? [spec.passNotes.latency(data)] : [];
+  return { pass: true, gates, reason: `${[...note, ...list].join(', ')}${suffix}` };
 }
 
 export function verdicts(data: K6SummaryData, spec: VerdictSpec): Verdicts {
-  const correctness = correctnessVerdict(data, spec.unsafe);
+  const correctness = correctnessVerdict(data, spec.unsafe, spec.passNotes?.correctness);
   const latency = latencyVerdict(data, spec);
   return { correctness, latency, pass: correctness.pass && (latency.pass || !latency.gates) };
 }

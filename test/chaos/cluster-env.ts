@@ -22,6 +22,7 @@ export function chaosEnv(id: string, links: { databaseUrl: string; redisUrl: str
     RATE_LIMIT_PROFILE: 'load-test',
     RATE_LIMIT_PURCHASES_POINTS: '100000',
     RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
+    RATE_LIMIT_QUEUE_JOINS_POINTS: '100000',
     SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     // Small leases keep units in MySQL for the fallback to sell, and make leases happen often.
     LEASE_SIZE: '4',

@@ -40,6 +40,7 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     RATE_LIMIT_PROFILE: 'load-test',
     RATE_LIMIT_PURCHASES_POINTS: '100000',
     RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
+    RATE_LIMIT_QUEUE_JOINS_POINTS: '100000',
     // The API, the worker and the load share one event loop in a test: its delay measures the test, not
     // the API, so it sheds nothing unless a test asks (test/purchase-admission.int.spec.ts).
     SHED_MAX_EVENT_LOOP_DELAY_MS: '0',

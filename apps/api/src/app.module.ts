@@ -13,6 +13,7 @@ import { OrdersModule } from './orders/orders.module';
 import { PaymentsModule } from './payments/payments.module';
 import { PurchaseModule } from './purchase/purchase.module';
 import { SalesModule } from './sales/sales.module';
+import { WaitingRoomModule } from './waiting-room/waiting-room.module';
 
 /** The API: the infrastructure libraries' modules, wired once from the config, and one module per feature. */
 @Module({})
@@ -46,6 +47,7 @@ export class AppModule {
         AuthModule,
         SalesModule,
         PurchaseModule,
+        WaitingRoomModule,
         OrdersModule,
         PaymentsModule,
         AuditModule,

@@ -24,6 +24,8 @@ export const TARGETS = {
    * flag's learning at the flood's start and its renewal, a few commands a second whatever the load.
    */
   soldOutRedisCommandsPerAnswer: 0.005,
+  /** Machine CPU per waiting-room poll ≤ this × a sold-out answer's (same connections, same run). */
+  roomPollVsSoldOut: 1.5,
   /** Drain orders/s ≥ this × BENCH_DRAIN_BASELINE. */
   drainVsBaseline: 2,
   /** The idle worker's CPU, % of one core, strictly below. */
@@ -37,6 +39,7 @@ export function evaluateTargets(r) {
     ...costTargets(r),
     ...soldOutCostTargets(r),
     ...throughputTargets(r),
+    ...roomPollTarget(r),
     drainTarget(r),
     idleWorkerTarget(r),
     ...r.strategies.filter((s) => !s.unsafe || s.mustOversell).map(oversoldTarget),
@@ -106,6 +109,25 @@ function soldOutCostTargets(r) {
         pass: ownRedisCommands(r, s) < TARGETS.soldOutRedisCommandsPerAnswer,
       },
     ]);
+}
+
+/** A poll of the waiting room against the other crowd that keeps asking: the sold-out flood's answer. */
+function roomPollTarget(r) {
+  const poll = r.scenarios.find((s) => s.key === 'roomPoll');
+  const soldOut = r.scenarios.find((s) => s.key === 'soldOut');
+  if (!poll || !soldOut) return [];
+  const ratio = round(poll.cpuUsPerResponse.machine / soldOut.cpuUsPerResponse.machine, 2);
+  return [
+    {
+      id: 'roomPollVsSoldOut',
+      name: `machine CPU per waiting-room poll ≤ ${times(TARGETS.roomPollVsSoldOut)} a sold-out answer's`,
+      measured:
+        `${thousands(poll.cpuUsPerResponse.machine)} µs vs ${thousands(soldOut.cpuUsPerResponse.machine)} µs = ` +
+        `${times(ratio)} (${thousands(poll.reqPerSec)} polls/s)`,
+      value: ratio,
+      pass: atMost(ratio, TARGETS.roomPollVsSoldOut),
+    },
+  ];
 }
 
 function throughputTargets(r) {

@@ -179,6 +179,8 @@ export interface ProtectionConfig {
     adminFailuresBeforeLockout: number;
     adminLockoutSeconds: number;
     submitTokensPerUser: RateLimit;
+    /** Waiting-room joins per user (a poll is paced by the room itself). */
+    queueJoinsPerUser: RateLimit;
     purchasesPerUser: RateLimit;
     purchasesPerSale: RateLimit;
   };
@@ -373,6 +375,7 @@ function protectionConfig(env: Env): ProtectionConfig {
       adminFailuresBeforeLockout: integer(env, 'ADMIN_FAILURES_BEFORE_LOCKOUT', 5, 1, 1_000),
       adminLockoutSeconds: integer(env, 'ADMIN_LOCKOUT_SECONDS', 900, 1, 86_400),
       submitTokensPerUser: rateLimit(env, 'RATE_LIMIT_SUBMIT_TOKENS', 10, 10),
+      queueJoinsPerUser: rateLimit(env, 'RATE_LIMIT_QUEUE_JOINS', 10, 10),
       purchasesPerUser: rateLimit(env, 'RATE_LIMIT_PURCHASES', 10, 10),
       purchasesPerSale: rateLimit(env, 'RATE_LIMIT_SALE_PURCHASES', 20_000, 1),
     },

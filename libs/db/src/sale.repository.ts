@@ -1,5 +1,5 @@
 import type { SalePurpose } from '@flash-sale/domain';
-import { type DataSource, LessThanOrEqual, MoreThan, type Repository } from 'typeorm';
+import { type DataSource, IsNull, LessThanOrEqual, MoreThan, Not, type Repository } from 'typeorm';
 import { SaleEntity } from './entities/sale.entity';
 import { StockSegmentRepository } from './stock-segments';
 
@@ -73,6 +73,17 @@ export class SaleRepository {
       order: { startsAt: 'DESC', id: 'DESC' },
       take: limit,
     });
+  }
+
+  /** Ids of the sales with a waiting room that ended after `since` (or have not ended): the room metrics. */
+  async roomSaleIdsEndingAfter(since: Date, limit = 50): Promise<string[]> {
+    const rows = await this.sales.find({
+      select: { id: true },
+      where: { endsAt: MoreThan(since), waitingRoom: Not(IsNull()) },
+      order: { id: 'DESC' },
+      take: limit,
+    });
+    return rows.map((row) => row.id);
   }
 
   /** Units MySQL has neither leased nor sold, read now (a db-segmented sale's segments included). */

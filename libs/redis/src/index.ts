@@ -13,3 +13,4 @@ export * from './handoff-stream';
 export * from './redis.module';
 export * from './stock-return-subscription';
 export * from './replica-acks';
+export * from './waiting-room-scripts';

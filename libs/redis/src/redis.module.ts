@@ -16,6 +16,7 @@ import { KeyBuilder } from './sale-keys';
 import { SaleLocks } from './sale-locks';
 import { SaleRedisRepository } from './sale-redis.repository';
 import { StockReturnSubscription } from './stock-return-subscription';
+import { WaitingRoomScripts } from './waiting-room-scripts';
 
 /**
  * The raw ioredis client. Only the classes of this library (and QueueModule) use it: apps reach Redis
@@ -49,6 +50,7 @@ const REPOSITORIES = [
   StockReturnSubscription,
   SaleLocks,
   ReplicaAcks,
+  WaitingRoomScripts,
 ] as const;
 
 /** Redis for a whole app: one client, one key builder, the repositories, one outage reporter. */

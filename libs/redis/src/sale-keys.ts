@@ -190,6 +190,15 @@ export class KeyBuilder {
     return new SaleKeys(this.prefix, bucket);
   }
 
+  /**
+   * A sale's waiting room (room-*.lua): meta, queue, shopping, admitted, polls. Their own hash tag
+   * `{room:<id>}`: one cluster slot, apart from the slots that sell the sale's stock.
+   */
+  room(saleId: string): [string, string, string, string, string] {
+    const base = `${this.prefix}:{room:${saleId}}`;
+    return [`${base}:meta`, `${base}:queue`, `${base}:shopping`, `${base}:admitted`, `${base}:polls`];
+  }
+
   /** The key prefix of one rate limit's counters (one key per subject under it). */
   rateLimit(name: string): string {
     return `${this.prefix}:rl:${name}`;

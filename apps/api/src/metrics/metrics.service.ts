@@ -1,6 +1,6 @@
-import { DatabaseHealth, SaleBooksRepository, SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
+import { DatabaseHealth, SaleBooksRepository, SaleLayouts, SaleRepository, StockLeaseRepository } from '@flash-sale/db';
 import { DomainError, errorMessage, oversoldUnits } from '@flash-sale/domain';
-import { RedisConnection, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { RedisConnection, SaleActivity, SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
@@ -71,6 +71,18 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly roomAnswers = new Counter({
+    name: 'flash_sale_waiting_room_answers_total',
+    help:
+      'Waiting-room joins and polls by the state answered: waiting, admitted, sold_out, ended, or too-soon (429) and ' +
+      'no-ticket (404)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+
+  /** One child per state, made once (see purchaseCounter). */
+  private readonly roomAnswerCounters = new Map<string, Counter.Internal>();
+
   constructor(
     private readonly productQueues: ProductQueues,
     leaseRepository: StockLeaseRepository,
@@ -80,6 +92,8 @@ export class MetricsService {
     saleBooks: SaleBooksRepository,
     redis: RedisConnection,
     database: DatabaseHealth,
+    sales: SaleRepository,
+    rooms: WaitingRoomScripts,
   ) {
     collectDefaultMetrics({ register: this.registry });
 
@@ -171,6 +185,28 @@ export class MetricsService {
           saleIds.map(async (saleId) => saleRedis.handoffBacklog(await layouts.of(saleId))),
         );
         saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
+      },
+    );
+
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_waiting_room',
+        help:
+          'Per sale with a waiting room (recent ones): buyers waiting, admitted and still shopping, admitted since the ' +
+          'opening, and the admission rate measured over the last seconds (admitted per second)',
+        labelNames: ['sale', 'measure'],
+        from: 'Redis',
+        what: 'Waiting rooms',
+      },
+      async (room) => {
+        for (const sale of await sales.roomSaleIdsEndingAfter(new Date(Date.now() - SALE_SERIES_WINDOW_MS))) {
+          const state = await rooms.state(sale);
+          if (!state) continue;
+          room.set({ sale, measure: 'waiting' }, state.waiting);
+          room.set({ sale, measure: 'shopping' }, state.shopping);
+          room.set({ sale, measure: 'admitted' }, state.admitted);
+          room.set({ sale, measure: 'admit_rate' }, state.measuredAdmitPerSecond);
+        }
       },
     );
 
@@ -286,6 +322,16 @@ export class MetricsService {
 
   countPaymentCallback(status: number, outcome: string): void {
     this.paymentCallbacks.labels(String(status), outcome).inc();
+  }
+
+  /** A waiting-room join or poll, by the state it answered (or `too-soon`, `no-ticket`). */
+  countRoomAnswer(state: string): void {
+    let child = this.roomAnswerCounters.get(state);
+    if (!child) {
+      child = this.roomAnswers.labels(state);
+      this.roomAnswerCounters.set(state, child);
+    }
+    child.inc();
   }
 
   /** A purchase refused by load shedding (protection/load-shedder.ts); also counted as UNAVAILABLE. */

@@ -18,6 +18,7 @@ export const LIMIT_PROFILES = {
   /** Wrong admin passwords from one IP: when spent, that IP — and only that IP — is locked out. */
   'admin-failures': { subject: 'ip' },
   'submit-token': { subject: 'user' },
+  'queue-join': { subject: 'user' },
 } as const;
 
 export type LimitProfile = keyof typeof LIMIT_PROFILES;
@@ -39,6 +40,8 @@ function limitOf(profile: LimitProfile, config: AppConfig): RateLimit & { blockS
       };
     case 'submit-token':
       return limits.submitTokensPerUser;
+    case 'queue-join':
+      return limits.queueJoinsPerUser;
   }
 }
 

@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
+import { WaitingRoomModule } from '../waiting-room/waiting-room.module';
 import { DbPurchase } from './db-purchase';
 import { DurableAck } from './durable-ack';
 import { IncarnationGuard } from './incarnation-guard';
@@ -25,7 +26,7 @@ import { WriteOrdersNudge } from './write-orders-nudge';
  * or a MySQL strategy), the nudge of the sale's order writer, and the local sold-out flag.
  */
 @Module({
-  imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
+  imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule, WaitingRoomModule],
   controllers: [SubmitTokensController],
   providers: [
     PurchaseRoute,

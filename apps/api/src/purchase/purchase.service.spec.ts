@@ -7,6 +7,7 @@ import type { DbPurchase } from './db-purchase';
 import { PurchaseService } from './purchase.service';
 import type { RedisDownFallback } from './redis-down-fallback';
 import type { RedisReservation } from './redis-reservation';
+import type { WaitingRoom } from '../waiting-room/waiting-room.service';
 import type { SubmitTokens } from './submit-tokens';
 
 const ORDER = { token: 'submit-token-1', quantity: 1 };
@@ -67,7 +68,18 @@ function dispatcher(scenario: Scenario) {
   const metrics = {
     countPurchase: (outcome: string) => void calls.push(`count ${outcome}`),
   } as unknown as MetricsService;
-  const service = new PurchaseService(catalog, {} as SubmitTokens, limits, reservation, fallback, dbPurchase, metrics);
+  // These sales have no waiting room: the room is never asked.
+  const room = {} as WaitingRoom;
+  const service = new PurchaseService(
+    catalog,
+    {} as SubmitTokens,
+    limits,
+    reservation,
+    fallback,
+    dbPurchase,
+    metrics,
+    room,
+  );
   return { service, calls };
 }
 

@@ -1,9 +1,10 @@
-import { DomainError, ErrorCode, type SaleTerms } from '@flash-sale/domain';
+import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
 import { MetricsService } from '../metrics/metrics.service';
 import { PurchaseLimitsPolicy } from '../protection/purchase-limits';
 import { SaleCatalog } from '../sales/sale-catalog';
+import { WaitingRoom } from '../waiting-room/waiting-room.service';
 import { DbPurchase, type OrderCreated } from './db-purchase';
 import type { PurchaseOrder } from './purchase-body';
 import { RedisDownFallback } from './redis-down-fallback';
@@ -28,17 +29,32 @@ export class PurchaseService {
     private readonly fallback: RedisDownFallback,
     private readonly dbPurchase: DbPurchase,
     private readonly metrics: MetricsService,
+    private readonly room: WaitingRoom,
   ) {}
 
-  async issueToken(user: AuthUser, saleId: string): Promise<IssuedSubmitToken> {
+  /** `pass`: a sale with a waiting room issues tokens only to the buyers it admitted. */
+  async issueToken(user: AuthUser, saleId: string, pass?: string): Promise<IssuedSubmitToken> {
     const sale = await this.catalog.get(saleId);
     if (sale.endsAt <= new Date()) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
+    this.room.requireAdmission(sale, user.id, pass);
     return this.tokens.issue(sale, user.id, sale.strategy === 'redis-lua');
   }
 
   /** A verified caller's purchase, its body valid; every refusal is thrown. */
   async purchase(userId: string, saleId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     const sale = await this.saleOf(saleId, userId);
+    if (!sale.waitingRoom) return this.sell(sale, userId, order);
+    try {
+      const accepted = await this.sell(sale, userId, order);
+      this.room.buyerDone(sale, userId);
+      return accepted;
+    } catch (error) {
+      if (endsTurn(error)) this.room.buyerDone(sale, userId);
+      throw error;
+    }
+  }
+
+  private async sell(sale: SaleDefinition, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     if (sale.strategy === 'redis-lua' && !this.fallback.takesOver()) {
       await this.fallback.beforeRedisSells(sale.id);
       try {
@@ -54,7 +70,7 @@ export class PurchaseService {
   }
 
   /** The sale, or 404 — after the rate limits, which come first (docs/api.md's order). */
-  private async saleOf(saleId: string, userId: string): Promise<SaleTerms> {
+  private async saleOf(saleId: string, userId: string): Promise<SaleDefinition> {
     try {
       return await this.catalog.get(saleId);
     } catch (error) {
@@ -67,4 +83,12 @@ export class PurchaseService {
     this.metrics.countPurchase('accepted');
     return created;
   }
+}
+
+/** A refusal after which the buyer cannot buy in this sale with another try: their turn in its room is over. */
+function endsTurn(error: unknown): boolean {
+  return (
+    error instanceof DomainError &&
+    (error.code === ErrorCode.LimitReached || error.code === ErrorCode.SoldOut || error.code === ErrorCode.SaleEnded)
+  );
 }

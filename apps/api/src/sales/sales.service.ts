@@ -8,7 +8,7 @@ import {
   type SalePurpose,
   saleStatus,
 } from '@flash-sale/domain';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { WAITING_ROOM_DEFAULTS, type WaitingRoomRequest, type WaitingRoomSettings } from '@flash-sale/contract';
 import { Injectable } from '@nestjs/common';
@@ -22,6 +22,7 @@ export class SalesService {
     private readonly catalog: SaleCatalog,
     private readonly leases: StockLeases,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly rooms: WaitingRoomScripts,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.defaultBuckets = config.purchase.saleBucketsDefault;
@@ -56,6 +57,11 @@ export class SalesService {
       buckets,
       waitingRoom: roomSettings(input.waitingRoom),
     });
+    if (sale.waitingRoom) {
+      // A new id must not inherit a room left by a database that was reset under a living Redis.
+      await this.rooms.remove(sale.id);
+      await this.rooms.write(sale);
+    }
     // MySQL-only: nothing to load.
     if (sale.strategy !== 'redis-lua')
       return this.view(sale, sale.strategy === 'db-segmented' ? sale.stock : sale.available);
@@ -96,6 +102,13 @@ export class SalesService {
       await this.sales.updateDefinition(sale.id, changes);
       this.catalog.forget(sale.id);
     }
+    if (input.waitingRoom !== undefined) {
+      await this.sales.setWaitingRoom(sale.id, roomSettings(input.waitingRoom));
+      this.catalog.forget(sale.id);
+    }
+    if (input.waitingRoom !== undefined || (changes.endsAt && sale.waitingRoom)) {
+      await this.rooms.write(await this.catalog.get(sale.id));
+    }
     if (changes.endsAt && sale.strategy === 'redis-lua') return this.preload(sale.id);
     return this.get(sale.id);
   }
@@ -107,6 +120,7 @@ export class SalesService {
   async preload(saleId: string): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
     if (sale.strategy === 'redis-lua') await this.leases.ensureLoaded(saleId);
+    if (sale.waitingRoom) await this.rooms.write(sale);
     return this.get(saleId);
   }
 
@@ -126,21 +140,21 @@ export class SalesService {
   private async views(sales: (SaleDefinition & { available: number })[]): Promise<SaleView[]> {
     // These rows were just read: their `available` is fresh (a db-segmented sale's is in its segments).
     const remaining = await Promise.all(
-      sales.map((sale) => this.remaining(sale, sale.strategy === 'db-segmented' ? undefined : sale.available)),
+      sales.map((sale) => this.remainingUnits(sale, sale.strategy === 'db-segmented' ? undefined : sale.available)),
     );
     return sales.map((sale, i) => this.view(sale, remaining[i] ?? 0));
   }
 
   async get(saleId: string): Promise<SaleView> {
     const sale = await this.catalog.get(saleId);
-    return this.view(sale, await this.remaining(sale));
+    return this.view(sale, await this.remainingUnits(sale));
   }
 
   /**
    * Live remaining units: what MySQL has not leased (`available`), plus, for a Redis-backed sale, the
    * balance Redis can still sell of its leases (nothing when Redis cannot be reached).
    */
-  private async remaining(sale: SaleDefinition, freshAvailable?: number): Promise<number> {
+  async remainingUnits(sale: SaleDefinition, freshAvailable?: number): Promise<number> {
     const [available, fromRedis] = await Promise.all([
       freshAvailable ?? this.sales.available(sale.id),
       sale.strategy === 'redis-lua' ? this.saleRedis.remaining(sale).catch(() => undefined) : undefined,

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { ProtectionModule } from '../protection/protection.module';
+import { SalesModule } from '../sales/sales.module';
+import { RoomStock } from './room-stock';
+import { AdminWaitingRoomController, WaitingRoomController } from './waiting-room.controller';
+import { WaitingRoom } from './waiting-room.service';
+
+/** Sales' waiting rooms: joins, polls, the admin's view, and the admission the token route checks. */
+@Module({
+  imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
+  controllers: [WaitingRoomController, AdminWaitingRoomController],
+  providers: [WaitingRoom, RoomStock],
+  exports: [WaitingRoom],
+})
+export class WaitingRoomModule {}

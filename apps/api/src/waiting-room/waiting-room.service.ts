@@ -1,0 +1,168 @@
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import type { Ticket, WaitingRoomState } from '@flash-sale/contract';
+import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain';
+import { type RoomTicket, WaitingRoomScripts } from '@flash-sale/redis';
+import { Injectable, Logger } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { rateLimited } from '../protection/retry-later.error';
+import { SaleCatalog } from '../sales/sale-catalog';
+import { MetricsService } from '../metrics/metrics.service';
+import { AdmissionPassCodec } from './admission-pass-codec';
+import { RoomStock } from './room-stock';
+
+/** How soon a buyer told `sold_out` or `ended` should look again: units may come back, an end is final. */
+const POLL_AFTER_SOLD_OUT_MS = 10_000;
+const POLL_AFTER_ENDED_MS = 60_000;
+
+/**
+ * A sale's waiting room (docs/architecture.md "The waiting room"): joins, polls, the admin's view, the
+ * admission pass the token route asks for, and the end of a buyer's turn. The room's rules — the
+ * shuffle at the opening, the rate, the cap, the stock, the poll advice — are Redis's (room-*.lua, one
+ * script per call); this class answers what needs no Redis (ended, sold out) and signs passes.
+ */
+@Injectable()
+export class WaitingRoom {
+  private readonly logger = new Logger(WaitingRoom.name);
+  private readonly passes: AdmissionPassCodec;
+
+  constructor(
+    private readonly catalog: SaleCatalog,
+    private readonly scripts: WaitingRoomScripts,
+    private readonly stock: RoomStock,
+    private readonly metrics: MetricsService,
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.passes = new AdmissionPassCodec(config.auth.jwtSecret);
+  }
+
+  /** `POST /api/sales/:id/queue`: the buyer's ticket, the same place when they joined before. */
+  async join(userId: string, saleId: string): Promise<Ticket> {
+    const sale = await this.roomSale(saleId);
+    const final = await this.finalState(sale);
+    if (final) return final;
+    const remaining = await this.stock.remaining(sale);
+    const joined = await this.withRoom(sale, () => this.scripts.join(sale.id, userId, remaining, draw(), draw()));
+    return this.answer(sale, userId, joined as RoomTicket);
+  }
+
+  /** `GET /api/sales/:id/queue`: 404 without a ticket, 429 sooner than the last advice allows. */
+  async poll(userId: string, saleId: string): Promise<Ticket> {
+    const sale = await this.roomSale(saleId);
+    const final = await this.finalState(sale);
+    if (final) return final;
+    const remaining = await this.stock.remaining(sale);
+    const polled = await this.withRoom(sale, () => this.scripts.poll(sale.id, userId, remaining, draw()));
+    if ('kind' in polled) {
+      this.metrics.countRoomAnswer(polled.kind);
+      if (polled.kind === 'too-soon') throw rateLimited(polled.waitMs);
+      throw new DomainError(ErrorCode.NotFound, 'No ticket in this waiting room: join it first');
+    }
+    return this.answer(sale, userId, polled);
+  }
+
+  /** `GET /api/admin/sales/:id/queue`. */
+  async state(saleId: string): Promise<WaitingRoomState> {
+    const sale = await this.roomSale(saleId);
+    const state = await this.withRoom(sale, async () => (await this.scripts.state(sale.id)) ?? { kind: 'no-room' });
+    if ('kind' in state) throw new Error('unreachable: the room was configured');
+    const rate = state.measuredAdmitPerSecond > 0.01 ? state.measuredAdmitPerSecond : state.admitPerSecond;
+    return {
+      waiting: state.waiting,
+      admitted: state.admitted,
+      shopping: state.shopping,
+      admitPerSecond: state.admitPerSecond,
+      maxShopping: state.maxShopping > 0 ? state.maxShopping : null,
+      measuredAdmitPerSecond: Math.round(state.measuredAdmitPerSecond * 10) / 10,
+      estimatedDrainSeconds: Math.ceil(state.waiting / rate),
+    };
+  }
+
+  /**
+   * The token route's check (docs/api.md "Buying"): a sale with a room issues a submit token only
+   * against a pass signed for this buyer and sale and unexpired. Checked locally: no Redis command.
+   */
+  requireAdmission(sale: SaleDefinition, userId: string, pass: unknown): void {
+    if (!sale.waitingRoom) return;
+    if (this.passes.verify(pass, sale.id, userId)) return;
+    throw new DomainError(
+      ErrorCode.AdmissionRequired,
+      pass === undefined
+        ? 'This sale has a waiting room: join it and buy with the admission pass your ticket carries'
+        : 'The admission pass is not valid for you and this sale, or has expired: join the waiting room again',
+    );
+  }
+
+  /**
+   * The buyer's turn in the room is over (bought, or refused for good): they stop counting against its
+   * cap. Off the purchase's answer: a lost call only keeps their place in the cap until the pass expires.
+   */
+  buyerDone(sale: SaleDefinition, userId: string): void {
+    if (!sale.waitingRoom) return;
+    this.stock.forget(sale.id);
+    this.scripts.leave(sale.id, userId).catch((error: Error) => {
+      this.logger.warn(`Waiting room of sale ${sale.id}: could not end a turn: ${error.message}`);
+    });
+  }
+
+  private async roomSale(saleId: string): Promise<SaleDefinition> {
+    const sale = await this.catalog.get(saleId);
+    if (!sale.waitingRoom) throw new DomainError(ErrorCode.NoWaitingRoom, 'This sale has no waiting room');
+    return sale;
+  }
+
+  /** `ended` or `sold_out`, answered the same to every ticket without asking Redis; else undefined. */
+  private async finalState(sale: SaleDefinition, now = Date.now()): Promise<Ticket | undefined> {
+    if (now >= sale.endsAt.getTime()) {
+      this.metrics.countRoomAnswer('ended');
+      return { state: 'ended', pollAfterMs: POLL_AFTER_ENDED_MS };
+    }
+    if (now < sale.startsAt.getTime()) return undefined;
+    if ((await this.stock.remaining(sale, now)) > 0) return undefined;
+    this.metrics.countRoomAnswer('sold_out');
+    return { state: 'sold_out', pollAfterMs: POLL_AFTER_SOLD_OUT_MS };
+  }
+
+  /**
+   * Runs a room script; if Redis holds no room for the sale (created while Redis was away, or Redis lost
+   * it), writes the room from the sale as MySQL holds it and runs the script again.
+   */
+  private async withRoom<T extends object>(
+    sale: SaleDefinition,
+    call: () => Promise<T | { kind: 'no-room' }>,
+  ): Promise<T> {
+    const first = await call();
+    if (!('kind' in first) || first.kind !== 'no-room') return first as T;
+    await this.scripts.write(sale);
+    const second = await call();
+    if ('kind' in second && second.kind === 'no-room')
+      throw new Error(`The room of sale ${sale.id} could not be written`);
+    return second as T;
+  }
+
+  private answer(sale: SaleDefinition, userId: string, ticket: RoomTicket): Ticket {
+    this.metrics.countRoomAnswer(ticket.state);
+    if (ticket.state === 'admitted') {
+      return {
+        state: 'admitted',
+        pollAfterMs: ticket.pollAfterMs,
+        pass: this.passes.issue(sale.id, userId, ticket.passExpiresMs),
+        passExpiresAt: new Date(ticket.passExpiresMs).toISOString(),
+        waiting: ticket.waiting,
+      };
+    }
+    const waiting: Ticket = {
+      state: 'waiting',
+      estimatedWaitSeconds: Math.ceil(ticket.etaMs / 1000),
+      pollAfterMs: ticket.pollAfterMs,
+      waiting: ticket.waiting,
+    };
+    if (ticket.position > 0) waiting.position = ticket.position;
+    else waiting.opensAt = sale.startsAt.toISOString();
+    return waiting;
+  }
+}
+
+/** A uniform draw in [0, 1) from the OS's generator: a buyer's place in the shuffle must not be guessable. */
+function draw(): number {
+  return randomInt(0, 2 ** 47) / 2 ** 47;
+}

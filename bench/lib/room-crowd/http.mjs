@@ -1,0 +1,72 @@
+/**
+ * The API as the room crowd calls it, over undici with kept-alive connections: a pool for the crowd's
+ * joins and polls, and one of its own for tokens and purchases, so that a buyer's purchase never waits
+ * behind thousands of polls in a client-side queue (its latency is the API's).
+ */
+import { Agent, request } from 'undici';
+
+export function crowdHttp(baseUrl, { connections, buyConnections }) {
+  const crowd = new Agent({ connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const buying = new Agent({ connections: buyConnections, pipelining: 1, keepAliveTimeout: 30_000 });
+
+  /**
+   * One request as lib/room-buyer.ts's Answer: status, parsed body, retry-after, and when it left and
+   * was answered (epoch ms). A failure to connect is status 0.
+   */
+  async function call(method, path, { token, json, buy = false } = {}) {
+    const headers = {};
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    if (token) headers.authorization = `Bearer ${token}`;
+    const sentAt = Date.now();
+    try {
+      const answer = await request(`${baseUrl}${path}`, {
+        method,
+        headers,
+        body: json === undefined ? undefined : JSON.stringify(json),
+        dispatcher: buy ? buying : crowd,
+        headersTimeout: 60_000,
+        bodyTimeout: 60_000,
+      });
+      const text = await answer.body.text();
+      let body;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const retryAfter = Number(answer.headers['retry-after']);
+      return {
+        status: answer.statusCode,
+        body,
+        retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+        sentAt,
+        answeredAt: Date.now(),
+      };
+    } catch (error) {
+      return {
+        status: 0,
+        body: { error: { code: 'NETWORK', message: String(error?.message ?? error) } },
+        sentAt,
+        answeredAt: Date.now(),
+      };
+    }
+  }
+
+  /** A call that must answer `status`; its body. */
+  async function must(method, path, status, options) {
+    const answer = await call(method, path, options);
+    if (answer.status !== status) {
+      throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    }
+    return answer.body;
+  }
+
+  /** The pid a fresh connection's `GET /health` names: with several API processes, each answers some. */
+  async function healthPid() {
+    const answer = await request(`${baseUrl}/health`, { reset: true });
+    const body = await answer.body.json();
+    return Number(body?.pid) || undefined;
+  }
+
+  return { call, must, healthPid, close: () => Promise.all([crowd.close(), buying.close()]) };
+}

@@ -1,0 +1,165 @@
+import type { SaleDefinition } from '@flash-sale/domain';
+import { luaSource } from './lua-source';
+import type { RedisClient } from './redis-client';
+import type { KeyBuilder } from './sale-keys';
+
+const SCRIPTS = {
+  fsRoomJoin: { file: 'room-join-5.lua', numberOfKeys: 5 },
+  fsRoomPoll: { file: 'room-poll-5.lua', numberOfKeys: 5 },
+  fsRoomLeave: { file: 'room-leave-5.lua', numberOfKeys: 5 },
+  fsRoomState: { file: 'room-state-5.lua', numberOfKeys: 5 },
+  fsRoomConfigure: { file: 'room-configure-5.lua', numberOfKeys: 5 },
+} as const;
+
+type ScriptedClient = Record<keyof typeof SCRIPTS, (...keysThenArgs: (string | number)[]) => Promise<unknown>>;
+
+/** A room's settings as Redis holds them (docs/architecture.md "The waiting room"). */
+export interface RoomSettings {
+  admitPerSecond: number;
+  /** 0: no cap. */
+  maxShopping: number;
+  passMs: number;
+  startsAtMs: number;
+  /** The room's keys live until then: after the sale's end. */
+  expireAtMs: number;
+}
+
+/** A room's keys outlive its sale by this much: a late poll still finds its ticket and answers `ended`. */
+const KEEP_AFTER_END_MS = 3_600_000;
+
+/** What Redis holds of a sale's room, from the sale as MySQL holds it; undefined for a sale without one. */
+export function roomSettingsOf(sale: SaleDefinition): RoomSettings | undefined {
+  const room = sale.waitingRoom;
+  if (!room) return undefined;
+  return {
+    admitPerSecond: room.admitPerSecond,
+    maxShopping: room.maxShopping ?? 0,
+    passMs: room.passSeconds * 1000,
+    startsAtMs: sale.startsAt.getTime(),
+    expireAtMs: sale.endsAt.getTime() + KEEP_AFTER_END_MS,
+  };
+}
+
+/** A buyer's place as the room scripts answer it; times in ms of Redis's clock. */
+export interface RoomTicket {
+  state: 'waiting' | 'admitted';
+  /** 0 before the opening (the order is not drawn yet). */
+  position: number;
+  etaMs: number;
+  pollAfterMs: number;
+  /** When admitted: when the buyer's pass expires (epoch ms). */
+  passExpiresMs: number;
+  waiting: number;
+}
+
+export type RoomJoinResult = RoomTicket | { kind: 'no-room' };
+export type RoomPollResult =
+  RoomTicket | { kind: 'no-room' } | { kind: 'no-ticket' } | { kind: 'too-soon'; waitMs: number };
+
+export interface RoomState {
+  waiting: number;
+  shopping: number;
+  admitted: number;
+  admitPerSecond: number;
+  maxShopping: number;
+  measuredAdmitPerSecond: number;
+}
+
+/**
+ * The only caller of the waiting-room scripts (`room-*.lua`, rules in `lua/includes/room.lua`). A room's
+ * keys share the hash tag `{room:<saleId>}`: one cluster slot, apart from the sale's stock buckets, so
+ * the room's traffic never lands on the slot that sells.
+ */
+export class WaitingRoomScripts {
+  private readonly scripted: ScriptedClient;
+
+  constructor(
+    client: RedisClient,
+    private readonly keys: KeyBuilder,
+  ) {
+    for (const [name, script] of Object.entries(SCRIPTS)) {
+      client.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: luaSource(script.file) });
+    }
+    this.scripted = client as unknown as ScriptedClient;
+  }
+
+  async configure(saleId: string, settings: RoomSettings): Promise<void> {
+    await this.scripted.fsRoomConfigure(
+      ...this.roomKeys(saleId),
+      settings.admitPerSecond,
+      settings.maxShopping,
+      settings.passMs,
+      settings.startsAtMs,
+      settings.expireAtMs,
+    );
+  }
+
+  /**
+   * Writes the sale's room as MySQL holds it, or removes it: at creation, on an admin's edit (the new
+   * rate and cap apply to the next admission on every API instance), and after Redis lost it.
+   */
+  async write(sale: SaleDefinition): Promise<void> {
+    const settings = roomSettingsOf(sale);
+    if (settings) await this.configure(sale.id, settings);
+    else await this.remove(sale.id);
+  }
+
+  async remove(saleId: string): Promise<void> {
+    await this.scripted.fsRoomConfigure(...this.roomKeys(saleId), 'remove', 0, 0, 0, 0);
+  }
+
+  /** `draw`: the buyer's place if they join before the opening; `jitter`: for the poll advice; both in [0, 1). */
+  async join(saleId: string, userId: string, remaining: number, draw: number, jitter: number): Promise<RoomJoinResult> {
+    const reply = await this.scripted.fsRoomJoin(
+      ...this.roomKeys(saleId),
+      userId,
+      String(draw),
+      remaining,
+      String(jitter),
+    );
+    return reply === 'no-room' ? { kind: 'no-room' } : toTicket(reply as unknown[]);
+  }
+
+  async poll(saleId: string, userId: string, remaining: number, jitter: number): Promise<RoomPollResult> {
+    const reply = await this.scripted.fsRoomPoll(...this.roomKeys(saleId), userId, remaining, String(jitter));
+    if (reply === 'no-room' || reply === 'no-ticket') return { kind: reply };
+    const fields = reply as unknown[];
+    if (fields[0] === 'too-soon') return { kind: 'too-soon', waitMs: Number(fields[1]) };
+    return toTicket(fields);
+  }
+
+  /** The buyer's turn is done (bought or refused for good): they stop counting against the cap. */
+  async leave(saleId: string, userId: string): Promise<void> {
+    await this.scripted.fsRoomLeave(...this.roomKeys(saleId), userId);
+  }
+
+  async state(saleId: string): Promise<RoomState | undefined> {
+    const reply = await this.scripted.fsRoomState(...this.roomKeys(saleId));
+    if (reply === 'no-room') return undefined;
+    const [waiting, shopping, admitted, admitPerSecond, maxShopping, measured] = reply as unknown[];
+    return {
+      waiting: Number(waiting),
+      shopping: Number(shopping),
+      admitted: Number(admitted),
+      admitPerSecond: Number(admitPerSecond),
+      maxShopping: Number(maxShopping),
+      measuredAdmitPerSecond: Number(measured),
+    };
+  }
+
+  private roomKeys(saleId: string): [string, string, string, string, string] {
+    return this.keys.room(saleId);
+  }
+}
+
+function toTicket(fields: unknown[]): RoomTicket {
+  const [state, position, etaMs, pollAfterMs, passExpiresMs, waiting] = fields;
+  return {
+    state: state === 'admitted' ? 'admitted' : 'waiting',
+    position: Number(position),
+    etaMs: Number(etaMs),
+    pollAfterMs: Number(pollAfterMs),
+    passExpiresMs: Number(passExpiresMs),
+    waiting: Number(waiting),
+  };
+}

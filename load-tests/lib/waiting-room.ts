@@ -1,0 +1,527 @@
+// The waiting room's verdicts, from what every buyer saw (lib/room-buyer.ts records it). Pure: the k6
+// scenario (load-tests/waiting-room.ts) judges its crowd with these functions inside its VU and hands the
+// figures to its thresholds; the Node crowd (bench/room-crowd.mjs) judges its 20,000 buyers with the very
+// same ones; waiting-room.spec.ts checks them on fixtures, and on altered copies that must fail.
+//
+// Every instant is known only within a window, and each verdict takes the side that cannot invent a
+// failure: a buyer was admitted after its last request answered `waiting` left and before its first
+// `admitted` answer was read — its admission window, one poll interval wide.
+//
+//   Correctness  no submit token without the buyer's own valid pass; every buyer still waiting at the
+//                sell-out told `sold_out` within NOTICE_POLL_INTERVALS of its poll interval (or at its
+//                join, joining later); the sale sold out in the run (else nothing of this was measured).
+//   Fairness     admissions in join order: no buyer who joined after the opening admitted while one who
+//                had joined before it (after the opening) — or anyone of the opening crowd — was
+//                provably still waiting; the ETA of a buyer's first ticket with a place within
+//                ETA_ERROR_P90_PERCENT of its actual wait for 90 % of the buyers.
+import type { RoomBuyer } from './room-buyer.ts';
+
+/** A waiting buyer must hear `sold_out` within this many of its poll intervals after the sell-out. */
+export const NOTICE_POLL_INTERVALS = 2;
+/** The p90 of |ETA − actual wait| ÷ actual wait must stay below this. */
+export const ETA_ERROR_P90_PERCENT = 25;
+/**
+ * `estimatedWaitSeconds` is in whole seconds: an admission within a second of the ETA's instant, on
+ * either side, is no error.
+ */
+export const ETA_RESOLUTION_MS = 1000;
+
+/** Nearest-rank percentile (p in 0..100) of `values`; undefined when there are none. */
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** Buyers whose join order means something: joined once (a rejoin starts at the back again). */
+function ordered(buyers: readonly RoomBuyer[]): RoomBuyer[] {
+  return buyers.filter((b) => b.joinSentAt !== undefined && b.joinAnsweredAt !== undefined && b.rejoins === 0);
+}
+
+/**
+ * The sell-out instant: the read of the purchase answer that took the last unit (the `stock`-th accepted
+ * one), or the first `410 SOLD_OUT` to a token or a purchase, whichever came first; undefined when the
+ * sale did not sell out.
+ */
+export function sellOutInstant(buyers: readonly RoomBuyer[], stock: number): number | undefined {
+  const accepted = buyers
+    .filter((b) => b.purchase?.outcome === 'accepted')
+    .map((b) => b.purchase?.answeredAt ?? 0)
+    .sort((a, b) => a - b);
+  const refusals = buyers.flatMap((b) => [
+    ...(b.purchase?.outcome === 'sold_out' ? [b.purchase.answeredAt] : []),
+    ...(b.tokenSoldOutAt !== undefined ? [b.tokenSoldOutAt] : []),
+  ]);
+  const candidates = [...(accepted.length >= stock ? [accepted[stock - 1] as number] : []), ...refusals];
+  return candidates.length > 0 ? Math.min(...candidates) : undefined;
+}
+
+export interface Inversions {
+  /** Pairs of buyers who joined after the opening, the later one admitted while the earlier provably waited. */
+  inversions: number;
+  /** Pairs (opening crowd, buyer who joined after the opening) with the latter admitted first. */
+  aheadOfCrowd: number;
+  /** Buyers overtaken at least once. */
+  overtaken: number;
+  /** Buyers who joined after the opening and were admitted: the admissions judged. */
+  judged: number;
+  /** The longest an overtaken buyer was provably still waiting after the one behind it was admitted (ms). */
+  worstMs?: number;
+}
+
+/**
+ * Admissions in join order. Buyer `i` joined before buyer `j` when `i`'s join was answered before `j`'s
+ * was sent (the API saw them in that order). `j` was admitted before `i` for certain when `j` read its
+ * `admitted` ticket before `i`'s last `waiting` answer was even asked for — the poll intervals on either
+ * side never count as an inversion. The opening crowd's order is drawn at random, so among it there is
+ * no order to keep; but every one of it is ahead of whoever joins after the opening.
+ */
+export function admissionInversions(buyers: readonly RoomBuyer[]): Inversions {
+  const joined = ordered(buyers);
+  const after = joined.filter((b) => b.joinedBeforeOpening === false);
+  const crowd = joined.filter((b) => b.joinedBeforeOpening === true);
+  const admittedAfter = after.filter((b) => b.admittedAt !== undefined);
+  const overtaken = new Set<number>();
+  let inversions = 0;
+  let aheadOfCrowd = 0;
+  let worstMs: number | undefined;
+  const overtakes = (i: RoomBuyer, j: RoomBuyer): boolean => {
+    const gap = (i.lastWaitingSentAt ?? -Infinity) - (j.admittedAt as number);
+    if (gap <= 0) return false;
+    overtaken.add(i.index);
+    worstMs = Math.max(worstMs ?? 0, gap);
+    return true;
+  };
+  for (const j of admittedAfter) {
+    for (const i of after) {
+      if (i !== j && (i.joinAnsweredAt as number) < (j.joinSentAt as number) && overtakes(i, j)) inversions++;
+    }
+    for (const i of crowd) if (overtakes(i, j)) aheadOfCrowd++;
+  }
+  return { inversions, aheadOfCrowd, overtaken: overtaken.size, judged: admittedAfter.length, worstMs };
+}
+
+/**
+ * |ETA − actual| ÷ actual wait (a fraction) of an ETA given at `eta.at`: the predicted instant against the
+ * admission window, widened by the ETA's one-second resolution; the actual wait counts from `eta.at` to
+ * the read of the `admitted` ticket (at least a second). Undefined when the buyer was never admitted
+ * after such an ETA (or joined again).
+ */
+export function etaErrorOf(buyer: RoomBuyer, eta = buyer.eta): number | undefined {
+  if (!eta || buyer.admittedAt === undefined || buyer.lastWaitingSentAt === undefined || buyer.rejoins > 0) {
+    return undefined;
+  }
+  const predicted = eta.at + eta.seconds * 1000;
+  const earliest = buyer.lastWaitingSentAt - ETA_RESOLUTION_MS;
+  const latest = buyer.admittedAt + ETA_RESOLUTION_MS;
+  const miss = Math.max(0, earliest - predicted, predicted - latest);
+  return miss / Math.max(ETA_RESOLUTION_MS, buyer.admittedAt - eta.at);
+}
+
+export interface Notices {
+  /** Buyers waiting at the sell-out, or joining after it: each must be told. */
+  owed: number;
+  told: number;
+  /** Told later than NOTICE_POLL_INTERVALS of their poll interval after the sell-out (or their join). */
+  late: number;
+  /** Waiting at the end of the run, never told. */
+  neverTold: number;
+  /** Provably admitted after the sell-out (no unit comes back in these runs): told `admitted` instead. */
+  admittedAfter: number;
+  /** Delays in poll intervals, of the buyers told. */
+  intervals: number[];
+  maxIntervals?: number;
+  p50Intervals?: number;
+}
+
+/**
+ * Every buyer waiting at `sellOutAt` — joined, not admitted by then, not broken off on an answer outside
+ * the contract — must read `sold_out` within NOTICE_POLL_INTERVALS × the `pollAfterMs` it was polling at.
+ * The delay counts from the sell-out, or from the join of a buyer joining after it (whose join should
+ * answer `sold_out` at once: 0 intervals).
+ */
+export function soldOutNotices(buyers: readonly RoomBuyer[], sellOutAt: number): Notices {
+  const notices: Notices = { owed: 0, told: 0, late: 0, neverTold: 0, admittedAfter: 0, intervals: [] };
+  for (const b of buyers) {
+    if (b.joinSentAt === undefined || b.outcome === 'broken') continue;
+    // Admitted, unless provably after the sell-out (its last `waiting` asked for after it): not owed.
+    if (b.admittedAt !== undefined && (b.lastWaitingSentAt ?? -Infinity) <= sellOutAt) continue;
+    notices.owed++;
+    if (b.admittedAt !== undefined) {
+      notices.admittedAfter++;
+      continue;
+    }
+    if (b.toldSoldOutAt === undefined) {
+      if (b.toldEndedAt === undefined) notices.neverTold++;
+      continue;
+    }
+    notices.told++;
+    const delay = Math.max(0, b.toldSoldOutAt - Math.max(sellOutAt, b.joinSentAt));
+    const intervals = b.noticeIntervalMs ? delay / b.noticeIntervalMs : 0;
+    notices.intervals.push(intervals);
+    if (intervals > NOTICE_POLL_INTERVALS) notices.late++;
+  }
+  notices.maxIntervals = notices.intervals.length > 0 ? Math.max(...notices.intervals) : undefined;
+  notices.p50Intervals = percentile(notices.intervals, 50);
+  return notices;
+}
+
+/** Every figure both drivers print and k6's thresholds judge (times in ms, errors in %). */
+export interface RoomFigures {
+  buyers: number;
+  joinedBeforeOpening: number;
+  joinedAfterOpening: number;
+  admitted: number;
+  bought: number;
+  toldSoldOut: number;
+  /** Admitted, then refused `410 SOLD_OUT` at the token or the purchase: more shoppers than units let in. */
+  admittedThenSoldOut: number;
+  /** Answers outside the contract stopped them. */
+  broken: number;
+  gaveUp: number;
+  rejoined: number;
+  polls: number;
+  pollsRateLimited: number;
+  roomUnavailable: number;
+  probes: number;
+  probesRefused: number;
+  probesInconclusive: number;
+  tokensWithoutPass: number;
+  /** 1 when the sale sold out in the run (the notices were measured), else 0. */
+  soldOut: number;
+  /** Sell-out instant, ms after the opening. */
+  sellOutAfterOpeningMs?: number;
+  noticesOwed: number;
+  noticesLate: number;
+  noticesNeverTold: number;
+  admittedAfterSellOut: number;
+  /** late + never told + admitted after the sell-out: Correctness's number. */
+  noticesFailed: number;
+  noticeMaxIntervals?: number;
+  noticeP50Intervals?: number;
+  inversions: number;
+  aheadOfCrowd: number;
+  overtaken: number;
+  inversionsJudged: number;
+  worstOvertakingMs?: number;
+  etaSamples: number;
+  /** 1 when no buyer's ETA could be judged (nobody admitted after a ticket with a place), else 0. */
+  etaUnmeasured: number;
+  etaErrorP50?: number;
+  etaErrorP90?: number;
+  preDrawEtaSamples: number;
+  preDrawEtaErrorP50?: number;
+  preDrawEtaErrorP90?: number;
+  purchases: number;
+  purchaseP95Ms?: number;
+}
+
+const percent = (fractions: number[], p: number): number | undefined => {
+  const value = percentile(fractions, p);
+  return value === undefined ? undefined : value * 100;
+};
+
+/** The figures of a run: its buyers, the sale's stock and its opening instant (epoch ms). */
+export function roomFigures(buyers: readonly RoomBuyer[], stock: number, opensAt: number): RoomFigures {
+  const sellOutAt = sellOutInstant(buyers, stock);
+  const notices = sellOutAt === undefined ? undefined : soldOutNotices(buyers, sellOutAt);
+  const order = admissionInversions(buyers);
+  const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
+  const eta = defined(buyers.map((b) => etaErrorOf(b)));
+  const preDraw = defined(buyers.map((b) => (b.preDrawEta ? etaErrorOf(b, b.preDrawEta) : undefined)));
+  const purchases = buyers
+    .filter((b) => b.purchase)
+    .map((b) => (b.purchase ? b.purchase.answeredAt - b.purchase.sentAt : 0));
+  const count = (keep: (b: RoomBuyer) => boolean) => buyers.filter(keep).length;
+  const probes = (b: RoomBuyer) => b.probesRefused + b.tokensWithoutPass + b.probesInconclusive;
+  const sum = (of: (b: RoomBuyer) => number) => buyers.reduce((total, b) => total + of(b), 0);
+  const failed = notices ? notices.late + notices.neverTold + notices.admittedAfter : 0;
+  return {
+    buyers: buyers.length,
+    joinedBeforeOpening: count((b) => b.joinedBeforeOpening === true),
+    joinedAfterOpening: count((b) => b.joinedBeforeOpening === false),
+    admitted: count((b) => b.admittedAt !== undefined),
+    bought: count((b) => b.outcome === 'bought'),
+    toldSoldOut: count((b) => b.toldSoldOutAt !== undefined),
+    admittedThenSoldOut: count(
+      (b) => b.admittedAt !== undefined && (b.tokenSoldOutAt !== undefined || b.purchase?.outcome === 'sold_out'),
+    ),
+    broken: count((b) => b.outcome === 'broken'),
+    gaveUp: count((b) => b.outcome === 'gave_up'),
+    rejoined: count((b) => b.rejoins > 0),
+    polls: sum((b) => b.polls),
+    pollsRateLimited: sum((b) => b.pollsRateLimited),
+    roomUnavailable: sum((b) => b.roomUnavailable),
+    probes: sum(probes),
+    probesRefused: sum((b) => b.probesRefused),
+    probesInconclusive: sum((b) => b.probesInconclusive),
+    tokensWithoutPass: sum((b) => b.tokensWithoutPass),
+    soldOut: sellOutAt === undefined ? 0 : 1,
+    sellOutAfterOpeningMs: sellOutAt === undefined ? undefined : sellOutAt - opensAt,
+    noticesOwed: notices?.owed ?? 0,
+    noticesLate: notices?.late ?? 0,
+    noticesNeverTold: notices?.neverTold ?? 0,
+    admittedAfterSellOut: notices?.admittedAfter ?? 0,
+    noticesFailed: failed,
+    noticeMaxIntervals: notices?.maxIntervals,
+    noticeP50Intervals: notices?.p50Intervals,
+    inversions: order.inversions,
+    aheadOfCrowd: order.aheadOfCrowd,
+    overtaken: order.overtaken,
+    inversionsJudged: order.judged,
+    worstOvertakingMs: order.worstMs,
+    etaSamples: eta.length,
+    etaUnmeasured: eta.length === 0 ? 1 : 0,
+    etaErrorP50: percent(eta, 50),
+    etaErrorP90: percent(eta, 90),
+    preDrawEtaSamples: preDraw.length,
+    preDrawEtaErrorP50: percent(preDraw, 50),
+    preDrawEtaErrorP90: percent(preDraw, 90),
+    purchases: purchases.length,
+    purchaseP95Ms: percentile(purchases, 95),
+  };
+}
+
+/** The keys of RoomFigures, each a k6 gauge `room_<snake_case>` (load-tests/waiting-room.ts). */
+export const ROOM_FIGURE_KEYS = [
+  'buyers',
+  'joinedBeforeOpening',
+  'joinedAfterOpening',
+  'admitted',
+  'bought',
+  'toldSoldOut',
+  'admittedThenSoldOut',
+  'broken',
+  'gaveUp',
+  'rejoined',
+  'polls',
+  'pollsRateLimited',
+  'roomUnavailable',
+  'probes',
+  'probesRefused',
+  'probesInconclusive',
+  'tokensWithoutPass',
+  'soldOut',
+  'sellOutAfterOpeningMs',
+  'noticesOwed',
+  'noticesLate',
+  'noticesNeverTold',
+  'admittedAfterSellOut',
+  'noticesFailed',
+  'noticeMaxIntervals',
+  'noticeP50Intervals',
+  'inversions',
+  'aheadOfCrowd',
+  'overtaken',
+  'inversionsJudged',
+  'worstOvertakingMs',
+  'etaSamples',
+  'etaUnmeasured',
+  'etaErrorP50',
+  'etaErrorP90',
+  'preDrawEtaSamples',
+  'preDrawEtaErrorP50',
+  'preDrawEtaErrorP90',
+  'purchases',
+  'purchaseP95Ms',
+] as const satisfies ReadonlyArray<keyof RoomFigures>;
+
+/** `etaErrorP90` → `room_eta_error_p90`. */
+export function roomMetric(key: keyof RoomFigures): string {
+  return `room_${key.replace(/[A-Z0-9]+/g, (part) => `_${part.toLowerCase()}`)}`;
+}
+
+/** The figures back from k6's end-of-test data (the gauges the VU set; absent ones undefined, counts 0). */
+export function roomFiguresFromSummary(data: K6SummaryData): RoomFigures {
+  const figures: Record<string, number | undefined> = {};
+  for (const key of ROOM_FIGURE_KEYS) {
+    const value = data.metrics[roomMetric(key)]?.values['value'];
+    figures[key] = typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  }
+  const optional = new Set<string>([
+    'sellOutAfterOpeningMs',
+    'noticeMaxIntervals',
+    'noticeP50Intervals',
+    'worstOvertakingMs',
+    'etaErrorP50',
+    'etaErrorP90',
+    'preDrawEtaErrorP50',
+    'preDrawEtaErrorP90',
+    'purchaseP95Ms',
+  ]);
+  for (const key of ROOM_FIGURE_KEYS) if (!optional.has(key)) figures[key] ??= 0;
+  return figures as unknown as RoomFigures;
+}
+
+// --- Words --------------------------------------------------------------------------------------
+
+const n = (value: number | undefined, digits = 0): string =>
+  value === undefined ? '—' : (Math.round(value * 10 ** digits) / 10 ** digits).toLocaleString('en-US');
+const pct = (value: number | undefined): string => (value === undefined ? '—' : `${n(value, value < 10 ? 1 : 0)} %`);
+const seconds = (ms: number | undefined): string => (ms === undefined ? '—' : `${n(ms / 1000, 1)} s`);
+
+/**
+ * Correctness's facts about the room, each under the k6 gauge whose threshold holds it (`room_judged`, a
+ * counter, only k6 has: the VU that drives the crowd finished and judged it).
+ */
+const CORRECTNESS_FACTS: Record<string, (f: RoomFigures) => string | undefined> = {
+  room_judged: () => 'the waiting-room crowd did not finish: nothing was judged (see the errors above)',
+  room_tokens_without_pass: (f) =>
+    f.tokensWithoutPass > 0
+      ? `${f.tokensWithoutPass} submit token(s) issued without the buyer's own valid pass`
+      : undefined,
+  room_admitted_then_sold_out: (f) =>
+    f.admittedThenSoldOut > 0
+      ? `${f.admittedThenSoldOut} admitted buyer(s) refused SOLD_OUT: more shoppers let in than units left`
+      : undefined,
+  room_sold_out: (f) =>
+    f.soldOut === 0 ? 'the sale did not sell out in the run: the sold-out notices were not measured' : undefined,
+  room_notices_failed: (f) => {
+    if (f.noticesFailed === 0) return undefined;
+    const parts = [
+      f.noticesLate > 0
+        ? `${f.noticesLate} told sold out after more than ${NOTICE_POLL_INTERVALS} poll intervals (max ${n(f.noticeMaxIntervals, 1)})`
+        : '',
+      f.noticesNeverTold > 0 ? `${f.noticesNeverTold} never told` : '',
+      f.admittedAfterSellOut > 0 ? `${f.admittedAfterSellOut} admitted after the sell-out` : '',
+    ].filter(Boolean);
+    return `waiting buyers not told in time: ${parts.join(', ')}`;
+  },
+};
+
+/** The fact behind a failed `room_*` Correctness threshold. */
+export function roomCorrectnessFact(metric: string, f: RoomFigures): string | undefined {
+  return CORRECTNESS_FACTS[metric]?.(f);
+}
+
+/** Correctness's facts about the room when they fail; empty when they hold. */
+export function roomCorrectnessFailures(f: RoomFigures): string[] {
+  return Object.entries(CORRECTNESS_FACTS)
+    .filter(([metric]) => metric !== 'room_judged')
+    .map(([, fact]) => fact(f))
+    .filter((fact): fact is string => fact !== undefined);
+}
+
+/** What Correctness says of the room when it holds. */
+export function roomCorrectnessNotes(f: RoomFigures): string {
+  return (
+    `no token without a pass (${f.probesRefused} probe(s) refused 403 ADMISSION_REQUIRED); ` +
+    `every waiting buyer told sold out within ${NOTICE_POLL_INTERVALS} poll intervals ` +
+    `(${f.noticesOwed} buyers, max ${n(f.noticeMaxIntervals, 2)})`
+  );
+}
+
+/** Fairness's facts about the room when they fail; empty when they hold. */
+export function roomFairnessFailures(f: RoomFigures, etaP90Below = ETA_ERROR_P90_PERCENT): string[] {
+  const facts: string[] = [];
+  if (f.inversions > 0) facts.push(`${f.inversions} admission inversion(s) among buyers who joined after the opening`);
+  if (f.aheadOfCrowd > 0)
+    facts.push(`${f.aheadOfCrowd} admission(s) ahead of a buyer of the opening crowd still waiting`);
+  if (f.etaUnmeasured > 0) facts.push('ETA not measured (no buyer admitted after a ticket with a place)');
+  else if ((f.etaErrorP90 ?? 0) >= etaP90Below) facts.push(`ETA error p90 ${pct(f.etaErrorP90)} ≥ ${pct(etaP90Below)}`);
+  return facts;
+}
+
+/** What Fairness says of the join order when it holds. */
+export function roomOrderNote(f: RoomFigures): string {
+  return `0 admission inversions (${f.inversionsJudged} admissions after the opening judged)`;
+}
+
+/** What Fairness says of the room when it holds. */
+export function roomFairnessNotes(f: RoomFigures, etaP90Below = ETA_ERROR_P90_PERCENT): string {
+  return `${roomOrderNote(f)}, ETA error p90 ${pct(f.etaErrorP90)} < ${pct(etaP90Below)}`;
+}
+
+/** The figures, a few lines, for the text report and the Node crowd alike. */
+export function roomLines(f: RoomFigures): string[] {
+  return [
+    `Waiting room: ${n(f.buyers)} buyers (${n(f.joinedBeforeOpening)} joined before the opening, ${n(f.joinedAfterOpening)} after); ` +
+      `${n(f.admitted)} admitted, ${n(f.bought)} bought, ${n(f.toldSoldOut)} told sold out` +
+      (f.broken + f.gaveUp + f.rejoined > 0
+        ? `; ${f.broken} broken off, ${f.gaveUp} gave up, ${f.rejoined} joined again`
+        : ''),
+    `  join order: ${n(f.inversions)} inversions among ${n(f.inversionsJudged)} admissions after the opening, ` +
+      `${n(f.aheadOfCrowd)} ahead of the opening crowd` +
+      (f.overtaken > 0 ? ` (${n(f.overtaken)} buyers overtaken, worst by ${seconds(f.worstOvertakingMs)})` : ''),
+    `  ETA error at the first ticket with a place: p50 ${pct(f.etaErrorP50)}, p90 ${pct(f.etaErrorP90)} over ${n(f.etaSamples)} buyers; ` +
+      `before the draw (random order: reported, not judged) p50 ${pct(f.preDrawEtaErrorP50)}, p90 ${pct(f.preDrawEtaErrorP90)} over ${n(f.preDrawEtaSamples)}`,
+    f.soldOut
+      ? `  sold out ${seconds(f.sellOutAfterOpeningMs)} after the opening; ${n(f.noticesOwed)} waiting buyers told within ` +
+        `p50 ${n(f.noticeP50Intervals, 2)}, max ${n(f.noticeMaxIntervals, 2)} poll intervals; ${n(f.noticesLate)} late, ` +
+        `${n(f.noticesNeverTold)} never told, ${n(f.admittedAfterSellOut)} admitted after it`
+      : '  not sold out in the run: sold-out notices not measured',
+    `  ${n(f.polls)} polls (${n(f.pollsRateLimited)} answered 429, ${n(f.roomUnavailable)} joins/polls 503); ` +
+      `token probes: ${n(f.probesRefused)} refused 403, ${n(f.tokensWithoutPass)} issued a token, ${n(f.probesInconclusive)} inconclusive; ` +
+      `purchase p95 ${f.purchaseP95Ms === undefined ? '—' : `${n(f.purchaseP95Ms, 1)} ms`} (${n(f.purchases)} purchases)`,
+  ];
+}
+
+/** Buyers' admissions per second over time (each at the read of its `admitted` ticket), from `originMs`. */
+export function admissionsPerBucket(buyers: readonly RoomBuyer[], originMs: number, bucketMs: number): number[] {
+  const counts: number[] = [];
+  for (const b of buyers) {
+    if (b.admittedAt === undefined) continue;
+    const i = Math.max(0, Math.floor((b.admittedAt - originMs) / bucketMs));
+    while (counts.length <= i) counts.push(0);
+    counts[i] = (counts[i] ?? 0) + 1;
+  }
+  return counts.map((c) => (c * 1000) / bucketMs);
+}
+
+/** A sale's audit as the Node crowd reads it (`GET /api/admin/sales/:id/audit`), and whether its queue had drained. */
+export interface RoomAudit {
+  ok: boolean;
+  oversold: number;
+  duplicateOrders: number;
+  lostReservations: number;
+  held: number;
+  drained: boolean;
+}
+
+export interface RoomVerdict {
+  pass: boolean;
+  reason: string;
+}
+
+/**
+ * Both verdicts of a run judged outside k6 (the Node crowd), with the audit and the purchase p95 bound:
+ * the same facts, and the same words, as the k6 scenario's thresholds and report.
+ */
+export function judgeRoom(
+  f: RoomFigures,
+  audit: RoomAudit | null,
+  bounds: { purchaseP95Ms: number; etaP90Below?: number },
+): { correctness: RoomVerdict; fairness: RoomVerdict; pass: boolean } {
+  const etaBound = bounds.etaP90Below ?? ETA_ERROR_P90_PERCENT;
+  const wrong: string[] = [];
+  if (!audit) wrong.push('no audit could be read');
+  else {
+    if (audit.oversold > 0) wrong.push(`OVERSOLD ${audit.oversold} unit(s)`);
+    if (!audit.ok || !audit.drained || audit.duplicateOrders > 0 || audit.lostReservations > 0) {
+      wrong.push(
+        `audit not clean: ok ${audit.ok}, queue ${audit.drained ? 'drained' : 'NOT drained'}, duplicate orders ` +
+          `${audit.duplicateOrders}, lost reservations ${audit.lostReservations}`,
+      );
+    }
+  }
+  if (f.broken > 0) wrong.push(`${f.broken} buyer(s) stopped by an answer outside the contract`);
+  wrong.push(...roomCorrectnessFailures(f));
+  const correctness: RoomVerdict =
+    wrong.length > 0
+      ? { pass: false, reason: wrong.join('; ') }
+      : { pass: true, reason: `0 oversold, audit clean (held ${audit?.held}); ${roomCorrectnessNotes(f)}` };
+
+  const slow = roomFairnessFailures(f, etaBound);
+  const p95 = f.purchaseP95Ms;
+  if (p95 === undefined) slow.push('purchase p95 not measured (no purchase)');
+  else if (p95 >= bounds.purchaseP95Ms) slow.push(`purchase p95 ${n(p95, 1)} ms ≥ ${bounds.purchaseP95Ms} ms`);
+  if (f.gaveUp > 0) slow.push(`${f.gaveUp} buyer(s) gave up on 429/503`);
+  const fairness: RoomVerdict =
+    slow.length > 0
+      ? { pass: false, reason: slow.join('; ') }
+      : {
+          pass: true,
+          reason: `${roomFairnessNotes(f, etaBound)}, purchase p95 ${n(p95, 1)} ms < ${bounds.purchaseP95Ms} ms`,
+        };
+  return { correctness, fairness, pass: correctness.pass && fairness.pass };
+}
