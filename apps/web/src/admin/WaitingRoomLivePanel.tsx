@@ -19,8 +19,9 @@ import { DASHBOARD_POLL_MS } from './use-sale-dashboard';
 import { ROOM_FIELD_TEXT, type WaitingRoomNumber } from './WaitingRoomFields';
 
 const n = (value: number) => value.toLocaleString('en-US');
-/** A rate as the panel shows it: whole above 10 per second, one decimal below (a measured 0.4/s is not 0). */
-const rate = (perSecond: number) => `${perSecond >= 10 ? n(Math.round(perSecond)) : perSecond.toFixed(1)}/s`;
+/** A rate as the panel shows it: whole when whole or from 10 a second, else one decimal (a measured 0.4/s is not 0). */
+const rate = (perSecond: number) =>
+  `${Number.isInteger(perSecond) || perSecond >= 10 ? n(Math.round(perSecond)) : perSecond.toFixed(1)}/s`;
 
 /** `GET /api/admin/sales/:id/queue`, polled like the rest of the dashboard. */
 function useWaitingRoomState(saleId: string) {
