@@ -136,6 +136,12 @@ describe('logs of the built API and worker (real processes, Redis, MariaDB)', ()
       expect(refused.status).toBe(400);
       refusedIds.push(String(refused.headers['x-request-id']));
     }
+    // So are the waiting room's joins and polls (here refused: this sale has no room).
+    for (const method of ['POST', 'GET', 'GET'] as const) {
+      const polled = await client.call(method, `/api/sales/${sale.id}/queue`, { token: buyer.token });
+      expect(polled.status).toBe(409);
+      refusedIds.push(String(polled.headers['x-request-id']));
+    }
 
     // The dashboard login takes the token in a header, which is never logged; a token someone still
     // puts in a query string (the login once took it there) is redacted: the log keeps the path only.

@@ -131,3 +131,36 @@ export function barChart(page: Page, selector = '.rate-chart'): Promise<{ bars: 
     return { bars, ticks };
   })(${JSON.stringify(selector)})`);
 }
+
+/** What of a box's content the window does not show: parts outside it, and parts wider than their own box. */
+export interface BoxFit {
+  /** The box's right edge against the window's width. */
+  right: number;
+  windowWidth: number;
+  /** Descendants with a size whose box leaves the window sideways. */
+  outOfSight: string[];
+  /** Descendants whose content is wider than they are (cut, or spilling). */
+  overflowing: string[];
+}
+
+/** Measures the element matched by `selector` and everything in it, in the laid-out page. */
+export function boxFit(page: Page, selector: string): Promise<BoxFit> {
+  return page.evaluate<BoxFit>(`((selector) => {
+    const box = document.querySelector(selector);
+    if (!box) throw new Error('no element matches ' + selector);
+    const windowWidth = document.documentElement.clientWidth;
+    const name = (element) => element.tagName.toLowerCase() + ' "' + (element.textContent || '').trim().slice(0, 40) + '"';
+    const outOfSight = [];
+    const overflowing = [];
+    for (const element of [box, ...box.querySelectorAll('*')]) {
+      const r = element.getBoundingClientRect();
+      // Inline boxes have no scroll size of their own; their block parents are measured.
+      if (r.width < 1 || r.height < 1 || getComputedStyle(element).display === 'inline') continue;
+      if (r.left < -0.5 || r.right > windowWidth + 0.5) outOfSight.push(name(element));
+      if (element.scrollWidth > element.clientWidth + 1 && getComputedStyle(element).overflowX !== 'hidden') {
+        overflowing.push(name(element) + ' ' + element.scrollWidth + '>' + element.clientWidth);
+      }
+    }
+    return { right: box.getBoundingClientRect().right, windowWidth, outOfSight, overflowing };
+  })(${JSON.stringify(selector)})`);
+}

@@ -88,12 +88,16 @@ export async function adminConsole(world: StorefrontWorld, options: BrowserConte
   return admin;
 }
 
-/** A new shopper (own browser context) who opens the sale, follows "Sign in to buy" and comes back signed in. */
+/**
+ * A new shopper (own browser context) who opens the sale, follows "Sign in to buy" and comes back signed
+ * in; `ready` is what the signed-in page shows first (the Buy button, or a waiting room's headline).
+ */
 export async function guestOnSalePage(
   world: StorefrontWorld,
   saleId: string,
   name: string,
   options: BrowserContextOptions = {},
+  ready: (page: Page) => Locator = buyButton,
 ): Promise<Page> {
   const page = await world.harness.newPage(options);
   await page.goto(`/sales/${saleId}`);
@@ -107,7 +111,7 @@ export async function guestOnSalePage(
   // Signed in: the header names the guest and offers to sign out; the panel offers to buy.
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   await page.getByText(name, { exact: true }).first().waitFor();
-  await page.getByRole('button', { name: 'Buy now' }).waitFor();
+  await ready(page).waitFor();
   return page;
 }
 

@@ -279,6 +279,20 @@ describe('the waiting room', () => {
     );
   }, 60_000);
 
+  it('works with buckets: a redis-lua sale spread over 3 buckets sells its stock exactly through the room', async () => {
+    const sale = await roomSale({ stock: 6, buckets: 3, waitingRoom: { admitPerSecond: 50, maxShopping: 4 } });
+    const guests = await w.client.guests(10, 10);
+    const buyers = guests.map((guest) => new RoomBuyer(w.client, sale.id, guest));
+    const tickets = await Promise.all(buyers.map((buyer) => buyer.walk({ buy: true })));
+    expect(buyers.filter((buyer) => buyer.orderNo)).toHaveLength(6);
+    // The others were told sold out, or admitted as the last units went and then refused.
+    expect(tickets.filter((ticket) => ticket.state === 'sold_out').length).toBeGreaterThan(0);
+    const audit = await w.client.call<{ ok: boolean; oversold: number }>('GET', `/api/admin/sales/${sale.id}/audit`, {
+      token: w.admin,
+    });
+    expect(audit.body).toMatchObject({ oversold: 0 });
+  }, 60_000);
+
   it('works with every strategy: a db-optimistic room sale sells through passes too', async () => {
     const sale = await roomSale({ strategy: 'db-optimistic', stock: 2, waitingRoom: { admitPerSecond: 50 } });
     const guests = await w.client.guests(4, 4);

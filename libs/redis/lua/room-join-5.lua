@@ -18,9 +18,10 @@ if room == nil then return 'no-room' end
 local now = nowMs()
 local buyer = ARGV[1]
 admit(room, now, tonumber(ARGV[3]))
-endExpiredTurn(now, buyer)
-local joining = redis.call('HEXISTS', KEYS[4], buyer) == 0 and redis.call('ZSCORE', KEYS[2], buyer) == false
+local passExpiry = passExpiryOf(buyer)
+if endExpiredTurn(now, buyer, passExpiry) then passExpiry = nil end
+local joining = passExpiry == nil and redis.call('ZSCORE', KEYS[2], buyer) == false
 if joining then enqueue(room, now, buyer, tonumber(ARGV[2])) end
-local answer = ticket(room, now, buyer, tonumber(ARGV[4]))
+local answer = ticket(room, now, buyer, tonumber(ARGV[4]), passExpiry)
 if joining then keepUntilExpiry(room, KEYS[5]) end
 return answer

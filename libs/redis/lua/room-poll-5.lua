@@ -20,7 +20,11 @@ local buyer = ARGV[1]
 local earliest = num(redis.call('HGET', KEYS[5], buyer), nil)
 if earliest and now < earliest then return { 'too-soon', earliest - now } end
 admit(room, now, tonumber(ARGV[2]))
-if endExpiredTurn(now, buyer) then enqueue(room, now, buyer, 0) end
-local answer = ticket(room, now, buyer, tonumber(ARGV[3]))
+local passExpiry = passExpiryOf(buyer)
+if endExpiredTurn(now, buyer, passExpiry) then
+  passExpiry = nil
+  enqueue(room, now, buyer, 0)
+end
+local answer = ticket(room, now, buyer, tonumber(ARGV[3]), passExpiry)
 if answer == nil then return 'no-ticket' end
 return answer

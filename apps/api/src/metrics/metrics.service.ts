@@ -80,6 +80,9 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** One child per state, made once (see purchaseCounter). */
+  private readonly roomAnswerCounters = new Map<string, Counter.Internal>();
+
   constructor(
     private readonly productQueues: ProductQueues,
     leaseRepository: StockLeaseRepository,
@@ -323,7 +326,12 @@ export class MetricsService {
 
   /** A waiting-room join or poll, by the state it answered (or `too-soon`, `no-ticket`). */
   countRoomAnswer(state: string): void {
-    this.roomAnswers.labels(state).inc();
+    let child = this.roomAnswerCounters.get(state);
+    if (!child) {
+      child = this.roomAnswers.labels(state);
+      this.roomAnswerCounters.set(state, child);
+    }
+    child.inc();
   }
 
   /** A purchase refused by load shedding (protection/load-shedder.ts); also counted as UNAVAILABLE. */

@@ -14,6 +14,13 @@ import { Store, storage } from 'nestjs-pino/storage';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { isContractAnswer } from '../common/error.filter';
 import { PURCHASE_ROUTE } from '../purchase/purchase.route';
+import { WAITING_ROOM_ROUTE } from '../waiting-room/waiting-room.controller';
+
+/**
+ * The routes a crowd floods (the purchase, the waiting room's joins and polls): their ordinary answers are
+ * sampled, being counted anyway (`flash_sale_purchases_total`, `flash_sale_waiting_room_answers_total`).
+ */
+const FLOOD_ROUTES: ReadonlySet<string> = new Set([PURCHASE_ROUTE, WAITING_ROOM_ROUTE]);
 
 /** Probes and scrapers call these every few seconds: a log line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/(health|metrics)([/?]|$)/;
@@ -85,14 +92,15 @@ export function createRootLogger(ops: AppConfig['ops'], service: string): Logger
  * `retry-after` such as db-optimistic's "retries ran out, try again" — is an `info` line: in a flash sale
  * they are the normal answers, and `npm start`'s terminal shows only warnings and errors.
  *
- * The purchase route's answers below 500 are sampled (PURCHASE_ACCESS_LOG_PERCENT, 1 % by default): in
- * a flash sale they are a flood of identical lines, counted anyway by `flash_sale_purchases_total`.
+ * The answers below 500 of the purchase route and of the waiting room's queue route are sampled
+ * (PURCHASE_ACCESS_LOG_PERCENT, 1 % by default): in a flash sale they are a flood of identical lines,
+ * counted anyway (FLOOD_ROUTES).
  * Every other request, every 5xx and error, and every request that brought its own `x-request-id` (someone
  * is tracing it) keep their line; every response carries its `x-request-id` and every line written while
  * it is handled carries it as `reqId`.
  */
 export class AccessLog extends LogController {
-  /** Log one purchase answer in this many; 0: none. */
+  /** Log one answer of a flood route in this many; 0: none. */
   private readonly purchaseEvery: number;
   private purchaseAnswers = 0;
 
@@ -118,7 +126,8 @@ export class AccessLog extends LogController {
   }
 
   private sampledOut(request: FastifyRequest): boolean {
-    if (request.routeOptions.url !== PURCHASE_ROUTE || request.headers['x-request-id'] === request.id) return false;
+    if (!FLOOD_ROUTES.has(request.routeOptions.url ?? '') || request.headers['x-request-id'] === request.id)
+      return false;
     if (this.purchaseEvery === 0) return true;
     this.purchaseAnswers = (this.purchaseAnswers + 1) % this.purchaseEvery;
     return this.purchaseAnswers !== 0;

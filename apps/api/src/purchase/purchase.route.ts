@@ -113,7 +113,8 @@ export class PurchaseRoute implements OnModuleInit {
     // Only while the gate is reading a sale that just sold out: a live purchase waits for nothing here.
     const learning = this.soldOut.learning(saleId);
     if (learning) await learning;
-    if (this.soldOut.refuses(saleId, userId, order)) {
+    const refused = this.soldOut.refuses(saleId, userId, order);
+    if (refused === true || (refused !== false && (await refused))) {
       this.soldOut.answer(reply);
       return undefined;
     }

@@ -1,4 +1,4 @@
-import { ErrorCode } from '@flash-sale/domain';
+import { ErrorCode, type SaleTerms } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { toErrorResponse } from '../common/error-body';
@@ -28,13 +28,25 @@ export class SoldOutFastPath {
     private readonly metrics: MetricsService,
   ) {}
 
-  /** True when 410 SOLD_OUT is certainly the answer (then `answer` gives it); false: ask Redis. */
-  refuses(saleId: string, userId: string, order: PurchaseOrder): boolean {
+  /**
+   * True when 410 SOLD_OUT is certainly the answer (then `answer` gives it); false: ask Redis. Synchronous
+   * but for a flagged sale whose definition this instance no longer holds (nobody bought for longer than
+   * the catalog keeps it): then one read of it, shared by the whole flood, rather than every buyer of the
+   * flood asking Redis and spending rate limits until it is back.
+   */
+  refuses(saleId: string, userId: string, order: PurchaseOrder): boolean | Promise<boolean> {
     // The flag lookup first: on a sale that is not flagged (every live sale) nothing else is done here.
     if (!this.gate.isFlagged(saleId)) return false;
     const sale = this.catalog.peek(saleId);
-    if (!sale || sale.strategy !== 'redis-lua') return false;
-    return this.gate.refuses(sale, userId, order.token, order.quantity);
+    if (sale) return this.certain(sale, userId, order);
+    return this.catalog.get(saleId).then(
+      (loaded) => this.certain(loaded, userId, order),
+      () => false, // the full path answers (its 404, or the dependency's 503)
+    );
+  }
+
+  private certain(sale: SaleTerms, userId: string, order: PurchaseOrder): boolean {
+    return sale.strategy === 'redis-lua' && this.gate.refuses(sale, userId, order.token, order.quantity);
   }
 
   /** Redis just said SOLD_OUT and the gate is reading the sale: ask again once it has (never rejects). */

@@ -6,6 +6,9 @@ import { AdminOnly, Authenticated, CurrentUser } from '../auth/auth.guard';
 import { RateLimit } from '../protection/rate-limit.interceptor';
 import { WaitingRoom } from './waiting-room.service';
 
+/** The joins' and polls' route as Fastify knows it (the access log samples it: ops/logging.ts). */
+export const WAITING_ROOM_ROUTE = '/api/sales/:id/queue';
+
 /**
  * A buyer's ticket in a sale's waiting room (docs/api.md "The waiting room"). The poll is not rate
  * limited here: the room's own script refuses a poll sooner than its advice, in the same round trip.

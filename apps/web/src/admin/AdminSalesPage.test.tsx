@@ -111,6 +111,16 @@ describe('AdminSalesPage', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('Could not preload “Trail sneakers”');
   });
 
+  it('marks a sale with a waiting room', async () => {
+    const roomSale = makeSale({ id: 's-3', name: 'Queued drop', waitingRoom: { admitPerSecond: 5, passSeconds: 60 } });
+    server.use(http.get('/api/admin/sales', () => HttpResponse.json([sneakers, roomSale])));
+    renderApp('/admin', { adminToken: 'admin-jwt' });
+
+    const withRoom = await screen.findByRole('rowheader', { name: /Queued drop/ });
+    expect(within(withRoom).getByText('room')).toHaveAttribute('title', 'Buyers wait in a waiting room');
+    expect(within(screen.getByRole('rowheader', { name: 'Trail sneakers' })).queryByText('room')).toBeNull();
+  });
+
   it('invites to create the first sale when there is none', async () => {
     server.use(http.get('/api/admin/sales', () => HttpResponse.json([])));
     renderApp('/admin', { adminToken: 'admin-jwt' });

@@ -127,6 +127,14 @@ function SaleRow({ sale, preloading, onPreload }: SaleRowProps) {
     <tr>
       <th scope="row" id={nameId}>
         <Link to={`/admin/sales/${encodeURIComponent(sale.id)}`}>{sale.name}</Link>
+        {sale.waitingRoom && (
+          <>
+            {' '}
+            <span className="badge badge--room" title="Buyers wait in a waiting room">
+              room
+            </span>
+          </>
+        )}
       </th>
       <Cell label="Strategy">
         <StrategyBadge strategy={sale.strategy} />

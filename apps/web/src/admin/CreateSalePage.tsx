@@ -9,6 +9,7 @@ import { ErrorNotice } from '../components/ErrorNotice';
 import { asAdmin } from './admin-request';
 import { FormField, InputField, NumberField, SelectField } from '../components/FormField';
 import { defaultSaleFormValues, saleFormSchema, type SaleFormValues, WHOLE_NUMBER_FIELDS } from './sale-form-schema';
+import { WaitingRoomFields } from './WaitingRoomFields';
 
 /** How each strategy sells (docs/architecture.md "Strategies"), as the select's options and the hint beneath it. */
 const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
@@ -79,6 +80,8 @@ export function CreateSalePage() {
     formState: { errors },
   } = useForm<SaleFormValues, unknown, CreateSaleRequest>({ resolver: zodResolver(saleFormSchema), defaultValues });
   const strategy = useWatch({ control, name: 'strategy' });
+  const roomEnabled = useWatch({ control, name: 'waitingRoom.enabled' });
+  const roomErrors = errors.waitingRoom;
   /** A field's id, error and react-hook-form registration, for an InputField. */
   const field = (name: keyof SaleFormValues) => ({
     id: fieldId(name),
@@ -201,6 +204,22 @@ export function CreateSalePage() {
             />
           )}
         </fieldset>
+
+        <WaitingRoomFields
+          idPrefix={idPrefix}
+          enabled={roomEnabled}
+          inputs={{
+            enabled: register('waitingRoom.enabled'),
+            admitPerSecond: register('waitingRoom.admitPerSecond'),
+            maxShopping: register('waitingRoom.maxShopping'),
+            passSeconds: register('waitingRoom.passSeconds'),
+          }}
+          errors={{
+            admitPerSecond: roomErrors?.admitPerSecond?.message,
+            maxShopping: roomErrors?.maxShopping?.message,
+            passSeconds: roomErrors?.passSeconds?.message,
+          }}
+        />
 
         {create.isError && <ErrorNotice error={create.error} title="The sale was not created" />}
         <div className="button-row">

@@ -1,17 +1,36 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useState } from 'react';
+import { type ChangeEvent, type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, queryKeys } from '../api/endpoints';
-import { type Sale, SALE_LIMITS, type UpdateSaleRequest } from '@flash-sale/contract';
+import {
+  type Sale,
+  SALE_LIMITS,
+  type UpdateSaleRequest,
+  WAITING_ROOM_DEFAULTS,
+  type WaitingRoomRequest,
+  type WaitingRoomSettings,
+} from '@flash-sale/contract';
 import { ErrorNotice, QueryProgress } from '../components/ErrorNotice';
 import { FormField, InputField } from '../components/FormField';
 import { asAdmin } from './admin-request';
+import { type WaitingRoomFormValues, waitingRoomFormValues, waitingRoomSchema } from './sale-form-schema';
+import { type WaitingRoomNumber, WaitingRoomFields } from './WaitingRoomFields';
 
 /** A `datetime-local` value (browser-local time, minutes) for an ISO instant, and back. */
 function toLocalInput(iso: string): string {
   const date = new Date(iso);
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Whether the room in the form is the one the sale has (then a Save does not send it). */
+function sameRoom(room: WaitingRoomRequest | null, saved: WaitingRoomSettings | null): boolean {
+  if (room === null || saved === null) return room === saved;
+  return (
+    room.admitPerSecond === saved.admitPerSecond &&
+    room.maxShopping === saved.maxShopping &&
+    (room.passSeconds ?? WAITING_ROOM_DEFAULTS.passSeconds) === saved.passSeconds
+  );
 }
 
 /** Ends a sale now: `endsAt` = now, after which the API refuses purchases as SALE_ENDED. */
@@ -28,7 +47,10 @@ export function useEndSaleNow() {
   });
 }
 
-/** Name, description, picture and end of a sale (docs/api.md, `PATCH /api/admin/sales/:id`); stock is not editable. */
+/**
+ * Name, description, picture, end and waiting room of a sale (docs/api.md, `PATCH /api/admin/sales/:id`);
+ * stock is not editable.
+ */
 export function EditSalePage() {
   const { saleId = '' } = useParams();
   const sale = useQuery({ queryKey: queryKeys.sale(saleId), queryFn: ({ signal }) => api.getSale(saleId, signal) });
@@ -46,6 +68,9 @@ function EditSaleForm({ sale }: { sale: Sale }) {
   // it, and a Save of the other fields must not send the old end back, which would re-open the sale.
   const [typedEnd, setTypedEnd] = useState<string | null>(null);
   const endsAt = typedEnd ?? savedEnd;
+  const [room, setRoom] = useState(() => waitingRoomFormValues(sale.waitingRoom));
+  const [roomErrors, setRoomErrors] = useState<Partial<Record<WaitingRoomNumber, string>>>({});
+  const roomId = useId();
   const confirmId = useId();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
@@ -63,11 +88,24 @@ function EditSaleForm({ sale }: { sale: Sale }) {
   const [confirmingEnd, setConfirmingEnd] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    const parsedRoom = waitingRoomSchema.safeParse(room);
+    if (!parsedRoom.success) {
+      const errors: Partial<Record<WaitingRoomNumber, string>> = {};
+      for (const issue of parsedRoom.error.issues) errors[issue.path[0] as WaitingRoomNumber] ??= issue.message;
+      return setRoomErrors(errors);
+    }
+    setRoomErrors({});
     const input: UpdateSaleRequest = { name: name.trim(), description, imageUrl: imageUrl.trim() };
     const end = new Date(endsAt);
     if (typedEnd !== null && !Number.isNaN(end.getTime()) && typedEnd !== savedEnd) input.endsAt = end.toISOString();
+    // Sent only when changed: a Save of the other fields leaves a room a dashboard may be changing live alone.
+    if (!sameRoom(parsedRoom.data, sale.waitingRoom)) input.waitingRoom = parsedRoom.data;
     save.mutate(input);
   };
+  const roomInput = (name: Exclude<keyof WaitingRoomFormValues, 'enabled'>) => ({
+    value: room[name],
+    onChange: (event: ChangeEvent<HTMLInputElement>) => setRoom({ ...room, [name]: event.target.value }),
+  });
   const ended = sale.status === 'ended';
 
   return (
@@ -152,6 +190,28 @@ function EditSaleForm({ sale }: { sale: Sale }) {
           type="datetime-local"
           value={endsAt}
           onChange={(e) => setTypedEnd(e.target.value)}
+        />
+        <WaitingRoomFields
+          idPrefix={roomId}
+          enabled={room.enabled}
+          inputs={{
+            enabled: {
+              checked: room.enabled,
+              onChange: (event) => setRoom({ ...room, enabled: event.target.checked }),
+            },
+            admitPerSecond: roomInput('admitPerSecond'),
+            maxShopping: roomInput('maxShopping'),
+            passSeconds: roomInput('passSeconds'),
+          }}
+          errors={roomErrors}
+          note={
+            sale.waitingRoom &&
+            !room.enabled && (
+              <p className="notice notice--warning">
+                Saving removes the waiting room: every buyer waiting in it may buy at once.
+              </p>
+            )
+          }
         />
         {save.isError && <ErrorNotice error={save.error} title="Could not save" />}
         <button type="submit" className="button" disabled={save.isPending || !name.trim()}>

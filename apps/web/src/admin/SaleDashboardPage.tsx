@@ -1,5 +1,5 @@
 import { ErrorCode, type SaleDashboard } from '@flash-sale/contract';
-import { type ReactNode, useId } from 'react';
+import { useId } from 'react';
 import { Link, useParams } from 'react-router';
 import { isApiError } from '../api/api-error';
 import { SaleStatusBadge, StrategyBadge } from '../components/badges';
@@ -11,11 +11,16 @@ import { ApiDocsLink, QueueDashboardLink } from './OpsLinks';
 import { OrdersByStatusTable } from './OrdersByStatusTable';
 import { PreloadNotice } from './PreloadNotice';
 import { PurchasesPerSecondChart } from './PurchasesPerSecondChart';
+import { Stat } from './Stat';
 import { purchasesPerSecond } from './purchases-per-second';
 import { canPreload, usePreloadSale } from './use-preload-sale';
 import { useSaleDashboard } from './use-sale-dashboard';
+import { WaitingRoomLivePanel } from './WaitingRoomLivePanel';
 
-/** One sale, live: stock, purchases, the order queue, purchases per second and the audit's verdict. */
+/**
+ * One sale, live: stock, purchases, the order queue, its waiting room (if it has one), purchases per
+ * second and the audit's verdict.
+ */
 export function SaleDashboardPage() {
   const { saleId = '' } = useParams();
   const dashboard = useSaleDashboard(saleId);
@@ -59,6 +64,7 @@ export function SaleDashboardPage() {
                 {sale.buckets} buckets
               </span>
             )}
+            {sale.waitingRoom && <span className="badge badge--room">Waiting room</span>}
           </div>
           {sale.status === 'upcoming' && (
             <p className="dashboard-countdown">
@@ -113,6 +119,7 @@ export function SaleDashboardPage() {
       )}
 
       <DashboardStats dashboard={latest} />
+      {sale.waitingRoom && <WaitingRoomLivePanel key={sale.id} sale={sale} room={sale.waitingRoom} />}
 
       <div className="dashboard-grid">
         <section className="card panel" aria-labelledby={chartHeadingId}>
@@ -145,23 +152,5 @@ function DashboardStats({ dashboard }: { dashboard: SaleDashboard }) {
         alert={handoff.failedJobs > 0}
       />
     </dl>
-  );
-}
-
-interface StatProps {
-  label: string;
-  value: string;
-  detail?: ReactNode;
-  /** Draws the eye: a number that should be zero is not. */
-  alert?: boolean;
-}
-
-function Stat({ label, value, detail, alert = false }: StatProps) {
-  return (
-    <div className={`card stat${alert ? ' stat--alert' : ''}`}>
-      <dt className="stat__label">{label}</dt>
-      <dd className="stat__value">{value}</dd>
-      {detail && <dd className="stat__detail">{detail}</dd>}
-    </div>
   );
 }

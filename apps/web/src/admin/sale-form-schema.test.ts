@@ -1,4 +1,4 @@
-import { SALE_LIMITS } from '@flash-sale/contract';
+import { SALE_LIMITS, WAITING_ROOM_LIMITS } from '@flash-sale/contract';
 import {
   defaultSaleFormValues,
   localDateTimeToIso,
@@ -6,6 +6,9 @@ import {
   saleFormSchema,
   type SaleFormValues,
   toLocalDateTime,
+  type WaitingRoomFormValues,
+  waitingRoomFormValues,
+  waitingRoomSchema,
 } from './sale-form-schema';
 import { makeCreateSaleRequest } from './test-fixtures';
 
@@ -21,6 +24,7 @@ const valid: SaleFormValues = {
   strategy: 'redis-lua',
   paymentTimeoutSeconds: '600',
   buckets: '1',
+  waitingRoom: { enabled: false, admitPerSecond: '', maxShopping: '', passSeconds: '' },
 };
 
 /** The first message per field, as react-hook-form shows them. */
@@ -139,5 +143,71 @@ describe('saleFormSchema', () => {
   it('knows only the four strategies', () => {
     expect(errorsOf({ strategy: 'fast' as never })).toHaveProperty('strategy');
     expect(errorsOf({ strategy: 'naive-unsafe' })).toEqual({});
+  });
+});
+
+describe('the waiting room fields', () => {
+  const room: WaitingRoomFormValues = { enabled: true, admitPerSecond: '50', maxShopping: '', passSeconds: '120' };
+
+  /** The first message per room field. */
+  function roomErrorsOf(values: Partial<WaitingRoomFormValues>): Record<string, string> {
+    const result = waitingRoomSchema.safeParse({ ...room, ...values });
+    if (result.success) return {};
+    const errors: Record<string, string> = {};
+    for (const issue of result.error.issues) errors[issue.path.join('.')] ??= issue.message;
+    return errors;
+  }
+
+  it('sends no room while switched off, whatever its numbers say', () => {
+    expect(saleFormSchema.parse(valid)).not.toHaveProperty('waitingRoom');
+    expect(waitingRoomSchema.parse({ ...room, enabled: false, admitPerSecond: 'lots' })).toBeNull();
+  });
+
+  it('sends the room with its numbers, and no cap when max shopping is left empty', () => {
+    expect(saleFormSchema.parse({ ...valid, waitingRoom: room })).toMatchObject({
+      waitingRoom: { admitPerSecond: 50, passSeconds: 120 },
+    });
+    expect(waitingRoomSchema.parse(room)).toEqual({ admitPerSecond: 50, passSeconds: 120 });
+    expect(waitingRoomSchema.parse({ ...room, maxShopping: ' 200 ' })).toEqual({
+      admitPerSecond: 50,
+      maxShopping: 200,
+      passSeconds: 120,
+    });
+  });
+
+  it('keeps each number within WAITING_ROOM_LIMITS', () => {
+    expect(roomErrorsOf({ admitPerSecond: '0' })).toEqual({ admitPerSecond: 'At least 1' });
+    expect(roomErrorsOf({ admitPerSecond: String(WAITING_ROOM_LIMITS.maxAdmitPerSecond + 1) })).toEqual({
+      admitPerSecond: 'At most 100,000',
+    });
+    expect(roomErrorsOf({ admitPerSecond: '' })).toEqual({
+      admitPerSecond: 'Enter how many buyers to admit per second',
+    });
+    expect(roomErrorsOf({ passSeconds: String(WAITING_ROOM_LIMITS.minPassSeconds - 1) })).toEqual({
+      passSeconds: 'At least 10',
+    });
+    expect(roomErrorsOf({ passSeconds: String(WAITING_ROOM_LIMITS.maxPassSeconds + 1) })).toEqual({
+      passSeconds: 'At most 3,600',
+    });
+    expect(roomErrorsOf({ maxShopping: '0' })).toEqual({ maxShopping: 'At least 1' });
+    expect(roomErrorsOf({ maxShopping: '2.5' })).toEqual({ maxShopping: 'Enter a whole number' });
+    expect(roomErrorsOf({ maxShopping: String(WAITING_ROOM_LIMITS.maxMaxShopping + 1) })).toEqual({
+      maxShopping: 'At most 10,000,000',
+    });
+  });
+
+  it("shows a sale's room in its fields, and a new room's defaults switched off", () => {
+    expect(waitingRoomFormValues(null)).toEqual({
+      enabled: false,
+      admitPerSecond: '50',
+      maxShopping: '',
+      passSeconds: '120',
+    });
+    expect(waitingRoomFormValues({ admitPerSecond: 5, maxShopping: 40, passSeconds: 60 })).toEqual({
+      enabled: true,
+      admitPerSecond: '5',
+      maxShopping: '40',
+      passSeconds: '60',
+    });
   });
 });

@@ -1,4 +1,13 @@
-import { type CreateSaleRequest, SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
+import {
+  type CreateSaleRequest,
+  SALE_LIMITS,
+  SALE_STRATEGIES,
+  type SaleStrategy,
+  WAITING_ROOM_DEFAULTS,
+  WAITING_ROOM_LIMITS,
+  type WaitingRoomRequest,
+  type WaitingRoomSettings,
+} from '@flash-sale/contract';
 import { z } from 'zod';
 
 /** What the create-sale form's inputs hold: strings, exactly as the browser hands them over. */
@@ -17,6 +26,29 @@ export interface SaleFormValues {
   paymentTimeoutSeconds: string;
   /** redis-lua only: Redis buckets the stock is spread over. */
   buckets: string;
+  waitingRoom: WaitingRoomFormValues;
+}
+
+/** A sale's waiting room as its fields hold it: the numbers are checked only while `enabled` is on. */
+export interface WaitingRoomFormValues {
+  enabled: boolean;
+  admitPerSecond: string;
+  /** Empty: no cap. */
+  maxShopping: string;
+  passSeconds: string;
+}
+
+/** What a new room admits per second until the admin says otherwise. */
+const DEFAULT_ADMIT_PER_SECOND = 50;
+
+/** The fields of a sale's room (`null`: none), or a new room's defaults, switched off. */
+export function waitingRoomFormValues(settings: WaitingRoomSettings | null): WaitingRoomFormValues {
+  return {
+    enabled: settings !== null,
+    admitPerSecond: String(settings?.admitPerSecond ?? DEFAULT_ADMIT_PER_SECOND),
+    maxShopping: settings?.maxShopping === undefined ? '' : String(settings.maxShopping),
+    passSeconds: String(settings?.passSeconds ?? WAITING_ROOM_DEFAULTS.passSeconds),
+  };
 }
 
 /**
@@ -66,6 +98,7 @@ export function defaultSaleFormValues(now: Date): SaleFormValues {
     strategy: 'redis-lua',
     paymentTimeoutSeconds: '600',
     buckets: '1',
+    waitingRoom: waitingRoomFormValues(null),
   };
 }
 
@@ -83,6 +116,24 @@ export const WHOLE_NUMBER_FIELDS = {
   buckets: { min: 1, max: SALE_LIMITS.maxBuckets, missing: 'Enter how many buckets' },
 } as const satisfies Partial<Record<keyof SaleFormValues, { min: number; max: number; missing: string }>>;
 
+/** The room's whole-number fields, bounded by WAITING_ROOM_LIMITS (`maxShopping` may be left empty). */
+export const WAITING_ROOM_FIELDS = {
+  admitPerSecond: {
+    min: WAITING_ROOM_LIMITS.minAdmitPerSecond,
+    max: WAITING_ROOM_LIMITS.maxAdmitPerSecond,
+    missing: 'Enter how many buyers to admit per second',
+  },
+  maxShopping: { min: 1, max: WAITING_ROOM_LIMITS.maxMaxShopping, missing: '' },
+  passSeconds: {
+    min: WAITING_ROOM_LIMITS.minPassSeconds,
+    max: WAITING_ROOM_LIMITS.maxPassSeconds,
+    missing: 'Enter how long a pass lasts',
+  },
+} as const satisfies Record<
+  Exclude<keyof WaitingRoomFormValues, 'enabled'>,
+  { min: number; max: number; missing: string }
+>;
+
 function wholeNumber({ min, max, missing }: { min: number; max: number; missing: string }) {
   return z
     .string()
@@ -96,6 +147,18 @@ function wholeNumber({ min, max, missing }: { min: number; max: number; missing:
         .min(min, `At least ${count(min)}`)
         .max(max, `At most ${count(max)}`),
     );
+}
+
+/** A whole number within bounds, or undefined when left empty. */
+function optionalWholeNumber(bounds: { min: number; max: number; missing: string }) {
+  const number = wholeNumber(bounds);
+  return z.string().transform((value, ctx): number | undefined => {
+    if (value.trim() === '') return undefined;
+    const parsed = number.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+    return z.NEVER;
+  });
 }
 
 /** A transform by `parse`, which answers undefined for what it cannot read: then `message` is the field's error. */
@@ -123,6 +186,33 @@ function isWebAddress(value: string): boolean {
     return false;
   }
 }
+
+/** A room's fields, as the `waitingRoom` of a create or `PATCH` body: `null` when switched off. */
+export const waitingRoomSchema: z.ZodType<WaitingRoomRequest | null, WaitingRoomFormValues> = z
+  .discriminatedUnion('enabled', [
+    // Switched off, the numbers are kept as typed (the admin may switch it on again) and not checked.
+    z.object({
+      enabled: z.literal(false),
+      admitPerSecond: z.string(),
+      maxShopping: z.string(),
+      passSeconds: z.string(),
+    }),
+    z.object({
+      enabled: z.literal(true),
+      admitPerSecond: wholeNumber(WAITING_ROOM_FIELDS.admitPerSecond),
+      maxShopping: optionalWholeNumber(WAITING_ROOM_FIELDS.maxShopping),
+      passSeconds: wholeNumber(WAITING_ROOM_FIELDS.passSeconds),
+    }),
+  ])
+  .transform((room): WaitingRoomRequest | null =>
+    room.enabled
+      ? {
+          admitPerSecond: room.admitPerSecond,
+          ...(room.maxShopping === undefined ? {} : { maxShopping: room.maxShopping }),
+          passSeconds: room.passSeconds,
+        }
+      : null,
+  );
 
 /**
  * The create-sale form: validates what the admin typed with the API's own limits, so mistakes show
@@ -157,6 +247,7 @@ export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
     strategy: z.enum(SALE_STRATEGIES, 'Choose a strategy'),
     paymentTimeoutSeconds: wholeNumber(WHOLE_NUMBER_FIELDS.paymentTimeoutSeconds),
     buckets: wholeNumber(WHOLE_NUMBER_FIELDS.buckets),
+    waitingRoom: waitingRoomSchema,
   })
   .refine((sale) => Date.parse(sale.endsAt) > Date.parse(sale.startsAt), {
     message: 'The sale must end after it starts',
@@ -164,9 +255,10 @@ export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
     // Compare the two times whenever both parsed, even while other fields still have errors.
     when: ({ issues }) => !issues.some((issue) => issue.path?.[0] === 'startsAt' || issue.path?.[0] === 'endsAt'),
   })
-  .transform(({ price, description, imageUrl, buckets, ...sale }): CreateSaleRequest => ({
+  .transform(({ price, description, imageUrl, buckets, waitingRoom, ...sale }): CreateSaleRequest => ({
     ...sale,
     priceCents: price,
+    ...(waitingRoom ? { waitingRoom } : {}),
     ...(description ? { description } : {}),
     ...(imageUrl ? { imageUrl } : {}),
     // Buckets only spread a redis-lua sale; one is what the server assumes anyway.

@@ -1,5 +1,5 @@
 // Test data for the admin console's tests: valid docs/api.md shapes, overridden per test.
-import type { Audit, CreateSaleRequest, Sale, SaleDashboard } from '@flash-sale/contract';
+import type { Audit, CreateSaleRequest, Sale, SaleDashboard, WaitingRoomState } from '@flash-sale/contract';
 import { http, HttpResponse } from 'msw';
 import { aSale, errorBody } from '../test/api-fixtures';
 
@@ -59,4 +59,18 @@ export function makeDashboard(overrides: Partial<SaleDashboard> = {}): SaleDashb
 /** A handler: the API refuses the sale's dashboard with `code` and `status`. */
 export function dashboardRefused(saleId: string, code: string, status: number) {
   return http.get(`/api/admin/sales/${saleId}/dashboard`, () => HttpResponse.json(errorBody(code), { status }));
+}
+
+/** A busy room: 1,200 waiting, admitting 50 per second (measured a little under), 180 of at most 200 shopping. */
+export function makeRoomState(overrides: Partial<WaitingRoomState> = {}): WaitingRoomState {
+  return {
+    waiting: 1_200,
+    admitted: 640,
+    shopping: 180,
+    admitPerSecond: 50,
+    maxShopping: 200,
+    measuredAdmitPerSecond: 48.6,
+    estimatedDrainSeconds: 25,
+    ...overrides,
+  };
 }

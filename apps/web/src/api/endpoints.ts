@@ -13,6 +13,8 @@ import type {
   SaleDashboard,
   SalePurpose,
   SubmitToken,
+  Ticket,
+  WaitingRoomState,
 } from '@flash-sale/contract';
 
 /** Every route of docs/api.md the storefront and the admin console use, typed. */
@@ -29,8 +31,17 @@ export const api = {
   getSale: (saleId: string, signal?: AbortSignal) =>
     apiRequest<Sale>(`/sales/${encodeURIComponent(saleId)}`, { signal }),
 
-  fetchSubmitToken: (saleId: string, token: string) =>
-    apiRequest<SubmitToken>(`/sales/${encodeURIComponent(saleId)}/tokens`, { method: 'POST', token }),
+  /** `pass`: the admission pass of a sale with a waiting room (docs/api.md "The waiting room"). */
+  fetchSubmitToken: (saleId: string, token: string, pass?: string) =>
+    apiRequest<SubmitToken>(`/sales/${encodeURIComponent(saleId)}/tokens`, {
+      method: 'POST',
+      token,
+      ...(pass === undefined ? {} : { body: { pass } }),
+    }),
+  joinWaitingRoom: (saleId: string, token: string, signal?: AbortSignal) =>
+    apiRequest<Ticket>(`/sales/${encodeURIComponent(saleId)}/queue`, { method: 'POST', token, signal }),
+  ticket: (saleId: string, token: string, signal?: AbortSignal) =>
+    apiRequest<Ticket>(`/sales/${encodeURIComponent(saleId)}/queue`, { token, signal }),
   purchase: (saleId: string, submitToken: string, quantity: number, token: string) =>
     apiRequest<PurchaseAccepted>(`/sales/${encodeURIComponent(saleId)}/purchase`, {
       method: 'POST',
@@ -84,6 +95,8 @@ export const api = {
     apiRequest<DemoRunReport[]>('/admin/demo-runs', { token: adminToken, signal }),
   saleDashboard: (saleId: string, adminToken: string, signal?: AbortSignal) =>
     apiRequest<SaleDashboard>(`/admin/sales/${encodeURIComponent(saleId)}/dashboard`, { token: adminToken, signal }),
+  waitingRoomState: (saleId: string, adminToken: string, signal?: AbortSignal) =>
+    apiRequest<WaitingRoomState>(`/admin/sales/${encodeURIComponent(saleId)}/queue`, { token: adminToken, signal }),
 };
 
 /** TanStack Query keys, in one place so a mutation invalidates exactly what it changed. */
@@ -94,6 +107,7 @@ export const queryKeys = {
   orders: (userId: string) => ['orders', userId] as const,
   order: (orderNo: string) => ['order', orderNo] as const,
   dashboard: (saleId: string) => ['admin', 'dashboard', saleId] as const,
+  waitingRoomState: (saleId: string) => ['admin', 'waiting-room', saleId] as const,
   saleOrders: (saleId: string, status: string, q: string) => ['admin', 'orders', saleId, status, q] as const,
   demoRuns: ['admin', 'demo-runs'] as const,
   demoRun: (id: string) => ['admin', 'demo-runs', id] as const,

@@ -11,6 +11,15 @@ describe('errorMessage', () => {
     expect(errorMessage(new ApiError(503, ErrorCode.Unavailable, 'x'))).toMatch(/unavailable/i);
   });
 
+  it("words the waiting room's refusals", () => {
+    expect(errorMessage(new ApiError(403, ErrorCode.AdmissionRequired, 'x'))).toBe(
+      'Your turn to buy has not come yet, or it ran out. Wait for your turn in the line.',
+    );
+    expect(errorMessage(new ApiError(409, ErrorCode.NoWaitingRoom, 'x'))).toBe(
+      'This sale has no waiting room (any more).',
+    );
+  });
+
   it('tells how long to wait when the API is rate limiting', () => {
     expect(errorMessage(new ApiError(429, ErrorCode.RateLimited, 'x', 3))).toBe(
       'Too many requests right now. Please wait 3 s and try again.',

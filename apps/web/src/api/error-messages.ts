@@ -12,6 +12,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   [ErrorCode.SaleEnded]: 'This sale has ended.',
   [ErrorCode.RateLimited]: 'Too many requests right now.',
   [ErrorCode.Unavailable]: 'The shop is briefly unavailable. Nothing was charged — please try again in a moment.',
+  [ErrorCode.AdmissionRequired]: 'Your turn to buy has not come yet, or it ran out. Wait for your turn in the line.',
+  [ErrorCode.NoWaitingRoom]: 'This sale has no waiting room (any more).',
   [ErrorCode.TokenInvalid]: 'Your checkout session expired. Press Buy again to get a fresh one.',
   [ErrorCode.Unauthenticated]: 'Please sign in to continue.',
   [ErrorCode.Forbidden]: 'This needs an administrator account.',

@@ -61,3 +61,12 @@ export function formatSpan(totalSeconds: number): string {
   ];
   return parts.filter(Boolean).join(' ');
 }
+
+/**
+ * An estimated wait for a sentence, as rough as an estimate is: 40 → "less than a minute", 150 →
+ * "about 3 minutes", 4000 → "about 1 hour 7 minutes".
+ */
+export function formatWait(totalSeconds: number): string {
+  if (totalSeconds < 60) return 'less than a minute';
+  return `about ${formatSpan(Math.round(totalSeconds / 60) * 60)}`;
+}

@@ -10,6 +10,8 @@ import { StockMeter } from '../components/StockMeter';
 import { OrderTracker } from './OrderTracker';
 import { useBuyFlow } from './use-buy-flow';
 import { useMyOrdersInSale } from './use-held-units';
+import { useWaitingRoom } from './use-waiting-room';
+import { WaitingRoomPanel } from './WaitingRoomPanel';
 
 /** At most this many units in the quantity picker, whatever the per-user limit. */
 const MAX_PICKER_QUANTITY = 10;
@@ -46,10 +48,22 @@ export function BuyPanel({ sale, status, guest }: BuyPanelProps) {
 /**
  * The sale's window in one line or box. `holding`: the shopper already has units here — then a sold-out
  * sale is their success, not a refusal, and is not announced as "Sold out" above their own order.
+ * `inRoom`: the shopper waits in the sale's waiting room, which counts down to the opening itself.
  */
-function SaleWindowNotice({ sale, status, holding = false }: { sale: Sale; status: SaleStatus; holding?: boolean }) {
+function SaleWindowNotice({
+  sale,
+  status,
+  holding = false,
+  inRoom = false,
+}: {
+  sale: Sale;
+  status: SaleStatus;
+  holding?: boolean;
+  inRoom?: boolean;
+}) {
   switch (status) {
     case 'upcoming':
+      if (inRoom) return null;
       return (
         <div className="notice notice--info">
           <Countdown to={sale.startsAt} label="Starts in" done="Opening…" />
@@ -79,16 +93,31 @@ function SaleWindowNotice({ sale, status, holding = false }: { sale: Sale; statu
   }
 }
 
-function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; guest: Session }) {
+/**
+ * What a signed-in shopper can do here: buy, then follow their order. On a sale with a waiting room the
+ * buy step shows only once the room has admitted them (or while a purchase is under way); a shopper at
+ * their limit has nothing to wait for, and does not join.
+ */
+function BuyControls({ sale, status: saleStatus, guest }: { sale: Sale; status: SaleStatus; guest: Session }) {
   const [quantity, setQuantity] = useState(1);
   const quantityId = useId();
-  const flow = useBuyFlow(sale.id, guest);
-  const { mine: mineHere, held } = useMyOrdersInSale(sale.id, guest);
+  const { mine: mineHere, held, loaded } = useMyOrdersInSale(sale.id, guest);
+  const left = Math.max(0, sale.perUserLimit - held);
+  const atLimit = left === 0;
+  const wantsRoom = sale.waitingRoom !== null && !atLimit && saleStatus !== 'ended';
+  const room = useWaitingRoom(sale.id, guest, { enabled: wantsRoom && loaded, unitsLeft: sale.remaining > 0 });
+  const inRoom = wantsRoom && room.phase !== 'gone';
+  const flow = useBuyFlow(
+    sale.id,
+    guest,
+    inRoom ? { admission: { pass: room.ticket?.pass, onRequired: () => room.rejoin(true) } } : {},
+  );
+  // The room hears of a sell-out or of the end at its next poll, before the sale's own figures do.
+  const status = inRoom && (room.phase === 'sold_out' || room.phase === 'ended') ? room.phase : saleStatus;
+  const buyStep = !inRoom || room.phase === 'admitted' || flow.busy;
   // The order to follow: the one just bought, else this shopper's latest in this sale (after a reload).
   const latestHere = mineHere[0];
   const followed = flow.state.phase === 'accepted' ? flow.state.order.orderNo : latestHere?.orderNo;
-  const left = Math.max(0, sale.perUserLimit - held);
-  const atLimit = left === 0;
   const maxQuantity = Math.min(left, MAX_PICKER_QUANTITY);
   const chosen = Math.min(quantity, Math.max(1, maxQuantity));
 
@@ -112,8 +141,9 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
 
   return (
     <>
-      <SaleWindowNotice sale={sale} status={status} holding={held > 0} />
-      {maxQuantity > 1 && status === 'live' && (
+      <SaleWindowNotice sale={sale} status={status} holding={held > 0} inRoom={inRoom} />
+      {inRoom && sale.waitingRoom && <WaitingRoomPanel room={room} passSeconds={sale.waitingRoom.passSeconds} />}
+      {buyStep && maxQuantity > 1 && status === 'live' && (
         <SelectField
           id={quantityId}
           label="Quantity"
@@ -129,7 +159,7 @@ function BuyControls({ sale, status, guest }: { sale: Sale; status: SaleStatus; 
         </SelectField>
       )}
       {/* At the limit there is nothing to press: the hint below says why, and the order follows. */}
-      {(!atLimit || flow.busy) && (
+      {buyStep && (!atLimit || flow.busy) && (
         <button
           type="button"
           className="button button--large"

@@ -53,6 +53,15 @@ async function retryingAfterWaits<T>(attempt: () => Promise<T>, onWait: (seconds
 }
 
 /**
+ * A sale with a waiting room: the admission pass its submit tokens are fetched with, and what to do when
+ * the API refuses it (`403 ADMISSION_REQUIRED`: the buyer's turn is over).
+ */
+export interface Admission {
+  pass: string | undefined;
+  onRequired: () => void;
+}
+
+/**
  * The Buy button's whole job: fetch a submit token, purchase with it, and make double clicks and
  * impatient reloads harmless.
  *
@@ -63,8 +72,13 @@ async function retryingAfterWaits<T>(attempt: () => Promise<T>, onWait: (seconds
  * - A `429`/`503` with `retry-after` is waited out and retried with the same token, twice at most.
  * - On mount, a pending purchase left by a reload is finished: the shopper did click Buy, and the
  *   replay either returns the order that was already made or makes the one that was asked for.
+ * - On a sale with a waiting room the token is fetched with the buyer's admission pass.
  */
-export function useBuyFlow(saleId: string, guest: Session | null, onAccepted?: (order: PurchaseAccepted) => void) {
+export function useBuyFlow(
+  saleId: string,
+  guest: Session | null,
+  { onAccepted, admission }: { onAccepted?: (order: PurchaseAccepted) => void; admission?: Admission } = {},
+) {
   const userId = guest?.user.id;
   const jwt = guest?.token;
   // A purchase a reload interrupted is finished on mount (the effect below): start in that phase.
@@ -74,8 +88,10 @@ export function useBuyFlow(saleId: string, guest: Session | null, onAccepted?: (
   const inFlight = useRef(false);
   // Read at call time, so a caller's inline callback does not make `run` (and the resume effect) new each render.
   const onAcceptedRef = useRef(onAccepted);
+  const admissionRef = useRef(admission);
   useEffect(() => {
     onAcceptedRef.current = onAccepted;
+    admissionRef.current = admission;
   });
   const queryClient = useQueryClient();
 
@@ -89,7 +105,7 @@ export function useBuyFlow(saleId: string, guest: Session | null, onAccepted?: (
           if (resuming) return setState({ phase: 'idle' }); // it expired meanwhile: nothing to finish
           setState({ phase: 'requesting-token' });
           const submitToken = await retryingAfterWaits(
-            () => api.fetchSubmitToken(saleId, jwt),
+            () => api.fetchSubmitToken(saleId, jwt, admissionRef.current?.pass),
             (seconds) => setState({ phase: 'waiting', seconds }),
           );
           pending = { token: submitToken.token, expiresAt: submitToken.expiresAt, quantity };
@@ -105,6 +121,12 @@ export function useBuyFlow(saleId: string, guest: Session | null, onAccepted?: (
         setState({ phase: 'accepted', order });
         onAcceptedRef.current?.(order);
       } catch (error) {
+        const admission = admissionRef.current;
+        if (admission && isApiError(error, ErrorCode.AdmissionRequired)) {
+          // The pass is no longer good (it expired): nothing was bought, and the room takes over again.
+          setState({ phase: 'idle' });
+          return admission.onRequired();
+        }
         const unknown = outcomeUnknown(error);
         if (!unknown) pendingPurchases.clear(userId, saleId);
         if (isApiError(error, ErrorCode.Unauthenticated)) sessionStore.setGuest(null); // expired sign-in

@@ -17,5 +17,6 @@ export function useMyOrdersInSale(saleId: string, guest: Session | null) {
   });
   const mine = myOrders.data?.filter((order) => order.saleId === saleId) ?? [];
   const held = mine.filter((order) => HOLDING.includes(order.status)).reduce((sum, order) => sum + order.quantity, 0);
-  return { mine, held };
+  // `loaded`: whether `held` is known yet (or could not be: the count then stays 0).
+  return { mine, held, loaded: !myOrders.isPending };
 }

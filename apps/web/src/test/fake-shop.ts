@@ -7,17 +7,25 @@ import { server } from './server';
  * A scripted API for one sale: records every token and purchase request, so tests can assert how many
  * purchases a double click sent and with which submit token. `purchaseAnswers` are used in order (the
  * last one repeats); by default a purchase is accepted as QUEUED and the order becomes PENDING_PAYMENT
- * on the next read.
+ * on the next read. The sale is served as it is at each read, so a test may change it.
  */
 export function fakeShop(
   options: {
     sale?: Sale;
     /** An answer of `undefined` falls through to the default (accepted, or the earlier order's replay). */
     purchaseAnswers?: ((token: string) => Response | undefined | Promise<Response | undefined>)[];
+    /** Answers the token request with this body (`{pass}` on a room's sale) instead of issuing a token, if it returns one. */
+    tokenAnswer?: (body: unknown) => Response | undefined;
   } = {},
 ) {
   const sale = options.sale ?? aSale();
-  const calls = { tokens: 0, purchases: [] as { token: string; quantity: number }[], pays: 0 };
+  /** `tokenBodies`: each token request's JSON body, `null` when it had none. */
+  const calls = {
+    tokens: 0,
+    tokenBodies: [] as unknown[],
+    purchases: [] as { token: string; quantity: number }[],
+    pays: 0,
+  };
   const orders = new Map<string, Order>();
   const orderNoByToken = new Map<string, string>();
   let orderReads = 0;
@@ -40,7 +48,12 @@ export function fakeShop(
   server.use(
     http.get(`/api/sales/${sale.id}`, () => HttpResponse.json(sale)),
     http.get('/api/sales', () => HttpResponse.json([sale])),
-    http.post(`/api/sales/${sale.id}/tokens`, () => {
+    http.post(`/api/sales/${sale.id}/tokens`, async ({ request }) => {
+      const text = await request.text();
+      const body: unknown = text ? JSON.parse(text) : null;
+      calls.tokenBodies.push(body);
+      const scripted = options.tokenAnswer?.(body);
+      if (scripted) return scripted;
       calls.tokens += 1;
       return HttpResponse.json(
         { token: `submit-${calls.tokens}`, expiresAt: new Date(Date.now() + 120_000).toISOString() },

@@ -15,6 +15,8 @@
 
 -- How long the measured admission rate remembers (seconds): ETAs follow a change of rate within a few.
 local RATE_MEMORY_S = 5
+-- Admission runs at most this often (ms); a poll in between only reads, and the credit accrues meanwhile.
+local ADMIT_EVERY_MS = 20
 -- Admission credit never banks more than this many seconds of the rate: an idle room does not burst.
 local MAX_CREDIT_S = 1
 -- Poll advice (ms): near the front, far back, for an admitted buyer, and the jitter (± fraction).
@@ -58,6 +60,7 @@ end
 ]]
 local function admit(room, now, remaining)
   if now < room.startsMs then return end
+  if room.lastMs and now - room.lastMs < ADMIT_EVERY_MS then return end
   local last = room.lastMs or room.startsMs
   local elapsedS = math.max(0, now - last) / 1000
   local rate = room.rate or room.admitPerSecond
@@ -99,34 +102,38 @@ local function jittered(ms, draw)
   return math.floor(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * draw))
 end
 
+-- When the buyer's pass expires (ms), or nil if they hold none.
+local function passExpiryOf(buyer)
+  return num(redis.call('HGET', KEYS[4], buyer), nil)
+end
+
 --[[
-  A buyer's ticket: {state, position, etaMs, pollAfterMs, passExpiresMs, waiting}. `position` is 0
-  before the opening (not drawn yet). `draw` in [0, 1) jitters the poll advice. Also records the
-  earliest next poll (half the advice).
+  A buyer's ticket: {state, position, etaMs, pollAfterMs, passExpiresMs, waiting}, or nil if they are
+  neither admitted (`passExpiry` unexpired) nor in line. `position` is 0 before the opening (not drawn
+  yet). `draw` in [0, 1) jitters the poll advice. Also records the earliest next poll (half the advice).
 ]]
-local function ticket(room, now, buyer, draw)
+local function ticket(room, now, buyer, draw, passExpiry)
   local waiting = redis.call('ZCARD', KEYS[2])
-  local passExpiry = num(redis.call('HGET', KEYS[4], buyer), nil)
   local pollAfter
   local result
   if passExpiry and passExpiry > now then
     pollAfter = jittered(POLL_ADMITTED_MS, draw)
     result = { 'admitted', 0, 0, pollAfter, passExpiry, waiting }
-  else
+  elseif now < room.startsMs then
     local place = tonumber(redis.call('ZSCORE', KEYS[2], buyer))
     if place == nil then return nil end
-    if now < room.startsMs then
-      -- Not drawn yet: the expected place is the buyer's draw times the room's size.
-      local untilOpen = room.startsMs - now
-      local eta = untilOpen + math.floor(1000 * place * waiting / etaRate(room))
-      pollAfter = jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(untilOpen / 2))), draw)
-      result = { 'waiting', 0, eta, pollAfter, 0, waiting }
-    else
-      local position = redis.call('ZRANK', KEYS[2], buyer) + 1
-      local eta = math.floor(1000 * position / etaRate(room))
-      pollAfter = jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(eta / 3))), draw)
-      result = { 'waiting', position, eta, pollAfter, 0, waiting }
-    end
+    -- Not drawn yet: the expected place is the buyer's draw times the room's size.
+    local untilOpen = room.startsMs - now
+    local eta = untilOpen + math.floor(1000 * place * waiting / etaRate(room))
+    pollAfter = jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(untilOpen / 2))), draw)
+    result = { 'waiting', 0, eta, pollAfter, 0, waiting }
+  else
+    local rank = redis.call('ZRANK', KEYS[2], buyer)
+    if rank == false then return nil end
+    local position = rank + 1
+    local eta = math.floor(1000 * position / etaRate(room))
+    pollAfter = jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(eta / 3))), draw)
+    result = { 'waiting', position, eta, pollAfter, 0, waiting }
   end
   redis.call('HSET', KEYS[5], buyer, now + math.floor(pollAfter / 2))
   return result
@@ -145,8 +152,7 @@ local function enqueue(room, now, buyer, draw)
 end
 
 -- A turn that ended without buying (its pass expired): the buyer's next poll or join queues them again.
-local function endExpiredTurn(now, buyer)
-  local passExpiry = num(redis.call('HGET', KEYS[4], buyer), nil)
+local function endExpiredTurn(now, buyer, passExpiry)
   if passExpiry and passExpiry <= now then
     redis.call('HDEL', KEYS[4], buyer)
     return true
