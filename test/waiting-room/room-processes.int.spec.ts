@@ -37,13 +37,13 @@ describe('the waiting room across API processes and a Redis restart', () => {
     await testEnv?.cleanup();
   });
 
-  async function roomSale(waitingRoom: Record<string, number>, strategy = 'redis-lua'): Promise<Sale> {
+  async function roomSale(waitingRoom: Record<string, number>, strategy = 'redis-lua', stock = 100): Promise<Sale> {
     const created = await client.callRetryingAfter<Sale>('POST', '/api/admin/sales', {
       token: admin,
       json: {
         name: 'Room',
         priceCents: 100,
-        stock: 100,
+        stock,
         endsAt: inAnHour(),
         purpose: 'load-test',
         strategy,
@@ -96,6 +96,17 @@ describe('the waiting room across API processes and a Redis restart', () => {
     const inversions = joinOrder.filter((at, i) => joinOrder.slice(i + 1).some((later) => later < at - 6_000));
     expect(inversions).toEqual([]);
     await apis[0]!.restart();
+  }, 120_000);
+
+  it('two APIs admit nobody for a unit already gone: every admitted buyer who buys gets one, the rest are told sold out', async () => {
+    const sale = await roomSale({ admitPerSecond: 100 }, 'redis-lua', 8);
+    const guests = await client.guests(40, 20);
+    // Round robin through HAProxy: consecutive requests of one buyer go to both APIs.
+    const buyers = guests.map((guest) => new RoomBuyer(client, sale.id, guest));
+    const tickets = await Promise.all(buyers.map((buyer) => buyer.walk({ buy: true })));
+    expect(buyers.filter((buyer) => buyer.orderNo)).toHaveLength(8);
+    expect(buyers.filter((buyer) => buyer.refusal !== undefined).map((buyer) => buyer.refusal)).toEqual([]);
+    expect(tickets.filter((ticket) => ticket.state === 'sold_out')).toHaveLength(32);
   }, 120_000);
 
   it('Redis restarted without its data: polls answer 404 and buyers join again; a pass issued before still gets a token; none without one', async () => {

@@ -4,6 +4,10 @@
   includes/room.lua for the keys.
 
   Input:  ARGV[1] buyer (user id)
+          ARGV[2] units they bought (0: refused), added to the room's `sold` (see admit in includes/room.lua)
   Output: 1 if they were shopping, else 0
 ]]
+if tonumber(ARGV[2]) > 0 and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'sold', ARGV[2])
+end
 return redis.call('ZREM', KEYS[3], ARGV[1])

@@ -7,6 +7,7 @@
     ARGV[1] buyer (user id)
     ARGV[2] units the sale has left (as the caller last read them)
     ARGV[3] draw in [0, 1) for the poll advice's jitter
+    ARGV[4] the room's `sold` when the caller read ARGV[2]
 
   Output: 'no-room' | 'no-ticket' | {'too-soon', msToWait} | the ticket {state, position, etaMs,
   pollAfterMs, passExpiresMs, waiting}
@@ -19,7 +20,7 @@ local now = nowMs()
 local buyer = ARGV[1]
 local earliest = num(redis.call('HGET', KEYS[5], buyer), nil)
 if earliest and now < earliest then return { 'too-soon', earliest - now } end
-admit(room, now, tonumber(ARGV[2]))
+admit(room, now, tonumber(ARGV[2]), tonumber(ARGV[4]))
 local passExpiry = passExpiryOf(buyer)
 if endExpiredTurn(now, buyer, passExpiry) then
   passExpiry = nil

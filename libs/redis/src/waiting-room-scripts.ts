@@ -52,6 +52,12 @@ export interface RoomTicket {
   waiting: number;
 }
 
+/** The sale's remaining units as an API instance last read them, and the room's `sold` just before. */
+export interface RoomStockReading {
+  remaining: number;
+  soldAtReading: number;
+}
+
 export type RoomJoinResult = RoomTicket | { kind: 'no-room' };
 export type RoomPollResult =
   RoomTicket | { kind: 'no-room' } | { kind: 'no-ticket' } | { kind: 'too-soon'; waitMs: number };
@@ -74,7 +80,7 @@ export class WaitingRoomScripts {
   private readonly scripted: ScriptedClient;
 
   constructor(
-    client: RedisClient,
+    private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
   ) {
     for (const [name, script] of Object.entries(SCRIPTS)) {
@@ -108,29 +114,56 @@ export class WaitingRoomScripts {
     await this.scripted.fsRoomConfigure(...this.roomKeys(saleId), 'remove', 0, 0, 0, 0);
   }
 
-  /** `draw`: the buyer's place if they join before the opening; `jitter`: for the poll advice; both in [0, 1). */
-  async join(saleId: string, userId: string, remaining: number, draw: number, jitter: number): Promise<RoomJoinResult> {
+  /**
+   * `stock`: the sale's units as the caller read them, with the room's `soldUnits` read just before.
+   * `draw`: the buyer's place if they join before the opening; `jitter`: for the poll advice; both in [0, 1).
+   */
+  async join(
+    saleId: string,
+    userId: string,
+    stock: RoomStockReading,
+    draw: number,
+    jitter: number,
+  ): Promise<RoomJoinResult> {
     const reply = await this.scripted.fsRoomJoin(
       ...this.roomKeys(saleId),
       userId,
       String(draw),
-      remaining,
+      stock.remaining,
       String(jitter),
+      stock.soldAtReading,
     );
     return reply === 'no-room' ? { kind: 'no-room' } : toTicket(reply as unknown[]);
   }
 
-  async poll(saleId: string, userId: string, remaining: number, jitter: number): Promise<RoomPollResult> {
-    const reply = await this.scripted.fsRoomPoll(...this.roomKeys(saleId), userId, remaining, String(jitter));
+  async poll(saleId: string, userId: string, stock: RoomStockReading, jitter: number): Promise<RoomPollResult> {
+    const reply = await this.scripted.fsRoomPoll(
+      ...this.roomKeys(saleId),
+      userId,
+      stock.remaining,
+      String(jitter),
+      stock.soldAtReading,
+    );
     if (reply === 'no-room' || reply === 'no-ticket') return { kind: reply };
     const fields = reply as unknown[];
     if (fields[0] === 'too-soon') return { kind: 'too-soon', waitMs: Number(fields[1]) };
     return toTicket(fields);
   }
 
-  /** The buyer's turn is done (bought or refused for good): they stop counting against the cap. */
-  async leave(saleId: string, userId: string): Promise<void> {
-    await this.scripted.fsRoomLeave(...this.roomKeys(saleId), userId);
+  /**
+   * The buyer's turn is done (bought `unitsBought`, or refused for good: 0): they stop counting against the
+   * cap, and what they bought is counted in the room's `sold` (see `soldUnits`).
+   */
+  async leave(saleId: string, userId: string, unitsBought: number): Promise<void> {
+    await this.scripted.fsRoomLeave(...this.roomKeys(saleId), userId, unitsBought);
+  }
+
+  /**
+   * Units the room's buyers bought so far. Read just before the sale's remaining units, it lets the room
+   * take off that reading what was bought after it (room-join/poll scripts).
+   */
+  async soldUnits(saleId: string): Promise<number> {
+    return Number((await this.client.hget(this.keys.room(saleId)[0], 'sold')) ?? 0);
   }
 
   async state(saleId: string): Promise<RoomState | undefined> {

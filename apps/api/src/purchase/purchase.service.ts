@@ -46,10 +46,10 @@ export class PurchaseService {
     if (!sale.waitingRoom) return this.sell(sale, userId, order);
     try {
       const accepted = await this.sell(sale, userId, order);
-      this.room.buyerDone(sale, userId);
+      this.room.buyerDone(sale, userId, order.quantity);
       return accepted;
     } catch (error) {
-      if (endsTurn(error)) this.room.buyerDone(sale, userId);
+      if (endsTurn(error)) this.room.buyerDone(sale, userId, 0);
       throw error;
     }
   }

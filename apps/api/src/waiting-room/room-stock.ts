@@ -1,58 +1,63 @@
 import type { SaleDefinition } from '@flash-sale/domain';
+import { type RoomStockReading, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SalesService } from '../sales/sales.service';
 
 /** How old a reading of a sale's remaining units may be when a poll uses it. */
 const FRESH_MS = 500;
 
-interface Reading {
-  remaining: number;
-  at: number;
-}
-
 /**
  * The units a room's sale has left, as its polls need them: to admit no more shoppers than units remain
  * and to tell every waiting buyer `sold_out` without a Redis command. One reading per sale at a time,
  * refreshed in the background once older than FRESH_MS, so polls never wait for MySQL after the first.
+ *
+ * A reading carries the room's `sold` read just before it: the room takes off it whatever its buyers bought
+ * since, on any instance (room-*.lua), so a reading that is a moment old admits nobody for a unit already
+ * gone. A purchase made between the two reads is counted twice: the room then admits one shopper fewer
+ * until the next reading, never one more.
  */
 @Injectable()
 export class RoomStock {
-  private readonly readings = new Map<string, Reading>();
-  private readonly reading = new Map<string, Promise<number>>();
+  private readonly readings = new Map<string, RoomStockReading & { at: number }>();
+  private readonly reading = new Map<string, Promise<RoomStockReading>>();
 
-  constructor(private readonly sales: SalesService) {}
+  constructor(
+    private readonly sales: SalesService,
+    private readonly scripts: WaitingRoomScripts,
+  ) {}
 
-  async remaining(sale: SaleDefinition, now = Date.now()): Promise<number> {
+  async of(sale: SaleDefinition, now = Date.now()): Promise<RoomStockReading> {
     const last = this.readings.get(sale.id);
-    if (last && now - last.at < FRESH_MS) return last.remaining;
+    if (last && now - last.at < FRESH_MS) return last;
     const refresh = this.refresh(sale);
     if (!last) return refresh;
     refresh.catch(() => undefined); // the last reading serves meanwhile; the next poll tries again
-    return last.remaining;
+    return last;
   }
 
   /**
    * A buyer of the sale just bought (or was refused for good) on this instance: the next poll reads the
-   * stock afresh rather than admit against units that are gone. Other instances' readings catch up
-   * within FRESH_MS.
+   * stock afresh, so that `sold_out` is told at once when that was the last unit.
    */
   forget(saleId: string): void {
     this.readings.delete(saleId);
   }
 
-  private refresh(sale: SaleDefinition): Promise<number> {
+  private refresh(sale: SaleDefinition): Promise<RoomStockReading> {
     let pending = this.reading.get(sale.id);
     if (!pending) {
-      pending = this.sales
-        .remainingUnits(sale)
-        .then((remaining) => {
-          this.readings.set(sale.id, { remaining, at: Date.now() });
-          if (this.readings.size > 10_000) this.readings.clear();
-          return remaining;
-        })
-        .finally(() => this.reading.delete(sale.id));
+      pending = this.read(sale).finally(() => this.reading.delete(sale.id));
       this.reading.set(sale.id, pending);
     }
     return pending;
+  }
+
+  private async read(sale: SaleDefinition): Promise<RoomStockReading> {
+    const soldAtReading = await this.scripts.soldUnits(sale.id);
+    const remaining = await this.sales.remainingUnits(sale);
+    const reading = { remaining, soldAtReading, at: Date.now() };
+    this.readings.set(sale.id, reading);
+    if (this.readings.size > 10_000) this.readings.clear();
+    return reading;
   }
 }

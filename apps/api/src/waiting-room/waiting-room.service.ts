@@ -40,8 +40,8 @@ export class WaitingRoom {
     const sale = await this.roomSale(saleId);
     const final = await this.finalState(sale);
     if (final) return final;
-    const remaining = await this.stock.remaining(sale);
-    const joined = await this.withRoom(sale, () => this.scripts.join(sale.id, userId, remaining, draw(), draw()));
+    const stock = await this.stock.of(sale);
+    const joined = await this.withRoom(sale, () => this.scripts.join(sale.id, userId, stock, draw(), draw()));
     return this.answer(sale, userId, joined as RoomTicket);
   }
 
@@ -50,8 +50,8 @@ export class WaitingRoom {
     const sale = await this.roomSale(saleId);
     const final = await this.finalState(sale);
     if (final) return final;
-    const remaining = await this.stock.remaining(sale);
-    const polled = await this.withRoom(sale, () => this.scripts.poll(sale.id, userId, remaining, draw()));
+    const stock = await this.stock.of(sale);
+    const polled = await this.withRoom(sale, () => this.scripts.poll(sale.id, userId, stock, draw()));
     if ('kind' in polled) {
       this.metrics.countRoomAnswer(polled.kind);
       if (polled.kind === 'too-soon') throw rateLimited(polled.waitMs);
@@ -93,13 +93,13 @@ export class WaitingRoom {
   }
 
   /**
-   * The buyer's turn in the room is over (bought, or refused for good): they stop counting against its
-   * cap. Off the purchase's answer: a lost call only keeps their place in the cap until the pass expires.
+   * The buyer's turn in the room is over (bought `unitsBought`, or refused for good: 0): they stop counting
+   * against its cap, and the room counts the units gone. Off the purchase's answer: a lost call only keeps their place in the cap until the pass expires.
    */
-  buyerDone(sale: SaleDefinition, userId: string): void {
+  buyerDone(sale: SaleDefinition, userId: string, unitsBought: number): void {
     if (!sale.waitingRoom) return;
     this.stock.forget(sale.id);
-    this.scripts.leave(sale.id, userId).catch((error: Error) => {
+    this.scripts.leave(sale.id, userId, unitsBought).catch((error: Error) => {
       this.logger.warn(`Waiting room of sale ${sale.id}: could not end a turn: ${error.message}`);
     });
   }
@@ -117,7 +117,7 @@ export class WaitingRoom {
       return { state: 'ended', pollAfterMs: POLL_AFTER_ENDED_MS };
     }
     if (now < sale.startsAt.getTime()) return undefined;
-    if ((await this.stock.remaining(sale, now)) > 0) return undefined;
+    if ((await this.stock.of(sale, now)).remaining > 0) return undefined;
     this.metrics.countRoomAnswer('sold_out');
     return { state: 'sold_out', pollAfterMs: POLL_AFTER_SOLD_OUT_MS };
   }

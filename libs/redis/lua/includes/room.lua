@@ -3,7 +3,8 @@
   script receives the same five keys, all under the room's hash tag:
 
     KEYS[1] meta      hash  admitPerSecond, maxShopping (0: no cap), passMs, startsMs, expireAtMs, and the
-                            admission state: credit, lastMs, rate (measured admissions/s), seq, admitted
+                            admission state: credit, lastMs, rate (measured admissions/s), seq, admitted,
+                            sold (units its buyers bought, counted as each purchase ends its turn)
     KEYS[2] queue     zset  buyer -> place: before the opening a random draw in [0, 1) (the shuffle), after
                             it 1 + the join sequence (first come, first served behind the whole pre-queue)
     KEYS[3] shopping  zset  buyer -> pass expiry (ms): admitted, not done, pass unexpired; the cap counts these
@@ -38,12 +39,12 @@ end
 -- The room's settings and admission state, read once per call.
 local function readRoom()
   local m = redis.call('HMGET', KEYS[1], 'admitPerSecond', 'maxShopping', 'passMs', 'startsMs', 'expireAtMs',
-    'credit', 'lastMs', 'rate', 'seq')
+    'credit', 'lastMs', 'rate', 'seq', 'sold')
   if m[1] == false then return nil end
   return {
     admitPerSecond = tonumber(m[1]), maxShopping = num(m[2], 0), passMs = tonumber(m[3]),
     startsMs = tonumber(m[4]), expireAtMs = tonumber(m[5]), credit = num(m[6], 0), lastMs = num(m[7], nil),
-    rate = num(m[8], nil), seq = num(m[9], 0),
+    rate = num(m[8], nil), seq = num(m[9], 0), sold = num(m[10], 0),
   }
 end
 
@@ -54,11 +55,13 @@ end
 --[[
   Admits from the front of the queue what the room may admit now: the credit the rate earned since the
   last admission, no more than the cap leaves (maxShopping − shopping), and no more shoppers than units
-  remain (`remaining`, as the caller last read it). Passes that expired stop counting as shopping first.
+  remain. `remaining` is the caller's reading of the sale's units, taken when the room's `sold` was
+  `soldAtReading`: units bought since (on any API instance) are taken off it, so a reading that is a moment
+  old never lets in a shopper for a unit already gone. Passes that expired stop counting as shopping first.
   Capacity not used because nobody waits is not banked; the measured rate counts capacity, not demand,
   so an ETA does not collapse when the queue runs empty for a moment.
 ]]
-local function admit(room, now, remaining)
+local function admit(room, now, remaining, soldAtReading)
   if now < room.startsMs then return end
   if room.lastMs and now - room.lastMs < ADMIT_EVERY_MS then return end
   local last = room.lastMs or room.startsMs
@@ -69,7 +72,8 @@ local function admit(room, now, remaining)
   local shopping = redis.call('ZCARD', KEYS[3])
   local capacity = math.floor(credit)
   if room.maxShopping > 0 then capacity = math.min(capacity, room.maxShopping - shopping) end
-  capacity = math.max(0, math.min(capacity, remaining - shopping))
+  local unitsLeft = remaining - math.max(0, room.sold - soldAtReading)
+  capacity = math.max(0, math.min(capacity, unitsLeft - shopping))
   local admitted = 0
   if capacity > 0 then
     local popped = redis.call('ZPOPMIN', KEYS[2], capacity)
