@@ -73,7 +73,8 @@ export class WaitingRoom {
       admitPerSecond: state.admitPerSecond,
       maxShopping: state.maxShopping > 0 ? state.maxShopping : null,
       measuredAdmitPerSecond: Math.round(state.measuredAdmitPerSecond * 10) / 10,
-      estimatedDrainSeconds: Math.ceil(state.waiting / rate),
+      // Sold out or ended: nobody will be admitted, and those still in line have been told.
+      estimatedDrainSeconds: (await this.over(sale)) ? 0 : Math.ceil(state.waiting / rate),
     };
   }
 
@@ -111,15 +112,18 @@ export class WaitingRoom {
   }
 
   /** `ended` or `sold_out`, answered the same to every ticket without asking Redis; else undefined. */
-  private async finalState(sale: SaleDefinition, now = Date.now()): Promise<Ticket | undefined> {
-    if (now >= sale.endsAt.getTime()) {
-      this.metrics.countRoomAnswer('ended');
-      return { state: 'ended', pollAfterMs: POLL_AFTER_ENDED_MS };
-    }
+  private async finalState(sale: SaleDefinition): Promise<Ticket | undefined> {
+    const over = await this.over(sale);
+    if (!over) return undefined;
+    this.metrics.countRoomAnswer(over);
+    return { state: over, pollAfterMs: over === 'ended' ? POLL_AFTER_ENDED_MS : POLL_AFTER_SOLD_OUT_MS };
+  }
+
+  /** Whether the sale has ended or, open, has no unit left: nobody is admitted then. */
+  private async over(sale: SaleDefinition, now = Date.now()): Promise<'ended' | 'sold_out' | undefined> {
+    if (now >= sale.endsAt.getTime()) return 'ended';
     if (now < sale.startsAt.getTime()) return undefined;
-    if ((await this.stock.of(sale, now)).remaining > 0) return undefined;
-    this.metrics.countRoomAnswer('sold_out');
-    return { state: 'sold_out', pollAfterMs: POLL_AFTER_SOLD_OUT_MS };
+    return (await this.stock.of(sale, now)).remaining > 0 ? undefined : 'sold_out';
   }
 
   /**

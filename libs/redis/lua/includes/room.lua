@@ -20,9 +20,11 @@ local RATE_MEMORY_S = 5
 local ADMIT_EVERY_MS = 20
 -- Admission credit never banks more than this many seconds of the rate: an idle room does not burst.
 local MAX_CREDIT_S = 1
--- Poll advice (ms): near the front, far back, for an admitted buyer, and the jitter (± fraction).
+-- Poll advice (ms): a third of the buyer's ETA, between these bounds; for an admitted buyer; the jitter
+-- (± fraction). Buyers poll more often the sooner their turn may come, before the opening too, so the
+-- crowd does not poll all at once in its last seconds, and far-back buyers cost little.
 local POLL_MIN_MS = 1000
-local POLL_MAX_MS = 10000
+local POLL_MAX_MS = 20000
 local POLL_ADMITTED_MS = 5000
 local POLL_JITTER = 0.2
 
@@ -106,6 +108,10 @@ local function jittered(ms, draw)
   return math.floor(ms * (1 - POLL_JITTER + 2 * POLL_JITTER * draw))
 end
 
+local function pollAdvice(etaMs, draw)
+  return jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(etaMs / 3))), draw)
+end
+
 -- When the buyer's pass expires (ms), or nil if they hold none.
 local function passExpiryOf(buyer)
   return num(redis.call('HGET', KEYS[4], buyer), nil)
@@ -129,14 +135,14 @@ local function ticket(room, now, buyer, draw, passExpiry)
     -- Not drawn yet: the expected place is the buyer's draw times the room's size.
     local untilOpen = room.startsMs - now
     local eta = untilOpen + math.floor(1000 * place * waiting / etaRate(room))
-    pollAfter = jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(untilOpen / 2))), draw)
+    pollAfter = pollAdvice(eta, draw)
     result = { 'waiting', 0, eta, pollAfter, 0, waiting }
   else
     local rank = redis.call('ZRANK', KEYS[2], buyer)
     if rank == false then return nil end
     local position = rank + 1
     local eta = math.floor(1000 * position / etaRate(room))
-    pollAfter = jittered(math.min(POLL_MAX_MS, math.max(POLL_MIN_MS, math.floor(eta / 3))), draw)
+    pollAfter = pollAdvice(eta, draw)
     result = { 'waiting', position, eta, pollAfter, 0, waiting }
   end
   redis.call('HSET', KEYS[5], buyer, now + math.floor(pollAfter / 2))
