@@ -10,6 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { AuthGuard, REQUIRED_ROLE } from '../auth/auth.guard';
 import { PURCHASE_OPENAPI } from '../purchase/purchase.route';
+import { ROOM_POLL_OPENAPI } from '../waiting-room/waiting-room-poll.route';
 
 const DOCS_PATH = 'docs';
 const BEARER = 'bearer';
@@ -50,10 +51,17 @@ export function installDocs(app: INestApplication): void {
   );
 }
 
-/** The purchase route is served by Fastify, not by a controller: it documents itself (purchase.route.ts). */
+/**
+ * The purchase route and the waiting room's poll are served by Fastify, not by a controller: they document
+ * themselves (purchase.route.ts, waiting-room-poll.route.ts).
+ */
 function withPurchaseRoute(document: OpenAPIObject): OpenAPIObject {
   const { path, operation, bodySchemaName, bodySchema } = PURCHASE_OPENAPI;
   document.paths[path] = { ...document.paths[path], post: operation };
+  document.paths[ROOM_POLL_OPENAPI.path] = {
+    ...document.paths[ROOM_POLL_OPENAPI.path],
+    get: ROOM_POLL_OPENAPI.operation,
+  };
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, [bodySchemaName]: bodySchema as SchemaObject },

@@ -10,8 +10,9 @@ import { WaitingRoom } from './waiting-room.service';
 export const WAITING_ROOM_ROUTE = '/api/sales/:id/queue';
 
 /**
- * A buyer's ticket in a sale's waiting room (docs/api.md "The waiting room"). The poll is not rate
- * limited here: the room's own script refuses a poll sooner than its advice, in the same round trip.
+ * Joining a sale's waiting room (docs/api.md "The waiting room"). The poll, on the same path, is served
+ * by Fastify directly (waiting-room-poll.route.ts); it is not rate limited: the room's own script refuses
+ * a poll sooner than its advice, in the same round trip.
  */
 @Controller('sales/:id/queue')
 @ApiTags('Waiting room')
@@ -24,11 +25,6 @@ export class WaitingRoomController {
   @HttpCode(HttpStatus.CREATED)
   join(@CurrentUser() user: AuthUser, @Param('id') saleId: string): Promise<Ticket> {
     return this.room.join(user.id, saleId);
-  }
-
-  @Get()
-  poll(@CurrentUser() user: AuthUser, @Param('id') saleId: string): Promise<Ticket> {
-    return this.room.poll(user.id, saleId);
   }
 }
 

@@ -4,6 +4,7 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
 import { RoomStock } from './room-stock';
+import { WaitingRoomPollRoute } from './waiting-room-poll.route';
 import { AdminWaitingRoomController, WaitingRoomController } from './waiting-room.controller';
 import { WaitingRoom } from './waiting-room.service';
 
@@ -11,7 +12,7 @@ import { WaitingRoom } from './waiting-room.service';
 @Module({
   imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
   controllers: [WaitingRoomController, AdminWaitingRoomController],
-  providers: [WaitingRoom, RoomStock],
+  providers: [WaitingRoom, RoomStock, WaitingRoomPollRoute],
   exports: [WaitingRoom],
 })
 export class WaitingRoomModule {}
