@@ -166,6 +166,6 @@ describe('scaled out: 2 APIs behind HAProxy, 2 workers, a Redis Cluster with rep
       // The promise itself: with the only replica of the sale's one slot hung, no purchase may be
       // acknowledged. (Spread over buckets, the others' masters still have their replicas.)
       if (buckets === 1) expect(acknowledgedWhileHung).toEqual([]);
-    }, 150_000);
+    }, 90_000);
   });
 });

@@ -9,6 +9,17 @@ import { freePort } from './free-port';
 
 const run = promisify(execFile);
 
+/**
+ * How long one command to a node may take. A node that hangs (SIGSTOP) still accepts connections into
+ * its kernel backlog and never answers: without a bound, a probe sent there waits for ever.
+ */
+const NODE_COMMAND_TIMEOUT_MS = 5_000;
+
+/** `redis-cli -p <port> <args>`'s output; rejects when the node does not answer within NODE_COMMAND_TIMEOUT_MS. */
+async function cli(port: number, args: string[]): Promise<string> {
+  return (await run('redis-cli', ['-p', String(port), ...args], { timeout: NODE_COMMAND_TIMEOUT_MS })).stdout;
+}
+
 /** One line of `CLUSTER NODES`, as far as the tests need it. */
 export interface ClusterNodeView {
   id: string;
@@ -41,12 +52,16 @@ export interface LocalRedisCluster {
   keysPerMaster(pattern: string): Promise<Map<number, number>>;
   /** The port of the replica of the master on `port`. */
   replicaOf(port: number): Promise<number>;
-  /** SIGSTOP (a node that hangs: it answers nothing, replicates nothing) or SIGCONT. */
+  /**
+   * SIGSTOP (a node that hangs: it answers nothing, replicates nothing) or SIGCONT. The cluster's own
+   * reads (topology, slots, keys) ask other nodes while it hangs.
+   */
   signal(port: number, signal: 'SIGSTOP' | 'SIGCONT'): void;
   /**
    * SIGKILLs the master on `port` and waits until its replica has taken its slots over and the cluster
-   * answers again (`cluster_state:ok`); resolves with the promoted replica's port. `afterKill` runs right
-   * after the kill (e.g. to wake a stopped replica only once its master is gone).
+   * answers again (`cluster_state:ok` on every node not killed or hung); resolves with the promoted
+   * replica's port. `afterKill` runs right after the kill (e.g. to wake a stopped replica only once its
+   * master is gone).
    */
   killMasterAndAwaitFailover(port: number, options?: { timeoutMs?: number; afterKill?: () => void }): Promise<number>;
   /**
@@ -61,7 +76,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function ping(port: number): Promise<boolean> {
   try {
-    return (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG';
+    return (await cli(port, ['ping'])).trim() === 'PONG';
   } catch {
     return false;
   }
@@ -119,6 +134,8 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
     busPorts.push(busPort);
   }
   const processes = new Map<number, ChildProcess>();
+  /** Nodes SIGSTOPped by `signal`: they answer nothing until SIGCONT. */
+  const hung = new Set<number>();
   const startNode = (index: number) => {
     const port = ports[index]!;
     const child = spawn(
@@ -142,10 +159,15 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
         'no',
         '--cluster-node-timeout',
         '2000',
+        // A replica that (re)joins is sent its copy at once: by default a master waits 5 s for other
+        // replicas to share the transfer, which only a restarted node ever asks for here.
+        '--repl-diskless-sync-delay',
+        '0',
       ],
       { stdio: 'ignore' },
     );
     processes.set(port, child);
+    hung.delete(port);
   };
   ports.forEach((_, index) => startNode(index));
 
@@ -156,13 +178,13 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
     rmSync(dir, { recursive: true, force: true });
   };
 
-  /** Runs a command on the first node that answers (a killed one does not). */
+  /** Runs a command on the first node that answers (a killed or hung one does not). */
   const onAnyNode = async (args: string[]): Promise<string> => {
     let lastError: unknown;
     for (const [port, child] of processes) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
+      if (child.exitCode !== null || child.signalCode !== null || hung.has(port)) continue;
       try {
-        return (await run('redis-cli', ['-p', String(port), ...args])).stdout;
+        return await cli(port, args);
       } catch (error) {
         lastError = error;
       }
@@ -172,7 +194,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
   const topology = async () => parseClusterNodes(await onAnyNode(['cluster', 'nodes']));
   const clusterOk = async (port: number) => {
     try {
-      return (await run('redis-cli', ['-p', String(port), 'cluster', 'info'])).stdout.includes('cluster_state:ok');
+      return (await cli(port, ['cluster', 'info'])).includes('cluster_state:ok');
     } catch {
       return false;
     }
@@ -199,7 +221,13 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       return master.port;
     },
     async keysOn(port, pattern) {
-      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
+      const client = new Redis({
+        port,
+        host: '127.0.0.1',
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        commandTimeout: NODE_COMMAND_TIMEOUT_MS,
+      });
       try {
         const keys: string[] = [];
         let cursor = '0';
@@ -229,6 +257,8 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
     },
     signal(port, signal) {
       processes.get(port)!.kill(signal);
+      if (signal === 'SIGSTOP') hung.add(port);
+      else hung.delete(port);
     },
     async killMasterAndAwaitFailover(port, { timeoutMs = 30_000, afterKill } = {}) {
       const before = await topology();
@@ -244,9 +274,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
         `replica ${replica.port} to take over from ${port}`,
         async () => {
           try {
-            const view = parseClusterNodes(
-              (await run('redis-cli', ['-p', String(replica.port), 'cluster', 'nodes'])).stdout,
-            );
+            const view = parseClusterNodes(await cli(replica.port, ['cluster', 'nodes']));
             return view.find((node) => node.id === replica.id)?.role === 'master';
           } catch {
             return false;
@@ -257,7 +285,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       await waitUntil(
         'cluster_state:ok on every live node',
         async () => {
-          const live = ports.filter((p) => p !== port);
+          const live = ports.filter((p) => p !== port && !hung.has(p));
           return (await Promise.all(live.map(clusterOk))).every(Boolean);
         },
         timeoutMs,
@@ -273,7 +301,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
         `${port} to replicate its former replica`,
         async () => {
           try {
-            const info = (await run('redis-cli', ['-p', String(port), 'info', 'replication'])).stdout;
+            const info = await cli(port, ['info', 'replication']);
             return info.includes('role:slave') && info.includes('master_link_status:up');
           } catch {
             return false;
@@ -281,6 +309,9 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
         },
         timeoutMs,
       );
+      // Its view of the cluster comes back from its config file as it was when it died, possibly with a
+      // node flagged failed that is fine now (a replica that hung): until it has learnt otherwise it
+      // reports cluster_state:fail, and a topology read from it would be stale.
       await waitUntil('cluster_state:ok', () => clusterOk(port), timeoutMs);
     },
     stop,
@@ -301,9 +332,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       await waitUntil(
         'every replica in sync',
         async () => {
-          const infos = await Promise.all(
-            ports.map((port) => run('redis-cli', ['-p', String(port), 'info', 'replication']).then((r) => r.stdout)),
-          );
+          const infos = await Promise.all(ports.map((port) => cli(port, ['info', 'replication'])));
           const replicas = infos.filter((info) => info.includes('role:slave'));
           return (
             replicas.length === masters * replicasPerMaster &&

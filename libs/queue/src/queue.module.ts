@@ -1,4 +1,5 @@
 import {
+  closeRedisClient,
   createRedisClient,
   type RedisClient,
   type RedisConnectionConfig,
@@ -43,6 +44,16 @@ export class QueueWorkers {
 
   start(name: QueueName, processor: Processor, options: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
     return new Worker(name, processor, { ...options, connection: this.connection, prefix: this.prefix });
+  }
+
+  /**
+   * Stops a worker: it takes no new job and, while Redis answers, lets its active jobs finish. While Redis
+   * is away none of them could finish (a job's outcome is written to Redis): they are left to BullMQ's
+   * stall recovery and the worker's connections are dropped at once, rather than a QUIT waiting for a
+   * Redis that may never come back.
+   */
+  close(worker: Worker): Promise<void> {
+    return worker.close(this.connection.status !== 'ready');
   }
 }
 
@@ -104,6 +115,6 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
   /** After every provider's own hooks (workers close in onModuleDestroy): queues, then the connection. */
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.orders.queue.close(), this.lifecycle.queue.close()]);
-    await this.connection.quit().catch(() => undefined);
+    await closeRedisClient(this.connection);
   }
 }

@@ -39,6 +39,16 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisO
 }
 
 /**
+ * Closes a client for good: QUIT while connected, so that the replies still due arrive first; otherwise a
+ * plain disconnect. A QUIT sent while Redis is away would wait in the offline queue while the client
+ * keeps reconnecting for ever, and its timers would hold the process open after its shutdown.
+ */
+export async function closeRedisClient(client: RedisClient): Promise<void> {
+  if (client.status === 'ready') await client.quit().catch(() => undefined);
+  if (client.status !== 'end') client.disconnect();
+}
+
+/**
  * ioredis keeps the commands a lost connection never answered and, without `autoResendUnfulfilledCommands`,
  * drops them on the next connection without settling their promises. Rejecting them when the
  * connection closes gives their callers an answer: the command may or may not have run.

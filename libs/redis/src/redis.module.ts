@@ -3,6 +3,7 @@ import { HandoffStream } from './handoff-stream';
 import { RedisOutageReporter } from './outage-reporter';
 import { RateLimiterStore } from './rate-limiter-store';
 import {
+  closeRedisClient,
   createRedisClient,
   failUnansweredOnDisconnect,
   type RedisClient,
@@ -103,6 +104,6 @@ export class RedisModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.quit().catch(() => undefined);
+    await closeRedisClient(this.client);
   }
 }

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
 
@@ -40,7 +41,13 @@ export class StockReturnSubscription {
    * (re)connection.
    */
   async open(): Promise<void> {
-    const subscriber = this.client.duplicate();
+    // A single node's connection would subscribe again by itself on every reconnection (ioredis's
+    // autoResubscribe) and leave that command's failure unhandled: closed while the new connection is
+    // being readied, it rejects with nobody listening, which ends a Node process. The `ready` listener
+    // below makes that subscription instead, its failure handled. (A cluster resubscribes through its own
+    // subscriber connection, whose failures ioredis handles.)
+    const subscriber =
+      this.client instanceof Redis ? this.client.duplicate({ autoResubscribe: false }) : this.client.duplicate();
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, saleId: string) => {
       for (const handler of this.returnedHandlers) handler(saleId);
@@ -55,8 +62,8 @@ export class StockReturnSubscription {
     subscriber.on('error', (error: Error) => {
       for (const handler of this.errorHandlers) handler(error);
     });
-    // ioredis reports `ready` and resubscribes by itself after a reconnect, but says nothing once Redis
-    // has confirmed it: asking again (harmless when already subscribed) gives that confirmation.
+    // Subscribes on every (re)connection; Redis's answer is the confirmation `isLive` waits for (asking
+    // again where a cluster has resubscribed by itself is harmless).
     subscriber.on('ready', () => void this.subscribe(subscriber).catch(() => undefined));
     await this.subscribe(subscriber);
   }
@@ -75,7 +82,9 @@ export class StockReturnSubscription {
     if (connection === this.connection) this.subscribed = true;
   }
 
+  /** Idempotent: ioredis arms a timer for each disconnect, which one already closed never clears. */
   close(): void {
     this.subscriber?.disconnect();
+    this.subscriber = undefined;
   }
 }

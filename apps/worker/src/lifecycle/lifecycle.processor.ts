@@ -108,7 +108,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.worker?.close();
+    if (this.worker) await this.workers.close(this.worker);
     await this.reconcilingAfterReconnect;
   }
 }

@@ -55,9 +55,9 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
     );
   }
 
-  /** Graceful stop, before connections close: take no new job, let active ones finish their batch. */
+  /** Before connections close: take no new job, let active ones finish their batch (QueueWorkers.close). */
   async onModuleDestroy(): Promise<void> {
-    await this.worker?.close();
+    if (this.worker) await this.workers.close(this.worker);
   }
 
   private async writeOrders(sale: SaleLayout): Promise<WriteOrdersResult> {
