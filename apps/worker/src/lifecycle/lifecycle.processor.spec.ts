@@ -39,6 +39,8 @@ class FakeQueue {
       this.processor = processor;
       return this.worker;
     },
+    // As QueueWorkers.close does while Redis answers: a graceful close of the worker.
+    close: (worker: { close: () => Promise<void> }) => worker.close(),
   };
 
   reconnect(): void {
