@@ -33,11 +33,13 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ROOT } from './lib/app-dist.mjs';
+import { writeOpeningReport } from './lib/report/opening.mjs';
 import { writeScaleReport } from './lib/report/scale.mjs';
 import { writeReport } from './lib/report/write-report.mjs';
 import { createRunContext } from './lib/run-context.mjs';
 import { runCeiling } from './lib/scenarios/ceiling.mjs';
 import { runDrain } from './lib/scenarios/drain.mjs';
+import { runOpening } from './lib/scenarios/opening.mjs';
 import { measureIdle } from './lib/scenarios/idle.mjs';
 import { auditEndpointSales, createEndpointSales, runLiveSale, runSoldOutSale } from './lib/scenarios/live.mjs';
 import { runRoomPolls } from './lib/scenarios/room.mjs';
@@ -50,7 +52,7 @@ import { cleanup, ensureBuilt, startStack, state } from './lib/stack.mjs';
  * Sections that can be run alone or left out. The others depend on one another (every ratio is to the
  * ceiling; the idle scenario's background is subtracted from the sold-out figures) and always run together.
  */
-const OPTIONAL_SECTIONS = ['scale'];
+const OPTIONAL_SECTIONS = ['scale', 'opening'];
 
 function chosenSections(argv) {
   const { values } = parseArgs({
@@ -73,6 +75,10 @@ async function main() {
     await runScale(run);
     return writeScaleReport(run.results);
   }
+  if (sections.only === 'opening') {
+    await runOpening(run);
+    return writeOpeningReport(run.results);
+  }
   const endpointSales = await createEndpointSales(run);
   await run.buyers.checkSameSigningKey(run.http, endpointSales.live.id);
   await runCeiling(run);
@@ -82,6 +88,7 @@ async function main() {
   await auditEndpointSales(run, endpointSales);
   await runDrain(run);
   await runStrategies(run);
+  if (!sections.skip.has('opening')) await runOpening(run);
   if (!sections.skip.has('scale')) await runScale(run);
   // Last, so that its open sales weigh on no other scenario.
   run.results.idle = await measureIdle(run);

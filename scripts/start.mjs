@@ -39,6 +39,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync, utimesSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
@@ -51,6 +52,8 @@ import { recordStorefrontBuild, storefrontBuildState } from './lib/storefront-bu
 import { createTerminal } from './lib/terminal.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The app's own built packages, resolved as the apps resolve them. */
+const requireBuilt = createRequire(path.join(ROOT, 'package.json'));
 const WEB_PORT = Number(process.env.WEB_PORT || 5173);
 const DEV = process.argv.includes('--dev');
 const LOAD_TEST = process.argv.includes('--load-test');
@@ -61,9 +64,12 @@ const terminal = createTerminal({
   logDir: path.join(ROOT, '.data', 'logs'),
 });
 const log = terminal.say;
-/** How many processes of each app run: the API's share one port. */
+/**
+ * How many processes of each app run: the API's share one port. The API's default is the app's own
+ * (libs/config `defaultApiInstances`, read once it is built): half the cores, as the bench measured.
+ */
 const instances = {
-  api: instanceCount('API_INSTANCES', availableParallelism()),
+  api: 0,
   worker: instanceCount('WORKER_INSTANCES', 1),
 };
 /** The ports in use, chosen in main(): the defaults unless taken (see appPort); one per worker process. */
@@ -90,6 +96,7 @@ async function main() {
 
   await installDependencies();
   await build();
+  instances.api = instanceCount('API_INSTANCES', requireBuilt('@flash-sale/config').defaultApiInstances());
   if (stopping) return;
 
   running.services = await ensureServices({
@@ -354,6 +361,12 @@ function printSummary() {
       `    Oversell demo    ${shop}/admin/demo`,
       `    API docs         ${base}/docs   (the contract: docs/api.md)`,
       `    Processes        ${apiProcesses}, ${workerProcesses}   (API_INSTANCES, WORKER_INSTANCES)`,
+      ...(process.env.API_INSTANCES
+        ? []
+        : [
+            `                     API processes: half of ${availableParallelism()} cores, the fastest the bench measured ` +
+              '(docs/performance.md, "How many API processes")',
+          ]),
       `    Metrics          ${base}/metrics (API${instances.api === 1 ? '' : ', all its processes summed'}), ${workerMetrics}`,
       `    Queue board      ${base}/admin/queues   (admins only)`,
       `    Rate limits      ${RATE_LIMIT_PROFILE === 'load-test' ? 'load-test profile (per-IP sign-in limits lifted for k6)' : 'standard (for k6: npm run start:load)'}`,

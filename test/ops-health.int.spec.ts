@@ -43,7 +43,7 @@ describe('GET /health and /health/ready (private redis-server and mariadbd)', ()
     expect(live).toMatchObject({ status: 200, body: { status: 'ok' } });
     const response = await readyWith(200, 'ready');
     expect(response.body.status).toBe('ok');
-    expect(Object.keys(response.body.info).sort()).toEqual(['mysql', 'queue', 'redis']);
+    expect(Object.keys(response.body.info).sort()).toEqual(['mysql', 'queue', 'redis', 'warm-up']);
     // This Redis keeps nothing on disk: the report says so, and what it can cost.
     expect(response.body.info['redis']).toMatchObject({ status: 'up', persistence: 'none' });
     expect(response.body.info['redis']!.warning).toMatch(/loses the purchases not yet written/);

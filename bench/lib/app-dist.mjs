@@ -16,6 +16,7 @@ export const require = createRequire(path.join(ROOT, 'package.json'));
  */
 export const APP_DIST = {
   api: 'apps/api/dist/main.js',
+  apiCluster: 'apps/api/dist/cluster.js',
   worker: 'apps/worker/dist/main.js',
   migrate: 'libs/db/dist/migrate.js',
   submitTokenCodec: 'apps/api/dist/purchase/submit-token-codec.js',

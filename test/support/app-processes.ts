@@ -34,6 +34,8 @@ export interface AppProcessOptions {
   /** The test's environment (test-env.ts `env`) plus whatever the test adds. */
   env: Record<string, string>;
   name: string;
+  /** The API's port, when the test must know it before the process is ready; a free one otherwise. */
+  port?: number;
 }
 
 /** Where every app process of this test process appends its JSON log lines (one file per app name). */
@@ -44,7 +46,8 @@ function spawnApp(entry: string, name: string, env: Record<string, string>): Chi
   // Warnings and errors only: the JSON lines go to the app's log file for a failing test to be read.
   const log = openSync(join(LOG_DIR, `${name}.log`), 'a');
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    // A short startup warm-up (ops/startup-warm-up.ts): its path still runs, without a second per boot.
+    env: { ...process.env, LOG_LEVEL: 'warn', WARM_UP_REQUESTS: '100', ...env },
     stdio: ['ignore', log, 'pipe'],
   });
   closeSync(log);
@@ -134,7 +137,7 @@ async function httpStatus(url: string): Promise<number> {
 
 /** The built API (`apps/api/dist/main.js`) on a port of its own, up once `/health/ready` answers 200. */
 export async function startApiProcess(options: AppProcessOptions): Promise<AppProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const api = new ManagedProcess(
     options.name,
     API_ENTRY,

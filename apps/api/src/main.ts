@@ -1,8 +1,10 @@
 import { ConfigError, loadConfig } from '@flash-sale/config';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createApiApp } from './app.factory';
 import { endWithThePrimary } from './cluster-worker';
+import { StartupWarmUp } from './ops/startup-warm-up';
 
 async function bootstrap(): Promise<void> {
   endWithThePrimary();
@@ -10,6 +12,9 @@ async function bootstrap(): Promise<void> {
   // The storefront's build sits beside the API's in the repository (apps/web/dist); STOREFRONT_DIR overrides.
   const app = await createApiApp(config, { storefrontDir: path.resolve(__dirname, '../../web/dist') });
   await app.listen({ port: config.http.port, host: config.http.host });
+  // Before /health/ready says ready: the opening crowd meets a warm purchase path.
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  await app.get(StartupWarmUp).run(loopbackFor(address), port);
   const logger = new Logger('Api');
   logger.log(
     `API listening on http://localhost:${config.http.port}/api, storefront on http://localhost:${config.http.port}/`,
@@ -25,3 +30,10 @@ bootstrap().catch((error: unknown) => {
   console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
   process.exit(1);
 });
+
+/** Where this process reaches its own server: the listening address, or loopback for a wildcard one. */
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '::1';
+  return host;
+}

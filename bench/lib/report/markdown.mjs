@@ -1,6 +1,7 @@
 /** bench/results/latest.md, also printed at the end of a run: one section per scenario. */
 import { formatCpu, formatIdleRedis, formatRedis, percent, thousands, times } from '../format.mjs';
 import { NOISY_OTHER_PERCENT } from '../settings.mjs';
+import { openingSection } from './opening.mjs';
 import { scaleSection, targetVerdict } from './scale.mjs';
 import { TARGETS } from './targets.mjs';
 
@@ -13,6 +14,7 @@ export function renderMarkdown(r) {
     ...targetsSection(r),
     ...endpointSection(r),
     ...strategySection(r),
+    ...openingSection(r),
     ...scaleSection(r),
     ...cpuPerResponseSection(r),
     ...cpuAndRedisSection(r),

@@ -11,7 +11,8 @@ describe('loadConfig', () => {
     expect(config.ops.metrics).toEqual({ token: undefined, open: true });
     expect(config.ops.docsEnabled).toBe(true);
     expect(config.http.trustProxy).toEqual([]);
-    expect(config.http.instances).toBe(availableParallelism());
+    expect(config.http.instances).toBe(Math.max(1, Math.floor(availableParallelism() / 2)));
+    expect(config.ops.warmUpRequests).toBe(3000);
   });
 
   it('refuses malformed values with the variable name', () => {

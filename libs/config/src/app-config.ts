@@ -5,6 +5,16 @@ import { readSecrets } from './secrets';
 export { ConfigError } from './config-error';
 
 /**
+ * API processes when API_INSTANCES is not set: half the cores, at least one. The API shares its machine
+ * with the worker, Redis and MariaDB (and often the load generator); with one process per core they take
+ * CPU from one another, and every extra process starts cold. The bench's opening section measures the
+ * counts on the machine it runs on (docs/performance.md, "How many API processes").
+ */
+export function defaultApiInstances(cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / 2));
+}
+
+/**
  * The one place that reads the environment. It is validated once at boot and mapped into typed
  * sections; a bad value stops the process with a message that names the variable.
  */
@@ -148,6 +158,12 @@ export interface AppConfig {
      * the flood is counted by the metrics, and a line per answer was a tenth of its cost. 100 = every one.
      */
     purchaseAccessLogPercent: number;
+    /**
+     * Purchases an API process sends itself after it listens and before it reports ready, through the
+     * real purchase route, off the books (apps/api/src/ops/startup-warm-up.ts): the crowd of a sale's
+     * opening then meets compiled code and open connections. 0 turns it off.
+     */
+    warmUpRequests: number;
   };
   /** Protection at the door (apps/api/src/protection, docs/protection.md). */
   protection: ProtectionConfig;
@@ -259,7 +275,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       port: integer(env, 'PORT', 3000, 0, 65535),
       host: env['HOST'] || '127.0.0.1',
       trustProxy: trustedProxies(env),
-      instances: integer(env, 'API_INSTANCES', availableParallelism(), 1, 256),
+      instances: integer(env, 'API_INSTANCES', defaultApiInstances(), 1, 256),
     },
     database: { url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']) },
     redis: {
@@ -311,6 +327,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
       logPretty: flag(env, 'LOG_PRETTY'),
       purchaseAccessLogPercent: integer(env, 'PURCHASE_ACCESS_LOG_PERCENT', 1, 0, 100),
+      warmUpRequests: integer(env, 'WARM_UP_REQUESTS', 3_000, 0, 100_000),
     },
     protection: protectionConfig(env),
     lifecycle: {

@@ -36,6 +36,12 @@ export class DependencyHealth {
     }
   }
 
+  /** Down while the startup warm-up runs (startup-warm-up.ts): the process is not ready for a crowd yet. */
+  warmedUp(key: string, done: boolean) {
+    const check = this.indicators.check(key);
+    return done ? check.up() : check.down({ message: 'warming up the purchase path' });
+  }
+
   /** Every queue the API produces to can be read through its own connection. */
   async queuesReachable(key: string) {
     const check = this.indicators.check(key);

@@ -12,6 +12,7 @@ import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CHECK_DEADLINE_MS, DependencyHealth } from './dependency-health';
+import { StartupWarmUp } from './startup-warm-up';
 
 /**
  * Terminus reports a failed check as a 503 exception carrying its report; the API's own error filter
@@ -31,6 +32,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly mysql: TypeOrmHealthIndicator,
     private readonly dependencies: DependencyHealth,
+    private readonly warmUp: StartupWarmUp,
   ) {}
 
   /**
@@ -43,12 +45,16 @@ export class HealthController {
     return { status: 'ok', host: hostname(), pid: process.pid };
   }
 
-  /** Readiness: Redis, MySQL and the queue all answer; otherwise 503 with the failing ones. */
+  /**
+   * Readiness: the startup warm-up has run, and Redis, MySQL and the queue all answer; otherwise 503
+   * with the failing ones.
+   */
   @Get('ready')
   @HealthCheck()
   @UseFilters(ReadinessReportFilter)
   ready() {
     return this.health.check([
+      () => this.dependencies.warmedUp('warm-up', this.warmUp.done),
       () => this.dependencies.redisPing('redis'),
       () => this.mysql.pingCheck('mysql', { timeout: CHECK_DEADLINE_MS }),
       () => this.dependencies.queuesReachable('queue'),

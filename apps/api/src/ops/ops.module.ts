@@ -5,6 +5,7 @@ import { AuthModule } from '../auth/auth.module';
 import { DependencyHealth } from './dependency-health';
 import { HealthController } from './health.controller';
 import { nestLoggingParams, RequestLogContext } from './logging';
+import { StartupWarmUp } from './startup-warm-up';
 
 /**
  * Operations: JSON logs with the request id, /health and /health/ready. (The OpenAPI page and the
@@ -17,6 +18,7 @@ import { nestLoggingParams, RequestLogContext } from './logging';
     AuthModule,
   ],
   controllers: [HealthController],
-  providers: [DependencyHealth, RequestLogContext],
+  providers: [DependencyHealth, RequestLogContext, StartupWarmUp],
+  exports: [StartupWarmUp],
 })
 export class OpsModule {}

@@ -1,0 +1,203 @@
+/**
+ * (h) The opening second: a flash sale's crowd arrives at processes that have just started — fresh
+ * connections, code the JIT has not seen, pools not yet filled — so the stack is measured as `npm start`
+ * leaves it, not only warm.
+ *
+ * For each number of API processes worth comparing on this machine (1, one per core, and the default):
+ * - **Opening burst**: a fresh API (those processes, as `npm start` runs them) and a fresh worker on this
+ *   run's database and Redis. As soon as `/health/ready` answers, a sale of OPENING.stock units is created
+ *   and OPENING.buyers distinct buyers hit it on OPENING.connections connections — the first purchase
+ *   within a second of readiness. Then the same burst again on a new sale, on the same processes now
+ *   warm: the cold/warm ratios of req/s and p99.
+ * - **Whole short sale**: fresh processes again, SHORT_SALE.buyers buyers on the run's connections, every
+ *   one accepted, until the worker has written them; then, on the same processes, a steady state (a
+ *   warm-up, then a timed run) measured the same way: machine CPU per purchase of the short sale against
+ *   the steady state's.
+ *
+ * The main stack's worker is stopped meanwhile (the fresh one must be the only one writing, for its CPU
+ * to be the whole cost) and replaced by a fresh one at the end.
+ */
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { adminSales, httpClient } from '../api-client.mjs';
+import { APP_DIST, require } from '../app-dist.mjs';
+import { ratio, round } from '../format.mjs';
+import { waitForOrdersWritten } from '../orders.mjs';
+import { startProfile, stopProfile, profiledChildOptions } from '../profiler.mjs';
+import { childPids, perAcceptedPurchase } from '../sampling.mjs';
+import { SETTINGS, log } from '../settings.mjs';
+import { startChild, startWorker, state, stopChild, stopWorker, waitForHttp, waitForLog } from '../stack.mjs';
+import { freePort } from '../../../scripts/lib/ports.mjs';
+
+/** The opening burst: distinct buyers, connections, and the sale's stock (most buyers are refused). */
+export const OPENING = { buyers: 2_000, connections: 200, stock: 500 };
+/** The whole short sale: every buyer buys one unit. */
+export const SHORT_SALE = { buyers: 5_000 };
+
+export async function runOpening(run) {
+  const { defaultApiInstances } = require('@flash-sale/config');
+  const cores = availableParallelism();
+  const defaultProcesses = defaultApiInstances(cores);
+  const counts = [...new Set([1, cores, defaultProcesses])].sort((a, b) => a - b);
+  await stopWorker();
+  const configurations = [];
+  try {
+    for (const processes of counts) {
+      const burst = await measureOpeningBurst(run, processes);
+      const shortSale = await measureShortSale(run, processes);
+      configurations.push({ processes, isDefault: processes === defaultProcesses, ...burst, ...shortSale });
+    }
+  } finally {
+    startWorker(run.appEnv); // the next scenarios' worker, fresh
+    await waitForLog(state.worker, 'Worker consuming');
+  }
+  run.results.opening = { cores, defaultProcesses, settings: { ...OPENING, shortSale: SHORT_SALE }, configurations };
+  log(
+    `opening: ${configurations
+      .map(
+        (c) =>
+          `${c.processes} process(es): burst cold/warm req/s ×${c.coldVsWarm.reqPerSec}, p99 ×${c.coldVsWarm.p99}; ` +
+          `short sale CPU/purchase ×${c.shortSaleVsSteady}`,
+      )
+      .join(' | ')}`,
+  );
+}
+
+/** A fresh stack's opening burst, then the same burst warm. */
+async function measureOpeningBurst(run, processes) {
+  const stack = await startFreshStack(run, processes, 'burst');
+  try {
+    const cold = await openingBurst(run, stack, `opening burst, cold, ${processes} API process(es)`, true);
+    const warm = await openingBurst(run, stack, `opening burst, warm, ${processes} API process(es)`, false);
+    return {
+      readyToFirstPurchaseMs: cold.readyToFirstPurchaseMs,
+      cold: cold.summary,
+      warm: warm.summary,
+      coldVsWarm: {
+        reqPerSec: ratio(cold.summary.reqPerSec, warm.summary.reqPerSec),
+        p99: ratio(cold.summary.latencyMs.p99, warm.summary.latencyMs.p99),
+        machineCpuPerPurchase: ratio(cold.summary.perAccepted.machineCpuUs, warm.summary.perAccepted.machineCpuUs),
+      },
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function openingBurst(run, stack, label, cold) {
+  const sale = await stack.sales.create(`bench ${label}`, OPENING.stock);
+  const pairs = await run.buyers.preparePairs(sale.id, OPENING.buyers);
+  const readyToFirstPurchaseMs = round(performance.now() - stack.readyAt, 0);
+  if (cold) log(`${label}: first purchase ${readyToFirstPurchaseMs} ms after readiness`);
+  const profile = cold && (await stack.startProfile());
+  const summary = await run.load({
+    ...stack.target,
+    key: cold ? 'openingCold' : 'openingWarm',
+    label,
+    saleId: sale.id,
+    pairs,
+    expect: [202, 410],
+    amount: OPENING.buyers,
+    connections: OPENING.connections,
+    settle: (statuses) => waitForOrdersWritten(sale.id, statuses[202] ?? 0),
+  });
+  if (profile)
+    await stack.stopProfile(
+      run,
+      `api-opening-${stack.processes}`,
+      `API CPU profile, cold opening burst, ${stack.processes} process(es)`,
+    );
+  summary.perAccepted = perAcceptedPurchase(summary);
+  run.answeredAsExpected(`${label}: every answer 202 or 410`, summary);
+  run.check(
+    `${label}: exactly the stock sold`,
+    summary.statusCounts[202] === OPENING.stock,
+    JSON.stringify(summary.statusCounts),
+  );
+  return { summary, readyToFirstPurchaseMs };
+}
+
+/** A fresh stack sells SHORT_SALE.buyers units to as many buyers, then runs warm as long as the live sale. */
+async function measureShortSale(run, processes) {
+  const stack = await startFreshStack(run, processes, 'short sale');
+  try {
+    const sale = await stack.sales.create(`bench short sale, ${processes} API process(es)`, SHORT_SALE.buyers);
+    const shortSale = await run.load({
+      ...stack.target,
+      key: 'shortSale',
+      label: `whole short sale from a fresh start, ${processes} API process(es)`,
+      saleId: sale.id,
+      pairs: await run.buyers.preparePairs(sale.id, SHORT_SALE.buyers),
+      expect: 202,
+      amount: SHORT_SALE.buyers,
+      settle: (statuses) => waitForOrdersWritten(sale.id, statuses[202] ?? 0),
+    });
+    shortSale.perAccepted = perAcceptedPurchase(shortSale);
+    run.answeredAsExpected(`short sale, ${processes} API process(es): every answer 202`, shortSale);
+
+    const steadySale = await stack.sales.create(`bench steady state, ${processes} API process(es)`, SETTINGS.liveStock);
+    // As the live scenario: a warm-up's worth of buyers, then enough for any rate this machine reaches.
+    const timed = async (key, durationS, alreadyWritten) => {
+      const buyers = key === 'steady' ? SETTINGS.users : Math.min(SETTINGS.users, 60_000);
+      const pairs = await run.buyers.preparePairs(steadySale.id, buyers);
+      return run.load({
+        ...stack.target,
+        key,
+        label: `steady state (${key}), ${processes} API process(es)`,
+        saleId: steadySale.id,
+        pairs,
+        expect: 202,
+        durationS,
+        settle: (statuses) => waitForOrdersWritten(steadySale.id, alreadyWritten + (statuses[202] ?? 0)),
+      });
+    };
+    const warmup = await timed('steadyWarmup', SETTINGS.warmupS, 0);
+    const steady = await timed('steady', SETTINGS.durationS, warmup.statusCounts[202] ?? 0);
+    steady.perAccepted = perAcceptedPurchase(steady);
+    return {
+      shortSale,
+      steady,
+      shortSaleVsSteady: ratio(shortSale.perAccepted.machineCpuUs, steady.perAccepted.machineCpuUs),
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+/**
+ * A fresh API of `processes` processes (main.js alone, or cluster.js as `npm start` runs more) and a
+ * fresh worker, on the run's database and Redis; ready when the API's `/health/ready` answers and the
+ * worker consumes.
+ */
+async function startFreshStack(run, processes, purpose) {
+  const port = await freePort();
+  const env = { ...run.appEnv, PORT: String(port), API_INSTANCES: String(processes) };
+  const entry = processes === 1 ? APP_DIST.api : APP_DIST.apiCluster;
+  const startedAt = performance.now();
+  const api = startChild(`api-${purpose.replace(/\s+/g, '-')}-${processes}`, entry, env, profiledChildOptions('api'));
+  const worker = startWorker(env);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await Promise.all([waitForHttp(`${baseUrl}/health/ready`, api), waitForLog(worker, 'Worker consuming')]);
+  const readyAt = performance.now();
+  log(
+    `fresh stack for the ${purpose}: ${processes} API process(es) ready ${round((readyAt - startedAt) / 1000, 1)} s after start`,
+  );
+  const apiPids = processes === 1 ? [api.pid] : [api.pid, ...childPids(api.pid)];
+  const http = httpClient(baseUrl);
+  return {
+    processes,
+    readyAt,
+    sales: await adminSales(http),
+    target: { baseUrl, pids: { api: apiPids, worker: worker.pid } },
+    // Only a lone process can be profiled (the preload's IPC channel is the launcher's).
+    startProfile: async () => processes === 1 && SETTINGS.cpuProfile && (await startProfile(api), true),
+    stopProfile: (r, name, title) => {
+      r.results.profiles ??= [];
+      return stopProfile(api, 'api', r.results.profiles, name, title);
+    },
+    async stop() {
+      await stopChild(api);
+      await stopWorker();
+    },
+  };
+}
