@@ -68,9 +68,9 @@ describe('the startup warm-up: before readiness, off the books', () => {
       (text) => text.includes('Purchase path warmed'),
       10_000,
     );
-    expect(log).toContain(`Purchase path warmed: ${WARM_UP_REQUESTS} purchases`);
-    // No access line for any of its requests.
-    expect(log).not.toContain(`/api/sales/${WARM_UP_SALE_ID}/purchase`);
+    expect(log).toContain(`Purchase path warmed: ${WARM_UP_REQUESTS} requests`);
+    // No access line for any of its requests (purchases and submit tokens).
+    expect(log).not.toContain(`/api/sales/${WARM_UP_SALE_ID}/`);
 
     // No purchase counted in the metrics (a refused one would be counted by its code).
     const metrics = await answer(`http://127.0.0.1:${api.port}/metrics`);

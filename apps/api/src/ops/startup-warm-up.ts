@@ -14,8 +14,8 @@ const GIVE_UP_AFTER_MS = 20_000;
  * The opening second (docs/performance.md, "The opening second"): a sale's crowd arrives when the
  * processes have just started — code the JIT has not compiled, connections and pools not yet open — and
  * pays for all of it. So after the server listens and before `/health/ready` says ready (what load
- * balancers and `npm start` wait for), the process sends itself WARM_UP_REQUESTS purchases over
- * loopback HTTP, through the whole stack a buyer's purchase takes: Node's HTTP server, Fastify, the
+ * balancers and `npm start` wait for), the process sends itself WARM_UP_REQUESTS purchases (and a submit
+ * token request for every three) over loopback HTTP, through the whole stack a buyer's purchase takes: Node's HTTP server, Fastify, the
  * route's hooks, the access token, the body, the sold-out gate, the sale read from MySQL, the rate-limit
  * script in Redis, the error answer.
  *
@@ -53,7 +53,8 @@ export class StartupWarmUp {
     const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     try {
       const authorization = `Bearer ${await this.jwt.signAsync({ sub: WARM_UP_CALLER_ID, name: 'warm-up', role: 'guest' })}`;
-      const body = JSON.stringify({ token: `warm-up-token-${WARM_UP_CALLER_ID}` });
+      // Well-formed bodies: a purchase's, and a submit token request's (no admission pass).
+      const bodies = { purchase: JSON.stringify({ token: `warm-up-token-${WARM_UP_CALLER_ID}` }), tokens: '{}' };
       const deadline = startedAt + GIVE_UP_AFTER_MS;
       let sent = 0;
       let unexpected: number | undefined;
@@ -62,15 +63,17 @@ export class StartupWarmUp {
         // limit is counted after the sale is looked for). Any other answer (a dependency down, load shed)
         // ends the warm-up: a process that cannot serve a purchase now has nothing to learn from more.
         while (sent < this.requests && unexpected === undefined && Date.now() < deadline) {
-          sent++;
-          const status = await post(agent, host, port, `/api/sales/${WARM_UP_SALE_ID}/purchase`, authorization, body);
+          // Every fourth a submit token, as buyers ask for one before each purchase.
+          const route = sent++ % 4 === 3 ? 'tokens' : 'purchase';
+          const path = `/api/sales/${WARM_UP_SALE_ID}/${route}`;
+          const status = await post(agent, host, port, path, authorization, bodies[route]);
           if (status !== 404 && status !== 429) unexpected ??= status;
         }
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, sender));
       const took = Date.now() - startedAt;
-      if (unexpected === undefined) this.logger.log(`Purchase path warmed: ${sent} purchases in ${took} ms`);
-      else this.logger.warn(`Warm-up stopped after ${sent} purchases: one was answered ${unexpected}`);
+      if (unexpected === undefined) this.logger.log(`Purchase path warmed: ${sent} requests in ${took} ms`);
+      else this.logger.warn(`Warm-up stopped after ${sent} requests: one was answered ${unexpected}`);
     } catch (error) {
       this.logger.warn(`Warm-up stopped, serving anyway: ${errorMessage(error)}`);
     } finally {
