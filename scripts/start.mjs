@@ -18,7 +18,7 @@
  * `npm run dev` (`--dev`) is the same, except that the storefront is served by Vite's dev server (hot
  * reload) on WEB_PORT (5173), which proxies the API's paths to the API.
  *
- * Many processes: API_INSTANCES API processes (default one per core) share the one port — with more
+ * Many processes: API_INSTANCES API processes (default half the cores) share the one port — with more
  * than one, the API runs under its cluster entry (apps/api/dist/cluster.js, node:cluster), which forks
  * them and forks again one that dies; with one, the API runs alone as it would in a container. And
  * WORKER_INSTANCES worker processes (default 1), the i-th with its metrics on WORKER_METRICS_PORT + i.

@@ -24,7 +24,9 @@ export function openingTargets(r) {
   const opening = r.opening;
   if (!opening) return [];
   const chosen = opening.configurations.find((c) => c.isDefault);
-  const fastest = [...opening.configurations].sort((a, b) => b.cold.reqPerSec - a.cold.reqPerSec)[0];
+  // A whole sale is the measure: the short burst leaves the machine half idle, which favours more processes
+  // compiling in parallel over what a crowd that saturates the cores gets.
+  const fastest = [...opening.configurations].sort((a, b) => b.shortSale.reqPerSec - a.shortSale.reqPerSec)[0];
   const cheapest = [...opening.configurations].sort(
     (a, b) => a.shortSale.perAccepted.machineCpuUs - b.shortSale.perAccepted.machineCpuUs,
   )[0];
@@ -57,12 +59,16 @@ export function openingTargets(r) {
     },
     {
       id: 'openingDefaultFastest',
-      name: 'the default number of API processes is the fastest measured here (cold burst req/s, short sale CPU per purchase)',
+      name: 'the default number of API processes sold the whole short sale fastest and cheapest of those measured here',
       measured:
-        `default ${processesLabel(chosen.processes)}; fastest cold burst: ${processesLabel(fastest.processes)} ` +
-        `(${opening.configurations.map((c) => `${c.processes}: ${thousands(c.cold.reqPerSec)} req/s`).join(', ')}); ` +
-        `cheapest short sale: ${processesLabel(cheapest.processes)} ` +
-        `(${opening.configurations.map((c) => `${c.processes}: ${thousands(c.shortSale.perAccepted.machineCpuUs)} µs`).join(', ')})`,
+        `default ${processesLabel(chosen.processes)}; ` +
+        opening.configurations
+          .map(
+            (c) =>
+              `${processesLabel(c.processes)}: ${thousands(c.shortSale.reqPerSec)} purchases/s, ` +
+              `${thousands(c.shortSale.perAccepted.machineCpuUs)} µs`,
+          )
+          .join('; '),
       value: chosen.processes,
       pass: fastest.processes === chosen.processes && cheapest.processes === chosen.processes,
     },
