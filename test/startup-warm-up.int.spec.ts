@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { WARM_UP_SALE_ID } from '../apps/api/src/common/warm-up-caller';
-import { type AppProcess, startApiProcess } from './support/app-processes';
+import { type AppProcess, startApiProcess, startWorkerProcess } from './support/app-processes';
 import { freePort } from './support/free-port';
 import { countRows, waitFor } from './support/fixtures';
 import { createTestEnv, openDatabase, type TestEnv } from './support/test-env';
@@ -23,9 +23,10 @@ async function answer(url: string): Promise<{ status: number; text: string }> {
  * process, its readiness watched from the moment it starts, then everything a user, an operator or the
  * audit could see checked for a trace of the warm-up.
  */
-describe('the startup warm-up: before readiness, off the books', () => {
+describe('the startup warm-ups: before readiness, off the books', () => {
   let testEnv: TestEnv;
   let api: AppProcess | undefined;
+  let worker: AppProcess | undefined;
 
   beforeAll(async () => {
     testEnv = await createTestEnv();
@@ -33,6 +34,7 @@ describe('the startup warm-up: before readiness, off the books', () => {
 
   afterAll(async () => {
     await api?.stop();
+    await worker?.stop();
     await testEnv.cleanup();
   });
 
@@ -98,6 +100,31 @@ describe('the startup warm-up: before readiness, off the books', () => {
       for (const key of keys) expect(await redis.pttl(key)).toBeGreaterThan(0);
     } finally {
       redis.disconnect();
+    }
+  }, 60_000);
+
+  it('the worker rehearses its write path before it consumes, in transactions rolled back: no order row left', async () => {
+    const db = await openDatabase(testEnv.config);
+    try {
+      const rowsBefore = await countRows(db, 'SELECT COUNT(*) AS n FROM orders');
+      worker = await startWorkerProcess({
+        name: 'worker-warm-up',
+        env: { ...testEnv.env, LOG_LEVEL: 'info', WARM_UP_REQUESTS: '1000', ORDER_BATCH_SIZE: '200' },
+      });
+      const log = await waitFor(
+        'the rehearsal line',
+        async () => readFileSync(worker!.logFile, 'utf8'),
+        (text) => /Write path warmed|Warm-up stopped/.test(text),
+        30_000,
+      );
+      expect(log).toContain('Write path warmed: 1000 orders rehearsed');
+      // The line comes before the worker says it consumes.
+      expect(log.indexOf('Write path warmed')).toBeLessThan(log.indexOf('Worker consuming'));
+      // Its rows were inserted (the insert ran: a duplicate order number would have stopped it) and rolled back.
+      expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders')).toBe(rowsBefore);
+      expect(await countRows(db, "SELECT COUNT(*) AS n FROM orders WHERE order_no LIKE 'warm-up-%'")).toBe(0);
+    } finally {
+      await db.destroy();
     }
   }, 60_000);
 });

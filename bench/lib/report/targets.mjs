@@ -12,7 +12,7 @@ export const TARGETS = {
    * Machine CPU (API + worker + Redis + MariaDB) per accepted live purchase ≤ this × the ceiling's
    * (server + Redis) per answer.
    */
-  machineCpuVsCeiling: 2,
+  machineCpuVsCeiling: 2.5,
   liveVsCeiling: 0.5,
   /** Live p99 ≤ this × the ceiling's p99. */
   liveP99VsCeiling: 1.5,

@@ -97,8 +97,27 @@ export class OrderWritingRepository {
     );
   }
 
+  /**
+   * Runs `work` as `transaction` does, then rolls back whatever it did: the worker's startup warm-up
+   * rehearses its write path this way. Nothing it wrote is ever seen (READ COMMITTED, never committed);
+   * an error of `work` other than the rollback itself is thrown.
+   */
+  async rehearse(work: (transaction: OrderWritingTransaction) => Promise<unknown>): Promise<void> {
+    try {
+      await this.transaction(async (transaction) => {
+        await work(transaction);
+        throw new Rehearsal();
+      });
+    } catch (error) {
+      if (!(error instanceof Rehearsal)) throw error;
+    }
+  }
+
   /** The order's status, or undefined when it is not written. */
   async statusOf(orderNo: string): Promise<OrderStatus | undefined> {
     return (await this.dataSource.getRepository(OrderEntity).findOneBy({ orderNo }))?.status;
   }
 }
+
+/** Thrown at the end of a rehearsal: what rolls its transaction back. */
+class Rehearsal extends Error {}

@@ -4,6 +4,7 @@ import {
   type NewOrderRow,
   OptimisticConflict,
   OrderWritingRepository,
+  type OrderWritingTransaction,
   type SaleStockRow,
   type StockMove,
   withOptimisticRetries,
@@ -174,38 +175,61 @@ export class OrderWriter {
     return this.orderWriting.transaction(async (transaction) => {
       const sale = await transaction.readSale(saleId);
       if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
-
-      const existing = lookForExisting
-        ? await transaction.statusesOf(orders.map((order) => order.orderNo))
-        : new Map<string, never>();
-      const expiresAt = new Date(Date.now() + sale.paymentTimeoutSeconds * 1000);
-      const decisions: Decision[] = [];
-      const seen = new Set<string>();
-      const rows: NewOrderRow[] = [];
-      const take = new StockTake(sale);
-      for (const order of orders) {
-        const found = existing.get(order.orderNo);
-        if (found !== undefined || seen.has(order.orderNo)) {
-          // Already written (a retried or duplicated job). A FAILED one goes through the (idempotent)
-          // release again, in case the earlier attempt died between its commit and the release.
-          decisions.push({ order, outcome: found === 'FAILED' ? 'rejected' : 'already-exists' });
-          continue;
-        }
-        seen.add(order.orderNo);
-        if (take.take(unitSource(order, sale), order.quantity)) {
-          rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, expiresAt));
-          decisions.push({ order, outcome: 'created' });
-        } else {
-          rows.push(this.row(order, 'FAILED', sale.priceCents, FAILURE_REASONS.soldOutInMySql));
-          decisions.push({ order, outcome: 'rejected' });
-        }
-      }
-      if (rows.length > 0) await transaction.insert(rows);
-      if (take.changed && !(await transaction.moveStock(saleId, sale.version, take.move))) {
-        throw new OptimisticConflict();
-      }
+      const { decisions, moved } = await this.writeIn(transaction, saleId, sale, orders, lookForExisting);
+      if (!moved) throw new OptimisticConflict();
       return decisions;
     });
+  }
+
+  /**
+   * The write path's statements and arithmetic for made-up orders of a sale row that exists only here,
+   * in a transaction rolled back at the end (the worker's startup warm-up, write-path-warm-up.ts).
+   */
+  async rehearse(sale: SaleStockRow, orders: readonly HandedOffOrder[]): Promise<void> {
+    const [first] = orders;
+    if (!first) return;
+    await this.orderWriting.rehearse(async (transaction) => {
+      await transaction.readSale(first.saleId);
+      await this.writeIn(transaction, first.saleId, sale, orders, true);
+    });
+  }
+
+  /** The batch's rows and the sale row's move, in `transaction`; `moved` false: the version changed. */
+  private async writeIn(
+    transaction: OrderWritingTransaction,
+    saleId: string,
+    sale: SaleStockRow,
+    orders: readonly HandedOffOrder[],
+    lookForExisting: boolean,
+  ): Promise<{ decisions: Decision[]; moved: boolean }> {
+    const existing = lookForExisting
+      ? await transaction.statusesOf(orders.map((order) => order.orderNo))
+      : new Map<string, never>();
+    const expiresAt = new Date(Date.now() + sale.paymentTimeoutSeconds * 1000);
+    const decisions: Decision[] = [];
+    const seen = new Set<string>();
+    const rows: NewOrderRow[] = [];
+    const take = new StockTake(sale);
+    for (const order of orders) {
+      const found = existing.get(order.orderNo);
+      if (found !== undefined || seen.has(order.orderNo)) {
+        // Already written (a retried or duplicated job). A FAILED one goes through the (idempotent)
+        // release again, in case the earlier attempt died between its commit and the release.
+        decisions.push({ order, outcome: found === 'FAILED' ? 'rejected' : 'already-exists' });
+        continue;
+      }
+      seen.add(order.orderNo);
+      if (take.take(unitSource(order, sale), order.quantity)) {
+        rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, expiresAt));
+        decisions.push({ order, outcome: 'created' });
+      } else {
+        rows.push(this.row(order, 'FAILED', sale.priceCents, FAILURE_REASONS.soldOutInMySql));
+        decisions.push({ order, outcome: 'rejected' });
+      }
+    }
+    if (rows.length > 0) await transaction.insert(rows);
+    const moved = !take.changed || (await transaction.moveStock(saleId, sale.version, take.move));
+    return { decisions, moved };
   }
 
   /** Frees the order's buyer hold, in the bucket of the sale that holds the buyer's records. */

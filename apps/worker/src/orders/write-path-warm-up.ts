@@ -1,0 +1,77 @@
+import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
+import type { SaleStockRow } from '@flash-sale/db';
+import { errorMessage, type HandedOffOrder } from '@flash-sale/domain';
+import { Injectable, Logger } from '@nestjs/common';
+import { OrderWriter } from './order-writer';
+
+/**
+ * The sale the rehearsal writes for: the largest id MySQL's BIGINT holds, which no sale is ever given
+ * (the API's warm-up buys in the same one). Its row exists only in the rehearsal's memory.
+ */
+const REHEARSAL_SALE_ID = '9223372036854775807';
+
+/** A sale row with units for every made-up order, on incarnation 1. */
+const REHEARSAL_SALE: SaleStockRow = {
+  available: 0,
+  leased: Number.MAX_SAFE_INTEGER,
+  inDoubt: 0,
+  redisEpoch: 1,
+  settledEpoch: 0,
+  priceCents: 100,
+  version: 0,
+  paymentTimeoutSeconds: 900,
+};
+
+/**
+ * The worker's half of the opening second (docs/performance.md, "The opening second"): before it says
+ * it consumes, the worker rehearses its write path — WARM_UP_REQUESTS made-up orders in batches of
+ * ORDER_BATCH_SIZE, each batch one transaction with the real statements (read the sale row, look for
+ * written orders, the multi-row insert, the optimistic update), rolled back at its end. MySQL's pool is
+ * open and the code compiled when the sale's first orders arrive; nothing is ever committed.
+ */
+@Injectable()
+export class WritePathWarmUp {
+  private readonly logger = new Logger(WritePathWarmUp.name);
+  private readonly orders: number;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly writer: OrderWriter,
+    @InjectAppConfig() config: AppConfig,
+  ) {
+    this.orders = config.ops.warmUpRequests;
+    this.batchSize = config.worker.batchSize;
+  }
+
+  /** Never throws: a worker that could not rehearse (MySQL down) still consumes, cold. */
+  async run(): Promise<void> {
+    if (this.orders === 0) return;
+    const startedAt = Date.now();
+    let written = 0;
+    try {
+      while (written < this.orders) {
+        const batch = madeUpOrders(written, Math.min(this.batchSize, this.orders - written));
+        await this.writer.rehearse(REHEARSAL_SALE, batch);
+        written += batch.length;
+      }
+      this.logger.log(`Write path warmed: ${written} orders rehearsed in ${Date.now() - startedAt} ms`);
+    } catch (error) {
+      this.logger.warn(`Warm-up stopped after ${written} orders, consuming anyway: ${errorMessage(error)}`);
+    }
+  }
+}
+
+/** Order numbers no order has (real ones are digits), unique among this process's rehearsals. */
+function madeUpOrders(from: number, count: number): HandedOffOrder[] {
+  return Array.from({ length: count }, (_, i) => ({
+    orderNo: `warm-up-${process.pid}-${from + i}`,
+    saleId: REHEARSAL_SALE_ID,
+    userId: `warm-up-${from + i}`,
+    quantity: 1,
+    slot: 0,
+    reservedAt: new Date(),
+    epoch: 1,
+    submitToken: null,
+    bucket: 0,
+  }));
+}
