@@ -12,9 +12,6 @@ async function bootstrap(): Promise<void> {
   // The storefront's build sits beside the API's in the repository (apps/web/dist); STOREFRONT_DIR overrides.
   const app = await createApiApp(config, { storefrontDir: path.resolve(__dirname, '../../web/dist') });
   await app.listen({ port: config.http.port, host: config.http.host });
-  // Before /health/ready says ready: the opening crowd meets a warm purchase path.
-  const { address, port } = app.getHttpServer().address() as AddressInfo;
-  await app.get(StartupWarmUp).run(loopbackFor(address), port);
   const logger = new Logger('Api');
   logger.log(
     `API listening on http://localhost:${config.http.port}/api, storefront on http://localhost:${config.http.port}/`,
@@ -24,6 +21,10 @@ async function bootstrap(): Promise<void> {
     const reach = loopback ? '' : ` — and it listens on ${config.http.host}, reachable beyond this machine`;
     logger.warn(`${config.developmentSecretsNotice}${reach}`);
   }
+  // Then, before /health/ready says ready, the warm-up: the opening crowd meets a warm purchase path.
+  // Nothing above awaits, so no request is answered between the listen and the warm-up's start.
+  const { address, port } = app.getHttpServer().address() as AddressInfo;
+  await app.get(StartupWarmUp).run(loopbackFor(address), port);
 }
 
 bootstrap().catch((error: unknown) => {
