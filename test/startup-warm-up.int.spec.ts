@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
-import { WARM_UP_SALE_ID } from '../apps/api/src/common/warm-up-caller';
+import { WARM_UP_SALE_ID } from '@flash-sale/domain';
 import { type AppProcess, startApiProcess, startWorkerProcess } from './support/app-processes';
 import { freePort } from './support/free-port';
 import { countRows, waitFor } from './support/fixtures';

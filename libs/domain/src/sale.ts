@@ -63,3 +63,9 @@ const SALE_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
 export function isSaleId(value: string): boolean {
   return SALE_ID_PATTERN.test(value);
 }
+
+/**
+ * The largest id MySQL's BIGINT holds, which no sale is ever given (ids count up from 1): the sale the
+ * API's and the worker's startup warm-ups buy in and write for, knowing nothing real answers to it.
+ */
+export const WARM_UP_SALE_ID = '9223372036854775807';

@@ -11,13 +11,6 @@ const WARM_UP_CALLER_PREFIX = 'warm-up-';
  */
 export const WARM_UP_CALLER_ID = `${WARM_UP_CALLER_PREFIX}${randomBytes(8).toString('hex')}`;
 
-/**
- * The sale the warm-up buys in: the largest id MySQL's BIGINT holds, which no sale is ever given. The
- * route runs as for any unknown sale — the caller, the body, the sold-out gate, the sale read from
- * MySQL, the rate limits in Redis — and answers 404.
- */
-export const WARM_UP_SALE_ID = '9223372036854775807';
-
 export function isWarmUpRequest(request: FastifyRequest): boolean {
   return request.user?.id.startsWith(WARM_UP_CALLER_PREFIX) === true;
 }

@@ -1,9 +1,9 @@
 import { Agent, request } from 'node:http';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { errorMessage } from '@flash-sale/domain';
+import { errorMessage, WARM_UP_SALE_ID } from '@flash-sale/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { WARM_UP_CALLER_ID, WARM_UP_SALE_ID } from '../common/warm-up-caller';
+import { WARM_UP_CALLER_ID } from '../common/warm-up-caller';
 
 /** Warm-up purchases in flight at once: enough to fill the pools the opening crowd will use. */
 const CONCURRENCY = 16;

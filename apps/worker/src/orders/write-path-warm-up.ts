@@ -1,16 +1,10 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import type { SaleStockRow } from '@flash-sale/db';
-import { errorMessage, type HandedOffOrder } from '@flash-sale/domain';
+import { errorMessage, type HandedOffOrder, WARM_UP_SALE_ID } from '@flash-sale/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import { OrderWriter } from './order-writer';
 
-/**
- * The sale the rehearsal writes for: the largest id MySQL's BIGINT holds, which no sale is ever given
- * (the API's warm-up buys in the same one). Its row exists only in the rehearsal's memory.
- */
-const REHEARSAL_SALE_ID = '9223372036854775807';
-
-/** A sale row with units for every made-up order, on incarnation 1. */
+/** A sale row, never written, with units for every made-up order of WARM_UP_SALE_ID, on incarnation 1. */
 const REHEARSAL_SALE: SaleStockRow = {
   available: 0,
   leased: Number.MAX_SAFE_INTEGER,
@@ -65,7 +59,7 @@ export class WritePathWarmUp {
 function madeUpOrders(from: number, count: number): HandedOffOrder[] {
   return Array.from({ length: count }, (_, i) => ({
     orderNo: `warm-up-${process.pid}-${from + i}`,
-    saleId: REHEARSAL_SALE_ID,
+    saleId: WARM_UP_SALE_ID,
     userId: `warm-up-${from + i}`,
     quantity: 1,
     slot: 0,
