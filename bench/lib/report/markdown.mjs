@@ -2,8 +2,8 @@
 import { formatCpu, formatIdleRedis, formatRedis, percent, thousands, times } from '../format.mjs';
 import { NOISY_OTHER_PERCENT } from '../settings.mjs';
 import { openingSection } from './opening.mjs';
-import { scaleSection, targetVerdict } from './scale.mjs';
-import { TARGETS } from './targets.mjs';
+import { scaleSection } from './scale.mjs';
+import { TARGETS, targetVerdict } from './targets.mjs';
 
 const latencies = (s) => `${s.latencyMs.p50} | ${s.latencyMs.p95} | ${s.latencyMs.p99}`;
 const errors = (s) => `${s.errors}${s.timeouts ? ` (+${s.timeouts} timeouts)` : ''}`;

@@ -3,11 +3,8 @@
  * whole short sale beside the steady state, per API process count. Also its own report when the section
  * runs alone (`--only opening`): bench/results/opening.{md,json}.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { thousands, times } from '../format.mjs';
-import { RESULTS_DIR, log } from '../settings.mjs';
-import { targetVerdict } from './scale.mjs';
+import { writeSectionReport } from './section-report.mjs';
 
 export const OPENING_TARGETS = {
   /** The cold burst's req/s ≥ this × the same burst warm. */
@@ -124,30 +121,10 @@ export function openingSection(r) {
 
 /** `--only opening`: the section alone, printed and written to bench/results/opening.{md,json}. */
 export function writeOpeningReport(results) {
-  results.targets = openingTargets(results);
-  results.finishedAt = new Date().toISOString();
-  for (const t of results.targets) log(`target ${targetVerdict(t)}: ${t.name} — ${t.measured}`);
-  const m = results.machine;
-  const markdown = [
-    `# Purchase benchmark, opening section alone — ${results.finishedAt}`,
-    '',
-    `Machine: ${m.cpuModel} × ${m.cpuCount}, Node ${m.node}; load average at start ` +
-      `${m.loadAverageAtStart.join(' / ')}. App commit ${results.app.commit}, dist built ${results.app.distBuiltAt}.`,
-    '',
-    '## Targets',
-    '',
-    '| target | measured | result |',
-    '|---|---|---|',
-    ...results.targets.map((t) => `| ${t.name} | ${t.measured} | **${targetVerdict(t)}** |`),
-    '',
-    ...openingSection(results),
-    `Checks: ${results.checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'} ${c.name}`).join('; ')}.`,
-    '',
-  ].join('\n');
-  console.log(`\n${markdown}`);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(path.join(RESULTS_DIR, 'opening.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(path.join(RESULTS_DIR, 'opening.md'), markdown);
-  log('wrote bench/results/opening.{json,md}');
-  return results.checks.every((c) => c.pass) ? 0 : 1;
+  return writeSectionReport(results, {
+    name: 'opening',
+    title: 'opening section',
+    targets: openingTargets,
+    section: openingSection,
+  });
 }

@@ -2,10 +2,9 @@
  * The scale section of the report: API processes, and a hot sale's buckets on a Redis Cluster. Also
  * its own report when the section runs alone (`--only scale`): bench/results/scale.{md,json}.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { percent, thousands, times } from '../format.mjs';
-import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
+import { NOISY_OTHER_PERCENT, SETTINGS } from '../settings.mjs';
+import { writeSectionReport } from './section-report.mjs';
 
 const latencies = (s) => `${s.latencyMs.p50} | ${s.latencyMs.p99}`;
 const errors = (s) => `${s.errors}${s.timeouts ? ` (+${s.timeouts} timeouts)` : ''}`;
@@ -140,30 +139,10 @@ function bucketNote(row) {
 
 /** `--only scale`: the section alone, printed and written to bench/results/scale.{md,json}. */
 export function writeScaleReport(results) {
-  results.targets = scaleTargets(results);
-  results.finishedAt = new Date().toISOString();
-  for (const t of results.targets) log(`target ${targetVerdict(t)}: ${t.name} — ${t.measured}`);
-  const m = results.machine;
-  const markdown = [
-    `# Purchase benchmark, scale section alone — ${results.finishedAt}`,
-    '',
-    `Machine: ${m.cpuModel} × ${m.cpuCount}, Node ${m.node}; load average at start ` +
-      `${m.loadAverageAtStart.join(' / ')}. App commit ${results.app.commit}, dist built ${results.app.distBuiltAt}.`,
-    '',
-    ...scaleSection(results),
-    `Checks: ${results.checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'} ${c.name}`).join('; ')}.`,
-    '',
-  ].join('\n');
-  console.log(`\n${markdown}`);
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(path.join(RESULTS_DIR, 'scale.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(path.join(RESULTS_DIR, 'scale.md'), markdown);
-  log('wrote bench/results/scale.{json,md}');
-  return results.checks.every((c) => c.pass) ? 0 : 1;
-}
-
-/** PASS, MISS, or n/a when it could not be measured. */
-export function targetVerdict(target) {
-  if (target.pass === null) return 'n/a';
-  return target.pass ? 'PASS' : 'MISS';
+  return writeSectionReport(results, {
+    name: 'scale',
+    title: 'scale section',
+    targets: scaleTargets,
+    section: scaleSection,
+  });
 }

@@ -207,3 +207,9 @@ function oversoldTarget(s) {
         pass: s.audit.oversold === 0,
       };
 }
+
+/** PASS, MISS, or n/a when it could not be measured. */
+export function targetVerdict(target) {
+  if (target.pass === null) return 'n/a';
+  return target.pass ? 'PASS' : 'MISS';
+}

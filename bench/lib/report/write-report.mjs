@@ -9,9 +9,9 @@ import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs
 import { renderChart, writePng } from './chart.mjs';
 import { renderMarkdown } from './markdown.mjs';
 import { openingTargets } from './opening.mjs';
-import { scaleTargets, targetVerdict } from './scale.mjs';
+import { scaleTargets } from './scale.mjs';
 import { perAcceptedPurchase } from '../sampling.mjs';
-import { evaluateTargets } from './targets.mjs';
+import { evaluateTargets, targetVerdict } from './targets.mjs';
 
 /** Writes the report; returns the exit code (1 when a check failed; targets do not count). */
 export function writeReport(results) {
