@@ -101,3 +101,111 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
     expect(audit.body).toMatchObject({ ok: true, oversold: 0, drift: 0 });
   });
 });
+
+/**
+ * The same stale copy arriving after the sale has ended (a lagging replica promoted once the admin ended
+ * it). The sale sells nothing more, yet the copy is not harmless: it lacks reservations MySQL has written
+ * and counts units MySQL no longer leases to it, so the books and the audit read a balance that is not
+ * there. The worker's periodic checks alone (no activity mark, no admin) must replace it and close the books.
+ */
+describe('Redis restored from a stale copy after the sale ended (private redis-server, real MariaDB)', () => {
+  const w = useStackWorld({
+    redis: 'private',
+    database: true,
+    env: {
+      LEASE_SIZE: '10',
+      LEASE_LOW_WATER: '2',
+      RECOVERY_GRACE_MS: '500',
+      RECONCILE_INTERVAL_MS: '1000',
+      IDLE_SALE_CHECK_INTERVAL_MS: '1000',
+    },
+  });
+
+  it('never sells on the copy, and replaces it so that Redis and MySQL agree again', async () => {
+    const { stack, db, admin } = w;
+    const sale = await stack.client.createSale(admin, {
+      name: 'Stale after end',
+      priceCents: 100,
+      stock: 40,
+      buckets: 3,
+    });
+    const saleId = sale.id;
+    const accepted: string[] = [];
+    const burst = async (count: number) => {
+      const answers = await Promise.all(
+        Array.from({ length: count }, async () => {
+          const guest = await stack.client.guest();
+          const token = await stack.client.submitToken(saleId, guest.token);
+          return stack.client.purchaseAsStorefront<{ orderNo?: string; error?: { code: string } }>(
+            saleId,
+            guest.token,
+            token,
+          );
+        }),
+      );
+      for (const answer of answers) if (answer.status === 202) accepted.push(answer.body.orderNo!);
+      return answers;
+    };
+    const written = async () =>
+      Number((await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n);
+
+    await burst(15);
+    await waitFor('15 written', written, (n) => n === 15);
+    const keyBuilder = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
+    const keys = bucketsOf({ id: saleId, buckets: sale.buckets }).flatMap((bucket) => keyBuilder.bucket(bucket).all());
+    const client = createRedisClient(w.testEnv.config.redis);
+    const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
+    client.disconnect();
+    await burst(15);
+    await waitFor('30 written', written, (n) => n === accepted.length);
+    expect(accepted).toHaveLength(30);
+    // Buyers who fetched a submit token before the end, and send it after.
+    const lateBuyers = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const guest = await stack.client.guest();
+        return { guest, token: await stack.client.submitToken(saleId, guest.token) };
+      }),
+    );
+
+    const ended = await stack.client.call('PATCH', `/api/admin/sales/${saleId}`, {
+      token: admin,
+      json: { endsAt: new Date().toISOString() },
+    });
+    expect(ended.status).toBe(200);
+    // The copy comes back at once, its window still the one from before the end.
+    await w.redisServer.kill();
+    await w.redisServer.restart();
+    const restorer = createRedisClient(w.testEnv.config.redis);
+    for (const { key, dump } of copy) if (dump) await restorer.restore(key, 0, dump, 'REPLACE');
+    restorer.disconnect();
+
+    const late = await Promise.all(
+      lateBuyers.map(({ guest, token }) => stack.client.purchaseAsStorefront(saleId, guest.token, token)),
+    );
+    expect(late.filter((answer) => answer.status === 202)).toEqual([]);
+
+    const audit = await waitFor(
+      'the books closed on the replaced copy',
+      async () =>
+        (
+          await stack.client.call<{
+            ok: boolean;
+            drift: number;
+            duplicateOrders: number;
+            books: { redisBalance: number; mysqlLeased: number; inDoubt: number };
+          }>('GET', `/api/admin/sales/${saleId}/audit`, { token: admin })
+        ).body,
+      (body) => body.ok && body.books.inDoubt === 0,
+      20_000,
+    );
+    expect(audit).toMatchObject({ ok: true, drift: 0, duplicateOrders: 0 });
+    // No unit leased without a reservation: what Redis could still sell is what MySQL still leases to it.
+    expect(audit.books.redisBalance).toBe(audit.books.mysqlLeased - audit.books.inDoubt);
+    const [row] = (await db.query('SELECT available, leased, in_doubt FROM sales WHERE id = ?', [saleId])) as {
+      available: number;
+      leased: number;
+      in_doubt: number;
+    }[];
+    expect(Number(row!.available) + Number(row!.leased)).toBe(10);
+  });
+});

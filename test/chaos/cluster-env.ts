@@ -15,7 +15,8 @@ export function chaosEnv(id: string, links: { databaseUrl: string; redisUrl: str
     ADMIN_PASSWORD,
     PAYMENT_WEBHOOK_SECRET: `chaos-webhook-${id}`,
     WORKER_METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
+    // CHAOS_LOG_LEVEL=info keeps every line in processes.log, to follow what reconciliation did.
+    LOG_LEVEL: process.env['CHAOS_LOG_LEVEL'] ?? 'warn',
     // A short startup warm-up: its path runs at every restart, without a second per boot.
     WARM_UP_REQUESTS: '100',
     // The outage fallback is what the explorer is after: a redis-lua sale sells through MySQL while Redis is down.

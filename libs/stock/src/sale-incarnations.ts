@@ -49,10 +49,27 @@ export class SaleIncarnations {
     const sale = await this.repository.saleRow(saleId);
     if (!isRedisBacked(sale) || !hasEnded(sale)) return false;
     if (sale.leased - sale.inDoubt <= 0) return false;
-    const epoch = await this.repository.openEpoch(saleId, sale.redisEpoch);
-    if (epoch !== sale.redisEpoch + 1) return false; // another process closed it first
+    return this.close(saleId, sale.redisEpoch);
+  }
+
+  /**
+   * Replaces a stale copy of an ended sale's incarnation `staleEpoch` (see StockLeases.verifyIncarnation):
+   * closed as closeEnded closes one, whatever is still leased to it.
+   */
+  async replaceEndedCopy(saleId: string, staleEpoch: number): Promise<boolean> {
+    return this.close(saleId, staleEpoch);
+  }
+
+  /**
+   * MySQL opens the next epoch (what is still leased to `epoch` becomes in doubt, for reconciliation to
+   * settle) and every bucket is loaded on it: nothing to sell, and every holding order MySQL has as a
+   * reservation. False when another process closed `epoch` first.
+   */
+  private async close(saleId: string, epoch: number): Promise<boolean> {
+    const next = await this.repository.openEpoch(saleId, epoch);
+    if (next !== epoch + 1) return false;
     const closed = await this.repository.saleRow(saleId);
-    if (closed) await this.load(saleId, closed, epoch, false);
+    if (closed) await this.load(saleId, closed, next, false);
     return true;
   }
 
@@ -96,9 +113,14 @@ export class SaleIncarnations {
    * The check of StockLeases.verifyIncarnation, MySQL read first. Every bucket is checked on its own: one
    * that lost its state loses the sale's incarnation. A bucket that kept its data has every lease MySQL
    * saw granted to it, remembers reserving at least the units MySQL wrote from it, and recorded every
-   * give-back MySQL answered from it (with buckets).
+   * give-back MySQL answered from it (with buckets). `absentBuckets: 'ignored'` judges only the
+   * buckets that hold a copy (an ended sale's keys expire on purpose).
    */
-  async check(saleId: string, sale: SaleLeaseRow): Promise<IncarnationCheck> {
+  async check(
+    saleId: string,
+    sale: SaleLeaseRow,
+    absentBuckets: 'lost' | 'ignored' = 'lost',
+  ): Promise<IncarnationCheck> {
     const [granted, written, givenBack] = await Promise.all([
       this.repository.leasesOf(saleId, sale.redisEpoch, 'GRANTED'),
       this.repository.unitsWrittenFrom(saleId, sale.redisEpoch),
@@ -109,6 +131,7 @@ export class SaleIncarnations {
     if (redis.some((held) => held && held.epoch > sale.redisEpoch)) return 'held'; // another instance moved on
     const lost = buckets.some((bucket, i) => {
       const held = redis[i];
+      if (!held && absentBuckets === 'ignored') return false;
       return (
         !held ||
         held.epoch < sale.redisEpoch ||

@@ -9,7 +9,10 @@ import { type LoadOutcome, SaleIncarnations } from './sale-incarnations';
 import { hasEnded, isRedisBacked } from './sale-lease-row';
 import { SaleWindows } from './sale-windows';
 
-/** `ended`: the sale is over (nothing is checked or restarted then; see restartIncarnation). */
+/**
+ * `ended`: the sale is over and Redis holds no stale copy of it; `restarted` for an ended sale: its stale
+ * copy was replaced (see verifyIncarnation).
+ */
 export type VerifyOutcome = 'current' | 'restarted' | 'not-redis-backed' | 'ended';
 
 /**
@@ -209,7 +212,7 @@ export class StockLeases {
    * and Redis must remember reserving at least the units MySQL wrote from it. MySQL is read first: a
    * grant precedes its mark in MySQL and a reservation precedes its row, so a Redis that kept its data
    * always passes. A copy that fails starts the next incarnation. Returns whether it did. An ended
-   * sale is not checked: it sells nothing more, and its keys are meant to expire (see restartIncarnation).
+   * sale is never restarted (see restartIncarnation), but a stale copy of it is replaced (verifyEnded).
    */
   verifyIncarnation(saleId: string): Promise<VerifyOutcome> {
     // One at a time per sale in this process: a second check made while the first is restarting would
@@ -223,7 +226,7 @@ export class StockLeases {
     // Before anything else, and for an ended sale too: a copy of the window that reaches past MySQL's
     // end (an edit that failed half way, a copy restored from before an edit) sells after the end.
     await this.alignWindow(saleId, sale);
-    if (hasEnded(sale)) return 'ended';
+    if (hasEnded(sale)) return this.verifyEnded(saleId, sale);
     const check = await this.incarnations.check(saleId, sale);
     if (check === 'held') return 'current';
     // Another process may be restarting the sale right now, between opening the next incarnation in
@@ -234,6 +237,27 @@ export class StockLeases {
       return this.verifyOnce(saleId, true);
     }
     return this.replaceStaleCopy(saleId, sale.redisEpoch, sale.buckets);
+  }
+
+  /**
+   * An ended sale sells nothing more and its keys expire on purpose, so a bucket without them is no
+   * loss. A copy that is there must be the real one, though: a stale one (a lagging replica promoted, an
+   * old file restored after the end) lacks reservations MySQL has written and counts units MySQL no
+   * longer leases to it, and the books, the audit and the retention read it. It is replaced by closing
+   * its incarnation (SaleIncarnations.replaceEndedCopy); reconciliation then settles what was leased.
+   */
+  private async verifyEnded(saleId: string, sale: SaleLeaseRow, lookedAgain = false): Promise<VerifyOutcome> {
+    const epochs = await this.incarnations.bucketEpochs(saleId, sale);
+    if (epochs.every((epoch) => epoch === undefined)) return 'ended';
+    const check = await this.incarnations.check(saleId, sale, 'ignored');
+    if (check === 'held') return 'ended';
+    // As for a live sale: another process may be loading the epoch it has just opened.
+    if (!lookedAgain && check === 'behind') {
+      await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+      const again = await this.repository.saleRow(saleId);
+      return again ? this.verifyEnded(saleId, again, true) : 'ended';
+    }
+    return (await this.incarnations.replaceEndedCopy(saleId, sale.redisEpoch)) ? 'restarted' : 'ended';
   }
 
   /** Redis's copy of `epoch` is lost or stale: the next incarnation, each bucket topped up. */

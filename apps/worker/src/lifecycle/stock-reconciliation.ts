@@ -35,7 +35,10 @@ export interface ReconciliationRun {
 }
 
 export interface IdleSaleCheck {
-  /** Live sales whose Redis incarnation was verified, and those of them that had to restart. */
+  /**
+   * Sales whose Redis incarnation was verified, and those of them that had to restart (a live one) or
+   * had a stale copy replaced (an ended one).
+   */
   verified: number;
   restarted: number;
   /** Ended sales whose keys have their retention expiry. */
@@ -48,8 +51,9 @@ export interface IdleSaleCheck {
  * - every RECONCILE_INTERVAL_MS, `run` visits in full the sales marked active (SaleActivity: whoever
  *   changes a sale marks it) within RECONCILE_ACTIVE_WINDOW_MS, plus those whose MySQL books need work
  *   anyway (units in doubt, an unconfirmed grant). An idle sale keeps the drift last published for it.
- * - every IDLE_SALE_CHECK_INTERVAL_MS, `checkIdleSales` checks every live sale cheaply for what no
- *   mark announces — a Redis that lost the sale or holds a stale copy — and retires ended ones.
+ * - every IDLE_SALE_CHECK_INTERVAL_MS, `checkIdleSales` checks every sale cheaply for what no mark
+ *   announces — a Redis that lost the sale or holds a stale copy (one promoted after the sale's end
+ *   too, whose marks went with the real copy) — and retires ended ones.
  * - after the worker's Redis connection comes back, `reconcileEverySale` visits every recent sale in
  *   full once: the outage may have lost marks (or the whole index), releases and the fallback's loads.
  *
@@ -100,27 +104,29 @@ export class StockReconciliation {
   }
 
   /**
-   * The slow safety pass over every Redis-backed sale, active or not, at a few round trips each: a
-   * live sale's incarnation is verified (StockLeases.verifyIncarnation: Redis lost it or holds a stale
-   * copy → the next incarnation, and the restart marks the sale, so the next run repairs the rest); an
-   * ended one still within its retention gets it (SaleRetention), in case no visit after its end did.
+   * The slow safety pass over every Redis-backed sale, active or not, at a few round trips each: its
+   * incarnation is verified (StockLeases.verifyIncarnation: a live sale whose Redis lost it or holds a
+   * stale copy gets the next incarnation, an ended one's stale copy is replaced; either marks the sale,
+   * so the next run repairs the rest); an ended one still within its retention gets it (SaleRetention),
+   * in case no visit after its end did.
    */
   async checkIdleSales(now = Date.now()): Promise<IdleSaleCheck> {
     const result: IdleSaleCheck = { verified: 0, restarted: 0, retired: 0 };
     const horizon = Math.max(RECENT_MS, this.config.lifecycle.saleRedisRetentionMs);
     for (const { saleId, endsAt } of await this.leaseRepository.redisBackedSales(new Date(now - horizon))) {
-      if (endsAt.getTime() <= now) {
-        // Not verified (it sells nothing more), yet a copy of its window that reaches past MySQL's end
-        // would still sell: aligned first.
-        await this.alignWindow(saleId);
-        if (await this.retention.retireIfWritten(saleId, endsAt, now)) result.retired += 1;
-        continue;
-      }
+      const ended = endsAt.getTime() <= now;
       result.verified += 1;
+      // An ended sale too: its window is aligned (a copy that reaches past MySQL's end would still sell),
+      // and a stale copy of it is replaced, or the books would read units that are not there.
       if ((await this.leases.verifyIncarnation(saleId)) === 'restarted') {
         result.restarted += 1;
-        this.logger.warn(`Sale ${saleId}: idle, and Redis had lost its incarnation; its leases are in doubt`);
+        this.logger.warn(
+          ended
+            ? `Sale ${saleId}: ended, and Redis held a stale copy of it; replaced, its leases are in doubt`
+            : `Sale ${saleId}: idle, and Redis had lost its incarnation; its leases are in doubt`,
+        );
       }
+      if (ended && (await this.retention.retireIfWritten(saleId, endsAt, now))) result.retired += 1;
     }
     return result;
   }
