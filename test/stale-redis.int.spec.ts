@@ -1,7 +1,49 @@
 import { bucketsOf, createRedisClient, KeyBuilder } from '@flash-sale/redis';
 import { StockReconciliation } from '../apps/worker/src/lifecycle/stock-reconciliation';
 import { waitFor } from './support/fixtures';
-import { useStackWorld } from './support/stack-world';
+import { type StackWorld, useStackWorld } from './support/stack-world';
+
+/** A purchase's answer as these tests read it. */
+type Answer = { status: number; body: { orderNo?: string } };
+
+/**
+ * `count` new buyers at once, each with a fresh submit token, buying as the storefront does (a `503` +
+ * retry-after, "nothing happened", is sent again); their user ids and answers.
+ */
+async function burst(w: StackWorld, saleId: string, count: number): Promise<{ userId: string; answer: Answer }[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const guest = await w.client.guest();
+      const token = await w.client.submitToken(saleId, guest.token);
+      const answer = await w.client.purchaseAsStorefront<{ orderNo?: string }>(saleId, guest.token, token);
+      return { userId: guest.userId, answer };
+    }),
+  );
+}
+
+/** Every key of the sale (each of its buckets) as Redis holds it now: the copy Redis will come back with. */
+async function copyOfSale(w: StackWorld, sale: { id: string; buckets: number }) {
+  const keyBuilder = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
+  const keys = bucketsOf(sale).flatMap((bucket) => keyBuilder.bucket(bucket).all());
+  const client = createRedisClient(w.testEnv.config.redis);
+  const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
+  client.disconnect();
+  return copy;
+}
+
+/** Redis SIGKILLed and started again, with `copy` restored over whatever it came back with. */
+async function restartFromCopy(w: StackWorld, copy: Awaited<ReturnType<typeof copyOfSale>>): Promise<void> {
+  await w.redisServer.kill();
+  await w.redisServer.restart();
+  const restorer = createRedisClient(w.testEnv.config.redis);
+  for (const { key, dump } of copy) if (dump) await restorer.restore(key, 0, dump, 'REPLACE');
+  restorer.disconnect();
+}
+
+/** Order rows of the sale, any status. */
+async function ordersWritten(w: StackWorld, saleId: string): Promise<number> {
+  return Number((await w.db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n);
+}
 
 /**
  * Redis comes back with a stale copy of a sale (an old AOF, a replica that lagged): its balance
@@ -27,41 +69,22 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
     const sale = await stack.client.createSale(admin, { name: 'Stale', priceCents: 100, stock: 100 });
     const saleId = sale.id;
     const buyers: { userId: string; orderNo: string }[] = [];
-    const refusals: number[] = [];
-    const burst = async (count: number) => {
-      await Promise.all(
-        Array.from({ length: count }, async () => {
-          const guest = await stack.client.guest();
-          const token = await stack.client.submitToken(saleId, guest.token);
-          // A 503 + retry-after ("nothing happened") is resent, as the storefront does.
-          const response = await stack.client.purchaseAsStorefront<{ orderNo?: string }>(saleId, guest.token, token);
-          if (response.status === 202) buyers.push({ userId: guest.userId, orderNo: response.body.orderNo! });
-          else refusals.push(response.status);
-        }),
-      );
+    const buy = async (count: number) => {
+      for (const { userId, answer } of await burst(w, saleId, count)) {
+        if (answer.status === 202) buyers.push({ userId, orderNo: answer.body.orderNo! });
+      }
     };
-    const written = async () =>
-      Number((await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n);
+    const written = () => ordersWritten(w, saleId);
 
-    await burst(20);
+    await buy(20);
     await waitFor('20 written', written, (n) => n === 20);
-    // The copy Redis will come back with: every key of the sale (of each of its buckets) as it is now.
-    const keyBuilder = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
-    const keys = bucketsOf({ id: saleId, buckets: sale.buckets }).flatMap((bucket) => keyBuilder.bucket(bucket).all());
-    const client = createRedisClient(w.testEnv.config.redis);
-    const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
-    client.disconnect();
-    await burst(20);
+    const copy = await copyOfSale(w, sale);
+    await buy(20);
     await waitFor('40 written', written, (n) => n === 40);
-
-    await w.redisServer.kill();
-    await w.redisServer.restart();
-    const restorer = createRedisClient(w.testEnv.config.redis);
-    for (const { key, dump } of copy) if (dump) await restorer.restore(key, 0, dump, 'REPLACE');
-    restorer.disconnect();
+    await restartFromCopy(w, copy);
 
     // 80 buyers for the 60 units left. The stale copy's balance still counts 20 units sold since.
-    await burst(80);
+    await buy(80);
     expect(buyers.length).toBeLessThanOrEqual(100);
     await waitFor('every 202 written', written, (n) => n === buyers.length);
     const failed = await db.query(`SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'FAILED'`, [saleId]);
@@ -84,7 +107,7 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
       (inDoubt) => inDoubt === 0,
       10_000,
     );
-    await burst(100 - buyers.length + 10);
+    await buy(100 - buyers.length + 10);
     expect(buyers).toHaveLength(100);
     await waitFor('all 100 written', written, (n) => n === 100);
     const rows = (await db.query(
@@ -131,32 +154,16 @@ describe('Redis restored from a stale copy after the sale ended (private redis-s
     });
     const saleId = sale.id;
     const accepted: string[] = [];
-    const burst = async (count: number) => {
-      const answers = await Promise.all(
-        Array.from({ length: count }, async () => {
-          const guest = await stack.client.guest();
-          const token = await stack.client.submitToken(saleId, guest.token);
-          return stack.client.purchaseAsStorefront<{ orderNo?: string; error?: { code: string } }>(
-            saleId,
-            guest.token,
-            token,
-          );
-        }),
-      );
-      for (const answer of answers) if (answer.status === 202) accepted.push(answer.body.orderNo!);
-      return answers;
+    const buy = async (count: number) => {
+      for (const { answer } of await burst(w, saleId, count))
+        if (answer.status === 202) accepted.push(answer.body.orderNo!);
     };
-    const written = async () =>
-      Number((await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n);
+    const written = () => ordersWritten(w, saleId);
 
-    await burst(15);
+    await buy(15);
     await waitFor('15 written', written, (n) => n === 15);
-    const keyBuilder = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
-    const keys = bucketsOf({ id: saleId, buckets: sale.buckets }).flatMap((bucket) => keyBuilder.bucket(bucket).all());
-    const client = createRedisClient(w.testEnv.config.redis);
-    const copy = await Promise.all(keys.map(async (key) => ({ key, dump: await client.dumpBuffer(key) })));
-    client.disconnect();
-    await burst(15);
+    const copy = await copyOfSale(w, sale);
+    await buy(15);
     await waitFor('30 written', written, (n) => n === accepted.length);
     expect(accepted).toHaveLength(30);
     // Buyers who fetched a submit token before the end, and send it after.
@@ -173,11 +180,7 @@ describe('Redis restored from a stale copy after the sale ended (private redis-s
     });
     expect(ended.status).toBe(200);
     // The copy comes back at once, its window still the one from before the end.
-    await w.redisServer.kill();
-    await w.redisServer.restart();
-    const restorer = createRedisClient(w.testEnv.config.redis);
-    for (const { key, dump } of copy) if (dump) await restorer.restore(key, 0, dump, 'REPLACE');
-    restorer.disconnect();
+    await restartFromCopy(w, copy);
 
     const late = await Promise.all(
       lateBuyers.map(({ guest, token }) => stack.client.purchaseAsStorefront(saleId, guest.token, token)),
