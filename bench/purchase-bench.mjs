@@ -14,6 +14,7 @@
  *   4b. (g) waiting room: a crowd joins a room sale and polls (lib/scenarios/room.mjs);
  *   5. (c) drain: purchases pile up with the worker stopped, a fresh worker writes them (lib/scenarios/drain.mjs);
  *   6. (d) strategies: one sale per strategy, same stock and buyers, audited (lib/scenarios/strategies.mjs);
+ *   6b. (i) creating a sale: POST /api/admin/sales timed for every strategy (lib/scenarios/create-sale.mjs);
  *   7. (f) scale: the hot sale with 1 and 2 API processes, and over 1 and 3 buckets on a local Redis
  *      Cluster (lib/scenarios/scale.mjs);
  *   8. (e) idle worker: many live sold-out sales, no load (lib/scenarios/idle.mjs);
@@ -22,10 +23,10 @@
  *  10. always cleans up: children, databases, Redis keys, the cluster (also on failure and Ctrl-C).
  *
  * Flags: `--only scale` runs the scale section alone (its report: bench/results/scale.{md,json});
- * `--skip scale` runs everything else.
+ * `--skip scale` runs everything else; the same for `opening` and `create-sale`.
  *
  * Environment (all optional): BENCH_DURATION · BENCH_WARMUP · BENCH_CONNECTIONS · BENCH_USERS ·
- * BENCH_DRAIN_ORDERS · BENCH_STRATEGY_STOCK · BENCH_STRATEGY_BUYERS · BENCH_STRATEGY_WARMUP ·
+ * BENCH_DRAIN_ORDERS · BENCH_STRATEGY_STOCK · BENCH_STRATEGY_BUYERS · BENCH_STRATEGY_WARMUP · BENCH_CREATE_SALES ·
  * BENCH_DRAIN_BASELINE · BENCH_IDLE_DURATION · BENCH_SCALE_PROCESSES · BENCH_SCALE_BUCKETS · BENCH_CPU_PROF=1 ·
  * REDIS_URL · BENCH_MYSQL_URL
  * (defaults and meaning: lib/settings.mjs and bench/README.md).
@@ -33,11 +34,13 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ROOT } from './lib/app-dist.mjs';
+import { writeCreateSaleReport } from './lib/report/create-sale.mjs';
 import { writeOpeningReport } from './lib/report/opening.mjs';
 import { writeScaleReport } from './lib/report/scale.mjs';
 import { writeReport } from './lib/report/write-report.mjs';
 import { createRunContext } from './lib/run-context.mjs';
 import { runCeiling } from './lib/scenarios/ceiling.mjs';
+import { runCreateSale } from './lib/scenarios/create-sale.mjs';
 import { runDrain } from './lib/scenarios/drain.mjs';
 import { runOpening } from './lib/scenarios/opening.mjs';
 import { measureIdle } from './lib/scenarios/idle.mjs';
@@ -52,7 +55,7 @@ import { cleanup, ensureBuilt, startStack, state } from './lib/stack.mjs';
  * Sections that can be run alone or left out. The others depend on one another (every ratio is to the
  * ceiling; the idle scenario's background is subtracted from the sold-out figures) and always run together.
  */
-const OPTIONAL_SECTIONS = ['scale', 'opening'];
+const OPTIONAL_SECTIONS = ['scale', 'opening', 'create-sale'];
 
 function chosenSections(argv) {
   const { values } = parseArgs({
@@ -79,6 +82,10 @@ async function main() {
     await runOpening(run);
     return writeOpeningReport(run.results);
   }
+  if (sections.only === 'create-sale') {
+    await runCreateSale(run);
+    return writeCreateSaleReport(run.results);
+  }
   const endpointSales = await createEndpointSales(run);
   await run.buyers.checkSameSigningKey(run.http, endpointSales.live.id);
   await runCeiling(run);
@@ -88,6 +95,7 @@ async function main() {
   await auditEndpointSales(run, endpointSales);
   await runDrain(run);
   await runStrategies(run);
+  if (!sections.skip.has('create-sale')) await runCreateSale(run);
   if (!sections.skip.has('opening')) await runOpening(run);
   if (!sections.skip.has('scale')) await runScale(run);
   // Last, so that its open sales weigh on no other scenario.

@@ -79,6 +79,32 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(2);
   });
 
+  it('a new sale opened by one process while another loads it gets one first incarnation, nothing in doubt', async () => {
+    const { saleRedis } = access;
+    // A sale row as creation writes it, not yet opened (MySQL's epoch 0), as createLiveSale would leave
+    // it before opening.
+    const saleId = await createLiveSale(db, access.scripts, saleRedis, { stock: 40, opened: false });
+    expect(await epochOf(saleId)).toBe(0);
+
+    // The creating process opens it; another (a purchase told "not loaded", say) loads it at the same time.
+    const [opening, loading] = await Promise.all([
+      processLeases(new ReservationScripts(access.redis, access.keys)).openNewSale(saleId),
+      processLeases(new ReservationScripts(access.redis, access.keys)).ensureLoaded(saleId),
+    ]);
+    expect([opening, loading].sort()).toEqual(['opened', 'refreshed']);
+    expect(await epochOf(saleId)).toBe(1);
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(1);
+    const [row] = (await db.query('SELECT available, leased, in_doubt FROM sales WHERE id = ?', [saleId])) as {
+      available: number;
+      leased: number;
+      in_doubt: number;
+    }[];
+    // Both topped the sale up: every unit MySQL leased is in Redis's balance, none in doubt.
+    expect(Number(row!.in_doubt)).toBe(0);
+    expect(Number(row!.available) + Number(row!.leased)).toBe(40);
+    expect(await saleRedis.remaining({ id: saleId, buckets: 1 })).toBe(Number(row!.leased));
+  });
+
   it('a load during another process restart does not open a second incarnation', async () => {
     const { scripts, saleRedis } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });

@@ -26,6 +26,8 @@ export const SETTINGS = {
   strategyStock: intEnv('BENCH_STRATEGY_STOCK', 1_000),
   strategyBuyers: intEnv('BENCH_STRATEGY_BUYERS', 3_000),
   strategyWarmup: intEnv('BENCH_STRATEGY_WARMUP', 300),
+  // Sales created per strategy in the create-sale section (after one timed apart).
+  createSaleCount: intEnv('BENCH_CREATE_SALES', 40),
   // The previous build's drain (orders/s) on a quiet machine, in the same kind of run: the drain target
   // is relative to it, since an absolute orders/s says more about the machine than about the build.
   drainBaseline: intEnv('BENCH_DRAIN_BASELINE', 10_071),

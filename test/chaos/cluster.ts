@@ -177,7 +177,7 @@ export class ChaosCluster {
     if (this.replica || !this.primary.up) return;
     this.redisNodes += 1;
     const replica = await LaggingReplica.start(this.primary.port, join(this.dir, `redis-${this.redisNodes}`));
-    // Stopped meanwhile (the budget interrupts a run without waiting for it): leave nothing running.
+    // Stopped meanwhile (a Ctrl-C stops the cluster while a run plays): leave nothing running.
     if (!ChaosCluster.running.has(this)) return replica.discard();
     this.replica = replica;
     replica.lag();

@@ -122,6 +122,9 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       fc.noBias(fc.constantFrom(...options.buckets)),
       fc.noBias(fc.constantFrom(...options.strategies)),
       async (schedule, drawnBuckets, strategy) => {
+        // The budget: no new run (nor shrink attempt) once spent. Not fast-check's interruptAfterTimeLimit,
+        // which returns while a run is still playing, leaving its processes to outlive the cluster's stop.
+        if (Date.now() - started >= options.budgetMs) return;
         runs += 1;
         const faultsBefore = new Map(faults);
         await cluster.restoreAll();
@@ -188,7 +191,6 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       numRuns: options.runs,
       seed: options.seed,
       path: options.path,
-      plugins: [fc.interruptAfterTimeLimit(options.budgetMs)],
       // Each shrink attempt replays a whole schedule on real processes: bounded.
       ...(options.maxShrinks === 0 ? { endOnFailure: true } : {}),
     });

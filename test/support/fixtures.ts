@@ -15,6 +15,8 @@ export interface SaleFixture {
   buckets?: number;
   /** Units per lease when it is loaded (the whole stock unless given: every bucket takes its share). */
   leaseSize?: number;
+  /** `false`: the row alone, its first incarnation not opened yet (MySQL's epoch 0, nothing in Redis). */
+  opened?: boolean;
 }
 
 /**
@@ -45,11 +47,12 @@ export async function createLiveSale(
     ],
   )) as { insertId: number };
   const saleId = String(result.insertId);
+  if (sale.opened === false) return saleId;
   const leases = new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, {
     leaseSize: sale.leaseSize ?? sale.stock,
     lowWater: 0,
   });
-  await leases.ensureLoaded(saleId);
+  await leases.openNewSale(saleId);
   return saleId;
 }
 

@@ -1,6 +1,7 @@
 /** bench/results/latest.md, also printed at the end of a run: one section per scenario. */
 import { formatCpu, formatIdleRedis, formatRedis, percent, thousands, times } from '../format.mjs';
 import { NOISY_OTHER_PERCENT } from '../settings.mjs';
+import { createSaleSection } from './create-sale.mjs';
 import { openingSection } from './opening.mjs';
 import { scaleSection } from './scale.mjs';
 import { TARGETS, targetVerdict } from './targets.mjs';
@@ -14,6 +15,7 @@ export function renderMarkdown(r) {
     ...targetsSection(r),
     ...endpointSection(r),
     ...strategySection(r),
+    ...createSaleSection(r),
     ...openingSection(r),
     ...scaleSection(r),
     ...cpuPerResponseSection(r),

@@ -8,6 +8,7 @@ import { ratio, round } from '../format.mjs';
 import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
 import { renderChart, writePng } from './chart.mjs';
 import { renderMarkdown } from './markdown.mjs';
+import { createSaleTargets } from './create-sale.mjs';
 import { openingTargets } from './opening.mjs';
 import { scaleTargets } from './scale.mjs';
 import { perAcceptedPurchase } from '../sampling.mjs';
@@ -16,7 +17,12 @@ import { evaluateTargets, targetVerdict } from './targets.mjs';
 /** Writes the report; returns the exit code (1 when a check failed; targets do not count). */
 export function writeReport(results) {
   addRatios(results);
-  results.targets = [...evaluateTargets(results), ...openingTargets(results), ...scaleTargets(results)];
+  results.targets = [
+    ...evaluateTargets(results),
+    ...createSaleTargets(results),
+    ...openingTargets(results),
+    ...scaleTargets(results),
+  ];
   results.noise = noise(results);
   if (results.noise.noisy)
     log(`WARNING: other processes used up to ${results.noise.otherProcessesPercentOfOneCore.max}% of a core meanwhile`);

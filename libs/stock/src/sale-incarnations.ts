@@ -7,7 +7,7 @@ import {
   type SaleRedisRepository,
 } from '@flash-sale/redis';
 import { markSaleChanged } from './sale-marks';
-import { hasEnded, isRedisBacked, layoutOf } from './sale-lease-row';
+import { hasEnded, isRedisBacked, layoutOf, NEVER_OPENED } from './sale-lease-row';
 
 /** `ended`: the sale is over and Redis does not hold its current incarnation; nothing was loaded. */
 export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
@@ -42,6 +42,12 @@ export class SaleIncarnations {
     const sale = await this.repository.saleRow(saleId);
     if (!sale) return 'not-redis-backed';
     return this.load(saleId, sale, epoch, false);
+  }
+
+  /** Opens a new sale's first incarnation and loads it (see StockLeases.openNewSale). */
+  openFirst(saleId: string): Promise<LoadOutcome> {
+    // Conditional on the epoch being NEVER_OPENED: of two callers, the second loads what the first opened.
+    return this.restart(saleId, NEVER_OPENED);
   }
 
   /** Closes the incarnation of an ended sale that still has units leased (see StockLeases.returnLeasesOfEndedSale). */

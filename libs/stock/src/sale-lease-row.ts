@@ -11,7 +11,10 @@ export function hasEnded(sale: SaleLeaseRow, now = Date.now()): boolean {
   return sale.endsAt.getTime() <= now;
 }
 
+/** MySQL's `redis_epoch` of a sale whose first incarnation has not been opened yet. */
+export const NEVER_OPENED = 0;
+
 /** Sold by Redis on an incarnation MySQL has opened. */
 export function isRedisBacked(sale: SaleLeaseRow | undefined): sale is SaleLeaseRow {
-  return sale !== undefined && sale.strategy === 'redis-lua' && sale.redisEpoch !== 0;
+  return sale !== undefined && sale.strategy === 'redis-lua' && sale.redisEpoch !== NEVER_OPENED;
 }

@@ -6,7 +6,7 @@ import { type Coalesced, coalesce, singleFlight } from './in-flight';
 import { LeaseGrants } from './lease-grants';
 import type { LeasePolicy } from './lease-policy';
 import { type LoadOutcome, SaleIncarnations } from './sale-incarnations';
-import { hasEnded, isRedisBacked } from './sale-lease-row';
+import { hasEnded, isRedisBacked, NEVER_OPENED } from './sale-lease-row';
 import { SaleWindows } from './sale-windows';
 
 /**
@@ -129,6 +129,21 @@ export class StockLeases {
   }
 
   /**
+   * A sale just created: its first incarnation is opened in MySQL and loaded into every bucket, then
+   * each bucket is topped up. Unlike ensureLoaded, nothing is waited for: no other process has seen the
+   * sale, and MySQL opens the first epoch for one caller only.
+   */
+  openNewSale(saleId: string): Promise<LoadOutcome> {
+    return singleFlight(this.loads, saleId, async () => {
+      const outcome = await this.incarnations.openFirst(saleId);
+      if (outcome !== 'opened' && outcome !== 'refreshed') return outcome;
+      const sale = await this.repository.saleRow(saleId);
+      for (let bucket = 0; bucket < (sale?.buckets ?? 0); bucket++) await this.topUp(saleId, bucket);
+      return outcome;
+    });
+  }
+
+  /**
    * Makes Redis sell the sale on MySQL's current incarnation: a refresh when Redis has it (adding
    * what MySQL sold itself meanwhile, with its tokens), a new incarnation when Redis lost it or never
    * had it. Then tops up. Safe to call any time, from any instance.
@@ -137,6 +152,12 @@ export class StockLeases {
     return singleFlight(this.loads, saleId, async () => {
       let sale = await this.repository.saleRow(saleId);
       if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
+      if (sale.redisEpoch === NEVER_OPENED) {
+        // Its creation stopped before the first incarnation opened: nothing can be in flight to wait for.
+        const outcome = await this.incarnations.openFirst(saleId);
+        for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
+        return outcome;
+      }
       let redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);
       if (redisEpochs.some((epoch) => epoch === undefined || epoch < sale!.redisEpoch)) {
         // As in verifyOnce: another process may be between opening the next incarnation in MySQL and

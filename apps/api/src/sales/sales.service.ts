@@ -67,7 +67,7 @@ export class SalesService {
       return this.view(sale, sale.strategy === 'db-segmented' ? sale.stock : sale.available);
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale);
-    await this.leases.ensureLoaded(sale.id);
+    await this.leases.openNewSale(sale.id);
     return this.get(sale.id);
   }
 
