@@ -3,8 +3,9 @@
  * - no cycles between the folders of an app or a library: each folder is a feature (a Nest module)
  *   or a layer, and features depend on each other one way only;
  * - no cycles between files either;
- * - the dependency rule of docs/architecture.md "Parts": libs/db and libs/redis know nothing of each
- *   other nor of libs/stock, which spans both; libs never import apps.
+ * - the dependency rule of docs/architecture.md "Parts": libs/domain uses only libs/contract and ulid;
+ *   libs/db and libs/redis know nothing of each other nor of libs/stock, which spans both; libs never
+ *   import apps.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -26,6 +27,14 @@ module.exports = {
       to: { path: '^libs/(db|redis|stock)/', pathNot: '^libs/$1/' },
     },
     {
+      name: 'domain-depends-on-contract-only',
+      comment:
+        'libs/domain is the rules alone: besides itself it may use libs/contract (the words it shares with HTTP) and ulid.',
+      severity: 'error',
+      from: { path: '^libs/domain/' },
+      to: { pathNot: ['^libs/(domain|contract)/', '(^|/)node_modules/ulid/'] },
+    },
+    {
       name: 'libs-never-import-apps',
       severity: 'error',
       from: { path: '^libs/' },
@@ -40,7 +49,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|node_modules)/|\\.spec\\.ts$|\\.test\\.tsx?$|^apps/web/' },
+    // npm packages stay in the graph (not followed): the domain rule names the one it may use.
+    exclude: { path: '(^|/)dist/|\\.spec\\.ts$|\\.test\\.tsx?$|^apps/web/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.spec.json' },
   },

@@ -48,7 +48,7 @@ export default tseslint.config(
     languageOptions: { ...jsxA11y.flatConfigs.recommended.languageOptions },
   },
   {
-    // One home per concern (STYLE.md): the apps reach MySQL, Redis and BullMQ only through the
+    // One home per concern (docs/architecture.md, "The code"): the apps reach MySQL, Redis and BullMQ only through the
     // repositories of libs/db, libs/redis and libs/queue; raw SQL lives in libs/db.
     files: ['apps/api/src/**/*.ts', 'apps/worker/src/**/*.ts'],
     ignores: ['**/*.spec.ts'],

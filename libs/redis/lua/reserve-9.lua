@@ -26,7 +26,7 @@
     KEYS[6] replays       hash    token -> orderNo, so a replayed token finds its reservation
     KEYS[7] handoff       stream  entries {r = "orderNo|userId|quantity|slot|reservedAtMs|epoch|token"}
                                   the workers read through their consumer group and delete once written
-    KEYS[8] user limit    string  the buyer's purchase counter in this sale (see purchase-limits)
+    KEYS[8] user limit    string  the buyer's purchase counter in this sale (see purchase-rate-limits)
     KEYS[9] sale limit    string  the sale's purchase counter
 
     ARGV[1] userId    (no '|' or ' ', checked by the caller)
@@ -61,7 +61,7 @@ local reservationsKey = KEYS[5]
 local replaysKey = KEYS[6]
 local handoffKey = KEYS[7]
 
---- @include "purchase-limits"
+--- @include "purchase-rate-limits"
 --- @include "reservation-record"
 --- @include "buyers"
 
@@ -71,7 +71,7 @@ local quantity = tonumber(ARGV[3])
 local orderNo = ARGV[4]
 
 if ARGV[5] ~= '0' then
-  local wait = purchaseLimitWait(KEYS[8], KEYS[9], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]),
+  local wait = purchaseRateLimitWait(KEYS[8], KEYS[9], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]),
     tonumber(ARGV[8]))
   if wait > 0 then return { -8, wait } end
 end

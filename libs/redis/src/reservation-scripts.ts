@@ -5,7 +5,7 @@ import type { KeyBuilder, SaleBucket } from './sale-keys';
 
 const SCRIPTS = {
   fsReserve: { file: 'reserve-9.lua', numberOfKeys: 9 },
-  fsPurchaseLimit: { file: 'purchase-limit-2.lua', numberOfKeys: 2 },
+  fsPurchaseRateLimit: { file: 'purchase-rate-limit-2.lua', numberOfKeys: 2 },
   fsRelease: { file: 'release-3.lua', numberOfKeys: 3 },
   fsLoad: { file: 'load-7.lua', numberOfKeys: 7 },
   fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
@@ -31,7 +31,7 @@ const ORDER_NUMBER_TAKEN = -7;
 const RATE_LIMITED = -8;
 
 /** The purchase rate limits (docs/protection.md): attempts per window, per buyer in a sale and per sale. */
-export interface PurchaseLimits {
+export interface PurchaseRateLimitSettings {
   perUser: { points: number; windowMs: number };
   perSale: { points: number; windowMs: number };
 }
@@ -44,7 +44,7 @@ export interface ReserveInput {
   quantity: number;
   orderNo: string;
   /** Count the purchase rate limits first, in the same script; omitted when already counted. */
-  limits?: PurchaseLimits;
+  rateLimits?: PurchaseRateLimitSettings;
 }
 
 export type ReserveResult =
@@ -132,13 +132,13 @@ export class ReservationScripts {
       sale.reservations,
       sale.replays,
       sale.handoff,
-      sale.purchaseLimitOf(input.userId),
-      sale.purchaseLimit,
+      sale.purchaseRateLimitOf(input.userId),
+      sale.purchaseRateLimit,
       input.userId,
       input.submitToken,
       input.quantity,
       input.orderNo,
-      ...limitArgs(input.limits),
+      ...rateLimitArgs(input.rateLimits),
     );
     if (Array.isArray(reply) && reply[0] === RATE_LIMITED) return { kind: 'rate-limited', waitMs: Number(reply[1]) };
     if (Array.isArray(reply)) {
@@ -171,13 +171,17 @@ export class ReservationScripts {
   }
 
   /**
-   * Counts one purchase attempt against the rate limits without reserving (see purchase-limit-2.lua):
+   * Counts one purchase attempt against the rate limits without reserving (see purchase-rate-limit-2.lua):
    * 0 when admitted, else the milliseconds to wait.
    */
-  async purchaseLimitWait(bucket: SaleBucket, userId: string, limits: PurchaseLimits): Promise<number> {
+  async purchaseRateLimitWait(bucket: SaleBucket, userId: string, limits: PurchaseRateLimitSettings): Promise<number> {
     const sale = this.keys.bucket(bucket);
     return Number(
-      await this.scripted.fsPurchaseLimit(sale.purchaseLimitOf(userId), sale.purchaseLimit, ...limitArgs(limits)),
+      await this.scripted.fsPurchaseRateLimit(
+        sale.purchaseRateLimitOf(userId),
+        sale.purchaseRateLimit,
+        ...rateLimitArgs(limits),
+      ),
     );
   }
 
@@ -283,7 +287,7 @@ export class ReservationScripts {
   }
 }
 
-function limitArgs(limits: PurchaseLimits | undefined): [number, number, number, number] {
+function rateLimitArgs(limits: PurchaseRateLimitSettings | undefined): [number, number, number, number] {
   if (!limits) return [0, 0, 0, 0];
   return [limits.perUser.points, limits.perUser.windowMs, limits.perSale.points, limits.perSale.windowMs];
 }

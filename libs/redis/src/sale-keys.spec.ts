@@ -27,7 +27,7 @@ describe('sale buckets', () => {
   it('gives every key of a bucket the same slot', () => {
     const keys = new KeyBuilder('fs').bucket({ saleId: '9', index: 2, count: 3 });
     const slots = new Set(
-      [...keys.all(), keys.token('t'), keys.purchaseLimitOf('u'), keys.purchaseLimit].map(calculateSlot),
+      [...keys.all(), keys.token('t'), keys.purchaseRateLimitOf('u'), keys.purchaseRateLimit].map(calculateSlot),
     );
     expect(slots.size).toBe(1);
   });

@@ -91,7 +91,7 @@ export class SaleKeys {
    */
   readonly handoff: string;
   /** The sale's purchase rate-limit counter (a fixed window: INCR with a TTL). */
-  readonly purchaseLimit: string;
+  readonly purchaseRateLimit: string;
   /** The redis-lock strategies' purchase lock: its holder's owner value, with a TTL (lock-acquire-3.lua). */
   readonly lock: string;
   /** The last fencing token the sale's lock granted: a counter without TTL. */
@@ -119,7 +119,7 @@ export class SaleKeys {
     this.grants = `${this.base}:grants`;
     this.givebacks = `${this.base}:givebacks`;
     this.handoff = `${this.base}:handoff`;
-    this.purchaseLimit = `${this.base}:rl:purchase-sale`;
+    this.purchaseRateLimit = `${this.base}:rl:purchase-sale`;
     this.lock = `${this.base}:lock`;
     this.lockFence = `${this.base}:lock-fence`;
     this.lockPause = `${this.base}:lock-pause`;
@@ -127,7 +127,7 @@ export class SaleKeys {
   }
 
   /** One buyer's purchase rate-limit counter in this sale. */
-  purchaseLimitOf(userId: string): string {
+  purchaseRateLimitOf(userId: string): string {
     return `${this.base}:rl:purchase-user:${userId}`;
   }
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LoadShedder } from './load-shedder';
-import { PurchaseLimitsPolicy } from './purchase-limits';
+import { PurchaseRateLimits } from './purchase-rate-limits';
 import { RateLimitInterceptor } from './rate-limit.interceptor';
 import { RateLimits } from './rate-limits';
 
@@ -9,7 +9,7 @@ import { RateLimits } from './rate-limits';
  * controllers put `@RateLimit(profile)` on a route imports this one.
  */
 @Module({
-  providers: [RateLimits, PurchaseLimitsPolicy, LoadShedder, RateLimitInterceptor],
-  exports: [RateLimits, RateLimitInterceptor, LoadShedder, PurchaseLimitsPolicy],
+  providers: [RateLimits, PurchaseRateLimits, LoadShedder, RateLimitInterceptor],
+  exports: [RateLimits, RateLimitInterceptor, LoadShedder, PurchaseRateLimits],
 })
 export class ProtectionModule {}

@@ -8,7 +8,7 @@ import { rateLimited } from './retry-later.error';
 /**
  * The named limits. Each is keyed by one subject: `ip` limits are lifted for RATE_LIMIT_TRUSTED_IPS
  * (a load generator's address), `user` limits never are. (The purchase route's per-user and per-sale
- * limits are purchase-limits.ts: one Redis round trip for both.)
+ * limits are purchase-rate-limits.ts: one Redis round trip for both.)
  */
 export const LIMIT_PROFILES = {
   'guest-sign-in': { subject: 'ip' },

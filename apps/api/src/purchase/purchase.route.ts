@@ -7,7 +7,7 @@ import { sendError } from '../common/error.filter';
 import { isWarmUpRequest } from '../common/warm-up-caller';
 import { MetricsService } from '../metrics/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
-import { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { PURCHASE_BODY_SCHEMA, type PurchaseOrder, readPurchaseBody } from './purchase-body';
 import { type PurchaseAccepted, PurchaseService } from './purchase.service';
@@ -45,7 +45,7 @@ export const PURCHASE_OPENAPI = {
  * layers of promises per request. It answers in docs/api.md's order:
  *   1. load shedding: 503 + retry-after, before anything else costs a thing (`onRequest`);
  *   2. the access token: 401 (`onRequest`, before the body is even parsed);
- *   3. the rate limits: 429 (PurchaseLimitsPolicy decides where they are spent);
+ *   3. the rate limits: 429 (PurchaseRateLimits decides where they are spent);
  *   4. the body: 400; then the sale and the purchase rules (404, 409, 410, 403…), or 202 / 201.
  * The one exception to that order is the local sold-out answer (docs/api.md, "Buying"): given once the
  * caller and the body are known to be valid, before the rate limits, and counting none.
@@ -56,7 +56,7 @@ export class PurchaseRoute implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthGuard,
     private readonly shedder: LoadShedder,
-    private readonly limits: PurchaseLimitsPolicy,
+    private readonly rateLimits: PurchaseRateLimits,
     private readonly purchases: PurchaseService,
     private readonly soldOut: SoldOutFastPath,
     private readonly catalog: SaleCatalog,
@@ -108,7 +108,7 @@ export class PurchaseRoute implements OnModuleInit {
       order = readPurchaseBody(body);
     } catch (error) {
       // Counted in the buyer's bucket when the sale is known here already (a sale over buckets).
-      await this.limits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
+      await this.rateLimits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
       throw error;
     }
     // Only while the gate is reading a sale that just sold out: a live purchase waits for nothing here.

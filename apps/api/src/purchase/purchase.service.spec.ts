@@ -1,6 +1,6 @@
 import { DomainError, ErrorCode, type SaleStrategy, type SaleTerms } from '@flash-sale/domain';
 import type { MetricsService } from '../metrics/metrics.service';
-import type { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import type { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { rateLimited } from '../protection/retry-later.error';
 import type { SaleCatalog } from '../sales/sale-catalog';
 import type { DbPurchase } from './db-purchase';
@@ -45,7 +45,7 @@ function dispatcher(scenario: Scenario) {
       calls.push(`limits ${typeof sale === 'string' ? sale : sale.id}`);
       if (scenario.limitsRefuse) throw rateLimited(1000);
     },
-  } as unknown as PurchaseLimitsPolicy;
+  } as unknown as PurchaseRateLimits;
   const reservation = {
     reserve: async () => {
       calls.push('reserve');

@@ -2,7 +2,7 @@ import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain'
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
 import { MetricsService } from '../metrics/metrics.service';
-import { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { WaitingRoom } from '../waiting-room/waiting-room.service';
 import { DbPurchase, type OrderCreated } from './db-purchase';
@@ -17,14 +17,14 @@ export type PurchaseAccepted = { orderNo: string; status: 'QUEUED' } | OrderCrea
 /**
  * Submit tokens and purchases, sent the way the sale sells (docs/architecture.md, "Strategies"):
  * redis-lua through the reservation script (or, while Redis is down, the MySQL fallback), every other
- * strategy straight against MySQL. The rate limits are spent where PurchaseLimitsPolicy says.
+ * strategy straight against MySQL. The rate limits are spent where PurchaseRateLimits says.
  */
 @Injectable()
 export class PurchaseService {
   constructor(
     private readonly catalog: SaleCatalog,
     private readonly tokens: SubmitTokens,
-    private readonly limits: PurchaseLimitsPolicy,
+    private readonly rateLimits: PurchaseRateLimits,
     private readonly reservation: RedisReservation,
     private readonly fallback: RedisDownFallback,
     private readonly dbPurchase: DbPurchase,
@@ -64,7 +64,7 @@ export class PurchaseService {
         return this.sold(await this.fallback.sell(sale, userId, order));
       }
     }
-    await this.limits.spendNow(sale, userId);
+    await this.rateLimits.spendNow(sale, userId);
     if (sale.strategy === 'redis-lua') return this.sold(await this.fallback.sell(sale, userId, order));
     return this.sold(await this.dbPurchase.purchase(sale, userId, order.token, order.quantity, sale.strategy));
   }
@@ -74,7 +74,7 @@ export class PurchaseService {
     try {
       return await this.catalog.get(saleId);
     } catch (error) {
-      await this.limits.spendNow(saleId, userId);
+      await this.rateLimits.spendNow(saleId, userId);
       throw error;
     }
   }

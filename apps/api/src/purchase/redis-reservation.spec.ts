@@ -3,7 +3,7 @@ import { DomainError, ErrorCode, RetryLaterError, type SaleTerms } from '@flash-
 import type { ReservationScripts, ReserveInput, ReserveResult } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import type { MetricsService } from '../metrics/metrics.service';
-import type { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import type { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import type { DbPurchase } from './db-purchase';
 import type { IncarnationGuard } from './incarnation-guard';
 import { RedisReservation } from './redis-reservation';
@@ -82,7 +82,7 @@ function world(
     },
     unitsOutsideMySql: async () => ({ leased: 0, inDoubt: options.inDoubt ?? 0 }),
   } as unknown as StockLeases;
-  const limits = { inReservation: () => LIMITS } as unknown as PurchaseLimitsPolicy;
+  const limits = { inReservation: () => LIMITS } as unknown as PurchaseRateLimits;
   const tokens = {
     orderNumberOf: (token: string) => `S7-number-of-${token}`,
     signedFor: () => options.tokenSigned ?? false,
@@ -143,13 +143,13 @@ describe('RedisReservation', () => {
     await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({ orderNo: 'FS-1', status: 'QUEUED' });
     expect(calls).toEqual(['admit', 'complete', 'count accepted']);
     expect(scriptInputs).toHaveLength(1);
-    expect(scriptInputs[0]).toMatchObject({ userId: 'u1', submitToken: ORDER.token, quantity: 1, limits: LIMITS });
+    expect(scriptInputs[0]).toMatchObject({ userId: 'u1', submitToken: ORDER.token, quantity: 1, rateLimits: LIMITS });
   });
 
   it("reserves under the token's own order number; a taken one is retried with a fresh one, the rate limits counted once", async () => {
     const { reservation, scriptInputs } = world([{ kind: 'order-number-taken' }, reserved()]);
     await reservation.reserve(SALE, 'u1', ORDER);
-    expect(scriptInputs.map((input) => input.limits)).toEqual([LIMITS, undefined]);
+    expect(scriptInputs.map((input) => input.rateLimits)).toEqual([LIMITS, undefined]);
     expect(scriptInputs[0]!.orderNo).toBe(`S7-number-of-${ORDER.token}`);
     expect(scriptInputs[1]!.orderNo).not.toBe(scriptInputs[0]!.orderNo);
   });

@@ -3,7 +3,7 @@ import { StockLeases } from '@flash-sale/stock';
 import { buyerBucket, ReservationScripts, type ReserveResult, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';
-import { PurchaseLimitsPolicy } from '../protection/purchase-limits';
+import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { rateLimited } from '../protection/retry-later.error';
 import { DbPurchase } from './db-purchase';
 import { IncarnationGuard } from './incarnation-guard';
@@ -57,7 +57,7 @@ export class RedisReservation {
   constructor(
     private readonly scripts: ReservationScripts,
     private readonly leases: StockLeases,
-    private readonly limits: PurchaseLimitsPolicy,
+    private readonly rateLimits: PurchaseRateLimits,
     private readonly tokens: SubmitTokens,
     private readonly dbPurchase: DbPurchase,
     private readonly soldOut: SoldOutGate,
@@ -133,7 +133,7 @@ export class RedisReservation {
         ? this.orderNumbers.next(sale.id)
         : this.tokens.orderNumberOf(order.token, sale.id),
       // Counted by the first attempt only: a retry is the same purchase.
-      limits: first ? this.limits.inReservation(sale) : undefined,
+      rateLimits: first ? this.rateLimits.inReservation(sale) : undefined,
     });
     timer();
     return result;

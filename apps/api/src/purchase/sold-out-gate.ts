@@ -23,34 +23,12 @@ interface SoldOutFlag {
 }
 
 /**
- * The local "sold out" flag docs/architecture.md describes ("Sold out: the local flag"): once Redis has
- * answered SOLD_OUT for a sale and holds no unit of it, this instance answers the next buyers of that sale
- * itself — no rate limit counted, no Redis command (docs/api.md's sold-out exception) — but only when the
- * answer is certainly 410. It asks the purchase rules (libs/domain purchase-rules.ts) with what the flag
- * knows, and answers only a SOLD_OUT:
- *
- *   - the window: its end brought forward by a margin, since near it Redis's clock decides (the flag is
- *     only ever set on a started sale);
- *   - the submit token: signed for this sale and user and unexpired (checked locally);
- *   - the replay and the per-user limit: asked only for a buyer who never reserved in this sale (such a
- *     buyer has no order to replay and holds no unit; anyone else goes to Redis);
- *   - the stock: none left.
- *
- * Units only come back through a lease, whose grant script publishes the sale's id on a channel this
- * instance listens to: the flag is dropped at once, so a returned unit is sold again, and a buyer of it
- * replaying on this instance gets the replay. The buyers the Redis-down fallback sold to are read from
- * MySQL with Redis's, at every reading and renewal: their orders may not be in Redis yet, and a load
- * that writes such orders into Redis publishes on the same channel, so no instance answers their
- * replay 410 while another answers 201. While the subscription is not known to be in place no flag
- * is trusted (StockReturnSubscription.isLive). A unit given back to MySQL whose lease failed (Redis
- * hiccuped during a cancel) sends no message: so the flag lives for SOLD_OUT_FLAG_TTL_MS and is renewed
- * in the background before it lapses by the same checks the purchase path makes — a top-up finds nothing
- * to lease, no unit is in doubt or on its way to a bucket (a lease whose grant is not confirmed), Redis's
- * stock is still 0 — so no buyer ever waits for that renewal.
- *
- * A fallback order made after the last reading, on an instance that cannot reach Redis while this one
- * can, is seen at the next renewal (within half of SOLD_OUT_FLAG_TTL_MS): no message can reach this
- * instance from one that cannot reach Redis.
+ * The local "sold out" flag (docs/architecture.md, "Sold out: the local flag"): once Redis has answered
+ * SOLD_OUT for a sale and holds no unit of it, this instance answers later buyers of that sale itself,
+ * without a Redis command or a rate limit counted, but only where the purchase rules say the answer is
+ * certainly 410. A flag is trusted only while the stock-return subscription is confirmed, is dropped by
+ * every stock-return message, and lapses after SOLD_OUT_FLAG_TTL_MS unless renewed by the checks the
+ * purchase path makes before its own SOLD_OUT: that document says why each rule is needed.
  */
 @Injectable()
 export class SoldOutGate implements OnModuleInit, OnModuleDestroy {

@@ -46,30 +46,12 @@ export interface IdleSaleCheck {
 }
 
 /**
- * Keeps Redis honest against MySQL, and publishes the drift (0 when they agree) for /metrics and the
- * audit. Its work follows activity, not the number of sales:
- * - every RECONCILE_INTERVAL_MS, `run` visits in full the sales marked active (SaleActivity: whoever
- *   changes a sale marks it) within RECONCILE_ACTIVE_WINDOW_MS, plus those whose MySQL books need work
- *   anyway (units in doubt, an unconfirmed grant). An idle sale keeps the drift last published for it.
- * - every IDLE_SALE_CHECK_INTERVAL_MS, `checkIdleSales` checks every sale cheaply for what no mark
- *   announces — a Redis that lost the sale or holds a stale copy (one promoted after the sale's end
- *   too, whose marks went with the real copy) — and retires ended ones.
- * - after the worker's Redis connection comes back, `reconcileEverySale` visits every recent sale in
- *   full once: the outage may have lost marks (or the whole index), releases and the fallback's loads.
- *
- * A visit repairs what it can prove, in this order:
- * 1. Redis lost the sale's incarnation — no state, or a stale copy (a lease MySQL saw granted is
- *    missing, or MySQL wrote more units from the incarnation than Redis remembers reserving): the
- *    next incarnation starts, and the old leases are in doubt; Redis never sells on them again.
- * 2. In-doubt leases whose surviving hand-offs are all written go back to `available` (settled).
- * 3. Leases MySQL made whose Redis grant never happened (a process died in between) are granted.
- * 4. Orders MySQL sold itself (the Redis-down fallback) that Redis does not know are loaded into it.
- * 5. Returned orders whose buyer Redis still counts are released.
- * 6. A sale that ended, once all its reservations are written, gives back the units still leased to it:
- *    its incarnation closes with them in doubt, and step 2 settles them.
- * Before step 1, Redis's copy of the sale's window is made MySQL's if it differs (StockLeases.alignWindow,
- * inside verifyIncarnation): an edit refused half way, or a copy restored from before an edit.
- * Every repair is idempotent, so two workers running it at once do no harm.
+ * Keeps Redis honest against MySQL and publishes the drift (0 when they agree) for /metrics and the audit
+ * (docs/failure-model.md, "Recovery and reconciliation"). Its work follows activity, not the number of
+ * sales: `run` visits the sales marked active lately and those whose MySQL books need work,
+ * `checkIdleSales` checks every sale cheaply for what no mark announces (a lost or stale copy), and
+ * `reconcileEverySale` visits every recent one after the worker's Redis connection comes back. A visit
+ * repairs only what it can prove, and every repair is idempotent: two workers running it at once do no harm.
  */
 @Injectable()
 export class StockReconciliation {

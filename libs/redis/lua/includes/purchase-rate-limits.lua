@@ -1,6 +1,6 @@
 --[[
   The purchase rate limits: per user (per sale) and per sale, fixed windows, counted together.
-  purchaseLimitWait returns 0 when admitted, else the milliseconds until the refusing window ends
+  purchaseRateLimitWait returns 0 when admitted, else the milliseconds until the refusing window ends
   (>= 1). A buyer over their own limit is refused before the sale's counter moves, so one client's
   flood cannot spend the sale's budget for everyone else.
 ]]
@@ -15,7 +15,7 @@ local function windowWait(key, limit, windowMs)
   return wait
 end
 
-local function purchaseLimitWait(userKey, saleKey, userLimit, userWindowMs, saleLimit, saleWindowMs)
+local function purchaseRateLimitWait(userKey, saleKey, userLimit, userWindowMs, saleLimit, saleWindowMs)
   local wait = windowWait(userKey, userLimit, userWindowMs)
   if wait > 0 then return wait end
   return windowWait(saleKey, saleLimit, saleWindowMs)

@@ -2,7 +2,7 @@ import { errorMessage, isSaleId, type SaleLayout } from '@flash-sale/domain';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import {
   buyerBucket,
-  type PurchaseLimits,
+  type PurchaseRateLimitSettings,
   RedisConnection,
   ReservationScripts,
   singleBucketSale,
@@ -12,7 +12,7 @@ import { rateLimited } from './retry-later.error';
 
 /**
  * Where a purchase's rate limits are spent — per user (per sale) and per sale, counted together on two
- * keys in the buyer's bucket of the sale (libs/redis/lua/includes/purchase-limits.lua). docs/api.md's
+ * keys in the buyer's bucket of the sale (libs/redis/lua/includes/purchase-rate-limits.lua). docs/api.md's
  * order is 401, then 429, then every other answer, so every purchase of a verified caller spends them
  * exactly once before its answer:
  * - `inReservation`: a redis-lua purchase that reaches the reservation script has them counted by
@@ -25,9 +25,9 @@ import { rateLimited } from './retry-later.error';
  * token limits, which are not hot, use rate-limiter-flexible (rate-limits.ts).
  */
 @Injectable()
-export class PurchaseLimitsPolicy {
-  private readonly logger = new Logger(PurchaseLimitsPolicy.name);
-  private readonly limits: PurchaseLimits;
+export class PurchaseRateLimits {
+  private readonly logger = new Logger(PurchaseRateLimits.name);
+  private readonly limits: PurchaseRateLimitSettings;
 
   constructor(
     @InjectAppConfig() config: AppConfig,
@@ -45,7 +45,7 @@ export class PurchaseLimitsPolicy {
    * The limits the reservation script counts in the buyer's bucket: the sale's budget is split evenly
    * over its buckets (buyers are spread evenly over them), a buyer's own limit is whole in their bucket.
    */
-  inReservation(sale: SaleLayout): PurchaseLimits {
+  inReservation(sale: SaleLayout): PurchaseRateLimitSettings {
     if (sale.buckets === 1) return this.limits;
     const { perUser, perSale } = this.limits;
     return { perUser, perSale: { ...perSale, points: Math.ceil(perSale.points / sale.buckets) } };
@@ -62,7 +62,11 @@ export class PurchaseLimitsPolicy {
     if (!isSaleId(layout.id) || !this.redis.isReady) return;
     let waitMs: number;
     try {
-      waitMs = await this.scripts.purchaseLimitWait(buyerBucket(layout, userId), userId, this.inReservation(layout));
+      waitMs = await this.scripts.purchaseRateLimitWait(
+        buyerBucket(layout, userId),
+        userId,
+        this.inReservation(layout),
+      );
     } catch (error) {
       this.logger.warn(`Purchase limits unavailable: ${errorMessage(error)}`);
       return;
