@@ -4,8 +4,8 @@
  *   or a layer, and features depend on each other one way only;
  * - no cycles between files either;
  * - the dependency rule of docs/architecture.md "Parts": libs/domain uses only libs/contract and ulid;
- *   libs/db and libs/redis know nothing of each other nor of libs/stock, which spans both; libs never
- *   import apps.
+ *   libs/db and libs/redis know nothing of each other nor of libs/stock, which spans both through them
+ *   (no TypeORM, mysql2 or ioredis of its own); libs never import apps.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -33,6 +33,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^libs/domain/' },
       to: { pathNot: ['^libs/(domain|contract)/', '(^|/)node_modules/ulid/'] },
+    },
+    {
+      name: 'stock-owns-its-transactions',
+      comment:
+        'libs/stock spans MySQL and Redis through libs/db and libs/redis: no TypeORM or driver type in its API, no query of its own.',
+      severity: 'error',
+      from: { path: '^libs/stock/' },
+      to: { path: '(^|/)node_modules/(typeorm|@nestjs/typeorm|mysql2|ioredis)/' },
     },
     {
       name: 'libs-never-import-apps',

@@ -7,6 +7,7 @@ import { DemoRunRepository } from './demo-run.repository';
 import { OrderExpiryRepository } from './order-expiry.repository';
 import { OrderQueryRepository } from './order-query.repository';
 import { OrderTransitionRepository } from './order-transition.repository';
+import { PaymentRepository } from './payment.repository';
 import { OrderWritingRepository } from './order-writing.repository';
 import { SaleBooksRepository } from './sale-books.repository';
 import { SaleBuyerRepository } from './sale-buyer.repository';
@@ -70,6 +71,12 @@ export class DbModule {
         inject: [dataSource, SaleStockRepository],
         useFactory: (source: DataSource, stock: SaleStockRepository) =>
           new OrderTransitionRepository(source, stock, options.optimisticLockRetries),
+      },
+      {
+        provide: PaymentRepository,
+        inject: [dataSource, OrderTransitionRepository],
+        useFactory: (source: DataSource, transitions: OrderTransitionRepository) =>
+          new PaymentRepository(source, transitions),
       },
     ];
     return {

@@ -51,7 +51,7 @@ export class OrderTransitionRepository {
             return { changed: false, order: await manager.getRepository(OrderEntity).findOneBy({ orderNo }) } as const;
           }
           const sale = await this.saleStock.read(manager, order.saleId);
-          if (!sale || !(await this.saleStock.returnUnits(manager, order.saleId, sale.version, order.quantity))) {
+          if (!sale || !(await this.saleStock.returnUnits(manager, order.saleId, sale, order.quantity))) {
             throw new OptimisticConflict();
           }
           return {
@@ -90,7 +90,7 @@ export class OrderTransitionRepository {
           if (units > 0) {
             const sale = await this.saleStock.read(manager, saleId);
             // A conflict rolls back every move above too; the retry starts from the same versions.
-            if (!sale || !(await this.saleStock.returnUnits(manager, saleId, sale.version, units))) {
+            if (!sale || !(await this.saleStock.returnUnits(manager, saleId, sale, units))) {
               throw new OptimisticConflict();
             }
           }

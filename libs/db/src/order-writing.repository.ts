@@ -1,7 +1,8 @@
 import type { OrderStatus } from '@flash-sale/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import { OrderEntity } from './entities/order.entity';
-import type { SaleStockRepository, SaleStockRow, StockMove } from './sale-stock.repository';
+import type { StockMove } from '@flash-sale/domain';
+import type { SaleStockRepository, SaleStockRow } from './sale-stock.repository';
 
 /** The columns the order writer sets; the others keep their defaults (version 0, timestamps now). */
 export type NewOrderRow = Pick<

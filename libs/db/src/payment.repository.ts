@@ -11,17 +11,11 @@ import type { OrderTransitionRepository, TransitionResult } from './order-transi
  */
 export type ClaimOutcome = 'claimed' | 'already-claimed' | 'used-elsewhere';
 
-/**
- * The order's move to PAID inside a payment's transaction. The apps give OrderLifecycle (libs/stock),
- * which also marks the sale for reconciliation.
- */
-export type OrderPaidTransition = Pick<OrderTransitionRepository, 'markPaid'>;
-
 /** One notification's work, all in one MySQL transaction. */
 export class PaymentTransaction {
   constructor(
     private readonly manager: EntityManager,
-    private readonly lifecycle: OrderPaidTransition,
+    private readonly transitions: OrderTransitionRepository,
   ) {}
 
   findByOutTradeNo(outTradeNo: string): Promise<PaymentEntity | null> {
@@ -43,9 +37,12 @@ export class PaymentTransaction {
     }
   }
 
-  /** The order's PENDING_PAYMENT → PAID, by compare-and-set, in this transaction. */
+  /**
+   * The order's PENDING_PAYMENT → PAID, by compare-and-set, in this transaction. Once it commits, the
+   * caller marks the sale for reconciliation (OrderLifecycle.orderPaid).
+   */
   markOrderPaid(orderNo: string, paidAt: Date): Promise<TransitionResult> {
-    return this.lifecycle.markPaid(this.manager, orderNo, paidAt);
+    return this.transitions.markPaid(this.manager, orderNo, paidAt);
   }
 
   async requireRefund(outTradeNo: string): Promise<void> {
@@ -57,7 +54,7 @@ export class PaymentTransaction {
 export class PaymentRepository {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly lifecycle: OrderPaidTransition,
+    private readonly transitions: OrderTransitionRepository,
   ) {}
 
   /** The order's one payment, created on first use (a repeated pay reuses it). */
@@ -81,7 +78,7 @@ export class PaymentRepository {
   /** Runs `work` in one READ COMMITTED transaction. */
   inTransaction<T>(work: (payment: PaymentTransaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction('READ COMMITTED', (manager) =>
-      work(new PaymentTransaction(manager, this.lifecycle)),
+      work(new PaymentTransaction(manager, this.transitions)),
     );
   }
 }

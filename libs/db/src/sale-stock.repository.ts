@@ -1,15 +1,5 @@
+import { returnedUnitsMove, type SaleStockCounts, type StockMove } from '@flash-sale/domain';
 import type { EntityManager } from 'typeorm';
-
-/** Where a sale's units are, and which Redis incarnation holds the leased ones. */
-export interface SaleStockCounts {
-  available: number;
-  leased: number;
-  inDoubt: number;
-  /** The Redis incarnation the sale sells on. */
-  redisEpoch: number;
-  /** Incarnations up to this one are settled: their leases were given back to `available`. */
-  settledEpoch: number;
-}
 
 /** The `sales` columns of SaleStockCounts, for a SELECT that reads them with `saleStockCountsOf`. */
 export const SALE_STOCK_COLUMNS = 'available, leased, in_doubt, redis_epoch, settled_epoch';
@@ -25,16 +15,10 @@ export function saleStockCountsOf(row: Record<string, unknown>): SaleStockCounts
 }
 
 export interface SaleStockRow extends SaleStockCounts {
+  stock: number;
   priceCents: number;
   version: number;
   paymentTimeoutSeconds: number;
-}
-
-/** A change of the sale's stock columns, each a delta; applied under the optimistic lock. */
-export interface StockMove {
-  available: number;
-  leased: number;
-  inDoubt: number;
 }
 
 /**
@@ -46,12 +30,13 @@ export class SaleStockRepository {
   /** A plain read: no lock. The version makes the later update safe. */
   async read(manager: EntityManager, saleId: string): Promise<SaleStockRow | undefined> {
     const [row] = (await manager.query(
-      `SELECT price_cents, ${SALE_STOCK_COLUMNS}, version, payment_timeout_seconds FROM sales WHERE id = ?`,
+      `SELECT stock, price_cents, ${SALE_STOCK_COLUMNS}, version, payment_timeout_seconds FROM sales WHERE id = ?`,
       [saleId],
     )) as Record<string, number>[];
     return row
       ? {
           ...saleStockCountsOf(row),
+          stock: Number(row['stock']),
           priceCents: Number(row['price_cents']),
           version: Number(row['version']),
           paymentTimeoutSeconds: Number(row['payment_timeout_seconds']),
@@ -69,8 +54,8 @@ export class SaleStockRepository {
   }
 
   /**
-   * Applies `move` if the row is still at `expectedVersion`. The caller computed it from the row it
-   * read at that version, so no column can go below zero.
+   * Applies `move` (libs/domain stock-moves.ts) if the row is still at `expectedVersion`. The caller computed
+   * it from the row it read at that version, so no column can go below zero.
    */
   async move(manager: EntityManager, saleId: string, expectedVersion: number, move: StockMove): Promise<boolean> {
     const result = (await manager.query(
@@ -82,20 +67,10 @@ export class SaleStockRepository {
   }
 
   /**
-   * Gives back the units of cancelled or expired orders, under the same optimistic lock, but never
-   * more than the sale can hold: `available + leased` stays within the stock. Only a sale that
-   * oversold (`naive-unsafe`, on purpose) has orders whose units never existed; their surplus is
-   * dropped instead of blocking every later return.
+   * Gives back the units of cancelled or expired orders (returnedUnitsMove: never more than the sale can
+   * hold) if the row is still at the version `sale` was read at.
    */
-  async returnUnits(manager: EntityManager, saleId: string, expectedVersion: number, units: number): Promise<boolean> {
-    const result = (await manager.query(
-      `UPDATE sales
-          SET available = available + LEAST(?, GREATEST(0, CAST(stock AS SIGNED) - CAST(available AS SIGNED)
-                                                          - CAST(leased AS SIGNED))),
-              version = version + 1
-        WHERE id = ? AND version = ?`,
-      [units, saleId, expectedVersion],
-    )) as { affectedRows: number };
-    return result.affectedRows === 1;
+  async returnUnits(manager: EntityManager, saleId: string, sale: SaleStockRow, units: number): Promise<boolean> {
+    return this.move(manager, saleId, sale.version, returnedUnitsMove(sale, units));
   }
 }

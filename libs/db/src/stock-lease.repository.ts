@@ -1,7 +1,14 @@
-import { HOLDING_STATUSES, type HoldingOrder } from '@flash-sale/domain';
+import {
+  HOLDING_STATUSES,
+  type HoldingOrder,
+  leaseMove,
+  leaseUnits,
+  type SaleStockCounts,
+  settleInDoubt,
+} from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
 import { applyGiveBack, type GiveBackOutcome, type GivenBackUnits } from './give-backs';
-import { SALE_STOCK_COLUMNS, type SaleStockCounts, saleStockCountsOf } from './sale-stock.repository';
+import { SALE_STOCK_COLUMNS, saleStockCountsOf } from './sale-stock.repository';
 
 /** A sale's row as the lease bookkeeping needs it. */
 export interface SaleLeaseRow extends SaleStockCounts {
@@ -90,12 +97,12 @@ export class StockLeaseRepository {
         'SELECT available, buckets FROM sales WHERE id = ? AND redis_epoch = ? FOR UPDATE',
         [saleId, epoch],
       )) as { available: number; buckets: number }[];
-      const available = Number(row?.available ?? 0);
-      const units = Math.min(maxUnits, spread ? Math.ceil(available / Number(row?.buckets ?? 1)) : available);
+      const units = leaseUnits(Number(row?.available ?? 0), Number(row?.buckets ?? 1), maxUnits, spread);
       if (units <= 0) return undefined;
+      const move = leaseMove(units);
       await manager.query(
-        `UPDATE sales SET available = available - ?, leased = leased + ?, version = version + 1 WHERE id = ?`,
-        [units, units, saleId],
+        `UPDATE sales SET available = available + ?, leased = leased + ?, version = version + 1 WHERE id = ?`,
+        [move.available, move.leased, saleId],
       );
       const inserted = (await manager.query(
         `INSERT INTO stock_leases (sale_id, epoch, bucket, units, state) VALUES (?, ?, ?, ?, 'PENDING')`,
@@ -136,6 +143,7 @@ export class StockLeaseRepository {
   async openEpoch(saleId: string, lostEpoch: number): Promise<number> {
     return this.dataSource.transaction('READ COMMITTED', async (manager) => {
       const result = (await manager.query(
+        // openNextIncarnation (libs/domain stock-moves.ts), conditional on the epoch seen.
         `UPDATE sales SET redis_epoch = redis_epoch + 1, in_doubt = leased, version = version + 1
           WHERE id = ? AND redis_epoch = ?`,
         [saleId, lostEpoch],
@@ -160,19 +168,20 @@ export class StockLeaseRepository {
    */
   async settle(saleId: string): Promise<number> {
     return this.dataSource.transaction('READ COMMITTED', async (manager) => {
-      const [row] = (await manager.query(
-        'SELECT in_doubt, redis_epoch, settled_epoch FROM sales WHERE id = ? FOR UPDATE',
-        [saleId],
-      )) as { in_doubt: number; redis_epoch: number; settled_epoch: number }[];
+      const [row] = (await manager.query(`SELECT ${SALE_STOCK_COLUMNS} FROM sales WHERE id = ? FOR UPDATE`, [
+        saleId,
+      ])) as Record<string, unknown>[];
       if (!row) return 0;
-      const units = Number(row.in_doubt);
-      const settledEpoch = Number(row.redis_epoch) - 1;
-      if (units === 0 && Number(row.settled_epoch) >= settledEpoch) return 0;
+      const counts = saleStockCountsOf(row);
+      const { sale: settled, move } = settleInDoubt(counts);
+      const units = counts.inDoubt;
+      if (units === 0 && counts.settledEpoch >= settled.settledEpoch) return 0;
+      const settledEpoch = settled.settledEpoch;
       await manager.query(
-        `UPDATE sales SET available = available + ?, leased = leased - ?, in_doubt = 0, settled_epoch = ?,
+        `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, settled_epoch = ?,
                 version = version + 1
           WHERE id = ?`,
-        [units, units, settledEpoch, saleId],
+        [move.available, move.leased, move.inDoubt, settledEpoch, saleId],
       );
       await manager.query(`UPDATE stock_leases SET state = 'SETTLED' WHERE sale_id = ? AND state = 'IN_DOUBT'`, [
         saleId,

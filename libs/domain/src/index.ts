@@ -4,5 +4,6 @@ export * from './order';
 export * from './order-number';
 export * from './audit';
 export * from './books';
+export * from './stock-moves';
 export * from './purchase-rules';
 export * from './error-message';

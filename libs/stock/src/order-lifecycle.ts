@@ -1,6 +1,5 @@
 import type { OrderTransitionRepository, OverdueOrder, ReturningStatus, TransitionResult } from '@flash-sale/db';
 import type { SaleActivity } from '@flash-sale/redis';
-import type { EntityManager } from 'typeorm';
 import { markSaleChanged } from './sale-marks';
 
 /**
@@ -37,12 +36,11 @@ export class OrderLifecycle {
     return won;
   }
 
-  /** PENDING_PAYMENT → PAID inside the caller's transaction (the payment is recorded in the same one). */
-  async markPaid(manager: EntityManager, orderNo: string, paidAt: Date): Promise<TransitionResult> {
-    const result = await this.transitions.markPaid(manager, orderNo, paidAt);
-    // Before the caller commits: a mark is only a hint to visit the sale, and one for a payment that
-    // then rolls back costs one needless visit.
-    if (result.changed) await markSaleChanged(this.activity, result.order.saleId);
-    return result;
+  /**
+   * An order of the sale was paid (its PENDING_PAYMENT → PAID committed with its payment, in libs/db's
+   * PaymentTransaction): the sale is marked for reconciliation like every other change of its orders.
+   */
+  async orderPaid(saleId: string): Promise<void> {
+    await markSaleChanged(this.activity, saleId);
   }
 }

@@ -1,13 +1,6 @@
-import {
-  OrderTransitionRepository,
-  PaymentRepository,
-  SaleWindowRepository,
-  StockLeaseRepository,
-} from '@flash-sale/db';
+import { OrderTransitionRepository, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
 import { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import type { LeasePolicy } from './lease-policy';
 import { OrderLifecycle } from './order-lifecycle';
 import { StockLeases } from './stock-leases';
@@ -18,7 +11,8 @@ export interface StockModuleOptions {
 
 /**
  * What spans MySQL and Redis, for a whole app: the lease protocol, and the order lifecycle whose every
- * change marks its sale for reconciliation (with the payments that move orders to PAID through it).
+ * change marks its sale for reconciliation. Callers see no TypeORM type: each of its operations owns its
+ * transactions.
  * Needs DbModule and RedisModule.
  */
 @Global()
@@ -42,11 +36,6 @@ export class StockModule {
         inject: [OrderTransitionRepository, SaleActivity],
         useFactory: (transitions: OrderTransitionRepository, activity: SaleActivity) =>
           new OrderLifecycle(transitions, activity),
-      },
-      {
-        provide: PaymentRepository,
-        inject: [getDataSourceToken(), OrderLifecycle],
-        useFactory: (source: DataSource, lifecycle: OrderLifecycle) => new PaymentRepository(source, lifecycle),
       },
     ];
     return {

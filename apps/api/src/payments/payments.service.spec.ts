@@ -1,3 +1,4 @@
+import type { OrderLifecycle } from '@flash-sale/stock';
 import type { ClaimOutcome, OrderEntity, PaymentEntity, PaymentRepository, TransitionResult } from '@flash-sale/db';
 import { DomainError, ErrorCode, type OrderStatus } from '@flash-sale/domain';
 import { Logger } from '@nestjs/common';
@@ -25,17 +26,22 @@ function paymentsWith(claim: ClaimOutcome, orderStatusAfter: OrderStatus, record
         },
         markOrderPaid: async (orderNo: string): Promise<TransitionResult> => {
           calls.push(`paid ${orderNo}`);
-          return { changed: orderStatusAfter === 'PAID', order: { status: orderStatusAfter } as OrderEntity };
+          return {
+            changed: orderStatusAfter === 'PAID',
+            order: { status: orderStatusAfter, saleId: '7' } as OrderEntity,
+          };
         },
         requireRefund: async (outTradeNo: string) => void calls.push(`refund ${outTradeNo}`),
       }),
   } as unknown as PaymentRepository;
   const metrics = { countPaidOrder: jest.fn() };
+  const lifecycle = { orderPaid: async (saleId: string) => void calls.push(`mark sale ${saleId}`) };
   const service = new PaymentsService(
     repository,
     {} as OrdersService,
     {} as SimulatedPaymentProvider,
     metrics as unknown as MetricsService,
+    lifecycle as unknown as OrderLifecycle,
   );
   return { service, calls, paidCounted: () => metrics.countPaidOrder.mock.calls.length };
 }
@@ -50,10 +56,10 @@ describe('PaymentsService.applyNotification', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  it('applies a first delivery, moves the order to PAID and counts it paid', async () => {
+  it('applies a first delivery, moves the order to PAID, counts it paid and marks its sale once committed', async () => {
     const { service, calls, paidCounted } = paymentsWith('claimed', 'PAID');
     await expect(service.applyNotification(notification)).resolves.toBe('applied');
-    expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1']);
+    expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1', 'mark sale 7']);
     expect(paidCounted()).toBe(1);
   });
 

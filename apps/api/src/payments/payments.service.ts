@@ -1,4 +1,5 @@
 import { PaymentRepository } from '@flash-sale/db';
+import { OrderLifecycle } from '@flash-sale/stock';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { Injectable, Logger } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
@@ -24,6 +25,7 @@ export class PaymentsService {
     private readonly orders: OrdersService,
     private readonly provider: SimulatedPaymentProvider,
     private readonly metrics: MetricsService,
+    private readonly lifecycle: OrderLifecycle,
   ) {}
 
   /** Pays the caller's order; repeating it is harmless (PAID stays PAID, the same payment is reused). */
@@ -59,6 +61,7 @@ export class PaymentsService {
     notification: Pick<PaymentCallbackDto, 'outTradeNo' | 'transactionId' | 'amountCents'>,
   ): Promise<CallbackOutcome> {
     let movedToPaid = false;
+    let saleId: string | undefined;
     const outcome = await this.payments.inTransaction(async (transaction): Promise<CallbackOutcome> => {
       movedToPaid = false;
       const { outTradeNo, transactionId } = notification;
@@ -81,14 +84,19 @@ export class PaymentsService {
       }
       const result = await transaction.markOrderPaid(payment.orderNo, new Date());
       movedToPaid = result.changed;
+      saleId = result.order?.saleId;
       if (result.changed || result.order?.status === 'PAID') return 'applied';
       // The order expired or was cancelled first: the money moved for nothing and must go back.
       await transaction.requireRefund(outTradeNo);
       this.logger.warn(`Payment ${outTradeNo} arrived after order ${payment.orderNo} became ${result.order?.status}`);
       return 'refund-required';
     });
-    // Once committed, and only by the notification that moved the order: the funnel's "paid".
-    if (movedToPaid) this.metrics.countPaidOrder();
+    // Once committed, and only by the notification that moved the order: the funnel's "paid", and the
+    // sale's mark for reconciliation.
+    if (movedToPaid) {
+      this.metrics.countPaidOrder();
+      if (saleId) await this.lifecycle.orderPaid(saleId);
+    }
     return outcome;
   }
 }

@@ -6,11 +6,17 @@ import {
   OrderWritingRepository,
   type OrderWritingTransaction,
   type SaleStockRow,
-  type StockMove,
   withOptimisticRetries,
   SaleLayouts,
 } from '@flash-sale/db';
-import { type HandedOffOrder, RETURNED_STATUSES, type OrderStatus } from '@flash-sale/domain';
+import {
+  failedOrderMove,
+  type HandedOffOrder,
+  type OrderStatus,
+  RETURNED_STATUSES,
+  StockTake,
+  unitSource,
+} from '@flash-sale/domain';
 import { buyerBucket, type ReleaseResult, ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
@@ -28,46 +34,10 @@ interface Decision {
 }
 
 /**
- * Where an order's units are in the sale's row (docs/architecture.md "Who owns the stock"): in `leased` for the
- * current incarnation, in its `in_doubt` part for an earlier one not settled yet, and back in
- * `available` for a settled incarnation.
- */
-type UnitSource = 'lease' | 'in-doubt' | 'available';
-
-function unitSource(order: HandedOffOrder, sale: SaleStockRow): UnitSource {
-  if (order.epoch <= sale.settledEpoch) return 'available';
-  return order.epoch < sale.redisEpoch ? 'in-doubt' : 'lease';
-}
-
-/** Units of each source the row can still give, and the move that taking them makes. */
-class StockTake {
-  private readonly left: Record<UnitSource, number>;
-  readonly move: StockMove = { available: 0, leased: 0, inDoubt: 0 };
-
-  constructor(sale: SaleStockRow) {
-    this.left = { lease: sale.leased - sale.inDoubt, 'in-doubt': sale.inDoubt, available: sale.available };
-  }
-
-  /** Takes the units for an order if its source has them. */
-  take(source: UnitSource, units: number): boolean {
-    if (this.left[source] < units) return false;
-    this.left[source] -= units;
-    if (source === 'available') this.move.available -= units;
-    else this.move.leased -= units;
-    if (source === 'in-doubt') this.move.inDoubt -= units;
-    return true;
-  }
-
-  get changed(): boolean {
-    return this.move.available !== 0 || this.move.leased !== 0 || this.move.inDoubt !== 0;
-  }
-}
-
-/**
  * Writes orders to MySQL (docs/architecture.md "The purchase path", step 4), many per transaction. In one
  * transaction it inserts the rows, then takes their units off the sale's hot row with the optimistic lock,
  * last, so the row lock lives only until commit: from `leased` (the units Redis was leased and sold), or
- * from wherever the order's incarnation left them (see UnitSource). A duplicate order number means the
+ * from wherever the order's incarnation left them (libs/domain stock-moves.ts). A duplicate order number means the
  * order already exists: success. An order whose units MySQL cannot find is written FAILED and the release
  * script frees its buyer's hold in Redis.
  */
@@ -156,12 +126,9 @@ export class OrderWriter {
       this.orderWriting.transaction(async (transaction) => {
         const sale = await transaction.readSale(order.saleId);
         await transaction.insert([this.row(order, 'FAILED', sale?.priceCents ?? 0, reason)]);
-        const source = sale && unitSource(order, sale);
-        if (!sale || source === 'available') return;
-        const take = new StockTake(sale);
-        // Units that are not in the lease (a sale in trouble) cannot be given back: nothing moves.
-        if (!take.take(source!, order.quantity)) return;
-        const back = { ...take.move, available: take.move.available + order.quantity };
+        if (!sale) return;
+        const back = failedOrderMove(sale, order.epoch, order.quantity);
+        if (back.available === 0) return; // nothing to give back (see failedOrderMove)
         if (!(await transaction.moveStock(order.saleId, sale.version, back))) throw new OptimisticConflict();
       }),
     );
@@ -219,7 +186,7 @@ export class OrderWriter {
         continue;
       }
       seen.add(order.orderNo);
-      if (take.take(unitSource(order, sale), order.quantity)) {
+      if (take.take(unitSource(order.epoch, sale), order.quantity)) {
         rows.push(this.row(order, 'PENDING_PAYMENT', sale.priceCents, null, expiresAt));
         decisions.push({ order, outcome: 'created' });
       } else {

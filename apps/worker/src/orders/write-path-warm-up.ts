@@ -6,6 +6,7 @@ import { OrderWriter } from './order-writer';
 
 /** A sale row, never written, with units for every made-up order of WARM_UP_SALE_ID, on incarnation 1. */
 const REHEARSAL_SALE: SaleStockRow = {
+  stock: Number.MAX_SAFE_INTEGER,
   available: 0,
   leased: Number.MAX_SAFE_INTEGER,
   inDoubt: 0,
