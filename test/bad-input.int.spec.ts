@@ -32,7 +32,7 @@ describe('bad input (real API on MariaDB and Redis)', () => {
     // No worker: nothing here may reach the queue, and a stray job would show up as a reservation.
     stack = await startStack(testEnv.config, { worker: false });
     admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    saleId = await createSale({ stock: 5 });
+    saleId = (await stack.client.createSale(admin, { stock: 5 })).id;
     buyer = await stack.client.guest('Buyer');
   });
 
@@ -42,15 +42,6 @@ describe('bad input (real API on MariaDB and Redis)', () => {
     await db.destroy();
     await testEnv.cleanup();
   });
-
-  async function createSale(extra: Record<string, unknown>): Promise<string> {
-    const response = await stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: admin,
-      json: { name: 'Sale', priceCents: 100, stock: 5, endsAt: iso(hour), ...extra },
-    });
-    expect(response.status).toBe(201);
-    return response.body.id;
-  }
 
   const purchase = (options: {
     sale?: string;
@@ -125,7 +116,7 @@ describe('bad input (real API on MariaDB and Redis)', () => {
   });
 
   it('expired, unknown, another user’s and another sale’s token → 403 TOKEN_INVALID', async () => {
-    const otherSale = await createSale({ stock: 5 });
+    const otherSale = (await stack.client.createSale(admin, { stock: 5 })).id;
     // Expired: past the time its signed claims give, when its Redis copy expired too. (A token still
     // within its time but unknown to Redis is adopted instead: see outage-sequences.int.spec.ts.)
     const codec = new SubmitTokenCodec(testEnv.config.auth.jwtSecret);
@@ -212,20 +203,21 @@ describe('bad input (real API on MariaDB and Redis)', () => {
   });
 
   it('not started → 409 SALE_NOT_STARTED; ended → 410 SALE_ENDED; limit → 409; sold out → 410', async () => {
-    const upcoming = await createSale({ startsAt: iso(hour), endsAt: iso(2 * hour) });
+    const upcoming = (await stack.client.createSale(admin, { stock: 5, startsAt: iso(hour), endsAt: iso(2 * hour) }))
+      .id;
     await expectError(
       purchase({ sale: upcoming, json: { token: await stack.client.submitToken(upcoming, buyer.token) } }),
       409,
       'SALE_NOT_STARTED',
     );
-    const ended = await createSale({ startsAt: iso(-2 * hour), endsAt: iso(-hour) });
+    const ended = (await stack.client.createSale(admin, { stock: 5, startsAt: iso(-2 * hour), endsAt: iso(-hour) })).id;
     await expectError(
       stack.client.call('POST', `/api/sales/${ended}/tokens`, { token: buyer.token }),
       410,
       'SALE_ENDED',
     );
 
-    const single = await createSale({ stock: 1 });
+    const single = (await stack.client.createSale(admin, { stock: 1 })).id;
     const first = await stack.client.guest();
     expect(
       (

@@ -45,11 +45,6 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
     await testEnv.cleanup();
   });
 
-  async function createSale(adminToken: string, stock: number): Promise<string> {
-    const response = await stack.client.createSale(adminToken, { name: 'Durable', priceCents: 100, stock });
-    return response.id;
-  }
-
   const buy = (saleId: string, guestToken: string, token: string) =>
     stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, { token: guestToken, json: { token } });
 
@@ -61,8 +56,8 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
 
   it('a WAIT with no replica holds only its purchase; the next purchases are shed at once; a replica back sells again', async () => {
     const adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const live = await createSale(adminToken, 100);
-    const soldOut = await createSale(adminToken, 1);
+    const live = (await stack.client.createSale(adminToken, { stock: 100 })).id;
+    const soldOut = (await stack.client.createSale(adminToken, { stock: 1 })).id;
     const [ada, bob, cyd, dan, eve] = await Promise.all(Array.from({ length: 5 }, () => stack.client.guest()));
     expect((await buy(soldOut, ada!.token, await stack.client.submitToken(soldOut, ada!.token))).status).toBe(202);
     const bobToken = await stack.client.submitToken(soldOut, bob!.token);

@@ -65,10 +65,6 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     await testEnv.cleanup();
   });
 
-  async function createSale(stock: number, perUserLimit: number): Promise<string> {
-    return (await stack.client.createSale(admin, { name: 'Outage sequences', stock, perUserLimit })).id;
-  }
-
   function purchase(saleId: string, buyer: Buyer, submitToken: string, quantity = 1): Promise<ApiResponse<Answer>> {
     return stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, {
       token: buyer.token,
@@ -144,7 +140,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
   }
 
   it('a token minted while Redis was down, bought on Redis, replayed through the fallback → one order, one number', async () => {
-    const saleId = await createSale(20, 1);
+    const saleId = (await stack.client.createSale(admin, { stock: 20, perUserLimit: 1 })).id;
     const buyer = await stack.client.guest();
     await killRedis();
     const token = await stack.client.submitToken(saleId, buyer.token);
@@ -168,7 +164,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
   });
 
   it('the per-user limit counts units across an outage; older 202s are never the ones to fail', async () => {
-    const saleId = await createSale(60, 3);
+    const saleId = (await stack.client.createSale(admin, { stock: 60, perUserLimit: 3 })).id;
     const buyer = await stack.client.guest();
     const earlier = [await stack.client.buy(saleId, buyer.token, 1), await stack.client.buy(saleId, buyer.token, 1)];
     expect(earlier.map((response) => response.status)).toEqual([202, 202]);
@@ -231,7 +227,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
   });
 
   it('a reserve whose reply is lost is uncertain: the fallback does not sell it again, a replay settles it', async () => {
-    const saleId = await createSale(20, 1);
+    const saleId = (await stack.client.createSale(admin, { stock: 20, perUserLimit: 1 })).id;
     const adopted = await stack.client.guest();
     await killRedis();
     const adoptedToken = await stack.client.submitToken(saleId, adopted.token); // minted while Redis is down
@@ -268,7 +264,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
 
   it('an unspent submit token survives a Redis restarted without its data', async () => {
     await startWorker();
-    const saleId = await createSale(20, 1);
+    const saleId = (await stack.client.createSale(admin, { stock: 20, perUserLimit: 1 })).id;
     const buyer = await stack.client.guest();
     const token = await stack.client.submitToken(saleId, buyer.token);
     await killRedis({ loseData: true });

@@ -10,10 +10,6 @@ interface ErrorBody {
   error?: { code: string };
 }
 
-async function createSale(stack: RunningStack, admin: string, stock: number): Promise<string> {
-  return (await stack.client.createSale(admin, { name: 'Sale', priceCents: 100, stock })).id;
-}
-
 async function buyers(stack: RunningStack, saleId: string, count: number) {
   return inBatches(
     Array.from({ length: count }, (_, i) => i),
@@ -43,7 +39,7 @@ describe('load shedding: a hand-off backlog over its bound answers purchases 503
 
   it('sheds with retry-after while the backlog is over the bound, counts it, and admits the same token after', async () => {
     const { stack, admin, testEnv } = w;
-    const saleId = await createSale(stack, admin, 50);
+    const saleId = (await stack.client.createSale(admin, { stock: 50 })).id;
     const people = await buyers(stack, saleId, 8);
     for (const buyer of people.slice(0, 4)) expect((await purchase(stack, saleId, buyer)).status).toBe(202);
 
@@ -84,8 +80,8 @@ describe('per-sale limit: one sale takes at most its purchase rate, across all b
 
   it('admits 5 of 12 concurrent buyers on one sale (429 for the rest); another sale is unaffected', async () => {
     const { stack, admin } = w;
-    const hot = await createSale(stack, admin, 50);
-    const calm = await createSale(stack, admin, 50);
+    const hot = (await stack.client.createSale(admin, { stock: 50 })).id;
+    const calm = (await stack.client.createSale(admin, { stock: 50 })).id;
     const crowd = await buyers(stack, hot, 12);
     const responses = await Promise.all(crowd.map((buyer) => purchase(stack, hot, buyer)));
     const statuses = responses.map((response) => response.status).sort();
@@ -104,7 +100,7 @@ describe('order of answers: the sold-out answer counts no rate limit (docs/api.m
 
   it('a buyer hammering a sold-out sale past the limit keeps getting 410, never 429; without a token, 401', async () => {
     const { stack, admin } = w;
-    const saleId = await createSale(stack, admin, 1);
+    const saleId = (await stack.client.createSale(admin, { stock: 1 })).id;
     const [first, second] = await buyers(stack, saleId, 2);
     expect((await purchase(stack, saleId, first!)).status).toBe(202);
     const statuses: number[] = [];
@@ -112,7 +108,7 @@ describe('order of answers: the sold-out answer counts no rate limit (docs/api.m
     // The limit is three: the first 410 came from Redis, every later one from the local flag, counting nothing.
     expect(statuses).toEqual([410, 410, 410, 410, 410, 410]);
     // A purchase that can change something is still counted: on a live sale the same buyer's limit holds.
-    const live = await createSale(stack, admin, 10);
+    const live = (await stack.client.createSale(admin, { stock: 10 })).id;
     const [liveBuyer] = await buyers(stack, live, 1);
     const liveStatuses: number[] = [];
     for (let attempt = 0; attempt < 4; attempt++) liveStatuses.push((await purchase(stack, live, liveBuyer!)).status);
@@ -133,7 +129,7 @@ describe('load shedding: event-loop delay over its bound answers purchases 503 a
 
   it('a blocked event loop sheds the next purchase (retry-after, counted by reason), then admits again', async () => {
     const { stack, admin } = w;
-    const saleId = await createSale(stack, admin, 10);
+    const saleId = (await stack.client.createSale(admin, { stock: 10 })).id;
     const [buyer] = await buyers(stack, saleId, 1);
     const shed = await waitFor(
       'a purchase shed after a stall',

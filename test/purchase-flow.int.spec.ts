@@ -14,23 +14,8 @@ interface ErrorBody {
 describe('purchase through HTTP with the worker running (real MariaDB, Redis, BullMQ)', () => {
   const w = useStackWorld({ database: true });
 
-  async function createSale(stock: number, extra: Record<string, unknown> = {}): Promise<string> {
-    const response = await w.stack.client.call<{ id: string }>('POST', '/api/admin/sales', {
-      token: w.admin,
-      json: {
-        name: 'Burst sale',
-        priceCents: 1999,
-        stock,
-        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-        ...extra,
-      },
-    });
-    expect(response.status).toBe(201);
-    return response.body.id;
-  }
-
   it('2,000 concurrent purchases from 1,500 users on stock 500 → exactly 500 orders, audit ok', async () => {
-    const saleId = await createSale(500);
+    const saleId = (await w.stack.client.createSale(w.admin, { name: 'Burst sale', priceCents: 1999, stock: 500 })).id;
     const users = await w.stack.client.guests(1500, 64);
     // 500 users come with two submit tokens (a second tab), the other 1,000 with one: 2,000 attempts.
     const attempts = await inBatches(
@@ -107,7 +92,7 @@ describe('purchase through HTTP with the worker running (real MariaDB, Redis, Bu
   });
 
   it('an order is QUEUED until the worker writes it, then PENDING_PAYMENT; only its owner (or an admin) sees it', async () => {
-    const saleId = await createSale(3);
+    const saleId = (await w.stack.client.createSale(w.admin, { name: 'Burst sale', priceCents: 1999, stock: 3 })).id;
     const buyer = await w.stack.client.guest('Ada');
     const stranger = await w.stack.client.guest();
     // Pause the orders queue so the reservation stays unwritten for a moment.

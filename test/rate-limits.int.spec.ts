@@ -1,4 +1,3 @@
-import type { SaleStrategy } from '@flash-sale/contract';
 import { createRedisClient } from '@flash-sale/redis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../apps/api/src/app.factory';
@@ -155,8 +154,6 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
   it('a buyer over the purchase limit is answered 429 first on every path but the sold-out answer', async () => {
     const client = clientAt('127.0.0.4', 1);
     const greedy = await client.guest('Greedy');
-    const createSale = async (stock: number, strategy: SaleStrategy = 'redis-lua') =>
-      (await stack.client.createSale(admin, { name: 'Limited', priceCents: 100, stock, strategy })).id;
     /** The buyer's whole budget on one sale, one request at a time, then one more: its statuses. */
     const spend = async (sale: string, json: unknown) => {
       const statuses: number[] = [];
@@ -172,7 +169,7 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
 
     // The reservation script counts the limits itself: the buyer's purchase, its replays, then 429 —
     // also for a body that would be a 400 (docs/api.md: 429 comes first).
-    const live = await createSale(100);
+    const live = (await stack.client.createSale(admin, { stock: 100 })).id;
     const token = await client.submitToken(live, greedy.token);
     withinBudget(await spend(live, { token }), 202);
     const invalid = await client.call<ErrorBody>('POST', `/api/sales/${live}/purchase`, {
@@ -183,9 +180,9 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
 
     // Answers given without the script spend the same budget before they are given.
     withinBudget(await spend('987654321', { token: 'whatever' }), 404); // unknown sale
-    const dbSale = await createSale(5, 'db-optimistic');
+    const dbSale = (await stack.client.createSale(admin, { stock: 5, strategy: 'db-optimistic' })).id;
     withinBudget(await spend(dbSale, { token }), 403); // another sale's token
-    const soldOut = await createSale(1);
+    const soldOut = (await stack.client.createSale(admin, { stock: 1 })).id;
     const first = await clientAt('127.0.0.5', 0).guest();
     const firstToken = await clientAt('127.0.0.5', 0).submitToken(soldOut, first.token);
     expect(

@@ -19,9 +19,10 @@ describe('the purchase flow on a real three-master Redis Cluster (API, worker, M
 
   it('sells several sales at once to exactly their stock, writes every order, takes payment, audits ok', async () => {
     const { stack, db, admin } = w;
-    const createSale = async (name: string, stock: number) =>
-      (await stack.client.createSale(admin, { name, priceCents: 500, stock })).id;
-    const saleIds = [await createSale('North', 30), await createSale('South', 30), await createSale('East', 30)];
+    const saleIds: string[] = [];
+    for (const name of ['North', 'South', 'East']) {
+      saleIds.push((await stack.client.createSale(admin, { name, priceCents: 500, stock: 30 })).id);
+    }
 
     const attempts = await Promise.all(
       saleIds.flatMap((saleId) =>

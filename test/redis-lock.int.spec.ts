@@ -88,7 +88,8 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     await testEnv.cleanup();
   });
 
-  async function createSale(stock: number): Promise<string> {
+  /** A redis-lock sale written straight to MySQL: the holder processes need no API. */
+  async function lockSaleInMySql(stock: number): Promise<string> {
     const result = (await db.query(
       `INSERT INTO sales (name, price_cents, stock, available, per_user_limit, starts_at, ends_at, strategy, payment_timeout_seconds)
        VALUES ('lock sale', 100, ?, ?, 1, ?, ?, 'redis-lock', 600)`,
@@ -104,7 +105,7 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
   }
 
   it('a holder stopped past its TTL (SIGSTOP) loses the lock to a newer one; only the newer token’s write lands', async () => {
-    const saleId = await createSale(10);
+    const saleId = await lockSaleInMySql(10);
     const stale = holder(saleId);
     const staleLock = await stale.next('locked');
     expect(staleLock.claimed).toBe(true);
@@ -207,7 +208,7 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
   });
 
   it('releases only for its owner, renews only for its owner', async () => {
-    const saleId = await createSale(1);
+    const saleId = await lockSaleInMySql(1);
     const first = await locks.tryAcquire(saleId, 200);
     first!.stopWatchdog();
     await sleep(400);
@@ -224,7 +225,7 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
   });
 
   it('a fence counter Redis lost restarts above the token MySQL saw (the floor)', async () => {
-    const saleId = await createSale(1);
+    const saleId = await lockSaleInMySql(1);
     await (await locks.tryAcquire(saleId, LOCK_TTL_MS))!.release();
     const before = await locks.tryAcquire(saleId, LOCK_TTL_MS);
     expect(before!.token).toBe(2);
@@ -243,7 +244,7 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
   });
 
   it('an armed pause goes to the next grant, whichever client takes it, and to no other; unused, it lapses', async () => {
-    const saleId = await createSale(1);
+    const saleId = await lockSaleInMySql(1);
     await locks.armPause(saleId, 60_000);
     const paused = await locks.tryAcquire(saleId, LOCK_TTL_MS);
     expect(paused!.pauseArmed).toBe(true);

@@ -52,7 +52,8 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     await testEnv.cleanup();
   });
 
-  async function createSale(stock: number, perUserLimit = 1): Promise<string> {
+  /** Signs the admin in on this test's stack (each test starts its own), then creates a sale. */
+  async function signInAndCreateSale(stock: number, perUserLimit = 1): Promise<string> {
     admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
     const sale = await stack.client.createSale(admin, { name: 'Outage', priceCents: 100, stock, perUserLimit });
     return sale.id;
@@ -114,7 +115,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
   it('Redis back with its AOF: the unwritten 202s are written, the fallback sold only unleased units, books close', async () => {
     // The worker is held back: the first buyers' reservations stay unwritten, in Redis only.
     stack = await startStack(testEnv.config, { worker: false });
-    const saleId = await createSale(100);
+    const saleId = await signInAndCreateSale(100);
     const before = await burst(saleId, 50);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
 
@@ -177,7 +178,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
 
   it('Redis back empty: a new incarnation sells only fresh leases, in-doubt units are settled, books close', async () => {
     stack = await startStack(testEnv.config);
-    const saleId = await createSale(100, 2);
+    const saleId = await signInAndCreateSale(100, 2);
     const before = await burst(saleId, 40);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
     // Without AOF or a replica, Redis's unwritten reservations die with it (docs/failure-model.md):

@@ -54,7 +54,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
     await testEnv?.cleanup();
   });
 
-  async function createSale(stock: number, perUserLimit = 1): Promise<SaleLayout> {
+  async function hotSaleOverThreeBuckets(stock: number, perUserLimit = 1): Promise<SaleLayout> {
     const sale = await stack.client.createSale(admin, {
       name: 'Hot',
       priceCents: 100,
@@ -96,7 +96,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
   });
 
   it('sells every unit to the buyers of one bucket (the others give theirs back), then SOLD_OUT; books balance', async () => {
-    const sale = await createSale(30);
+    const sale = await hotSaleOverThreeBuckets(30);
     const redisRepository = stack.worker!.get(SaleRedisRepository);
     // Every bucket was leased a share of what MySQL had left; the rest waits in MySQL.
     const leased = await redisRepository.balances(sale);
@@ -131,7 +131,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
   });
 
   it('keeps the per-user limit exact: a buyer retrying with fresh tokens holds at most the limit', async () => {
-    const sale = await createSale(60, 2);
+    const sale = await hotSaleOverThreeBuckets(60, 2);
     const buyers = await Promise.all(Array.from({ length: 20 }, () => stack.client.guest()));
     const answers = (
       await Promise.all(
@@ -156,7 +156,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
   });
 
   it('a give-back whose API died before telling MySQL is applied by a worker from the stream', async () => {
-    const sale = await createSale(30);
+    const sale = await hotSaleOverThreeBuckets(30);
     const [donor] = bucketsOf(sale).slice(1);
     const epoch = Number(
       ((await db.query('SELECT redis_epoch FROM sales WHERE id = ?', [sale.id])) as { redis_epoch: number }[])[0]!

@@ -18,16 +18,6 @@ const answer = (response: { status: number; body: Answer }) =>
     ? `${response.status} ${response.body.error.code}`
     : `${response.status} ${response.body.status}`;
 
-async function createSale(stack: RunningStack, adminToken: string, stock: number): Promise<string> {
-  const response = await stack.client.createSale(adminToken, {
-    name: 'Flood',
-    priceCents: 100,
-    stock,
-    perUserLimit: 1,
-  });
-  return response.id;
-}
-
 const buy = (stack: RunningStack, saleId: string, guest: Guest, token: string) =>
   stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, { token: guest.token, json: { token } });
 
@@ -78,7 +68,7 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
   }
 
   it('a flagged instance sells units cancelled, then expired, on the other instance', async () => {
-    const saleId = await createSale(first, adminToken, 2);
+    const saleId = (await first.client.createSale(adminToken, { stock: 2 })).id;
     const [ada, eve, bob, cyd] = (await Promise.all([1, 2, 3, 4].map(() => first.client.guest()))) as [
       Guest,
       Guest,
@@ -165,7 +155,7 @@ describe('sold-out flood: no Redis command and no rate limit per answer', () => 
 
   it('answers a flood of sold-out purchases with 410 while Redis runs nothing', async () => {
     const { stack, admin } = w;
-    const saleId = await createSale(stack, admin, 1);
+    const saleId = (await stack.client.createSale(admin, { stock: 1 })).id;
     const [ada, ...buyers] = await Promise.all(Array.from({ length: 11 }, () => stack.client.guest()));
     const adaBought = await buy(stack, saleId, ada!, await stack.client.submitToken(saleId, ada!.token));
     expect(adaBought.status).toBe(202);

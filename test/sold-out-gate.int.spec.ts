@@ -44,11 +44,6 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     await testEnv.cleanup();
   });
 
-  async function createSale(stock: number, perUserLimit: number): Promise<string> {
-    const response = await stack.client.createSale(adminToken, { name: 'Gate', priceCents: 100, stock, perUserLimit });
-    return response.id;
-  }
-
   const buy = (saleId: string, guest: Guest, token: string, quantity?: number) =>
     stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, {
       token: guest.token,
@@ -70,7 +65,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
   }
 
   it('while flagged, decides only what Redis would decide the same way; everything else still goes to Redis', async () => {
-    const saleId = await createSale(1, 2);
+    const saleId = (await stack.client.createSale(adminToken, { stock: 1, perUserLimit: 2 })).id;
     const [ada, bob, cyd] = await Promise.all([stack.client.guest(), stack.client.guest(), stack.client.guest()]);
     const adaToken = await stack.client.submitToken(saleId, ada.token);
     const first = await buy(saleId, ada, adaToken);
@@ -109,7 +104,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
   });
 
   it('a returned unit is sold at once: the release script publishes it and the flag is dropped', async () => {
-    const saleId = await createSale(1, 1);
+    const saleId = (await stack.client.createSale(adminToken, { stock: 1, perUserLimit: 1 })).id;
     const [ada, bob] = await Promise.all([stack.client.guest(), stack.client.guest()]);
     const bought = await buy(saleId, ada, await stack.client.submitToken(saleId, ada.token));
     expect(bought.status).toBe(202);

@@ -20,12 +20,9 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
     guests = await w.client.guests(300, 32);
   });
 
-  const createSale = (name: string, stock: number, strategy: SaleStrategy) =>
-    w.stack.client.createSale(w.admin, { name, priceCents: 100, stock, strategy });
-
   /** Every guest buys once, all at the same time; returns the statuses and the audit. */
   async function burst(strategy: SaleStrategy, stock: number) {
-    const sale = await createSale(`${strategy} sale`, stock, strategy);
+    const sale = await w.stack.client.createSale(w.admin, { name: `${strategy} sale`, stock, strategy });
     const tokens = await inBatches(guests, 32, (guest) => w.stack.client.submitToken(sale.id, guest.token));
     const responses = await Promise.all(
       guests.map((guest, i) =>
@@ -61,7 +58,7 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   );
 
   it('db-segmented: a cancelled order’s unit goes back to the sale’s row and is sold again; the books balance', async () => {
-    const sale = await createSale('segments', 3, 'db-segmented');
+    const sale = await w.stack.client.createSale(w.admin, { name: 'segments', stock: 3, strategy: 'db-segmented' });
     expect(sale.remaining).toBe(3);
     expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM sale_stock_segments WHERE sale_id = ?', [sale.id])).toBe(3);
     const buy = async (guest: Guest) =>
@@ -83,7 +80,7 @@ describe('db-optimistic, db-segmented, db-pessimistic, redis-lock and naive-unsa
   });
 
   it('db-optimistic: a replayed token returns the same order, another user’s token is refused', async () => {
-    const sale = await createSale('replay', 5, 'db-optimistic');
+    const sale = await w.stack.client.createSale(w.admin, { name: 'replay', stock: 5, strategy: 'db-optimistic' });
     const [alice, bob] = guests;
     const token = await w.stack.client.submitToken(sale.id, alice!.token);
     const clicks = await Promise.all(
