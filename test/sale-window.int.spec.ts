@@ -193,7 +193,13 @@ describe('a sale window edited while Redis is down (private redis-server, real M
 
   it('reconciliation brings a copy of the window that differs from MySQL back in line, either way', async () => {
     const reconciliation = w.stack.worker!.get(StockReconciliation);
-    const sale = await w.client.createSale(w.admin, { name: 'Drifted window', stock: 20, buckets: 3 });
+    // Started a while ago, so that MySQL can end it a second ago (its window check wants the end after the start).
+    const sale = await w.client.createSale(w.admin, {
+      name: 'Drifted window',
+      stock: 20,
+      buckets: 3,
+      startsAt: new Date(Date.now() - HOUR).toISOString(),
+    });
     const buyers = await Promise.all(Array.from({ length: 2 }, () => buyerWithToken(sale.id)));
 
     // MySQL ended the sale and Redis never heard of it (as an edit on a build without the window lock).

@@ -14,6 +14,11 @@ interface Started {
   child: ChildProcess;
   mark: string;
   output: () => string;
+  /**
+   * Resolves once every writer of its stdout and stderr is gone: what an orphaned start.mjs wrote last
+   * may still be on its way to us when the process table already shows it gone.
+   */
+  outputClosed: Promise<void>;
 }
 
 /**
@@ -52,7 +57,10 @@ describe('npm start stops all it started when only its own pid is signalled (rea
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    return { child, mark, output: () => output };
+    const outputClosed = Promise.all(
+      [child.stdout!, child.stderr!].map((stream) => new Promise<void>((resolve) => stream.once('close', resolve))),
+    ).then(() => undefined);
+    return { child, mark, output: () => output, outputClosed };
   }
 
   async function running(started: Started): Promise<void> {
@@ -124,6 +132,7 @@ describe('npm start stops all it started when only its own pid is signalled (rea
       process.kill(started.child.pid!, signal);
       expect(await exited).toBe(exit);
       expect(await leftBehindOnceStopped(started, exit === 'SIGHUP')).toEqual([]);
+      await Promise.race([started.outputClosed, new Promise((resolve) => setTimeout(resolve, 30_000))]);
       expect(started.output()).toMatch(/\[start\] stopped/);
     },
     300_000,
