@@ -174,9 +174,9 @@ export class StockLeaseRepository {
       if (!row) return 0;
       const counts = saleStockCountsOf(row);
       const { sale: settled, move } = settleInDoubt(counts);
-      const units = counts.inDoubt;
-      if (units === 0 && counts.settledEpoch >= settled.settledEpoch) return 0;
-      const settledEpoch = settled.settledEpoch;
+      const units = move.available;
+      const { settledEpoch } = settled;
+      if (units === 0 && counts.settledEpoch >= settledEpoch) return 0;
       await manager.query(
         `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, settled_epoch = ?,
                 version = version + 1

@@ -134,13 +134,16 @@ export class StockLeases {
    * sale, and MySQL opens the first epoch for one caller only.
    */
   openNewSale(saleId: string): Promise<LoadOutcome> {
-    return singleFlight(this.loads, saleId, async () => {
-      const outcome = await this.incarnations.openFirst(saleId);
-      if (outcome !== 'opened' && outcome !== 'refreshed') return outcome;
-      const sale = await this.repository.saleRow(saleId);
-      for (let bucket = 0; bucket < (sale?.buckets ?? 0); bucket++) await this.topUp(saleId, bucket);
-      return outcome;
-    });
+    return singleFlight(this.loads, saleId, () => this.openFirstIncarnation(saleId));
+  }
+
+  /** The first incarnation opened and loaded, then each bucket topped up (inside a load's single flight). */
+  private async openFirstIncarnation(saleId: string): Promise<LoadOutcome> {
+    const outcome = await this.incarnations.openFirst(saleId);
+    if (outcome !== 'opened' && outcome !== 'refreshed') return outcome;
+    const sale = await this.repository.saleRow(saleId);
+    for (let bucket = 0; bucket < (sale?.buckets ?? 0); bucket++) await this.topUp(saleId, bucket);
+    return outcome;
   }
 
   /**
@@ -152,12 +155,8 @@ export class StockLeases {
     return singleFlight(this.loads, saleId, async () => {
       let sale = await this.repository.saleRow(saleId);
       if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
-      if (sale.redisEpoch === NEVER_OPENED) {
-        // Its creation stopped before the first incarnation opened: nothing can be in flight to wait for.
-        const outcome = await this.incarnations.openFirst(saleId);
-        for (let bucket = 0; bucket < sale.buckets; bucket++) await this.topUp(saleId, bucket);
-        return outcome;
-      }
+      // Its creation stopped before the first incarnation opened: nothing can be in flight to wait for.
+      if (sale.redisEpoch === NEVER_OPENED) return this.openFirstIncarnation(saleId);
       let redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);
       if (redisEpochs.some((epoch) => epoch === undefined || epoch < sale!.redisEpoch)) {
         // As in verifyOnce: another process may be between opening the next incarnation in MySQL and
