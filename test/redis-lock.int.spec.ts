@@ -185,7 +185,9 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     });
     const guest = await stack.client.guest();
     const submitToken = await stack.client.submitToken(sale.body.id, guest.token);
-    const holding = await locks.tryAcquire(sale.body.id, LOCK_TTL_MS); // renewed by its watchdog throughout
+    // Held far longer than the buyer waits: a short TTL would hang on its watchdog, and a busy machine's
+    // pause past it would hand the lock to the buyer, which is right but not what this test is about.
+    const holding = await locks.tryAcquire(sale.body.id, 30_000);
     try {
       const started = Date.now();
       const busy = await stack.client.call<{ error: { code: string } }>('POST', `/api/sales/${sale.body.id}/purchase`, {
