@@ -1,5 +1,5 @@
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
-import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
+import { SoldOutGate } from '../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { waitFor } from './support/fixtures';
 import { closeWithin } from './support/bounded-close';
 import { PrivateRedisServer } from './support/private-redis';

@@ -1,7 +1,7 @@
 import { createRedisClient, type RedisClient } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
-import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
+import { SoldOutGate } from '../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
 import { useStackWorld } from './support/stack-world';

@@ -1,6 +1,6 @@
 import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
 import { SaleCatalog } from '../apps/api/src/sales/sale-catalog';
-import { SoldOutGate } from '../apps/api/src/purchase/sold-out-gate';
+import { SoldOutGate } from '../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { REDIS_CLIENT } from '@flash-sale/redis';
 import { waitFor } from './support/fixtures';
 import { startStack, type RunningStack } from './support/running-stack';
@@ -20,7 +20,7 @@ interface Guest {
 }
 
 /**
- * The local "sold out" flag (purchase/sold-out-gate.ts + sold-out-fast-path.ts) on the real stack. The
+ * The local "sold out" flag (purchase/strategies/redis-lua/sold-out-gate.ts + sold-out-fast-path.ts) on the real stack. The
  * flag's TTL is ten minutes here, so only what the gate is meant to react to — a return of units, published
  * by the release script — can clear it while a test runs.
  */

@@ -95,7 +95,7 @@ export async function crowd(world: RunWorld, size: number, seed: number): Promis
  * Sold-out traffic that never stops: from the run's start until the final read is over, a fresh
  * purchase every TRICKLE_EVERY_MS (a new crowd buyer now and then), and every third request a replay of a
  * promised token (mostly one the fallback sold, while there are such), alternating the instances. Once the sale is sold out this is what sets, renews and
- * consults each instance's sold-out flag (apps/api/src/purchase/sold-out-gate.ts) — during faults, and
+ * consults each instance's sold-out flag (apps/api/src/purchase/strategies/redis-lua/sold-out-gate.ts) — during faults, and
  * across quiet, when the flag's knowledge of its buyers must still be right.
  */
 export class SoldOutTrickle {

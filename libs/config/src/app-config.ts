@@ -58,7 +58,7 @@ export interface AppConfig {
     /** When Redis is unreachable, a redis-lua sale keeps selling through MySQL (db-optimistic). */
     redisFallback: boolean;
     /**
-     * How long an API instance trusts its own SOLD_OUT reading (purchase/sold-out-gate.ts), renewed in the
+     * How long an API instance trusts its own SOLD_OUT reading (purchase/strategies/redis-lua/sold-out-gate.ts), renewed in the
      * background past half of it; a return of units clears it at once. 0 turns the local flag off.
      */
     soldOutFlagTtlMs: number;

@@ -7,17 +7,6 @@ import type { SaleStrategy } from './sale';
  */
 export const DEMO_LIMITS = { maxStock: 500, maxBuyers: 2_000 } as const;
 
-/** naive-unsafe first: the oversell is what the audience waits for. Every strategy, by default. */
-export const DEMO_DEFAULT_STRATEGIES: readonly SaleStrategy[] = [
-  'naive-unsafe',
-  'redis-lock-unfenced',
-  'db-optimistic',
-  'db-segmented',
-  'db-pessimistic',
-  'redis-lock',
-  'redis-lua',
-];
-
 /** The strategies a demonstration's `pauseLockHolder` applies to. */
 export const LOCK_STRATEGIES: readonly SaleStrategy[] = ['redis-lock', 'redis-lock-unfenced'];
 
@@ -34,7 +23,7 @@ export interface LockHolderPauseArmed {
   armedUntil: string;
 }
 
-/** `POST /api/admin/demo-runs` (answers `202 {id}`); `strategies` defaults to DEMO_DEFAULT_STRATEGIES. */
+/** `POST /api/admin/demo-runs` (answers `202 {id}`); `strategies` defaults to DEMO_DEFAULT_STRATEGIES (sale.ts). */
 export interface CreateDemoRunRequest {
   stock: number;
   buyers: number;

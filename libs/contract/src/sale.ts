@@ -1,5 +1,10 @@
 import type { WaitingRoomRequest, WaitingRoomSettings } from './waiting-room';
 
+/**
+ * Every way a sale can sell (docs/architecture.md "Strategies"), in the order the admin console offers
+ * them. Adding one: its name here and its entry in SALE_STRATEGY_DESCRIPTIONS, then its folder in
+ * apps/api/src/purchase/strategies/ (the API does not compile until it has one).
+ */
 export const SALE_STRATEGIES = [
   'redis-lua',
   'db-optimistic',
@@ -11,8 +16,65 @@ export const SALE_STRATEGIES = [
 ] as const;
 export type SaleStrategy = (typeof SALE_STRATEGIES)[number];
 
+/** How a strategy sells, as the admin console says it; an unsafe one says why it oversells. */
+export interface SaleStrategyDescription {
+  label: string;
+  description: string;
+  /** Only for the UNSAFE_STRATEGIES: what makes it oversell, shown when it is chosen. */
+  unsafeWarning?: string;
+}
+
+export const SALE_STRATEGY_DESCRIPTIONS: Record<SaleStrategy, SaleStrategyDescription> = {
+  'redis-lua': {
+    label: 'redis-lua (recommended)',
+    description:
+      'Reserves each unit atomically in Redis with a Lua script; orders reach MySQL through a queue. Fastest, never oversells.',
+  },
+  'db-optimistic': {
+    label: 'db-optimistic',
+    description: 'MySQL only: each purchase writes on condition of the row’s version and retries on a conflict.',
+  },
+  'db-segmented': {
+    label: 'db-segmented',
+    description:
+      'MySQL only: the stock is split into segment rows; each buyer takes from their own segment on condition of its version, so far fewer conflicts than one row.',
+  },
+  'db-pessimistic': {
+    label: 'db-pessimistic',
+    description:
+      'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
+  },
+  'redis-lock': {
+    label: 'redis-lock',
+    description:
+      'A per-sale lock in Redis around read, check and write in MySQL; a fencing token lets MySQL refuse a holder whose lock ran out.',
+  },
+  'redis-lock-unfenced': {
+    label: 'redis-lock-unfenced (UNSAFE)',
+    description: 'The same Redis lock, trusted without a fencing token.',
+    unsafeWarning:
+      'A lock holder paused longer than the lock lives (a GC pause, a slow network) writes its stale stock over the sales made meanwhile, so units are sold twice. It exists only to demonstrate that problem — never use it for a real sale.',
+  },
+  'naive-unsafe': {
+    label: 'naive-unsafe (UNSAFE)',
+    description: 'MySQL only: reads the stock and writes it back with no lock or condition.',
+    unsafeWarning:
+      'Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists only to demonstrate that problem — never use it for a real sale.',
+  },
+};
+
 /** Strategies that exist to show an oversell, and say so wherever they are named. */
 export const UNSAFE_STRATEGIES: readonly SaleStrategy[] = ['naive-unsafe', 'redis-lock-unfenced'];
+
+/**
+ * The demonstration's strategies when it is not told which: every one, the unsafe first (their oversell
+ * is what the audience waits for) and redis-lua last.
+ */
+export const DEMO_DEFAULT_STRATEGIES: readonly SaleStrategy[] = [
+  ...UNSAFE_STRATEGIES,
+  ...SALE_STRATEGIES.filter((strategy) => !UNSAFE_STRATEGIES.includes(strategy) && strategy !== 'redis-lua'),
+  'redis-lua',
+];
 
 export const SALE_STATUSES = ['upcoming', 'live', 'sold_out', 'ended'] as const;
 export type SaleStatus = (typeof SALE_STATUSES)[number];

@@ -13,6 +13,12 @@ export interface BuyerHolding {
   freeSlot: number;
 }
 
+/** An order a synchronous purchase writes: PENDING_PAYMENT, with its submit token and purchase slot. */
+export type NewOrder = Pick<
+  OrderEntity,
+  'orderNo' | 'saleId' | 'userId' | 'quantity' | 'amountCents' | 'submitToken' | 'reservedAt' | 'expiresAt'
+>;
+
 /** The order a submit token made. */
 export interface OrderOfSubmitToken {
   orderNo: string;
@@ -22,7 +28,7 @@ export interface OrderOfSubmitToken {
 /**
  * The statements of one synchronous purchase, all on the same transaction (or, for naive-unsafe, each
  * committed on its own). Which guard a strategy puts around the stock is the strategy's choice
- * (apps/api/src/purchase/db-purchase.ts); these are the reads and writes it can choose from.
+ * (apps/api/src/purchase/strategies/); these are the reads and writes it can choose from.
  */
 export class PurchaseStatements {
   constructor(
@@ -117,19 +123,37 @@ export class PurchaseStatements {
   }
 
   async buyerHolding(saleId: string, userId: string): Promise<BuyerHolding> {
-    const rows = (await this.manager.query(
-      `SELECT quantity, user_slot FROM orders WHERE sale_id = ? AND user_id = ? AND status IN (${HOLDING_STATUSES.map(() => '?').join(', ')})`,
-      [saleId, userId, ...HOLDING_STATUSES],
-    )) as { quantity: number; user_slot: number | null }[];
-    const taken = new Set(rows.map((row) => Number(row.user_slot)));
-    let freeSlot = 1;
-    while (taken.has(freeSlot)) freeSlot += 1;
-    return { units: rows.reduce((units, row) => units + Number(row.quantity), 0), freeSlot };
+    return (await this.buyersHolding(saleId, [userId])).get(userId)!;
   }
 
-  /** Unique order number, purchase slot and submit token: a duplicate is refused with ER_DUP_ENTRY. */
-  async insertOrder(order: Partial<OrderEntity>): Promise<void> {
-    await this.manager.getRepository(OrderEntity).insert(order);
+  /** `buyerHolding` of several buyers in one query: every one of `userIds` has an entry. */
+  async buyersHolding(saleId: string, userIds: readonly string[]): Promise<Map<string, BuyerHolding>> {
+    const buyers = [...new Set(userIds)];
+    const rows = (await this.manager.query(
+      `SELECT user_id, quantity, user_slot FROM orders
+        WHERE sale_id = ? AND user_id IN (${buyers.map(() => '?').join(', ')})
+          AND status IN (${HOLDING_STATUSES.map(() => '?').join(', ')})`,
+      [saleId, ...buyers, ...HOLDING_STATUSES],
+    )) as { user_id: string; quantity: number; user_slot: number | null }[];
+    return new Map(
+      buyers.map((userId) => {
+        const held = rows.filter((row) => row.user_id === userId);
+        const taken = new Set(held.map((row) => Number(row.user_slot)));
+        let freeSlot = 1;
+        while (taken.has(freeSlot)) freeSlot += 1;
+        return [userId, { units: held.reduce((units, row) => units + Number(row.quantity), 0), freeSlot }];
+      }),
+    );
+  }
+
+  /**
+   * Inserts PENDING_PAYMENT orders (one statement however many). Unique order number, purchase slot and
+   * submit token: a duplicate is refused with ER_DUP_ENTRY, and none of them is inserted.
+   */
+  async insertOrders(orders: readonly (NewOrder & { userSlot: number })[]): Promise<void> {
+    await this.manager
+      .getRepository(OrderEntity)
+      .insert(orders.map((order) => ({ ...order, status: 'PENDING_PAYMENT' as const, failureReason: null })));
   }
 
   private async available(saleId: string, lock: '' | ' FOR UPDATE'): Promise<number> {

@@ -3,7 +3,7 @@ import { ErrorCode } from './error-code';
 /**
  * The purchase rules, written once: which answer a purchase gets, checked in the order of docs/api.md
  * ("Buying"). Every way of selling asks them with the facts its store holds — the MySQL-only strategies
- * (apps/api/src/purchase/db-purchase.ts) and the local sold-out flag (sold-out-gate.ts) call these
+ * (apps/api/src/purchase/strategies/mysql/) and the local sold-out flag (sold-out-gate.ts) call these
  * functions; the reservation script (libs/redis/lua/reserve-9.lua) cannot call TypeScript and mirrors them
  * check for check. purchase-rules.cases.ts holds the cases all of them must answer alike.
  */

@@ -88,7 +88,7 @@ export class SaleLocks {
 
   /**
    * The demonstration's fault: the sale's next grant, on whichever API instance, is told to pause
-   * (`HeldLock.pauseArmed`; apps/api purchase/lock-holder-pause.ts). Dropped unused after `forMs`.
+   * (`HeldLock.pauseArmed`; apps/api purchase/strategies/redis-lock/lock-holder-pause.ts). Dropped unused after `forMs`.
    */
   async armPause(saleId: string, forMs: number): Promise<void> {
     await this.redis.set(this.keys.sale(saleId).lockPause, '1', 'PX', Math.max(1, Math.round(forMs)));

@@ -6,7 +6,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { ulid } from 'ulid';
 import { ADMIN_USER_ID } from '../auth/auth.service';
-import { LockHolderPause } from '../purchase/lock-holder-pause';
+import { LockHolderPause } from '../purchase/strategies/redis-lock/lock-holder-pause';
 import { type CreateDemoRunDto, DEMO_DEFAULT_STRATEGIES } from './demo-run.dto';
 import { type DemoRunReport, type DemoStrategyResult, emptyResult, percentile } from './demo-run.report';
 import { pool, SelfHttpClient } from './self-http-client';

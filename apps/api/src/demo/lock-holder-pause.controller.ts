@@ -2,7 +2,7 @@ import { LOCK_HOLDER_PAUSE_ARMED_SECONDS, LOCK_STRATEGIES, type LockHolderPauseA
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
-import { LockHolderPause } from '../purchase/lock-holder-pause';
+import { LockHolderPause } from '../purchase/strategies/redis-lock/lock-holder-pause';
 import { SaleCatalog } from '../sales/sale-catalog';
 
 /**

@@ -10,8 +10,9 @@ import { LoadShedder } from '../protection/load-shedder';
 import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { PURCHASE_BODY_SCHEMA, type PurchaseOrder, readPurchaseBody } from './purchase-body';
-import { type PurchaseAccepted, PurchaseService } from './purchase.service';
-import { SoldOutFastPath } from './sold-out-fast-path';
+import { PurchaseService } from './purchase.service';
+import type { PurchaseAccepted } from './stock-strategy';
+import { SoldOutFastPath } from './strategies/redis-lua/sold-out-fast-path';
 
 /** The purchase route as Fastify knows it. */
 export const PURCHASE_ROUTE = '/api/sales/:id/purchase';
@@ -111,9 +112,7 @@ export class PurchaseRoute implements OnModuleInit {
       await this.rateLimits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
       throw error;
     }
-    // Only while the gate is reading a sale that just sold out: a live purchase waits for nothing here.
-    const learning = this.soldOut.learning(saleId);
-    if (learning) await learning;
+    // Synchronous on a live sale: a live purchase waits for nothing here.
     const refused = this.soldOut.refuses(saleId, userId, order);
     if (refused === true || (refused !== false && (await refused))) {
       this.soldOut.answer(reply);

@@ -1,13 +1,11 @@
 import { DomainError, ErrorCode, type SaleStrategy, type SaleTerms } from '@flash-sale/domain';
-import type { MetricsService } from '../metrics/metrics.service';
 import type { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { rateLimited } from '../protection/retry-later.error';
 import type { SaleCatalog } from '../sales/sale-catalog';
-import type { DbPurchase } from './db-purchase';
-import { PurchaseService } from './purchase.service';
-import type { RedisDownFallback } from './redis-down-fallback';
-import type { RedisReservation } from './redis-reservation';
 import type { WaitingRoom } from '../waiting-room/waiting-room.service';
+import { PurchaseService } from './purchase.service';
+import type { StockStrategy } from './stock-strategy';
+import type { StockStrategies } from './strategies/stock-strategies';
 import type { SubmitTokens } from './submit-tokens';
 
 const ORDER = { token: 'submit-token-1', quantity: 1 };
@@ -21,13 +19,11 @@ const saleOf = (strategy: SaleStrategy): SaleTerms => ({
   startsAt: new Date(0),
   endsAt: new Date(Date.now() + 3_600_000),
 });
-const redisDown = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 
 interface Scenario {
   sale?: SaleTerms;
-  /** The fallback sells instead of Redis from the start (Redis is down, REDIS_FALLBACK on). */
-  fallbackFirst?: boolean;
-  reservationFails?: unknown;
+  /** The sale's strategy counts the rate limits itself (redis-lua's reservation script). */
+  strategyCountsRateLimits?: boolean;
   limitsRefuse?: boolean;
 }
 
@@ -46,41 +42,18 @@ function dispatcher(scenario: Scenario) {
       if (scenario.limitsRefuse) throw rateLimited(1000);
     },
   } as unknown as PurchaseRateLimits;
-  const reservation = {
-    reserve: async () => {
-      calls.push('reserve');
-      if (scenario.reservationFails) throw scenario.reservationFails;
-      return { orderNo: 'FS-R', status: 'QUEUED' };
-    },
-  } as unknown as RedisReservation;
-  const fallback = {
-    takesOver: () => scenario.fallbackFirst ?? false,
-    takesOverAfter: (error: unknown) => error === redisDown,
-    beforeRedisSells: async () => void calls.push('beforeRedisSells'),
-    sell: async () => (calls.push('fallback'), { orderNo: 'FS-F', status: 'PENDING_PAYMENT' }),
-  } as unknown as RedisDownFallback;
-  const dbPurchase = {
-    purchase: async (_sale: SaleTerms, _user: string, _token: string, _quantity: number, strategy: string) => (
-      calls.push(`db ${strategy}`),
-      { orderNo: 'FS-D', status: 'PENDING_PAYMENT' }
-    ),
-  } as unknown as DbPurchase;
-  const metrics = {
-    countPurchase: (outcome: string) => void calls.push(`count ${outcome}`),
-  } as unknown as MetricsService;
-  // These sales have no waiting room: the room is never asked.
-  const room = {} as WaitingRoom;
-  const service = new PurchaseService(
-    catalog,
-    {} as SubmitTokens,
-    limits,
-    reservation,
-    fallback,
-    dbPurchase,
-    metrics,
-    room,
-  );
-  return { service, calls };
+  const strategy: StockStrategy = {
+    countsRateLimits: scenario.strategyCountsRateLimits ?? false,
+    tokenIssued: async (_sale, _user, token) => void calls.push(`tokenIssued ${token}`),
+    sell: async (sale) => (calls.push(`sell ${sale.strategy}`), { orderNo: 'FS-1', status: 'PENDING_PAYMENT' }),
+  };
+  const strategies = { of: () => strategy } as unknown as StockStrategies;
+  const tokens = {
+    ttlSeconds: 60,
+    sign: () => ({ token: 'signed', expiresAt: new Date() }),
+  } as unknown as SubmitTokens;
+  const room = { requireAdmission: () => undefined } as unknown as WaitingRoom;
+  return { service: new PurchaseService(catalog, tokens, limits, strategies, room), calls };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -92,18 +65,16 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('PurchaseService (the dispatcher)', () => {
-  it('sends a redis-lua purchase to the reservation, which counts the rate limits itself', async () => {
-    const { service, calls } = dispatcher({ sale: saleOf('redis-lua') });
-    await expect(service.purchase('u1', '7', ORDER)).resolves.toEqual({ orderNo: 'FS-R', status: 'QUEUED' });
-    expect(calls).toEqual(['beforeRedisSells', 'reserve']);
+  it('spends the rate limits, then asks the sale strategy', async () => {
+    const { service, calls } = dispatcher({ sale: saleOf('db-pessimistic') });
+    await expect(service.purchase('u1', '7', ORDER)).resolves.toEqual({ orderNo: 'FS-1', status: 'PENDING_PAYMENT' });
+    expect(calls).toEqual(['limits 7', 'sell db-pessimistic']);
   });
 
-  it('sends a MySQL strategy straight to MySQL, after spending the rate limits', async () => {
-    for (const strategy of ['db-optimistic', 'db-segmented', 'db-pessimistic', 'redis-lock', 'naive-unsafe'] as const) {
-      const { service, calls } = dispatcher({ sale: saleOf(strategy) });
-      await expect(service.purchase('u1', '7', ORDER)).resolves.toMatchObject({ status: 'PENDING_PAYMENT' });
-      expect(calls).toEqual(['limits 7', `db ${strategy}`, 'count accepted']);
-    }
+  it('leaves the rate limits to a strategy that counts them itself', async () => {
+    const { service, calls } = dispatcher({ sale: saleOf('redis-lua'), strategyCountsRateLimits: true });
+    await service.purchase('u1', '7', ORDER);
+    expect(calls).toEqual(['sell redis-lua']);
   });
 
   it('answers 429 before anything is sold when the limits refuse', async () => {
@@ -120,20 +91,9 @@ describe('PurchaseService (the dispatcher)', () => {
     expect(await codeOf(limited.service.purchase('u1', '99', ORDER))).toBe(ErrorCode.RateLimited);
   });
 
-  it('sells through the MySQL fallback while Redis is down, spending the limits first', async () => {
-    const { service, calls } = dispatcher({ sale: saleOf('redis-lua'), fallbackFirst: true });
-    await expect(service.purchase('u1', '7', ORDER)).resolves.toEqual({ orderNo: 'FS-F', status: 'PENDING_PAYMENT' });
-    expect(calls).toEqual(['limits 7', 'fallback', 'count accepted']);
-  });
-
-  it('hands a reservation that found Redis down to the fallback, and passes any other failure on', async () => {
-    const down = dispatcher({ sale: saleOf('redis-lua'), reservationFails: redisDown });
-    await expect(down.service.purchase('u1', '7', ORDER)).resolves.toMatchObject({ orderNo: 'FS-F' });
-    expect(down.calls).toEqual(['beforeRedisSells', 'reserve', 'fallback', 'count accepted']);
-
-    const refused = new DomainError(ErrorCode.LimitReached, 'limit');
-    const other = dispatcher({ sale: saleOf('redis-lua'), reservationFails: refused });
-    expect(await codeOf(other.service.purchase('u1', '7', ORDER))).toBe(ErrorCode.LimitReached);
-    expect(other.calls).not.toContain('fallback');
+  it('hands a signed submit token to the sale strategy before the buyer has it', async () => {
+    const { service, calls } = dispatcher({ sale: saleOf('redis-lua') });
+    await expect(service.issueToken({ id: 'u1' } as never, '7')).resolves.toMatchObject({ token: 'signed' });
+    expect(calls).toEqual(['tokenIssued signed']);
   });
 });

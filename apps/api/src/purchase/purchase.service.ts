@@ -1,23 +1,18 @@
 import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
-import { MetricsService } from '../metrics/metrics.service';
 import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { WaitingRoom } from '../waiting-room/waiting-room.service';
-import { DbPurchase, type OrderCreated } from './db-purchase';
 import type { PurchaseOrder } from './purchase-body';
-import { RedisDownFallback } from './redis-down-fallback';
-import { RedisReservation } from './redis-reservation';
+import type { PurchaseAccepted } from './stock-strategy';
+import { StockStrategies } from './strategies/stock-strategies';
 import { type IssuedSubmitToken, SubmitTokens } from './submit-tokens';
 
-/** `QUEUED` (202): reserved in Redis, written by the worker. `PENDING_PAYMENT` (201): written in MySQL now. */
-export type PurchaseAccepted = { orderNo: string; status: 'QUEUED' } | OrderCreated;
-
 /**
- * Submit tokens and purchases, sent the way the sale sells (docs/architecture.md, "Strategies"):
- * redis-lua through the reservation script (or, while Redis is down, the MySQL fallback), every other
- * strategy straight against MySQL. The rate limits are spent where PurchaseRateLimits says.
+ * Submit tokens and purchases, each sent to the sale's strategy (docs/architecture.md, "Strategies"),
+ * with what every strategy shares around it: the sale's window for tokens, the waiting room's turn, and
+ * the rate limits (PurchaseRateLimits says where they are spent).
  */
 @Injectable()
 export class PurchaseService {
@@ -25,10 +20,7 @@ export class PurchaseService {
     private readonly catalog: SaleCatalog,
     private readonly tokens: SubmitTokens,
     private readonly rateLimits: PurchaseRateLimits,
-    private readonly reservation: RedisReservation,
-    private readonly fallback: RedisDownFallback,
-    private readonly dbPurchase: DbPurchase,
-    private readonly metrics: MetricsService,
+    private readonly strategies: StockStrategies,
     private readonly room: WaitingRoom,
   ) {}
 
@@ -37,7 +29,9 @@ export class PurchaseService {
     const sale = await this.catalog.get(saleId);
     if (sale.endsAt <= new Date()) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
     this.room.requireAdmission(sale, user.id, pass);
-    return this.tokens.issue(sale, user.id, sale.strategy === 'redis-lua');
+    const issued = this.tokens.sign(sale.id, user.id);
+    await this.strategies.of(sale.strategy).tokenIssued?.(sale, user.id, issued.token, this.tokens.ttlSeconds);
+    return issued;
   }
 
   /** A verified caller's purchase, its body valid; every refusal is thrown. */
@@ -55,18 +49,9 @@ export class PurchaseService {
   }
 
   private async sell(sale: SaleDefinition, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
-    if (sale.strategy === 'redis-lua' && !this.fallback.takesOver()) {
-      await this.fallback.beforeRedisSells(sale.id);
-      try {
-        return await this.reservation.reserve(sale, userId, order);
-      } catch (error) {
-        if (!this.fallback.takesOverAfter(error)) throw error;
-        return this.sold(await this.fallback.sell(sale, userId, order));
-      }
-    }
-    await this.rateLimits.spendNow(sale, userId);
-    if (sale.strategy === 'redis-lua') return this.sold(await this.fallback.sell(sale, userId, order));
-    return this.sold(await this.dbPurchase.purchase(sale, userId, order.token, order.quantity, sale.strategy));
+    const strategy = this.strategies.of(sale.strategy);
+    if (!strategy.countsRateLimits) await this.rateLimits.spendNow(sale, userId);
+    return strategy.sell(sale, userId, order);
   }
 
   /** The sale, or 404 — after the rate limits, which come first (docs/api.md's order). */
@@ -77,11 +62,6 @@ export class PurchaseService {
       await this.rateLimits.spendNow(saleId, userId);
       throw error;
     }
-  }
-
-  private sold(created: OrderCreated): OrderCreated {
-    this.metrics.countPurchase('accepted');
-    return created;
   }
 }
 

@@ -1,4 +1,9 @@
-import { type CreateSaleRequest, SALE_STRATEGIES, type SaleStrategy, UNSAFE_STRATEGIES } from '@flash-sale/contract';
+import {
+  type CreateSaleRequest,
+  SALE_STRATEGIES,
+  SALE_STRATEGY_DESCRIPTIONS,
+  UNSAFE_STRATEGIES,
+} from '@flash-sale/contract';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -10,50 +15,6 @@ import { asAdmin } from './admin-request';
 import { FormField, InputField, NumberField, SelectField } from '../components/FormField';
 import { defaultSaleFormValues, saleFormSchema, type SaleFormValues, WHOLE_NUMBER_FIELDS } from './sale-form-schema';
 import { WaitingRoomFields } from './WaitingRoomFields';
-
-/** How each strategy sells (docs/architecture.md "Strategies"), as the select's options and the hint beneath it. */
-const STRATEGIES: Record<SaleStrategy, { label: string; description: string }> = {
-  'redis-lua': {
-    label: 'redis-lua (recommended)',
-    description:
-      'Reserves each unit atomically in Redis with a Lua script; orders reach MySQL through a queue. Fastest, never oversells.',
-  },
-  'db-optimistic': {
-    label: 'db-optimistic',
-    description: 'MySQL only: each purchase writes on condition of the row’s version and retries on a conflict.',
-  },
-  'db-segmented': {
-    label: 'db-segmented',
-    description:
-      'MySQL only: the stock is split into segment rows; each buyer takes from their own segment on condition of its version, so far fewer conflicts than one row.',
-  },
-  'db-pessimistic': {
-    label: 'db-pessimistic',
-    description:
-      'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
-  },
-  'redis-lock': {
-    label: 'redis-lock',
-    description:
-      'A per-sale lock in Redis around read, check and write in MySQL; a fencing token lets MySQL refuse a holder whose lock ran out.',
-  },
-  'redis-lock-unfenced': {
-    label: 'redis-lock-unfenced (UNSAFE)',
-    description: 'The same Redis lock, trusted without a fencing token.',
-  },
-  'naive-unsafe': {
-    label: 'naive-unsafe (UNSAFE)',
-    description: 'MySQL only: reads the stock and writes it back with no lock or condition.',
-  },
-};
-
-/** Why an unsafe strategy oversells, in the warning shown when it is chosen. */
-const UNSAFE_WARNING: Partial<Record<SaleStrategy, string>> = {
-  'naive-unsafe':
-    'Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists only to demonstrate that problem — never use it for a real sale.',
-  'redis-lock-unfenced':
-    'A lock holder paused longer than the lock lives (a GC pause, a slow network) writes its stale stock over the sales made meanwhile, so units are sold twice. It exists only to demonstrate that problem — never use it for a real sale.',
-};
 
 type WholeNumberField = keyof typeof WHOLE_NUMBER_FIELDS;
 
@@ -174,12 +135,12 @@ export function CreateSalePage() {
           <SelectField
             {...field('strategy')}
             label="Strategy"
-            hint={STRATEGIES[strategy].description}
+            hint={SALE_STRATEGY_DESCRIPTIONS[strategy].description}
             describedBy={UNSAFE_STRATEGIES.includes(strategy) ? unsafeWarningId : undefined}
           >
             {SALE_STRATEGIES.map((value) => (
               <option key={value} value={value}>
-                {STRATEGIES[value].label}
+                {SALE_STRATEGY_DESCRIPTIONS[value].label}
               </option>
             ))}
           </SelectField>
@@ -187,7 +148,7 @@ export function CreateSalePage() {
             {UNSAFE_STRATEGIES.includes(strategy) && (
               <div id={unsafeWarningId} className="notice notice--warning">
                 <strong className="notice__title">⚠ {strategy} oversells</strong>
-                <p>{UNSAFE_WARNING[strategy]}</p>
+                <p>{SALE_STRATEGY_DESCRIPTIONS[strategy].unsafeWarning}</p>
               </div>
             )}
           </div>

@@ -1,11 +1,11 @@
 import { ErrorCode, type SaleTerms } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { toErrorResponse } from '../common/error-body';
-import { MetricsService } from '../metrics/metrics.service';
-import { SaleCatalog } from '../sales/sale-catalog';
-import type { PurchaseOrder } from './purchase-body';
-import { refusal } from './refusals';
+import { toErrorResponse } from '../../../common/error-body';
+import { MetricsService } from '../../../metrics/metrics.service';
+import { SaleCatalog } from '../../../sales/sale-catalog';
+import type { PurchaseOrder } from '../../purchase-body';
+import { refusal } from '../../refusals';
 import { SoldOutGate } from './sold-out-gate';
 
 const SOLD_OUT_ERROR = refusal(ErrorCode.SoldOut);
@@ -29,12 +29,20 @@ export class SoldOutFastPath {
   ) {}
 
   /**
-   * True when 410 SOLD_OUT is certainly the answer (then `answer` gives it); false: ask Redis. Synchronous
-   * but for a flagged sale whose definition this instance no longer holds (nobody bought for longer than
-   * the catalog keeps it): then one read of it, shared by the whole flood, rather than every buyer of the
-   * flood asking Redis and spending rate limits until it is back.
+   * True when 410 SOLD_OUT is certainly the answer (then `answer` gives it); false: ask the sale's
+   * strategy. Synchronous for every live sale (nothing is flagged); a promise only while the gate is
+   * reading a sale that just sold out (Redis just said SOLD_OUT: asked again once it has), or for a
+   * flagged sale whose definition this instance no longer holds (nobody bought for longer than the
+   * catalog keeps it) — then one read of it, shared by the whole flood, rather than every buyer of the
+   * flood asking Redis and spending rate limits until it is back. Never rejects.
    */
   refuses(saleId: string, userId: string, order: PurchaseOrder): boolean | Promise<boolean> {
+    const learning = this.gate.learning(saleId);
+    if (learning) return learning.then(() => this.decide(saleId, userId, order));
+    return this.decide(saleId, userId, order);
+  }
+
+  private decide(saleId: string, userId: string, order: PurchaseOrder): boolean | Promise<boolean> {
     // The flag lookup first: on a sale that is not flagged (every live sale) nothing else is done here.
     if (!this.gate.isFlagged(saleId)) return false;
     const sale = this.catalog.peek(saleId);
@@ -47,11 +55,6 @@ export class SoldOutFastPath {
 
   private certain(sale: SaleTerms, userId: string, order: PurchaseOrder): boolean {
     return sale.strategy === 'redis-lua' && this.gate.refuses(sale, userId, order.token, order.quantity);
-  }
-
-  /** Redis just said SOLD_OUT and the gate is reading the sale: ask again once it has (never rejects). */
-  learning(saleId: string): Promise<void> | undefined {
-    return this.gate.learning(saleId);
   }
 
   answer(reply: FastifyReply): void {

@@ -3,10 +3,12 @@ import { DomainError, ErrorCode, type SaleTerms } from '@flash-sale/domain';
 import { StockLeases } from '@flash-sale/stock';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import { isDependencyDown } from '../common/error-body';
-import { DbPurchase, type OrderCreated } from './db-purchase';
-import type { PurchaseOrder } from './purchase-body';
-import { retryLater } from './refusals';
+import { isDependencyDown } from '../../../common/error-body';
+import type { PurchaseOrder } from '../../purchase-body';
+import { retryLater } from '../../refusals';
+import type { WrittenOrder } from '../../token-orders';
+import { DbOptimisticStrategy } from '../db-optimistic/db-optimistic.strategy';
+import { MySqlPurchases } from '../mysql/mysql-purchases';
 
 /**
  * A redis-lua sale while Redis cannot be reached and REDIS_FALLBACK is on (docs/failure-model.md): it
@@ -24,7 +26,8 @@ export class RedisDownFallback {
   private readonly reloadAfterFallback = new Set<string>();
 
   constructor(
-    private readonly dbPurchase: DbPurchase,
+    private readonly purchases: MySqlPurchases,
+    private readonly optimistic: DbOptimisticStrategy,
     private readonly leases: StockLeases,
     private readonly redis: RedisConnection,
     @InjectAppConfig() private readonly config: AppConfig,
@@ -45,12 +48,18 @@ export class RedisDownFallback {
     if (this.reloadAfterFallback.delete(saleId)) await this.leases.ensureLoaded(saleId);
   }
 
-  async sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<OrderCreated> {
-    const { replay } = await this.dbPurchase.decideRequest(sale, userId, order.token);
-    if (replay) return replay;
-    this.reloadAfterFallback.add(sale.id);
+  async sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<WrittenOrder> {
     try {
-      return await this.dbPurchase.purchase(sale, userId, order.token, order.quantity, 'db-optimistic', true);
+      return await this.purchases.sell(sale, userId, order, (purchase) => {
+        this.reloadAfterFallback.add(sale.id);
+        return this.optimistic.takeStock(purchase, async (statements) => {
+          if (!(await statements.claimBuyerForFallback(sale.id, userId))) {
+            // Redis may hold a reservation of this buyer's (or sell with this token) that MySQL has not
+            // seen: selling here could break their per-user limit or sell one token twice.
+            throw retryLater('Purchases are paused for a moment; retry with the same token');
+          }
+        });
+      });
     } catch (error) {
       // MySQL's own units are gone, but Redis may still hold leased ones: not sold out, not yet.
       const soldOut = error instanceof DomainError && error.code === ErrorCode.SoldOut;

@@ -2,14 +2,15 @@ import type { StockLeases } from '@flash-sale/stock';
 import { DomainError, ErrorCode, RetryLaterError, type SaleTerms } from '@flash-sale/domain';
 import type { ReservationScripts, ReserveInput, ReserveResult } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
-import type { MetricsService } from '../metrics/metrics.service';
-import type { PurchaseRateLimits } from '../protection/purchase-rate-limits';
-import type { DbPurchase } from './db-purchase';
+import type { MetricsService } from '../../../metrics/metrics.service';
+import type { PurchaseRateLimits } from '../../../protection/purchase-rate-limits';
 import type { IncarnationGuard } from './incarnation-guard';
 import { RedisReservation } from './redis-reservation';
 import type { ReservationFollowUp } from './reservation-follow-up';
 import type { SoldOutGate } from './sold-out-gate';
-import type { SubmitTokens } from './submit-tokens';
+import type { SubmitTokens } from '../../submit-tokens';
+import type { TokenOrders } from '../../token-orders';
+import type { RedisTokens } from './redis-tokens';
 
 const SALE: SaleTerms = {
   id: '7',
@@ -87,14 +88,14 @@ function world(
     orderNumberOf: (token: string) => `S7-number-of-${token}`,
     signedFor: () => options.tokenSigned ?? false,
     verify: () => (options.tokenSigned ?? false) && !options.tokenExpired,
-    adoptIntoRedis: async () => void calls.push('adoptIntoRedis'),
   } as unknown as SubmitTokens;
-  const dbPurchase = {
+  const redisTokens = { adopt: async () => void calls.push('adopt') } as unknown as RedisTokens;
+  const tokenOrders = {
     orderOfToken: async () => (
       calls.push('orderOfToken'),
       options.orderInMySql ? { orderNo: 'S7-IN-MYSQL', status: 'PENDING_PAYMENT' } : undefined
     ),
-  } as unknown as DbPurchase;
+  } as unknown as TokenOrders;
   const soldOut = { noteSoldOut: () => void calls.push('noteSoldOut') } as unknown as SoldOutGate;
   const incarnations = {
     mustVerify: () => unverified,
@@ -105,7 +106,6 @@ function world(
     },
   } as unknown as IncarnationGuard;
   const followUp = {
-    admit: () => void calls.push('admit'),
     complete: async () => void calls.push('complete'),
   } as unknown as ReservationFollowUp;
   const metrics = {
@@ -117,7 +117,8 @@ function world(
     leases,
     limits,
     tokens,
-    dbPurchase,
+    tokenOrders,
+    redisTokens,
     soldOut,
     incarnations,
     followUp,
@@ -141,7 +142,7 @@ describe('RedisReservation', () => {
   it('answers 202 QUEUED, with the follow-up done and the rate limits counted by the script', async () => {
     const { reservation, calls, scriptInputs } = world([reserved()]);
     await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({ orderNo: 'FS-1', status: 'QUEUED' });
-    expect(calls).toEqual(['admit', 'complete', 'count accepted']);
+    expect(calls).toEqual(['complete', 'count accepted']);
     expect(scriptInputs).toHaveLength(1);
     expect(scriptInputs[0]).toMatchObject({ userId: 'u1', submitToken: ORDER.token, quantity: 1, rateLimits: LIMITS });
   });
@@ -166,7 +167,7 @@ describe('RedisReservation', () => {
   it('says SOLD_OUT only once MySQL had nothing to lease and Redis still refused, and flags the sale', async () => {
     const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], { refills: [0] });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(calls).toEqual(['admit', 'refill 1', 'noteSoldOut']);
+    expect(calls).toEqual(['refill 1', 'noteSoldOut']);
   });
 
   it('answers 503 + retry-after, not SOLD_OUT, while units are in doubt after an outage', async () => {
@@ -193,7 +194,7 @@ describe('RedisReservation', () => {
       connectionLostDuringRefill: true,
     });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(calls).toEqual(['admit', 'refill 1', 'verify', 'noteSoldOut']);
+    expect(calls).toEqual(['refill 1', 'verify', 'noteSoldOut']);
   });
 
   it('asks the buyer to retry, sending no script, while every verification is overtaken by another lost connection', async () => {
@@ -203,29 +204,29 @@ describe('RedisReservation', () => {
       overtakenVerifications: 5,
     });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.Unavailable);
-    expect(calls).toEqual(['admit', 'refill 1', 'verify', 'verify', 'verify']);
+    expect(calls).toEqual(['refill 1', 'verify', 'verify', 'verify']);
     expect(scriptInputs).toHaveLength(1);
   });
 
   it('reloads a sale Redis lost, then asks again', async () => {
     const { reservation, calls } = world([refused(ErrorCode.SoldOut, true), reserved()]);
     await reservation.reserve(SALE, 'u1', ORDER);
-    expect(calls.slice(0, 2)).toEqual(['admit', 'ensureLoaded']);
+    expect(calls.slice(0, 1)).toEqual(['ensureLoaded']);
   });
 
   it('adopts a validly signed token Redis does not know, once, when MySQL has no order with it', async () => {
     const invalid = refused(ErrorCode.TokenInvalid);
     const adopted = world([invalid, reserved()], { tokenSigned: true });
     await expect(adopted.reservation.reserve(SALE, 'u1', ORDER)).resolves.toMatchObject({ status: 'QUEUED' });
-    expect(adopted.calls).toEqual(['admit', 'orderOfToken', 'adoptIntoRedis', 'complete', 'count accepted']);
+    expect(adopted.calls).toEqual(['orderOfToken', 'adopt', 'complete', 'count accepted']);
 
     const twice = world([invalid, invalid], { tokenSigned: true });
     expect((await refusalOf(twice.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
-    expect(twice.calls.filter((call) => call === 'adoptIntoRedis')).toHaveLength(1);
+    expect(twice.calls.filter((call) => call === 'adopt')).toHaveLength(1);
 
     const unsigned = world([invalid]);
     expect((await refusalOf(unsigned.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
-    expect(unsigned.calls).not.toContain('adoptIntoRedis');
+    expect(unsigned.calls).not.toContain('adopt');
   });
 
   it("answers a token Redis forgot with MySQL's order, expired or not; refuses an expired one that bought nothing", async () => {
@@ -237,7 +238,7 @@ describe('RedisReservation', () => {
     });
     const unbought = world([invalid], { tokenSigned: true, tokenExpired: true });
     expect((await refusalOf(unbought.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
-    expect(unbought.calls).toEqual(['admit', 'orderOfToken']);
+    expect(unbought.calls).toEqual(['orderOfToken']);
   });
 
   it('passes final refusals on at once, and a rate limit as 429', async () => {
@@ -258,6 +259,6 @@ describe('RedisReservation', () => {
       orderNo: 'FS-1',
       status: 'PENDING_PAYMENT',
     });
-    expect(calls).toEqual(['admit', 'count replayed']);
+    expect(calls).toEqual(['count replayed']);
   });
 });

@@ -2,16 +2,17 @@ import { ErrorCode, OrderNumberGenerator, type SaleTerms } from '@flash-sale/dom
 import { StockLeases } from '@flash-sale/stock';
 import { buyerBucket, ReservationScripts, type ReserveResult, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
-import { MetricsService } from '../metrics/metrics.service';
-import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
-import { rateLimited } from '../protection/retry-later.error';
-import { DbPurchase } from './db-purchase';
+import { MetricsService } from '../../../metrics/metrics.service';
+import { PurchaseRateLimits } from '../../../protection/purchase-rate-limits';
+import { rateLimited } from '../../../protection/retry-later.error';
 import { IncarnationGuard } from './incarnation-guard';
-import type { PurchaseOrder } from './purchase-body';
-import { refusal, retryLater } from './refusals';
+import type { PurchaseOrder } from '../../purchase-body';
+import { refusal, retryLater } from '../../refusals';
 import { type Reserved, ReservationFollowUp } from './reservation-follow-up';
 import { SoldOutGate } from './sold-out-gate';
-import { SubmitTokens } from './submit-tokens';
+import { SubmitTokens } from '../../submit-tokens';
+import { TokenOrders } from '../../token-orders';
+import { RedisTokens } from './redis-tokens';
 
 /**
  * A fresh order number collides (~2^-80), a Redis reload races us, or leases refilled the balance a
@@ -59,7 +60,8 @@ export class RedisReservation {
     private readonly leases: StockLeases,
     private readonly rateLimits: PurchaseRateLimits,
     private readonly tokens: SubmitTokens,
-    private readonly dbPurchase: DbPurchase,
+    private readonly tokenOrders: TokenOrders,
+    private readonly redisTokens: RedisTokens,
     private readonly soldOut: SoldOutGate,
     private readonly incarnations: IncarnationGuard,
     private readonly followUp: ReservationFollowUp,
@@ -71,7 +73,6 @@ export class RedisReservation {
     userId: string,
     order: PurchaseOrder,
   ): Promise<{ orderNo: string; status: 'QUEUED' | 'PENDING_PAYMENT' }> {
-    this.followUp.admit();
     // The buyer's records and their share of the stock live in one bucket (docs/architecture.md, "Hot sales").
     const attempts: Attempts = {
       sale,
@@ -160,7 +161,7 @@ export class RedisReservation {
       if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
         throw retryLater('The last units are being recounted after an outage; retry with the same token');
       }
-      // Later buyers of this sale may then be answered by the flag (purchase/sold-out-fast-path.ts).
+      // Later buyers of this sale may then be answered by the flag (purchase/strategies/redis-lua/sold-out-fast-path.ts).
       this.soldOut.noteSoldOut(sale);
       throw refusal(result.code);
     }
@@ -173,10 +174,10 @@ export class RedisReservation {
       // by a Redis restarted without its data (or from an older copy). MySQL decides, as for the
       // fallback: an order made with it is the answer, expired or not; only an unexpired token that
       // bought nothing is put in Redis and tried again.
-      const replayed = await this.dbPurchase.orderOfToken(order.token, userId);
+      const replayed = await this.tokenOrders.orderOfToken(order.token, userId);
       if (replayed) return replayed;
       if (!this.tokens.verify(order.token, sale.id, userId)) throw refusal(result.code);
-      await this.tokens.adoptIntoRedis(order.token, sale, userId);
+      await this.redisTokens.adopt(order.token, sale, userId);
       attempts.adoptedToken = true;
       return 'retry';
     }

@@ -4,7 +4,7 @@ import { StockLeases } from '@flash-sale/stock';
 import { decidePurchase, ErrorCode, type SaleTerms, type SaleLayout } from '@flash-sale/domain';
 import { SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { SubmitTokens } from './submit-tokens';
+import { SubmitTokens } from '../../submit-tokens';
 
 /** Near the end of the window Redis's clock decides: SALE_ENDED (410) comes before SOLD_OUT. */
 const END_MARGIN_MS = 2_000;

@@ -2,16 +2,16 @@ import { errorMessage, type SaleLayout } from '@flash-sale/domain';
 import { StockLeases } from '@flash-sale/stock';
 import type { ReserveResult, SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
-import { LoadShedder } from '../protection/load-shedder';
+import { LoadShedder } from '../../../protection/load-shedder';
 import { DurableAck } from './durable-ack';
 import { WriteOrdersNudge } from './write-orders-nudge';
 
 export type Reserved = Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>;
 
 /**
- * What a reservation needs around it before its 202 is given: the durable acknowledgement's gate before
- * it (DURABLE_ACK), and after it the nudge of the sale's order writer, the next lease before the bucket
- * runs dry, the backlog the load shedder watches, and the replica's acknowledgement.
+ * What a reservation needs after it, before its 202 is given: the nudge of the sale's order writer, the
+ * next lease before the bucket runs dry, the backlog the load shedder watches, and the replica's
+ * acknowledgement (DURABLE_ACK).
  */
 @Injectable()
 export class ReservationFollowUp {
@@ -23,11 +23,6 @@ export class ReservationFollowUp {
     private readonly shedder: LoadShedder,
     private readonly durableAck: DurableAck,
   ) {}
-
-  /** Throws 503 + retry-after while no replica can confirm a reservation: nothing is done yet. */
-  admit(): void {
-    this.durableAck.admit();
-  }
 
   async complete(sale: SaleLayout, bucket: SaleBucket, result: Reserved): Promise<void> {
     this.shedder.noteBacklog(bucket, result.backlog);

@@ -1,0 +1,33 @@
+import type { SaleTerms } from '@flash-sale/domain';
+import type { Provider, Type } from '@nestjs/common';
+import type { PurchaseOrder } from './purchase-body';
+
+/**
+ * A purchase's success: `QUEUED` (202) when Redis reserved it and the worker writes it, `PENDING_PAYMENT`
+ * (201) when it was written in MySQL before the answer.
+ */
+export interface PurchaseAccepted {
+  orderNo: string;
+  status: 'QUEUED' | 'PENDING_PAYMENT';
+}
+
+/**
+ * How a sale sells (docs/architecture.md "Strategies"). PurchaseService has checked the caller, the body
+ * and the sale, and asks the sale's strategy; every refusal is thrown (`refusal`, `retryLater`).
+ */
+export interface StockStrategy {
+  /**
+   * True when the strategy counts the purchase's rate limits itself, atomically with its own work
+   * (redis-lua's reservation script); otherwise PurchaseService spends them before `sell`.
+   */
+  readonly countsRateLimits: boolean;
+  /** A submit token was signed for this buyer; before they have it, the strategy keeps what it needs of it. */
+  tokenIssued?(sale: SaleTerms, userId: string, token: string, ttlSeconds: number): Promise<void>;
+  sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted>;
+}
+
+/** What a strategy's folder gives the purchase module: its implementation and the providers it needs. */
+export interface StockStrategyPlugin {
+  implementation: Type<StockStrategy>;
+  providers?: Provider[];
+}
