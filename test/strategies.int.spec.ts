@@ -140,6 +140,15 @@ describe('the strategies that sell from MySQL, under concurrency on two API inst
     },
   );
 
+  it('db-batched sells a burst in far fewer transactions than purchases (its group commit)', async () => {
+    const { saleId, responses } = await burst('db-batched', 100);
+    expect(responses.filter((response) => response.status === 201)).toHaveLength(100);
+    // Each batch takes its units with one update of the sale's row, which bumps its version once.
+    const batches = await countRows(w.db, 'SELECT version AS n FROM sales WHERE id = ?', [saleId]);
+    expect(batches).toBeGreaterThan(0);
+    expect(batches).toBeLessThan(50);
+  });
+
   it('naive-unsafe oversells under the same load — the finding it exists to show', async () => {
     // Lost updates need interleaving; on a busy 2-core machine one burst nearly always shows them,
     // a few bursts always do.

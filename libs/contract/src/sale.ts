@@ -10,6 +10,7 @@ export const SALE_STRATEGIES = [
   'db-optimistic',
   'db-segmented',
   'db-pessimistic',
+  'db-batched',
   'redis-lock',
   'redis-lock-unfenced',
   'naive-unsafe',
@@ -43,6 +44,11 @@ export const SALE_STRATEGY_DESCRIPTIONS: Record<SaleStrategy, SaleStrategyDescri
     label: 'db-pessimistic',
     description:
       'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
+  },
+  'db-batched': {
+    label: 'db-batched',
+    description:
+      'MySQL only: the purchases arriving together are sold in one transaction on the locked sale row (group commit), each buyer answered on their own.',
   },
   'redis-lock': {
     label: 'redis-lock',

@@ -2,6 +2,7 @@ import type { SaleStrategy } from '@flash-sale/domain';
 import { Injectable, type OnModuleInit, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { StockStrategy, StockStrategyPlugin } from '../stock-strategy';
+import { dbBatched } from './db-batched/db-batched.strategy';
 import { dbOptimistic } from './db-optimistic/db-optimistic.strategy';
 import { dbPessimistic } from './db-pessimistic/db-pessimistic.strategy';
 import { dbSegmented } from './db-segmented/db-segmented.strategy';
@@ -21,6 +22,7 @@ const PLUGINS = {
   'db-optimistic': dbOptimistic,
   'db-segmented': dbSegmented,
   'db-pessimistic': dbPessimistic,
+  'db-batched': dbBatched,
   'redis-lock': redisLock,
   'redis-lock-unfenced': redisLockUnfenced,
   'naive-unsafe': naiveUnsafe,
