@@ -10,15 +10,15 @@ import { useStackWorld } from './support/stack-world';
  * is told SOLD_OUT only once MySQL has nothing left to lease.
  */
 describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => {
-  const w = useStackWorld({ database: true, env: { LEASE_SIZE: '50', LEASE_LOW_WATER: '10' } });
+  const w = useStackWorld({ database: true, env: { LEASE_SIZE: '20', LEASE_LOW_WATER: '4' } });
 
-  it('5,000 buyers, stock 2,000, leases of 50: exactly 2,000 sold, no SOLD_OUT while MySQL had units', async () => {
+  it('2,000 buyers, stock 800, leases of 20: exactly 800 sold, no SOLD_OUT while MySQL had units', async () => {
     const { stack, db, admin } = w;
-    const sale = await stack.client.createSale(admin, { name: 'Segments', priceCents: 100, stock: 2000 });
+    const sale = await stack.client.createSale(admin, { name: 'Segments', priceCents: 100, stock: 800 });
     const saleId = sale.id;
     // Tokens first, so the purchases themselves arrive as one burst.
     const buyers = await inBatches(
-      Array.from({ length: 5000 }, (_, i) => i),
+      Array.from({ length: 2000 }, (_, i) => i),
       64,
       async () => {
         const guest = await stack.client.guest();
@@ -31,7 +31,7 @@ describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => 
       return { status: response.status, code: response.body.error?.code, at: Date.now() };
     });
 
-    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(2000);
+    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(800);
     const refused = answers.filter((answer) => answer.status !== 202);
     expect(refused.every((answer) => answer.status === 410 && answer.code === 'SOLD_OUT')).toBe(true);
     // Each refusal is checked against MySQL: MySQL's last units went to Redis with the last lease, so
@@ -54,12 +54,12 @@ describe('lease refill under a burst (real API, worker, Redis, MariaDB)', () => 
             { token: admin },
           )
         ).body,
-      (report) => report.held === 2000,
+      (report) => report.held === 800,
       30_000,
     );
-    expect(audit).toMatchObject({ ok: true, oversold: 0, leases: { converted: 2000, inDoubt: 0 } });
+    expect(audit).toMatchObject({ ok: true, oversold: 0, leases: { converted: 800, inDoubt: 0 } });
     // Every unit was leased once, or again after a bucket gave it back (sales with several buckets).
-    expect(audit.leases['granted']! - audit.leases['returned']!).toBe(2000);
+    expect(audit.leases['granted']! - audit.leases['returned']!).toBe(800);
   });
 });
 
