@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 
 /** Test files run at once (`TEST_WORKERS=1 npm test` runs them one by one). */
-const TEST_WORKERS = process.env['TEST_WORKERS'] ?? '2';
+const TEST_WORKERS = process.env['TEST_WORKERS'] ?? '3';
 /** `npm test -- <jest arguments>`: only these files or tests. */
 const chosen = process.argv.slice(2);
 
@@ -19,9 +19,10 @@ const steps = [
   ['format', 'npx', ['prettier', '--check', '.']],
   ['storefront component tests', 'npm', ['run', '--silent', 'test', '-w', '@flash-sale/web']],
   ['build storefront (unless built from these sources)', 'node', ['scripts/build-storefront.mjs']],
-  // Unit, integration (also on sales of 3 buckets: jest.config.js) and e2e tests in one run, two files
+  // Unit, integration (also on sales of 3 buckets: jest.config.js) and e2e tests in one run, three files
   // at a time: most integration tests wait on real processes, timers and failovers rather than
-  // computing, so two workers finish in about two thirds of the time even on two cores. A run of a few
+  // computing, so even on two cores three workers finish in about three fifths of two's time
+  // (docs/testing.md, "How long it takes"). A run of a few
   // chosen files may run in jest's own process, where a socket a test leaves behind would keep it
   // alive after the verdict: --forceExit there.
   [

@@ -52,6 +52,12 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     await testEnv.cleanup();
   });
 
+  /**
+   * The sales' stock: larger than the first bursts plus the leases they can set off (a top-up and a
+   * refill may both lease at once), so MySQL still holds unleased units for the fallback to sell.
+   */
+  const STOCK = 160;
+
   /** Signs the admin in on this test's stack (each test starts its own), then creates a sale. */
   async function signInAndCreateSale(stock: number, perUserLimit = 1): Promise<string> {
     admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
@@ -115,7 +121,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
   it('Redis back with its AOF: the unwritten 202s are written, the fallback sold only unleased units, books close', async () => {
     // The worker is held back: the first buyers' reservations stay unwritten, in Redis only.
     stack = await startStack(testEnv.config, { worker: false });
-    const saleId = await signInAndCreateSale(100);
+    const saleId = await signInAndCreateSale(STOCK);
     const before = await burst(saleId, 50);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
 
@@ -129,7 +135,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       available: number;
       leased: number;
     }[];
-    expect(Number(mysqlAfterFallback!.available) + Number(mysqlAfterFallback!.leased) + soldDuring.length).toBe(100);
+    expect(Number(mysqlAfterFallback!.available) + Number(mysqlAfterFallback!.leased) + soldDuring.length).toBe(STOCK);
     expect(Number(mysqlAfterFallback!.leased)).toBeGreaterThanOrEqual(50);
     // The rest are told to retry (the leased units are in Redis), never SOLD_OUT while units exist.
     expect(
@@ -163,13 +169,13 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     expect(replayedFallback.body.orderNo).toBe(fallbackBuyer!.response.body.orderNo);
 
     // The rest of the stock sells on Redis, exactly.
-    const after = await burst(saleId, 60, { resend: true });
+    const after = await burst(saleId, STOCK - kept.length + 10, { resend: true });
     const soldAfter = promises(after);
-    expect(soldAfter).toHaveLength(100 - kept.length);
+    expect(soldAfter).toHaveLength(STOCK - kept.length);
     const final = await waitFor(
       'books closed',
       () => audit(saleId),
-      (report) => report.ok && report.held === 100,
+      (report) => report.ok && report.held === STOCK,
       20_000,
     );
     expect(final).toMatchObject({ oversold: 0, drift: 0, leases: { inDoubt: 0, epoch: 1 } });
@@ -178,7 +184,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
 
   it('Redis back empty: a new incarnation sells only fresh leases, in-doubt units are settled, books close', async () => {
     stack = await startStack(testEnv.config);
-    const saleId = await signInAndCreateSale(100, 2);
+    const saleId = await signInAndCreateSale(STOCK, 2);
     const before = await burst(saleId, 40);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
     // Without AOF or a replica, Redis's unwritten reservations die with it (docs/failure-model.md):
@@ -232,13 +238,13 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       20_000,
     ).catch(() => audit(saleId));
     expect(leasedOnly.books.redisBalance).toBeLessThanOrEqual(leasedOnly.books.mysqlLeased);
-    const after = await burst(saleId, 60, { resend: true });
+    const after = await burst(saleId, STOCK - before.length - soldDuring.length + 10, { resend: true });
     const kept = [...promises(before), ...promises(during), ...promises(after)];
-    expect(kept).toHaveLength(100);
+    expect(kept).toHaveLength(STOCK);
     const final = await waitFor(
       'books closed',
       () => audit(saleId),
-      (report) => report.ok && report.held === 100,
+      (report) => report.ok && report.held === STOCK,
       20_000,
     );
     expect(final).toMatchObject({ oversold: 0, drift: 0 });

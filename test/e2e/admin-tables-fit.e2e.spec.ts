@@ -19,11 +19,13 @@ const WIDTHS = [
 
 type When = 'next year' | 'upcoming' | 'live' | 'ended';
 
+type SeededSale = { name: string; strategy: SaleStrategy; purpose: SalePurpose; when: When; stock: number };
+
 /**
- * A sale of every strategy and purpose, upcoming, live and ended; names up to as long as the form lets
- * them be (120 characters), one of them a single long word that has to break somewhere.
+ * Sales of every purpose, upcoming, live and ended; names up to as long as the form lets them be (120
+ * characters), one of them a single long word that has to break somewhere.
  */
-const SALES: { name: string; strategy: SaleStrategy; purpose: SalePurpose; when: When; stock: number }[] = [
+const NAMED_SALES: SeededSale[] = [
   {
     name: 'Anniversary restock: waterproof trail-running sneakers in every size from 36 to 47, two pairs per customer',
     strategy: 'redis-lua',
@@ -73,6 +75,14 @@ const SALES: { name: string; strategy: SaleStrategy; purpose: SalePurpose; when:
     when: 'upcoming',
     stock: 40,
   },
+];
+
+/** The named sales, and one for each other strategy of the contract's list: a sale of every strategy. */
+const SALES: SeededSale[] = [
+  ...NAMED_SALES,
+  ...SALE_STRATEGIES.filter((strategy) => !NAMED_SALES.some((sale) => sale.strategy === strategy)).map(
+    (strategy): SeededSale => ({ name: `A ${strategy} sale`, strategy, purpose: 'shop', when: 'live', stock: 40 }),
+  ),
 ];
 
 /**
