@@ -3,13 +3,35 @@
  * - no cycles between the folders of an app or a library: each folder is a feature (a Nest module)
  *   or a layer, and features depend on each other one way only;
  * - no cycles between files either;
+ * - each strategy's folder (apps/api/src/purchase/strategies/) stands alone (docs/architecture.md
+ *   "Strategies");
  * - the dependency rule of docs/architecture.md "Parts": libs/domain uses only libs/contract and ulid;
  *   libs/db and libs/redis know nothing of each other nor of libs/stock, which spans both through them
  *   (no TypeORM, mysql2 or ioredis of its own); libs never import apps.
  * @type {import('dependency-cruiser').IConfiguration}
  */
+const STRATEGIES = '^apps/api/src/purchase/strategies/';
+/** The strategies that reuse another's folder, by design: the lock it shares, the strategy its fallback sells as. */
+const STRATEGY_REUSES = { 'redis-lock-unfenced': 'redis-lock', 'redis-lua': 'db-optimistic' };
+const STRATEGY_RULE_COMMENT =
+  "A strategy's folder holds all it needs: besides its own files it uses the MySQL strategies' shared steps (mysql/), and another strategy's folder only where the design says (STRATEGY_REUSES).";
+
 module.exports = {
   forbidden: [
+    {
+      name: 'strategies-stand-alone',
+      comment: STRATEGY_RULE_COMMENT,
+      severity: 'error',
+      from: { path: `${STRATEGIES}([^/]+)/`, pathNot: `${STRATEGIES}(${Object.keys(STRATEGY_REUSES).join('|')})/` },
+      to: { path: `${STRATEGIES}[^/]+/`, pathNot: `${STRATEGIES}($1|mysql)/` },
+    },
+    ...Object.entries(STRATEGY_REUSES).map(([strategy, reused]) => ({
+      name: `strategies-stand-alone (${strategy})`,
+      comment: STRATEGY_RULE_COMMENT,
+      severity: 'error',
+      from: { path: `${STRATEGIES}${strategy}/` },
+      to: { path: `${STRATEGIES}[^/]+/`, pathNot: `${STRATEGIES}(${strategy}|${reused}|mysql)/` },
+    })),
     {
       name: 'no-folder-cycles',
       comment: 'Folders depend on each other one way only: move the shared piece down, or the route to its owner.',
