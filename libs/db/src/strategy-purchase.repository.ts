@@ -16,8 +16,8 @@ export interface BuyerHolding {
 /** An order a synchronous purchase writes: PENDING_PAYMENT, with its submit token and purchase slot. */
 export type NewOrder = Pick<
   OrderEntity,
-  'orderNo' | 'saleId' | 'userId' | 'quantity' | 'amountCents' | 'submitToken' | 'reservedAt' | 'expiresAt'
->;
+  'orderNo' | 'saleId' | 'userId' | 'quantity' | 'amountCents' | 'reservedAt' | 'expiresAt'
+> & { submitToken: string };
 
 /** The order a submit token made. */
 export interface OrderOfSubmitToken {

@@ -6,9 +6,8 @@ import {
   StrategyPurchaseRepository,
   withOptimisticRetries,
 } from '@flash-sale/db';
-import { decidePurchase, type DomainError } from '@flash-sale/domain';
+import type { DomainError } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
-import { refusal } from '../../refusals';
 import type { StockStrategyPlugin } from '../../stock-strategy';
 import type { WrittenOrder } from '../../token-orders';
 import { type MySqlPurchase, MySqlPurchases } from '../mysql/mysql-purchases';
@@ -131,22 +130,17 @@ export class DbBatchedStrategy extends MySqlStrategy {
     );
     const inserted = new Map<string, NewOrder & { userSlot: number }>();
     const buyersInBatch = new Set<string>();
-    const outcomes = batch.map(({ purchase: { request, order } }): Outcome => {
-      const earlier = order.submitToken ? inserted.get(order.submitToken) : undefined;
+    const outcomes = batch.map(({ purchase }): Outcome => {
+      const { order } = purchase;
+      const earlier = inserted.get(order.submitToken);
       if (earlier) return { kind: 'replay', of: { orderNo: earlier.orderNo, status: 'PENDING_PAYMENT' } };
       if (buyersInBatch.has(order.userId)) return { kind: 'next-batch' };
       const holding = holdings.get(order.userId)!;
-      const decision = decidePurchase({
-        ...request,
-        quantity: order.quantity,
-        perUserLimit: sale.perUserLimit,
-        unitsHeld: holding.units,
-        available,
-      });
-      if (decision.kind === 'refuse') return { kind: 'refused', error: refusal(decision.code) };
+      const refused = this.purchases.refusalOf(purchase, holding.units, available);
+      if (refused) return { kind: 'refused', error: refused };
       available -= order.quantity;
       buyersInBatch.add(order.userId);
-      inserted.set(order.submitToken ?? order.orderNo, { ...order, userSlot: holding.freeSlot });
+      inserted.set(order.submitToken, { ...order, userSlot: holding.freeSlot });
       return { kind: 'inserted' };
     });
     if (inserted.size > 0) {

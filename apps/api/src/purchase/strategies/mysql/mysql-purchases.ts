@@ -68,17 +68,22 @@ export class MySqlPurchases {
 
   /** The rules again, now with the units counted under the strategy's guard; then the insert. */
   async insertIfAllowed(statements: PurchaseStatements, purchase: MySqlPurchase, available: number): Promise<void> {
-    const { sale, request, order } = purchase;
-    const buyer = await statements.buyerHolding(sale.id, order.userId);
+    const buyer = await statements.buyerHolding(purchase.sale.id, purchase.order.userId);
+    const refused = this.refusalOf(purchase, buyer.units, available);
+    if (refused) throw refused;
+    await statements.insertOrders([{ ...purchase.order, userSlot: buyer.freeSlot }]);
+  }
+
+  /** The purchase rules' refusal of this purchase with these units held and left, if they refuse it. */
+  refusalOf({ sale, request, order }: MySqlPurchase, unitsHeld: number, available: number): DomainError | undefined {
     const decision = decidePurchase({
       ...request,
       quantity: order.quantity,
       perUserLimit: sale.perUserLimit,
-      unitsHeld: buyer.units,
+      unitsHeld,
       available,
     });
-    if (decision.kind === 'refuse') throw refusal(decision.code);
-    await statements.insertOrders([{ ...order, userSlot: buyer.freeSlot }]);
+    return decision.kind === 'refuse' ? refusal(decision.code) : undefined;
   }
 
   /**
