@@ -176,7 +176,7 @@ function mysqlStore(strategy: SaleStrategy, db: () => DataSource, api: () => Run
   return {
     async createSale(testCase) {
       const { startsAt, endsAt } = windowOf({ ...testCase, window: 'live' });
-      // As the admin API does: a db-segmented sale's stock goes to its segments.
+      // As the admin API does: a sale kept in segment rows has its stock put in them.
       const sale = await new SaleRepository(db()).create({
         name: 'rules',
         description: null,
@@ -190,8 +190,9 @@ function mysqlStore(strategy: SaleStrategy, db: () => DataSource, api: () => Run
         paymentTimeoutSeconds: 600,
         purpose: 'shop',
         buckets: 1,
+        waitingRoom: null,
       });
-      return String(sale.id);
+      return sale.id;
     },
     async issueSubmitToken(saleId, buyer) {
       return api().get(SubmitTokens).sign(saleId, buyer).token;

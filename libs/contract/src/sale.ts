@@ -2,8 +2,8 @@ import type { WaitingRoomRequest, WaitingRoomSettings } from './waiting-room';
 
 /**
  * Every way a sale can sell (docs/architecture.md "Strategies"), in the order the admin console offers
- * them. Adding one: its name here and its entry in SALE_STRATEGY_DESCRIPTIONS, then its folder in
- * apps/api/src/purchase/strategies/ (the API does not compile until it has one).
+ * them. Adding one: its name here and its entries in SALE_STRATEGY_DESCRIPTIONS and SALE_STRATEGY_STOCK,
+ * then its folder in apps/api/src/purchase/strategies/ (the API does not compile until it has one).
  */
 export const SALE_STRATEGIES = [
   'redis-lua',
@@ -68,6 +68,39 @@ export const SALE_STRATEGY_DESCRIPTIONS: Record<SaleStrategy, SaleStrategyDescri
       'Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists only to demonstrate that problem — never use it for a real sale.',
   },
 };
+
+/**
+ * Where a sale keeps the units it sells from, declared by each strategy in SALE_STRATEGY_STOCK. What
+ * creating, editing, preloading and auditing a sale do follows from it, never from a strategy's name:
+ * - `redis-leases`: MySQL leases units to Redis, which sells them. Only such a sale may spread over
+ *   buckets, is loaded into Redis (preload) and has its window copied there.
+ * - `sale-row`: the sale's row in MySQL.
+ * - `segment-rows`: segment rows in MySQL, each buyer taking from their own; the sale's row keeps none.
+ */
+export type SaleStockHome = 'redis-leases' | 'sale-row' | 'segment-rows';
+
+export const SALE_STRATEGY_STOCK = {
+  'redis-lua': 'redis-leases',
+  'db-optimistic': 'sale-row',
+  'db-segmented': 'segment-rows',
+  'db-pessimistic': 'sale-row',
+  'db-batched': 'sale-row',
+  'redis-lock': 'sale-row',
+  'redis-lock-unfenced': 'sale-row',
+  'naive-unsafe': 'sale-row',
+} as const satisfies Record<SaleStrategy, SaleStockHome>;
+
+/** The strategies whose sales Redis sells from leases (and the lease bookkeeping looks after). */
+export const REDIS_BACKED_STRATEGIES: readonly SaleStrategy[] = SALE_STRATEGIES.filter(sellsFromRedis);
+
+export function sellsFromRedis(strategy: SaleStrategy): boolean {
+  return SALE_STRATEGY_STOCK[strategy] === 'redis-leases';
+}
+
+/** The most buckets a sale of this strategy may spread over: only Redis-backed stock is spread. */
+export function maxBucketsOf(strategy: SaleStrategy): number {
+  return sellsFromRedis(strategy) ? SALE_LIMITS.maxBuckets : 1;
+}
 
 /** Strategies that exist to show an oversell, and say so wherever they are named. */
 export const UNSAFE_STRATEGIES: readonly SaleStrategy[] = ['naive-unsafe', 'redis-lock-unfenced'];

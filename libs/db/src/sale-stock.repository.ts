@@ -1,4 +1,4 @@
-import { returnedUnitsMove, type SaleStockCounts, type StockMove } from '@flash-sale/domain';
+import { returnedUnitsMove, type SaleDefinition, type SaleStockCounts, type StockMove } from '@flash-sale/domain';
 import type { EntityManager } from 'typeorm';
 
 /** The `sales` columns of SaleStockCounts, for a SELECT that reads them with `saleStockCountsOf`. */
@@ -14,12 +14,12 @@ export function saleStockCountsOf(row: Record<string, unknown>): SaleStockCounts
   };
 }
 
-export interface SaleStockRow extends SaleStockCounts {
-  stock: number;
-  priceCents: number;
-  version: number;
-  paymentTimeoutSeconds: number;
-}
+/** A sale's row as the order writers need it: its stock counts, what an order copies, and its version. */
+export type SaleStockRow = SaleStockCounts &
+  Pick<SaleDefinition, 'stock' | 'priceCents' | 'paymentTimeoutSeconds'> & {
+    /** The optimistic lock: every change of `available` is conditional on it and bumps it. */
+    version: number;
+  };
 
 /**
  * MySQL stock of a sale, behind the optimistic lock. Every order's units come off this one hot row,

@@ -1,22 +1,20 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { SaleDefinitionChanges } from './sale.repository';
+import type { SaleDefinition, SaleEdit } from '@flash-sale/domain';
 
-/** What Redis copies of a sale's definition and judges every purchase by, with its version. */
-export interface SaleWindow {
-  startsAt: Date;
-  endsAt: Date;
-  perUserLimit: number;
+/**
+ * What Redis copies of a sale's definition and judges every purchase by, as MySQL holds it, with its
+ * version; `buckets`: the Redis buckets that each hold a copy of it.
+ */
+export type MySqlSaleWindow = Pick<SaleDefinition, 'startsAt' | 'endsAt' | 'perUserLimit' | 'buckets'> & {
   /** `sales.window_version`: bumped by every change of the three above. */
   version: number;
-  /** The Redis buckets that each hold a copy of it. */
-  buckets: number;
-}
+};
 
 /** The sale's window as read while holding its lock, and the one write the holder may make. */
 export interface LockedSaleWindow {
-  read(): Promise<SaleWindow | undefined>;
+  read(): Promise<MySqlSaleWindow | undefined>;
   /** Writes the changes and the window's new version in one statement (with the sale's other edits). */
-  write(changes: SaleDefinitionChanges, version: number): Promise<void>;
+  write(changes: SaleEdit, version: number): Promise<void>;
 }
 
 /** The lock could not be had in time: another edit or repair of the window holds it. */
@@ -34,7 +32,7 @@ const LOCK_WAIT_SECONDS = 5;
 export class SaleWindowRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async read(saleId: string): Promise<SaleWindow | undefined> {
+  async read(saleId: string): Promise<MySqlSaleWindow | undefined> {
     return readWindow(this.dataSource.manager.query.bind(this.dataSource.manager), saleId);
   }
 
@@ -59,7 +57,7 @@ export class SaleWindowRepository {
             await runner.query(
               `UPDATE sales SET ${[...columns.map(([, column]) => `${column} = ?`), 'window_version = ?'].join(', ')}
                 WHERE id = ?`,
-              [...columns.map(([field]) => changes[field as keyof SaleDefinitionChanges] ?? null), version, saleId],
+              [...columns.map(([field]) => changes[field as keyof SaleEdit] ?? null), version, saleId],
             );
           },
         });
@@ -72,8 +70,8 @@ export class SaleWindowRepository {
   }
 }
 
-/** The columns of SaleDefinitionChanges. */
-const COLUMNS: Record<keyof Required<SaleDefinitionChanges>, string> = {
+/** The columns of SaleEdit. */
+const COLUMNS: Record<keyof Required<SaleEdit>, string> = {
   name: 'name',
   description: 'description',
   imageUrl: 'image_url',
@@ -83,7 +81,7 @@ const COLUMNS: Record<keyof Required<SaleDefinitionChanges>, string> = {
 async function readWindow(
   query: (sql: string, parameters: unknown[]) => Promise<unknown>,
   saleId: string,
-): Promise<SaleWindow | undefined> {
+): Promise<MySqlSaleWindow | undefined> {
   const [row] = (await query(
     'SELECT starts_at, ends_at, per_user_limit, window_version, buckets FROM sales WHERE id = ?',
     [saleId],

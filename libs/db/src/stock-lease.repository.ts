@@ -3,25 +3,22 @@ import {
   type HoldingOrder,
   leaseMove,
   leaseUnits,
+  REDIS_BACKED_STRATEGIES,
+  type SaleDefinition,
   type SaleStockCounts,
+  type SaleStrategy,
   settleInDoubt,
 } from '@flash-sale/domain';
 import type { DataSource } from 'typeorm';
 import { applyGiveBack, type GiveBackOutcome, type GivenBackUnits } from './give-backs';
 import { SALE_STOCK_COLUMNS, saleStockCountsOf } from './sale-stock.repository';
 
-/** A sale's row as the lease bookkeeping needs it. */
-export interface SaleLeaseRow extends SaleStockCounts {
-  stock: number;
-  startsAt: Date;
-  endsAt: Date;
-  perUserLimit: number;
-  /** Bumped by every edit of the window or limit (SaleWindowRepository); a load copies it with them. */
-  windowVersion: number;
-  strategy: string;
-  /** Redis buckets the sale's leased stock is spread over. */
-  buckets: number;
-}
+/** A sale's row as the lease bookkeeping needs it: its stock counts and what a load copies into Redis. */
+export type SaleLeaseRow = SaleStockCounts &
+  Pick<SaleDefinition, 'stock' | 'startsAt' | 'endsAt' | 'perUserLimit' | 'strategy' | 'buckets'> & {
+    /** Bumped by every edit of the window or limit (SaleWindowRepository); a load copies it with them. */
+    windowVersion: number;
+  };
 
 export interface Lease {
   leaseId: string;
@@ -80,7 +77,7 @@ export class StockLeaseRepository {
       endsAt: new Date(row['ends_at'] as Date),
       perUserLimit: Number(row['per_user_limit']),
       windowVersion: Number(row['window_version'] ?? 0),
-      strategy: String(row['strategy']),
+      strategy: row['strategy'] as SaleStrategy,
       buckets: Number(row['buckets'] ?? 1),
     };
   }
@@ -298,11 +295,11 @@ export class StockLeaseRepository {
    */
   async salesNeedingRepair(endedAfter: Date): Promise<string[]> {
     const rows = (await this.dataSource.query(
-      `SELECT id FROM sales WHERE in_doubt > 0 AND strategy = 'redis-lua' AND ends_at > ?
+      `SELECT id FROM sales WHERE in_doubt > 0 AND strategy IN (?) AND ends_at > ?
        UNION
        SELECT l.sale_id FROM stock_leases l JOIN sales s ON s.id = l.sale_id
         WHERE l.state = 'PENDING' AND s.ends_at > ?`,
-      [endedAfter, endedAfter],
+      [REDIS_BACKED_STRATEGIES, endedAfter, endedAfter],
     )) as { id: string | number }[];
     return rows.map((row) => String(row.id));
   }
@@ -310,8 +307,8 @@ export class StockLeaseRepository {
   /** Every Redis-backed sale that ended after `endedAfter` (or has not ended), with its end. */
   async redisBackedSales(endedAfter: Date): Promise<{ saleId: string; endsAt: Date }[]> {
     const rows = (await this.dataSource.query(
-      `SELECT id, ends_at FROM sales WHERE strategy = 'redis-lua' AND ends_at > ? ORDER BY id`,
-      [endedAfter],
+      `SELECT id, ends_at FROM sales WHERE strategy IN (?) AND ends_at > ? ORDER BY id`,
+      [REDIS_BACKED_STRATEGIES, endedAfter],
     )) as { id: string | number; ends_at: Date }[];
     return rows.map((row) => ({ saleId: String(row.id), endsAt: new Date(row.ends_at) }));
   }
@@ -324,9 +321,9 @@ export class StockLeaseRepository {
               COALESCE(SUM(CASE WHEN l.state = 'RETURNED' THEN l.units END), 0) AS returned,
               COALESCE(SUM(CASE WHEN l.state = 'PENDING' THEN l.units END), 0) AS pending
          FROM sales s LEFT JOIN stock_leases l ON l.sale_id = s.id
-        WHERE s.strategy = 'redis-lua' AND s.ends_at > ?
+        WHERE s.strategy IN (?) AND s.ends_at > ?
         GROUP BY s.id, s.leased, s.in_doubt`,
-      [since],
+      [REDIS_BACKED_STRATEGIES, since],
     )) as Record<string, string | number>[];
     return new Map(rows.map((row) => [String(row['id']), ledgerOf(row)]));
   }

@@ -7,7 +7,7 @@ import {
   type SaleRedisRepository,
 } from '@flash-sale/redis';
 import { markSaleChanged } from './sale-marks';
-import { hasEnded, isRedisBacked, layoutOf, NEVER_OPENED } from './sale-lease-row';
+import { hasEnded, isRedisBacked, layoutOf, NEVER_OPENED, sellsFromLeases } from './sale-lease-row';
 
 /** `ended`: the sale is over and Redis does not hold its current incarnation; nothing was loaded. */
 export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
@@ -36,7 +36,7 @@ export class SaleIncarnations {
    */
   async restart(saleId: string, lostEpoch: number): Promise<LoadOutcome> {
     const current = await this.repository.saleRow(saleId);
-    if (!current || current.strategy !== 'redis-lua') return 'not-redis-backed';
+    if (!sellsFromLeases(current)) return 'not-redis-backed';
     if (hasEnded(current)) return 'ended';
     const epoch = await this.repository.openEpoch(saleId, lostEpoch);
     const sale = await this.repository.saleRow(saleId);

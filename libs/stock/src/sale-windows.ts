@@ -1,10 +1,5 @@
-import {
-  type SaleDefinitionChanges,
-  type SaleWindow,
-  SaleWindowBusyError,
-  type SaleWindowRepository,
-} from '@flash-sale/db';
-import { DomainError, ErrorCode, type SaleLayout } from '@flash-sale/domain';
+import { type MySqlSaleWindow, SaleWindowBusyError, type SaleWindowRepository } from '@flash-sale/db';
+import { DomainError, ErrorCode, type SaleEdit, type SaleLayout } from '@flash-sale/domain';
 import {
   bucketsOf,
   type RedisSaleWindow,
@@ -36,12 +31,16 @@ export class SaleWindows {
    * except when Redis fails after MySQL took the edit: then Redis holds a narrower window (it never
    * sells outside either) until `align`, and the caller's error says "try again", which completes it.
    */
-  async change(saleId: string, changes: SaleDefinitionChanges): Promise<void> {
+  async change(saleId: string, changes: SaleEdit): Promise<void> {
     try {
       await this.repository.locked(saleId, async (locked) => {
         const before = await locked.read();
         if (!before) throw new DomainError(ErrorCode.SaleNotFound, `No sale with id ${saleId}`);
-        const after: SaleWindow = { ...before, endsAt: changes.endsAt ?? before.endsAt, version: before.version + 1 };
+        const after: MySqlSaleWindow = {
+          ...before,
+          endsAt: changes.endsAt ?? before.endsAt,
+          version: before.version + 1,
+        };
         // Refused by Redis here, the edit is refused whole: MySQL has not changed.
         const layout = layoutOf(saleId, before);
         await this.write(layout, narrowest(before, after), false);
@@ -63,7 +62,7 @@ export class SaleWindows {
    * alone: loading it writes the window. While an edit holds the lock there is nothing to do: the edit
    * ends with Redis and MySQL in line, or with a copy narrower than both.
    */
-  async align(saleId: string, known?: SaleWindow): Promise<boolean> {
+  async align(saleId: string, known?: MySqlSaleWindow): Promise<boolean> {
     const mysql = known ?? (await this.repository.read(saleId));
     if (!mysql || !(await this.differs(saleId, mysql))) return false;
     try {
@@ -79,7 +78,7 @@ export class SaleWindows {
     }
   }
 
-  private async differs(saleId: string, mysql: SaleWindow): Promise<boolean> {
+  private async differs(saleId: string, mysql: MySqlSaleWindow): Promise<boolean> {
     const copies = await this.saleRedis.windows(layoutOf(saleId, mysql));
     return copies.some((copy) => copy !== undefined && !sameWindow(copy, mysql));
   }
@@ -90,12 +89,12 @@ export class SaleWindows {
   }
 }
 
-function layoutOf(saleId: string, window: SaleWindow): SaleLayout {
+function layoutOf(saleId: string, window: MySqlSaleWindow): SaleLayout {
   return { id: saleId, buckets: window.buckets };
 }
 
 /** What both windows allow: the later start, the earlier end, the smaller limit. */
-function narrowest(a: SaleWindow, b: SaleWindow): WindowWrite {
+function narrowest(a: MySqlSaleWindow, b: MySqlSaleWindow): WindowWrite {
   return {
     startsAt: a.startsAt > b.startsAt ? a.startsAt : b.startsAt,
     endsAt: a.endsAt < b.endsAt ? a.endsAt : b.endsAt,
@@ -104,7 +103,7 @@ function narrowest(a: SaleWindow, b: SaleWindow): WindowWrite {
   };
 }
 
-function sameWindow(copy: RedisSaleWindow, mysql: SaleWindow): boolean {
+function sameWindow(copy: RedisSaleWindow, mysql: MySqlSaleWindow): boolean {
   return (
     copy.startsAtMs === mysql.startsAt.getTime() &&
     copy.endsAtMs === mysql.endsAt.getTime() &&

@@ -1,12 +1,12 @@
-import type { SaleDefinitionChanges, SaleLeaseRow, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
-import type { SaleLayout } from '@flash-sale/domain';
+import type { SaleLeaseRow, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
+import type { SaleEdit, SaleLayout } from '@flash-sale/domain';
 import type { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { BucketGiveBacks } from './bucket-give-backs';
 import { type Coalesced, coalesce, singleFlight } from './in-flight';
 import { LeaseGrants } from './lease-grants';
 import type { LeasePolicy } from './lease-policy';
 import { type LoadOutcome, SaleIncarnations } from './sale-incarnations';
-import { hasEnded, isRedisBacked, NEVER_OPENED } from './sale-lease-row';
+import { hasEnded, isRedisBacked, NEVER_OPENED, sellsFromLeases } from './sale-lease-row';
 import { SaleWindows } from './sale-windows';
 
 /**
@@ -56,7 +56,7 @@ export class StockLeases {
    * An admin's edit of a Redis-backed sale's window (and its other fields, in the same MySQL write):
    * applied to MySQL and Redis, or refused (see SaleWindows.change).
    */
-  changeWindow(saleId: string, changes: SaleDefinitionChanges): Promise<void> {
+  changeWindow(saleId: string, changes: SaleEdit): Promise<void> {
     if (!this.windows) throw new Error('StockLeases was built without the sale window repository');
     return this.windows.change(saleId, changes);
   }
@@ -154,7 +154,7 @@ export class StockLeases {
   ensureLoaded(saleId: string): Promise<LoadOutcome> {
     return singleFlight(this.loads, saleId, async () => {
       let sale = await this.repository.saleRow(saleId);
-      if (!sale || sale.strategy !== 'redis-lua') return 'not-redis-backed';
+      if (!sellsFromLeases(sale)) return 'not-redis-backed';
       // Its creation stopped before the first incarnation opened: nothing can be in flight to wait for.
       if (sale.redisEpoch === NEVER_OPENED) return this.openFirstIncarnation(saleId);
       let redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);

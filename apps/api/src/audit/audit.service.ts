@@ -4,8 +4,9 @@ import {
   type BookedReservation,
   compareBooks,
   emptyOrdersByStatus,
-  unappliedGiveBackUnits,
   type SaleLayout,
+  sellsFromRedis,
+  unappliedGiveBackUnits,
 } from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
 import { SaleRedisRepository } from '@flash-sale/redis';
@@ -57,7 +58,7 @@ export class AuditService {
 
   async audit(saleId: string): Promise<AuditView> {
     const sale = await this.catalog.get(saleId);
-    const redisBacked = sale.strategy === 'redis-lua';
+    const redisBacked = sellsFromRedis(sale.strategy);
     // MySQL first, Redis after: a reservation precedes its row, so Redis read later knows every
     // reservation MySQL has a row for.
     const [mysql, ledger, appliedReturnKeys] = await Promise.all([

@@ -1,8 +1,8 @@
+import type { Sale } from '@flash-sale/contract';
 import { OrderQueryRepository } from '@flash-sale/db';
 import { OrdersQueue } from '@flash-sale/queue';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
-import type { SaleView } from '../sales/sale.dto';
 import { SalesService } from '../sales/sales.service';
 import { AuditService, type AuditView } from './audit.service';
 
@@ -18,7 +18,7 @@ export interface HandoffDepth {
 
 /** One sample for the admin console's live dashboard; the console derives purchases/s from `purchases`. */
 export interface SaleDashboardView {
-  sale: SaleView;
+  sale: Sale;
   audit: AuditView;
   handoff: HandoffDepth;
   /** Successful purchases so far, whatever became of their orders (every order, QUEUED included). */

@@ -18,7 +18,7 @@ import { rateLimited } from './retry-later.error';
  * - `inReservation`: a redis-lua purchase that reaches the reservation script has them counted by
  *   that script, atomically with the reservation (one Redis command for the whole purchase);
  * - `spendNow`: every other purchase — a bad body, an unknown sale, a MySQL strategy, the Redis-down
- *   fallback — spends them here before it is answered.
+ *   fallback — spends them here before it is answered, called from PurchaseService alone.
  * Two answers spend none: 401 (no caller to count) and the local sold-out answer (docs/api.md's
  * sold-out exception: a final answer that changes nothing needs no protection). A malformed sale id
  * gets no counter either (it names no sale; an attacker gets no key of their choosing). Sign-in and

@@ -7,8 +7,6 @@ import { sendError } from '../common/error.filter';
 import { isWarmUpRequest } from '../common/warm-up-caller';
 import { MetricsService } from '../metrics/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
-import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
-import { SaleCatalog } from '../sales/sale-catalog';
 import { PURCHASE_BODY_SCHEMA, type PurchaseOrder, readPurchaseBody } from './purchase-body';
 import { PurchaseService } from './purchase.service';
 import type { PurchaseAccepted } from './stock-strategy';
@@ -46,7 +44,7 @@ export const PURCHASE_OPENAPI = {
  * layers of promises per request. It answers in docs/api.md's order:
  *   1. load shedding: 503 + retry-after, before anything else costs a thing (`onRequest`);
  *   2. the access token: 401 (`onRequest`, before the body is even parsed);
- *   3. the rate limits: 429 (PurchaseRateLimits decides where they are spent);
+ *   3. the rate limits: 429 (PurchaseService spends them, PurchaseRateLimits says when);
  *   4. the body: 400; then the sale and the purchase rules (404, 409, 410, 403…), or 202 / 201.
  * The one exception to that order is the local sold-out answer (docs/api.md, "Buying"): given once the
  * caller and the body are known to be valid, before the rate limits, and counting none.
@@ -57,10 +55,8 @@ export class PurchaseRoute implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthGuard,
     private readonly shedder: LoadShedder,
-    private readonly rateLimits: PurchaseRateLimits,
     private readonly purchases: PurchaseService,
     private readonly soldOut: SoldOutFastPath,
-    private readonly catalog: SaleCatalog,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -108,9 +104,7 @@ export class PurchaseRoute implements OnModuleInit {
     try {
       order = readPurchaseBody(body);
     } catch (error) {
-      // Counted in the buyer's bucket when the sale is known here already (a sale over buckets).
-      await this.rateLimits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
-      throw error;
+      return this.purchases.refuseBody(userId, saleId, error);
     }
     // Synchronous on a live sale: a live purchase waits for nothing here.
     const refused = this.soldOut.refuses(saleId, userId, order);

@@ -31,6 +31,7 @@ interface Scenario {
 function dispatcher(scenario: Scenario) {
   const calls: string[] = [];
   const catalog = {
+    peek: () => scenario.sale,
     get: async (saleId: string) => {
       if (!scenario.sale) throw new DomainError(ErrorCode.SaleNotFound, `No sale with id ${saleId}`);
       return scenario.sale;
@@ -43,7 +44,7 @@ function dispatcher(scenario: Scenario) {
     },
   } as unknown as PurchaseRateLimits;
   const strategy: StockStrategy = {
-    countsRateLimits: scenario.strategyCountsRateLimits ?? false,
+    countsRateLimits: () => scenario.strategyCountsRateLimits ?? false,
     tokenIssued: async (_sale, _user, token) => void calls.push(`tokenIssued ${token}`),
     sell: async (sale) => (calls.push(`sell ${sale.strategy}`), { orderNo: 'FS-1', status: 'PENDING_PAYMENT' }),
   };
@@ -89,6 +90,15 @@ describe('PurchaseService (the dispatcher)', () => {
     expect(unknown.calls).toEqual(['limits 99']);
     const limited = dispatcher({ limitsRefuse: true });
     expect(await codeOf(limited.service.purchase('u1', '99', ORDER))).toBe(ErrorCode.RateLimited);
+  });
+
+  it('answers a bad body 400 after its rate limits (429 first, docs/api.md order)', async () => {
+    const badBody = new DomainError(ErrorCode.ValidationFailed, 'quantity must be an integer');
+    const known = dispatcher({ sale: saleOf('redis-lua') });
+    await expect(known.service.refuseBody('u1', '7', badBody)).rejects.toBe(badBody);
+    expect(known.calls).toEqual(['limits 7']);
+    const limited = dispatcher({ limitsRefuse: true });
+    expect(await codeOf(limited.service.refuseBody('u1', '99', badBody))).toBe(ErrorCode.RateLimited);
   });
 
   it('hands a signed submit token to the sale strategy before the buyer has it', async () => {

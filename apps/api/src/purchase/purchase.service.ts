@@ -12,7 +12,8 @@ import { type IssuedSubmitToken, SubmitTokens } from './submit-tokens';
 /**
  * Submit tokens and purchases, each sent to the sale's strategy (docs/architecture.md, "Strategies"),
  * with what every strategy shares around it: the sale's window for tokens, the waiting room's turn, and
- * the rate limits (PurchaseRateLimits says where they are spent).
+ * the rate limits — spent here, and only here, for every purchase whose strategy does not count them
+ * itself (PurchaseRateLimits says when each purchase spends them).
  */
 @Injectable()
 export class PurchaseService {
@@ -50,8 +51,17 @@ export class PurchaseService {
 
   private async sell(sale: SaleDefinition, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     const strategy = this.strategies.of(sale.strategy);
-    if (!strategy.countsRateLimits) await this.rateLimits.spendNow(sale, userId);
+    if (!strategy.countsRateLimits?.()) await this.rateLimits.spendNow(sale, userId);
     return strategy.sell(sale, userId, order);
+  }
+
+  /**
+   * A body that is not a purchase: 400 — after the rate limits, which come first (docs/api.md's order).
+   * Counted in the buyer's bucket when the sale is known here already (a sale over buckets).
+   */
+  async refuseBody(userId: string, saleId: string, error: unknown): Promise<never> {
+    await this.rateLimits.spendNow(this.catalog.peek(saleId) ?? saleId, userId);
+    throw error;
   }
 
   /** The sale, or 404 — after the rate limits, which come first (docs/api.md's order). */

@@ -17,10 +17,11 @@ export interface PurchaseAccepted {
  */
 export interface StockStrategy {
   /**
-   * True when the strategy counts the purchase's rate limits itself, atomically with its own work
-   * (redis-lua's reservation script); otherwise PurchaseService spends them before `sell`.
+   * True when the strategy will count this purchase's rate limits itself, atomically with its own work
+   * (redis-lua's reservation script); absent or false, PurchaseService spends them before `sell`. Asked
+   * just before `sell`.
    */
-  readonly countsRateLimits: boolean;
+  countsRateLimits?(): boolean;
   /** A submit token was signed for this buyer; before they have it, the strategy keeps what it needs of it. */
   tokenIssued?(sale: SaleTerms, userId: string, token: string, ttlSeconds: number): Promise<void>;
   sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted>;

@@ -1,6 +1,5 @@
 import {
   type CreateSaleRequest,
-  type Sale,
   SALE_DEFAULTS,
   SALE_LIMITS,
   SALE_PURPOSES,
@@ -222,6 +221,3 @@ export class UpdateSaleDto implements UpdateSaleRequest {
   @IsWaitingRoom()
   waitingRoom?: WaitingRoomDto | null;
 }
-
-/** `Sale` of docs/api.md: the name the sale services use for the contract's shape. */
-export type SaleView = Sale;

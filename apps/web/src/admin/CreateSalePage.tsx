@@ -2,6 +2,7 @@ import {
   type CreateSaleRequest,
   SALE_STRATEGIES,
   SALE_STRATEGY_DESCRIPTIONS,
+  sellsFromRedis,
   UNSAFE_STRATEGIES,
 } from '@flash-sale/contract';
 import { zodResolver } from '@hookform/resolvers/zod';
@@ -157,7 +158,7 @@ export function CreateSalePage() {
             label="Payment timeout (seconds)"
             hint={`How long a buyer has to pay before the order expires and its units return to stock, ${range('paymentTimeoutSeconds')}.`}
           />
-          {strategy === 'redis-lua' && (
+          {sellsFromRedis(strategy) && (
             <NumberField
               {...numberField('buckets')}
               label="Buckets"

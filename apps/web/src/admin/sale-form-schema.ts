@@ -1,5 +1,6 @@
 import {
   type CreateSaleRequest,
+  SALE_DEFAULTS,
   SALE_LIMITS,
   SALE_STRATEGIES,
   type SaleStrategy,
@@ -7,6 +8,7 @@ import {
   WAITING_ROOM_LIMITS,
   type WaitingRoomRequest,
   type WaitingRoomSettings,
+  sellsFromRedis,
 } from '@flash-sale/contract';
 import { z } from 'zod';
 
@@ -92,11 +94,11 @@ export function defaultSaleFormValues(now: Date): SaleFormValues {
     imageUrl: '',
     price: '',
     stock: '100',
-    perUserLimit: '1',
+    perUserLimit: String(SALE_DEFAULTS.perUserLimit),
     startsAt: toLocalDateTime(now),
     endsAt: toLocalDateTime(new Date(now.getTime() + 2 * 3_600_000)),
-    strategy: 'redis-lua',
-    paymentTimeoutSeconds: '600',
+    strategy: SALE_DEFAULTS.strategy,
+    paymentTimeoutSeconds: String(SALE_DEFAULTS.paymentTimeoutSeconds),
     buckets: '1',
     waitingRoom: waitingRoomFormValues(null),
   };
@@ -261,6 +263,6 @@ export const saleFormSchema: z.ZodType<CreateSaleRequest, SaleFormValues> = z
     ...(waitingRoom ? { waitingRoom } : {}),
     ...(description ? { description } : {}),
     ...(imageUrl ? { imageUrl } : {}),
-    // Buckets only spread a redis-lua sale; one is what the server assumes anyway.
-    ...(sale.strategy === 'redis-lua' && buckets > 1 ? { buckets } : {}),
+    // Buckets only spread a sale Redis sells from; one is what the server assumes anyway.
+    ...(sellsFromRedis(sale.strategy) && buckets > 1 ? { buckets } : {}),
   }));

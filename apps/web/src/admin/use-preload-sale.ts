@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, queryKeys } from '../api/endpoints';
-import type { Sale } from '@flash-sale/contract';
+import { type Sale, sellsFromRedis } from '@flash-sale/contract';
 import { asAdmin } from './admin-request';
 
 /**
@@ -24,5 +24,5 @@ export function usePreloadSale() {
  * flush. It means nothing once the sale has ended, nor for a strategy that sells from MySQL alone.
  */
 export function canPreload(sale: Pick<Sale, 'status' | 'strategy'>): boolean {
-  return sale.strategy === 'redis-lua' && sale.status !== 'ended';
+  return sellsFromRedis(sale.strategy) && sale.status !== 'ended';
 }

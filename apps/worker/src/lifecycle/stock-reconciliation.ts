@@ -1,6 +1,12 @@
 import { StockLeases } from '@flash-sale/stock';
 import { type MySqlSaleBooks, SaleBooksRepository, StockLeaseRepository } from '@flash-sale/db';
-import { compareBooks, RETURNED_STATUSES, unappliedGiveBackUnits, type SaleLayout } from '@flash-sale/domain';
+import {
+  compareBooks,
+  RETURNED_STATUSES,
+  type SaleLayout,
+  sellsFromRedis,
+  unappliedGiveBackUnits,
+} from '@flash-sale/domain';
 import {
   buyerBucket,
   ReservationScripts,
@@ -137,7 +143,7 @@ export class StockReconciliation {
   async reconcile(saleId: string): Promise<number | undefined> {
     const sale = await this.leaseRepository.saleRow(saleId);
     // A MySQL-only sale is marked too when its orders change: nothing to compare.
-    if (!sale || sale.strategy !== 'redis-lua') return undefined;
+    if (!sale || !sellsFromRedis(sale.strategy)) return undefined;
     const layout: SaleLayout = { id: saleId, buckets: sale.buckets };
     await this.alignWindow(saleId);
     let drift = await this.repair(layout);

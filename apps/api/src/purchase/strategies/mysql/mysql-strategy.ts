@@ -12,8 +12,6 @@ import { type MySqlPurchase, MySqlPurchases } from './mysql-purchases';
  */
 @Injectable()
 export abstract class MySqlStrategy implements StockStrategy {
-  readonly countsRateLimits = false;
-
   constructor(
     protected readonly purchases: MySqlPurchases,
     protected readonly repository: StrategyPurchaseRepository,

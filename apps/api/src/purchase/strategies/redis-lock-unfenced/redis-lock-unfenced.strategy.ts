@@ -11,8 +11,6 @@ import { LockedPurchases } from '../redis-lock/locked-purchases';
  */
 @Injectable()
 export class RedisLockUnfencedStrategy implements StockStrategy {
-  readonly countsRateLimits = false;
-
   constructor(private readonly locked: LockedPurchases) {}
 
   sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {

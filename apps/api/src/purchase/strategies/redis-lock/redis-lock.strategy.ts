@@ -14,8 +14,6 @@ import { lockLost, PurchaseLock } from './purchase-lock';
  */
 @Injectable()
 export class RedisLockStrategy implements StockStrategy {
-  readonly countsRateLimits = false;
-
   constructor(private readonly locked: LockedPurchases) {}
 
   sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {

@@ -1,5 +1,4 @@
 import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain';
-import type { PurchaseRateLimits } from '../../../protection/purchase-rate-limits';
 import type { DurableAck } from './durable-ack';
 import type { RedisDownFallback } from './redis-down-fallback';
 import { RedisLuaStrategy } from './redis-lua.strategy';
@@ -33,8 +32,7 @@ function strategyOf(scenario: Scenario) {
     sell: async () => (calls.push('fallback'), { orderNo: 'FS-F', status: 'PENDING_PAYMENT' }),
   } as unknown as RedisDownFallback;
   const durableAck = { admit: () => void calls.push('admit') } as unknown as DurableAck;
-  const limits = { spendNow: async () => void calls.push('limits') } as unknown as PurchaseRateLimits;
-  const strategy = new RedisLuaStrategy(reservation, fallback, {} as RedisTokens, durableAck, limits);
+  const strategy = new RedisLuaStrategy(reservation, fallback, {} as RedisTokens, durableAck);
   return { strategy, calls };
 }
 
@@ -43,13 +41,14 @@ describe('RedisLuaStrategy', () => {
     const { strategy, calls } = strategyOf({});
     await expect(strategy.sell(SALE, 'u1', ORDER)).resolves.toEqual({ orderNo: 'FS-R', status: 'QUEUED' });
     expect(calls).toEqual(['beforeRedisSells', 'admit', 'reserve']);
-    expect(strategy.countsRateLimits).toBe(true);
+    expect(strategy.countsRateLimits()).toBe(true);
   });
 
-  it('sells through the MySQL fallback while Redis is down, spending the limits first', async () => {
+  it('sells through the MySQL fallback while Redis is down, leaving the limits to be spent before', async () => {
     const { strategy, calls } = strategyOf({ fallbackFirst: true });
+    expect(strategy.countsRateLimits()).toBe(false);
     await expect(strategy.sell(SALE, 'u1', ORDER)).resolves.toEqual({ orderNo: 'FS-F', status: 'PENDING_PAYMENT' });
-    expect(calls).toEqual(['limits', 'fallback']);
+    expect(calls).toEqual(['fallback']);
   });
 
   it('hands a reservation that found Redis down to the fallback, and passes any other failure on', async () => {

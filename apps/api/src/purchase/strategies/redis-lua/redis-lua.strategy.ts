@@ -1,6 +1,5 @@
 import type { SaleTerms } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
-import { PurchaseRateLimits } from '../../../protection/purchase-rate-limits';
 import type { PurchaseOrder } from '../../purchase-body';
 import type { PurchaseAccepted, StockStrategy, StockStrategyPlugin } from '../../stock-strategy';
 import { DurableAck } from './durable-ack';
@@ -22,16 +21,17 @@ import { WriteOrdersNudge } from './write-orders-nudge';
  */
 @Injectable()
 export class RedisLuaStrategy implements StockStrategy {
-  /** The reservation script counts them with the reservation; the fallback spends them before MySQL sells. */
-  readonly countsRateLimits = true;
-
   constructor(
     private readonly reservation: RedisReservation,
     private readonly fallback: RedisDownFallback,
     private readonly tokens: RedisTokens,
     private readonly durableAck: DurableAck,
-    private readonly rateLimits: PurchaseRateLimits,
   ) {}
+
+  /** The reservation script counts them with the reservation; a purchase the fallback sells has them spent before. */
+  countsRateLimits(): boolean {
+    return !this.fallback.takesOver();
+  }
 
   tokenIssued(sale: SaleTerms, userId: string, token: string, ttlSeconds: number): Promise<void> {
     return this.tokens.store(sale, userId, token, ttlSeconds);
@@ -49,7 +49,6 @@ export class RedisLuaStrategy implements StockStrategy {
         return this.fallback.sell(sale, userId, order);
       }
     }
-    await this.rateLimits.spendNow(sale, userId);
     return this.fallback.sell(sale, userId, order);
   }
 }
