@@ -92,6 +92,8 @@ export interface AppConfig {
     concurrency: number;
     /** Group commit: at most this many orders share one MySQL transaction. */
     batchSize: number;
+    /** A batch short of ORDER_BATCH_SIZE: the next read waits this long from it, to gather a larger one. */
+    gatherMs: number;
     jobAttempts: number;
     optimisticLockRetries: number;
     /** How long a job's lock lives without renewal; a dead worker's jobs are retaken after it. */
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     worker: {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 256, 1, 10_000),
       batchSize: integer(env, 'ORDER_BATCH_SIZE', 200, 1, 5_000),
+      gatherMs: integer(env, 'ORDER_BATCH_GATHER_MS', 50, 0, 1_000),
       jobAttempts: integer(env, 'ORDER_JOB_ATTEMPTS', 8, 1, 100),
       optimisticLockRetries: integer(env, 'OPTIMISTIC_LOCK_RETRIES', 10, 1, 1_000),
       lockDurationMs: integer(env, 'WORKER_LOCK_DURATION_MS', 2_000, 1_000, 600_000),

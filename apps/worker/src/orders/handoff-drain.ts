@@ -142,7 +142,10 @@ export class HandoffDrain {
     const deadline = Date.now() + MAX_DRAIN_MS;
     let entries = await this.readNew(bucket);
     while (entries.length > 0) {
-      const following = Date.now() < deadline ? this.readNew(bucket) : undefined;
+      // A batch short of full: the writer keeps up with the purchases, so the next read waits to gather
+      // more of them (group commit: every transaction has the same fixed cost, whatever its size).
+      const readAt = entries.length < this.config.worker.batchSize ? Date.now() + this.config.worker.gatherMs : 0;
+      const following = Date.now() < deadline ? this.readNewAt(bucket, readAt) : undefined;
       try {
         await this.write(bucket, entries);
       } catch (error) {
@@ -189,6 +192,13 @@ export class HandoffDrain {
       }
     }
     return false;
+  }
+
+  /** `readNew` at the time `at` (ms since the epoch), or now if that has passed. */
+  private async readNewAt(bucket: SaleBucket, at: number): Promise<HandoffEntry[]> {
+    const wait = at - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return this.readNew(bucket);
   }
 
   /** This consumer's next batch of entries no consumer was given yet. */

@@ -3,6 +3,7 @@ import { QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/q
 import {
   createRedisClient,
   HANDOFF_GROUP,
+  onlyBucket,
   type KeyBuilder,
   type RedisClient,
   type ReservationScripts,
@@ -11,9 +12,11 @@ import {
 } from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { OrderNumberGenerator } from '@flash-sale/domain';
 import { type Job, Queue } from 'bullmq';
 import type { DataSource } from 'typeorm';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from '../../../../test/support/fixtures';
+import { issueTestToken } from '../../../../test/support/private-redis';
 import { handOffDrained } from '../../../../test/support/written-orders';
 import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/support/test-env';
 import { openSaleRedis } from '../../../../test/support/test-redis';
@@ -247,5 +250,43 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     await writtenAndDrained(saleId, 1);
     expect(await rowsOfOrder(order!.orderNo)).toBe(1);
     expect(await leased(saleId)).toBe(1);
+  });
+
+  it('gathers a flow it keeps up with: after a short batch it waits ORDER_BATCH_GATHER_MS before the next read', async () => {
+    const gatherMs = 400;
+    const gathering = await NestFactory.createApplicationContext(
+      WorkerModule.forRoot({ ...testEnv.config, worker: { ...testEnv.config.worker, gatherMs } }),
+      { logger: false },
+    );
+    try {
+      const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 10 });
+      const orderNumbers = new OrderNumberGenerator();
+      const reserveOne = async (i: number) => {
+        const userId = `trickle${i}`;
+        const { token } = await issueTestToken(saleRedis, saleId, userId, 300);
+        const outcome = await scripts.reserve({
+          bucket: onlyBucket(saleId),
+          userId,
+          submitToken: token,
+          quantity: 1,
+          orderNo: orderNumbers.next(saleId),
+        });
+        expect(outcome.kind).toBe('reserved');
+      };
+      await reserveOne(0);
+      // One drain while the rest arrive one by one, 20 ms apart, all well within the gathering window.
+      const drained = gathering.get(HandoffDrain).drain(singleBucketSale(saleId));
+      for (let i = 1; i < 10; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await reserveOne(i);
+      }
+      const result = await drained;
+      // Without the wait, the drain would have found the stream empty after the first order and ended.
+      expect(result.written).toBe(10);
+      expect(result.batchCount).toBeLessThanOrEqual(3);
+      await writtenAndDrained(saleId, 10);
+    } finally {
+      await gathering.close();
+    }
   });
 });
