@@ -45,7 +45,7 @@ const keyPrefix = required('REDIS_KEY_PREFIX');
 // The API's Redis options (RedisModule.forRoot in apps/api/src/app.module.ts), single node.
 const redis = createRedisClient(
   { url: process.env.REDIS_URL || 'redis://127.0.0.1:6379', clusterNodes: [] },
-  { maxRetriesPerRequest: REQUEST_COMMAND_RETRIES },
+  { maxRetriesPerRequest: REQUEST_COMMAND_RETRIES, enableAutoPipelining: true },
 );
 const scripts = new ReservationScripts(redis, new KeyBuilder(keyPrefix));
 const orderNumbers = new OrderNumberGenerator();

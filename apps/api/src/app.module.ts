@@ -24,11 +24,13 @@ export class AppModule {
       imports: [
         AppConfigModule.forRoot(config),
         // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis,
-        // and a purchase cut off by a disconnect is never sent again to a Redis not yet verified.
+        // and a purchase cut off by a disconnect is never sent again to a Redis not yet verified. The
+        // purchases handled at once share their writes to Redis (auto-pipelining).
         RedisModule.forRoot({
           ...config.redis,
           maxRetriesPerRequest: REQUEST_COMMAND_RETRIES,
           resendUnansweredCommands: false,
+          autoPipelining: true,
         }),
         QueueModule.forRoot({
           redis: config.redis,
