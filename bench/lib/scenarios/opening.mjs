@@ -101,12 +101,7 @@ async function openingBurst(run, stack, label, cold) {
     connections: OPENING.connections,
     settle: (statuses) => waitForOrdersWritten(sale.id, statuses[202] ?? 0),
   });
-  if (profile)
-    await stack.stopProfile(
-      run,
-      `api-opening-${stack.processes}`,
-      `API CPU profile, cold opening burst, ${stack.processes} process(es)`,
-    );
+  if (profile) await stack.stopProfile(run, 'opening', 'cold opening burst');
   summary.perAccepted = perAcceptedPurchase(summary);
   run.answeredAsExpected(`${label}: every answer 202 or 410`, summary);
   run.check(
@@ -122,6 +117,7 @@ async function measureShortSale(run, processes) {
   const stack = await startFreshStack(run, processes, 'short sale');
   try {
     const sale = await stack.sales.create(`bench short sale, ${processes} API process(es)`, SHORT_SALE.buyers);
+    const shortSaleProfiled = await stack.startProfile();
     const shortSale = await run.load({
       ...stack.target,
       key: 'shortSale',
@@ -132,6 +128,7 @@ async function measureShortSale(run, processes) {
       amount: SHORT_SALE.buyers,
       settle: (statuses) => waitForOrdersWritten(sale.id, statuses[202] ?? 0),
     });
+    if (shortSaleProfiled) await stack.stopProfile(run, 'short-sale', 'whole short sale from a fresh start');
     shortSale.perAccepted = perAcceptedPurchase(shortSale);
     run.answeredAsExpected(`short sale, ${processes} API process(es): every answer 202`, shortSale);
 
@@ -152,7 +149,9 @@ async function measureShortSale(run, processes) {
       });
     };
     const warmup = await timed('steadyWarmup', SETTINGS.warmupS, 0);
+    const steadyProfiled = await stack.startProfile();
     const steady = await timed('steady', SETTINGS.durationS, warmup.statusCounts[202] ?? 0);
+    if (steadyProfiled) await stack.stopProfile(run, 'steady', 'steady state after the short sale');
     steady.perAccepted = perAcceptedPurchase(steady);
     return {
       shortSale,
@@ -175,7 +174,7 @@ async function startFreshStack(run, processes, purpose) {
   const entry = processes === 1 ? APP_DIST.api : APP_DIST.apiCluster;
   const startedAt = performance.now();
   const api = startChild(`api-${purpose.replace(/\s+/g, '-')}-${processes}`, entry, env, profiledChildOptions('api'));
-  const worker = startWorker(env);
+  const worker = startWorker(env, { profiled: true });
   const baseUrl = `http://127.0.0.1:${port}`;
   await Promise.all([waitForHttp(`${baseUrl}/health/ready`, api), waitForLog(worker, 'Worker consuming')]);
   const readyAt = performance.now();
@@ -189,11 +188,19 @@ async function startFreshStack(run, processes, purpose) {
     readyAt,
     sales: await adminSales(http),
     target: { baseUrl, pids: { api: apiPids, worker: worker.pid } },
-    // Only a lone process can be profiled (the preload's IPC channel is the launcher's).
-    startProfile: async () => processes === 1 && SETTINGS.cpuProfile && (await startProfile(api), true),
-    stopProfile: (r, name, title) => {
+    // The API and the worker; only a lone API process can be profiled (the preload's IPC channel is the launcher's).
+    startProfile: async () =>
+      processes === 1 && SETTINGS.cpuProfile && (await Promise.all([startProfile(api), startProfile(worker)]), true),
+    stopProfile: async (r, name, title) => {
       r.results.profiles ??= [];
-      return stopProfile(api, 'api', r.results.profiles, name, title);
+      await stopProfile(api, 'api', r.results.profiles, `api-${name}-${processes}`, `API CPU profile, ${title}`);
+      await stopProfile(
+        worker,
+        'worker',
+        r.results.profiles,
+        `worker-${name}-${processes}`,
+        `Worker CPU profile, ${title}`,
+      );
     },
     async stop() {
       await stopChild(api);
