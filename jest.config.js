@@ -7,10 +7,12 @@
  * libs resolve to their sources.
  */
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }];
+/** The scripts' ES modules the tests share with `npm start` and the bench (scripts/lib: ports, the Redis Cluster). */
+const esmToCjs = '<rootDir>/test/support/esm-to-cjs.mjs';
 
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': tsJest },
+  transform: { '^.+\\.ts$': tsJest, '^.+\\.mjs$': esmToCjs },
   moduleNameMapper: { '^@flash-sale/(contract|domain|config|redis|db|stock|queue)$': '<rootDir>/libs/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/web/'],

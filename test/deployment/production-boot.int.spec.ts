@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEVELOPMENT_SECRETS } from '@flash-sale/config';
 import { ApiClient } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { createTestEnv, productionSecrets, type TestEnv } from '../support/test-env';
 
 const API_ENTRY = join(__dirname, '..', '..', 'apps', 'api', 'dist', 'main.js');

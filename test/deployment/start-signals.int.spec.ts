@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { processesWithEnv } from '../support/process-table';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 

@@ -4,7 +4,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { ApiClient, inBatches } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { alive, childrenRunning, descendants } from '../support/process-table';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { WARM_UP_SALE_ID } from '@flash-sale/domain';
 import { type AppProcess, startApiProcess, startWorkerProcess } from '../support/app-processes';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { countRows, waitFor } from '../support/fixtures';
 import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
 

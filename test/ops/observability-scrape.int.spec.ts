@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { stopChild } from '../support/child-process';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import {
   dashboardQueries,
   exportedSeriesNames,

@@ -6,7 +6,7 @@ import { createRedisClient, KeyBuilder, SaleLocks } from '@flash-sale/redis';
 import { ApiClient } from '../support/api-client';
 import { stopChild } from '../support/child-process';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
 const API_ENTRY = join(__dirname, '..', '..', 'apps', 'api', 'dist', 'main.js');

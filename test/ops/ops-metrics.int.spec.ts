@@ -1,6 +1,6 @@
 import { createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { PrivateRedisServer } from '../support/private-redis';
 import { useStackWorld } from '../support/stack-world';
 

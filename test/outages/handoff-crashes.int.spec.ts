@@ -10,7 +10,7 @@ import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { ApiClient } from '../support/api-client';
 import { exited } from '../support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb';
 import { expectEveryOrderWrittenOnce, orderOwners } from '../support/written-orders';
 import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';

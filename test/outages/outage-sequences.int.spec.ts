@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import type { ApiResponse } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { closeWithin } from '../support/bounded-close';
 import { PrivateRedisServer } from '../support/private-redis';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';

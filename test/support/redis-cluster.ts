@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { exited } from './child-process';
-import { freePort } from './free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 const run = promisify(execFile);
 
