@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { ApiClient } from './api-client';
 import { closeWithin } from './bounded-close';
 import { PrivateRedisServer } from './private-redis';
-import { startRedisCluster, type LocalRedisCluster } from './redis-cluster';
+import { startRedisCluster, type LocalRedisCluster } from '../../scripts/lib/redis-cluster.mjs';
 import { startStack, type RunningStack } from './running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './test-env';
 
@@ -45,7 +45,7 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
       world.redisServer = await PrivateRedisServer.start();
       redisEnv['REDIS_URL'] = world.redisServer.url;
     } else if (options.redis === 'cluster') {
-      world.cluster = await startRedisCluster(3);
+      world.cluster = await startRedisCluster();
       redisEnv['REDIS_CLUSTER_NODES'] = world.cluster.nodes.join(',');
     }
     const env = typeof options.env === 'function' ? await options.env() : options.env;
