@@ -1,6 +1,4 @@
-import { createRedisClient, type RedisClient } from '@flash-sale/redis';
 import { request } from 'undici';
-import type { DataSource } from 'typeorm';
 import { accessCases } from './access-cases';
 import { type AttackWorld, hour, iso, type Send, signed } from './attack-world';
 import { callbackCases } from './callback-cases';
@@ -8,8 +6,8 @@ import { exposureCases } from './exposure-cases';
 import { purchaseBodyCases } from './purchase-body-cases';
 import { routeBodyCases } from './route-body-cases';
 import { countRows } from '../support/fixtures';
-import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, openDatabase, productionSecrets } from '../support/test-env';
+import { useStackWorld } from '../support/stack-world';
+import { productionSecrets } from '../support/test-env';
 import { scanKeys } from '../support/test-redis';
 
 interface ErrorBody {
@@ -31,22 +29,18 @@ interface Answer {
  * NODE_ENV=production and strong secrets, as deployed.
  */
 describe('attack input (real API on MariaDB and Redis)', () => {
-  const world = {} as AttackWorld;
-  let db: DataSource;
-  let redis: RedisClient;
-  let stack: RunningStack;
+  const world = useStackWorld({
+    worker: false,
+    database: true,
+    saleRedis: true,
+    // No provider callbacks in this file: a late one would write while a case is being measured.
+    env: { PAYMENT_CALLBACK_COPIES: '0', ...productionSecrets() },
+  }) as AttackWorld;
 
   beforeAll(async () => {
-    // No provider callbacks in this file: a late one would write while a case is being measured.
-    const testEnv = await createTestEnv({ PAYMENT_CALLBACK_COPIES: '0', ...productionSecrets() });
-    world.testEnv = testEnv;
+    const { stack, db, testEnv, admin } = world;
     world.jwtSecret = testEnv.env['JWT_SECRET']!;
     world.metricsToken = testEnv.env['METRICS_TOKEN']!;
-    db = await openDatabase(testEnv.config);
-    redis = createRedisClient(testEnv.config.redis);
-    stack = await startStack(testEnv.config, { worker: false });
-    const admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    world.admin = admin;
     const buyer = await stack.client.guest('Buyer');
     world.buyer = buyer;
     world.other = await stack.client.guest('Other');
@@ -81,27 +75,20 @@ describe('attack input (real API on MariaDB and Redis)', () => {
     });
   });
 
-  afterAll(async () => {
-    await stack.close();
-    redis.disconnect();
-    await db.destroy();
-    await world.testEnv.cleanup();
-  });
-
   /** Everything a case could have written: rows and their states, and this test's Redis keys. */
   async function snapshot(): Promise<unknown> {
     const rows = {
-      sales: await countRows(db, 'SELECT COUNT(*) AS n FROM sales'),
-      orders: await db.query('SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY status'),
-      payments: await db.query('SELECT status, transaction_id FROM payments ORDER BY id'),
+      sales: await countRows(world.db, 'SELECT COUNT(*) AS n FROM sales'),
+      orders: await world.db.query('SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY status'),
+      payments: await world.db.query('SELECT status, transaction_id FROM payments ORDER BY id'),
     };
     const { redis: redisConfig, queue } = world.testEnv.config;
     const keys: string[] = [];
     for (const prefix of [redisConfig.keyPrefix, queue.prefix]) {
       // Rate-limit counters are the one thing a refused request is meant to write.
-      keys.push(...(await scanKeys(redis, `${prefix}:*`)).filter((key) => !key.includes(':rl:')));
+      keys.push(...(await scanKeys(world.redis, `${prefix}:*`)).filter((key) => !key.includes(':rl:')));
     }
-    const stock = await redis.get(`${redisConfig.keyPrefix}:{sale:${world.saleId}}:stock`);
+    const stock = await world.redis.get(`${redisConfig.keyPrefix}:{sale:${world.saleId}}:stock`);
     return { rows, keys: keys.sort(), stock };
   }
 
@@ -109,7 +96,7 @@ describe('attack input (real API on MariaDB and Redis)', () => {
     const allHeaders: Record<string, string> = { ...headers };
     if (token !== undefined) allHeaders['authorization'] = `Bearer ${token}`;
     if (body !== undefined) allHeaders['content-type'] ??= 'application/json';
-    const response = await request(`${stack.client.baseUrl}${path}`, {
+    const response = await request(`${world.stack.client.baseUrl}${path}`, {
       method: method as 'POST',
       headers: allHeaders,
       body,

@@ -1,11 +1,9 @@
 import { JwtService } from '@nestjs/jwt';
 import { signPaymentBody } from '../../apps/api/src/payments/payment-signature';
-import type { TestEnv } from '../support/test-env';
+import type { StackWorld } from '../support/stack-world';
 
 /** What test/abuse/attack-input.int.spec.ts sets up before the cases run: the targets an attacker aims at. */
-export interface AttackWorld {
-  testEnv: TestEnv;
-  admin: string;
+export interface AttackWorld extends StackWorld {
   buyer: { token: string; userId: string };
   other: { token: string; userId: string };
   /** A redis-lua sale. */

@@ -5,13 +5,12 @@ import { signPaymentBody } from '../../apps/api/src/payments/payment-signature';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
 import { countRows, waitFor } from '../support/fixtures';
 import { type StackWorld, useStackWorld } from '../support/stack-world';
-import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
 
 type Guest = { token: string; userId: string };
 type OrderAnswer = ApiResponse<Order & ErrorBody>;
 
 /** The order files' world (test/orders): the stack, direct Redis access, and the steps of an order's life. */
-export interface LifecycleWorld extends StackWorld, SaleRedisAccess {
+export interface LifecycleWorld extends StackWorld {
   /** A sale whose orders wait `paymentTimeoutSeconds` (shorter than the API allows) for payment. */
   createSale(stock: number, paymentTimeoutSeconds?: number): Promise<string>;
   /** The sale's Redis layout (its buckets: `TEST_SALE_BUCKETS` runs these files on several). */
@@ -30,8 +29,9 @@ export interface LifecycleWorld extends StackWorld, SaleRedisAccess {
 
 /** Payment, expiry, cancel, recovery and reconciliation run on the real services, timed by the tests. */
 export function useLifecycleWorld(): LifecycleWorld {
-  const stackWorld = useStackWorld({
+  const w = useStackWorld({
     database: true,
+    saleRedis: true,
     env: {
       // The simulated provider calls back late, three times, in random order.
       PAYMENT_CALLBACK_DELAY_MS: '20',
@@ -44,12 +44,7 @@ export function useLifecycleWorld(): LifecycleWorld {
       RECOVERY_GRACE_MS: '0',
       EXPIRY_SWEEP_INTERVAL_MS: '250',
     },
-  });
-  const w = stackWorld as LifecycleWorld;
-  beforeAll(() => {
-    Object.assign(w, openSaleRedis(w.testEnv.config.redis));
-  });
-  afterAll(() => w.redis?.disconnect());
+  }) as LifecycleWorld;
 
   w.createSale = async (stock, paymentTimeoutSeconds = 600) => {
     const sale = await w.client.createSale(w.admin, { name: 'Lifecycle sale', priceCents: 2500, stock });
