@@ -7,10 +7,12 @@
  * libs resolve to their sources.
  */
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }];
+/** The scripts' ES modules the tests share with `npm start` and the bench (scripts/lib: ports, the Redis Cluster). */
+const esmToCjs = '<rootDir>/test/support/esm-to-cjs.mjs';
 
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': tsJest },
+  transform: { '^.+\\.ts$': tsJest, '^.+\\.mjs$': esmToCjs },
   moduleNameMapper: { '^@flash-sale/(contract|domain|config|redis|db|stock|queue)$': '<rootDir>/libs/$1/src' },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/web/'],
@@ -22,23 +24,23 @@ const shared = {
  * spreads both passes over its workers.
  */
 const INVARIANTS_ON_BUCKETS = [
-  'test/purchase-flow.int.spec.ts',
-  'test/redis-cluster-flow.int.spec.ts',
-  'test/lease-refill.int.spec.ts',
-  'test/outage-sequences.int.spec.ts',
-  'test/redis-outage.int.spec.ts',
-  'test/stale-redis.int.spec.ts',
-  'test/sold-out-gate.int.spec.ts',
-  'test/sold-out-flood.int.spec.ts',
-  'test/durable-ack.int.spec.ts',
-  'test/incarnation-race.int.spec.ts',
-  'test/idle-sales.int.spec.ts',
-  'test/order-expiry.int.spec.ts',
-  'test/order-payment.int.spec.ts',
-  'test/order-recovery.int.spec.ts',
-  'test/chaos-explorer.int.spec.ts',
-  'test/answers-after-outage.int.spec.ts',
-  'test/sale-window.int.spec.ts',
+  'test/purchase/purchase-flow.int.spec.ts',
+  'test/scale-out/redis-cluster-flow.int.spec.ts',
+  'test/sales/lease-refill.int.spec.ts',
+  'test/outages/outage-sequences.int.spec.ts',
+  'test/outages/redis-outage.int.spec.ts',
+  'test/outages/stale-redis.int.spec.ts',
+  'test/purchase/sold-out-gate.int.spec.ts',
+  'test/purchase/sold-out-flood.int.spec.ts',
+  'test/outages/durable-ack.int.spec.ts',
+  'test/outages/incarnation-race.int.spec.ts',
+  'test/sales/idle-sales.int.spec.ts',
+  'test/orders/order-expiry.int.spec.ts',
+  'test/orders/order-payment.int.spec.ts',
+  'test/orders/order-recovery.int.spec.ts',
+  'test/chaos/chaos-explorer.int.spec.ts',
+  'test/outages/answers-after-outage.int.spec.ts',
+  'test/sales/sale-window.int.spec.ts',
 ];
 
 module.exports = {

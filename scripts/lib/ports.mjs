@@ -1,10 +1,14 @@
 /**
- * Free TCP ports, for the private servers and apps that `npm start` and the bench run side by side
- * with whatever else this machine runs. Node built-ins only: `npm start` uses it before `npm install`.
+ * Free TCP ports, for the private servers and apps that `npm start`, the bench and the tests run side
+ * by side with whatever else this machine runs. Node built-ins only: `npm start` uses it before
+ * `npm install`.
  */
 import net from 'node:net';
 
-/** The "bind port 0" trick: the OS picks a free port, which we release and hand to the server. */
+/**
+ * The "bind port 0" trick: the OS picks a free port, which we release and hand to the server.
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -17,7 +21,11 @@ export function freePort() {
   });
 }
 
-/** Whether nothing listens on `port` of `host` yet (binding it for a moment tells). */
+/**
+ * Whether nothing listens on `port` of `host` yet (binding it for a moment tells).
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
 export function portIsFree(port, host = '127.0.0.1') {
   return new Promise((resolve) => {
     const server = net.createServer();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
 import { exited } from '../support/child-process';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
 import { ADMIN_PASSWORD, chaosEnv } from './cluster-env';
@@ -14,8 +14,8 @@ import { skewedClockEnv } from './faults/clock-skew';
 import { DelayingProxy } from './faults/delaying-proxy';
 import { LaggingReplica, RedisNode } from './faults/redis-nodes';
 
-/** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/chaos): the repository root either way. */
-const REPO = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..', '..')].find((dir) =>
+/** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/test/chaos): the repository root either way. */
+const REPO = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..', '..', '..')].find((dir) =>
   existsSync(join(dir, 'package.json')),
 )!;
 const API_ENTRY = join(REPO, 'apps', 'api', 'dist', 'main.js');

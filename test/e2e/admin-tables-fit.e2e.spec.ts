@@ -107,7 +107,7 @@ describe('the admin console’s tables and charts fit a laptop and a phone in Ch
       const sale = await w.createSale({ ...fields, perUserLimit: 2, ...window });
       if (when === 'ended') {
         const ended = await w.stack.client.call<Sale>('PATCH', `/api/admin/sales/${sale.id}`, {
-          token: w.adminToken,
+          token: w.admin,
           json: { endsAt: new Date().toISOString() },
         });
         expect(ended.status).toBe(200);
@@ -225,7 +225,7 @@ describe('the admin console’s tables and charts fit a laptop and a phone in Ch
   it('the oversell demo: its results table fits, and the chart names every strategy whole, at 1280 and 390 px', () =>
     w.harness.scenario('demo-fit', async () => {
       const started = await w.stack.client.call<{ id: string }>('POST', '/api/admin/demo-runs', {
-        token: w.adminToken,
+        token: w.admin,
         json: { stock: 5, buyers: 40 },
       });
       expect(started.status).toBe(202);
@@ -234,7 +234,7 @@ describe('the admin console’s tables and charts fit a laptop and a phone in Ch
         async () =>
           (
             await w.stack.client.call<DemoRunReport>('GET', `/api/admin/demo-runs/${started.body.id}`, {
-              token: w.adminToken,
+              token: w.admin,
             })
           ).body.status,
         (status) => status !== 'running',

@@ -29,7 +29,7 @@ describe('buying in the storefront (real API, worker, Redis, MariaDB)', () => {
 
   async function audit(saleId: string) {
     const response = await w.stack.client.call<Record<string, unknown>>('GET', `/api/admin/sales/${saleId}/audit`, {
-      token: w.adminToken,
+      token: w.admin,
     });
     expect(response.status).toBe(200);
     return response.body;

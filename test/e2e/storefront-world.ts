@@ -2,8 +2,7 @@ import type { CreateSaleRequest, Sale } from '@flash-sale/contract';
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { waitFor } from '../support/fixtures';
 import { assertStorefrontBuilt, BrowserHarness, STOREFRONT_DIR } from '../support/browser';
-import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { type StackWorld, useStackWorld } from '../support/stack-world';
 
 export const ADMIN_PASSWORD = 'test-admin-password';
 export const HOUR = 3_600_000;
@@ -12,11 +11,8 @@ export const PHONE_CONTEXT: BrowserContextOptions = { viewport: PHONE, isMobile:
 export const DESKTOP_CONTEXT: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
 
 /** One browser-test file's stack: the built storefront served by the real API, and headless Chromium. */
-export interface StorefrontWorld {
-  testEnv: TestEnv;
-  stack: RunningStack;
+export interface StorefrontWorld extends StackWorld {
   harness: BrowserHarness;
-  adminToken: string;
   /** `POST /api/admin/sales` with the file's defaults under `fields`. */
   createSale(fields: Partial<CreateSaleRequest>): Promise<Sale>;
   ordersWritten(saleId: string, count: number): Promise<void>;
@@ -28,28 +24,24 @@ export interface StorefrontWorld {
  * are the file's sale fields over the API's own defaults (times are computed per sale).
  */
 export function useStorefrontWorld(saleDefaults: Partial<CreateSaleRequest>): StorefrontWorld {
-  const world = {} as StorefrontWorld;
+  // Before the stack: without a build there is nothing to test, and the error says how to make one.
+  beforeAll(assertStorefrontBuilt);
+  const world = useStackWorld({ env: { STOREFRONT_DIR } }) as StorefrontWorld;
   beforeAll(async () => {
-    assertStorefrontBuilt();
-    world.testEnv = await createTestEnv({ STOREFRONT_DIR });
-    world.stack = await startStack(world.testEnv.config);
     const home = await world.stack.client.raw('GET', '/');
     if (home.status !== 200 || !home.text.includes('id="root"')) {
       throw new Error(`The API does not serve the storefront from ${STOREFRONT_DIR}: GET / → ${home.status}`);
     }
     world.harness = await BrowserHarness.launch(world.stack.client.baseUrl);
-    world.adminToken = await world.stack.client.adminToken(ADMIN_PASSWORD);
   });
   afterEach(async () => {
     await world.harness?.closeContexts();
   });
   afterAll(async () => {
     await world.harness?.close();
-    await world.stack?.close();
-    await world.testEnv?.cleanup();
   });
   world.createSale = (fields) =>
-    world.stack.client.createSale(world.adminToken, {
+    world.stack.client.createSale(world.admin, {
       description: 'Made by an end-to-end test.',
       endsAt: new Date(Date.now() + HOUR).toISOString(),
       ...saleDefaults,
@@ -61,7 +53,7 @@ export function useStorefrontWorld(saleDefaults: Partial<CreateSaleRequest>): St
       `${count} orders written`,
       () =>
         world.stack.client.call<{ items: unknown[] }>('GET', `/api/admin/sales/${saleId}/orders`, {
-          token: world.adminToken,
+          token: world.admin,
         }),
       (answer) => answer.body.items.length === count,
       15_000,

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { startScaledOutApps, type ScaledOutApps } from '../support/app-processes';
 import { countRows, waitFor } from '../support/fixtures';
 import { startLoadBalancer, type LoadBalancer } from '../support/load-balancer';
-import { startRedisCluster, type LocalRedisCluster } from '../support/redis-cluster';
+import { startRedisCluster, type LocalRedisCluster } from '../../scripts/lib/redis-cluster.mjs';
 import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
 import { type Burst, Buyers, bump, type FinalAnswer } from './buyers';
 
@@ -57,7 +57,7 @@ export interface ScaledOutWorld {
 export function useScaledOutWorld(): ScaledOutWorld {
   const w = {} as ScaledOutWorld;
   beforeAll(async () => {
-    w.cluster = await startRedisCluster(3, { replicasPerMaster: 1 });
+    w.cluster = await startRedisCluster({ replicasPerMaster: 1 });
     w.testEnv = await createTestEnv({
       REDIS_CLUSTER_NODES: w.cluster.nodes.join(','),
       // A 202 only once a replica holds the reservation: what makes a failover lose no promise.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { exited } from './child-process';
 import { waitFor } from './fixtures';
-import { freePort } from './free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 const API_ENTRY = join(__dirname, '..', '..', 'apps', 'api', 'dist', 'main.js');
 const WORKER_ENTRY = join(__dirname, '..', '..', 'apps', 'worker', 'dist', 'main.js');

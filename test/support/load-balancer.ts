@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { exited } from './child-process';
 import { waitFor } from './fixtures';
-import { freePort } from './free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 /** Debian's haproxy (`.ci/run` installs it); HAPROXY_PATH points elsewhere. */
 export const HAPROXY_PATH = process.env['HAPROXY_PATH'] ?? '/usr/sbin/haproxy';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { freePort } from './free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 export interface PrivateMariaDb {
   /** `mysql://root@127.0.0.1:<port>` (append `/<database>`). */

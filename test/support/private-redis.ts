@@ -7,7 +7,7 @@ import { Socket } from 'node:net';
 import type { SaleLayout } from '@flash-sale/domain';
 import { buyerBucket, createRedisClient, onlyBucket, type SaleRedisRepository } from '@flash-sale/redis';
 import { stopChild } from './child-process';
-import { freePort } from './free-port';
+import { freePort } from '../../scripts/lib/ports.mjs';
 
 export interface PrivateRedisOptions {
   /** Keep an append-only file in this directory (fsync on every write), so a restart finds the data. */

@@ -15,7 +15,7 @@ interface ArmedDrop {
  * looks like after a command was sent: it cannot know whether the command ran (it did).
  *
  * While Redis is down, connections through the proxy are closed at once, like connections to Redis
- * itself. Used by the fault-schedule explorer (test/chaos) and test/outage-sequences.int.spec.ts.
+ * itself. Used by the fault-schedule explorer (test/chaos) and test/outages/outage-sequences.int.spec.ts.
  */
 export class ReplyDroppingProxy {
   private readonly server: Server;

@@ -2,12 +2,17 @@ import type { DataSource } from 'typeorm';
 import type { ApiClient } from './api-client';
 import { closeWithin } from './bounded-close';
 import { PrivateRedisServer } from './private-redis';
-import { startRedisCluster, type LocalRedisCluster } from './redis-cluster';
+import {
+  startRedisCluster,
+  type LocalRedisCluster,
+  type RedisClusterOptions,
+} from '../../scripts/lib/redis-cluster.mjs';
 import { startStack, type RunningStack } from './running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './test-env';
+import { openSaleRedis, type SaleRedisAccess } from './test-redis';
 
 /** The real API (and worker) of one test file, ready once its `beforeAll` has run. */
-export interface StackWorld {
+export interface StackWorld extends SaleRedisAccess {
   testEnv: TestEnv;
   stack: RunningStack;
   client: ApiClient;
@@ -17,7 +22,8 @@ export interface StackWorld {
   db: DataSource;
   /** The file's own redis-server, when asked for (`redis: 'private'`): tests may kill and restart it. */
   redisServer: PrivateRedisServer;
-  /** The file's own three-master Redis Cluster, when asked for (`redis: 'cluster'`). */
+  // `redis`, `keys`, `scripts`, `saleRedis` (SaleRedisAccess): the file's Redis, when asked for (`saleRedis: true`).
+  /** The file's own Redis Cluster, when asked for (`redis: 'cluster'`). */
   cluster: LocalRedisCluster;
 }
 
@@ -30,12 +36,23 @@ export interface StackWorldOptions {
   database?: boolean;
   /** The shared test Redis (default), a private redis-server, or a private Redis Cluster. */
   redis?: 'shared' | 'private' | 'cluster';
+  /** With `redis: 'cluster'`: its shape (three masters without replicas unless said). */
+  cluster?: RedisClusterOptions;
+  /**
+   * A client on the file's Redis with its key prefix, and the repositories over it (`world.redis`,
+   * `keys`, `scripts`, `saleRedis`), to look at or arrange what the apps keep there.
+   */
+  saleRedis?: boolean;
 }
 
 /**
- * Registers the `beforeAll`/`afterAll` pair most integration files open with: a private test
- * environment (`env` overrides its variables), the API and worker on it, an admin signed in; all
- * closed and dropped after the file. Its fields are read inside tests and hooks, once set.
+ * The one world builder of the integration and browser tests: registers the `beforeAll`/`afterAll`
+ * pair a file opens with — a private test environment (`env` overrides its variables) on the shared or
+ * a private Redis or Redis Cluster, the API and worker on it, an admin signed in, and what the file
+ * asks to look at (its database, its Redis) — all closed and dropped after the file. A feature's world
+ * (orders/lifecycle-world.ts, abuse/attack-world.ts, e2e/storefront-world.ts) calls it first and adds
+ * its own `beforeAll` after it, which jest runs after this one. Its fields are read inside tests and
+ * hooks, once set.
  */
 export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
   const world = {} as StackWorld;
@@ -45,12 +62,13 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
       world.redisServer = await PrivateRedisServer.start();
       redisEnv['REDIS_URL'] = world.redisServer.url;
     } else if (options.redis === 'cluster') {
-      world.cluster = await startRedisCluster(3);
+      world.cluster = await startRedisCluster(options.cluster);
       redisEnv['REDIS_CLUSTER_NODES'] = world.cluster.nodes.join(',');
     }
     const env = typeof options.env === 'function' ? await options.env() : options.env;
     world.testEnv = await createTestEnv({ ...redisEnv, ...env });
     if (options.database) world.db = await openDatabase(world.testEnv.config);
+    if (options.saleRedis) Object.assign(world, openSaleRedis(world.testEnv.config.redis));
     world.stack = await startStack(world.testEnv.config, { worker: options.worker });
     world.client = world.stack.client;
     world.admin = await world.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
@@ -60,6 +78,7 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
     // hangs (a leaked connection or consumer) is a failure, and the hook's timeout must report it.
     if (options.redis === 'private' || options.redis === 'cluster') await closeWithin(10_000, world.stack?.close());
     else await world.stack?.close();
+    world.redis?.disconnect();
     await world.redisServer?.destroy();
     await world.cluster?.stop();
     await world.db?.destroy();

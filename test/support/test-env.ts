@@ -35,14 +35,14 @@ export async function createTestEnv(overrides: Record<string, string> = {}): Pro
     // Many workers share a test process: none listens on the default metrics port unless a test asks.
     WORKER_METRICS_PORT: '0',
     // Tests sign in hundreds of guests from 127.0.0.1 and walk one user through dozens of refusals in a
-    // few seconds: limits that stay out of their way. test/rate-limits.int.spec.ts and
-    // test/purchase-admission.int.spec.ts set the limits they measure.
+    // few seconds: limits that stay out of their way. test/abuse/rate-limits.int.spec.ts and
+    // test/purchase/purchase-admission.int.spec.ts set the limits they measure.
     RATE_LIMIT_PROFILE: 'load-test',
     RATE_LIMIT_PURCHASES_POINTS: '100000',
     RATE_LIMIT_SUBMIT_TOKENS_POINTS: '100000',
     RATE_LIMIT_QUEUE_JOINS_POINTS: '100000',
     // The API, the worker and the load share one event loop in a test: its delay measures the test, not
-    // the API, so it sheds nothing unless a test asks (test/purchase-admission.int.spec.ts).
+    // the API, so it sheds nothing unless a test asks (test/purchase/purchase-admission.int.spec.ts).
     SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
     // `TEST_SALE_BUCKETS=3 npm run test:int -- …` runs the same tests on sales spread over 3 buckets.
     ...(process.env['TEST_SALE_BUCKETS'] ? { SALE_BUCKETS_DEFAULT: process.env['TEST_SALE_BUCKETS'] } : {}),

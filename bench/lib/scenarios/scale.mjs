@@ -10,15 +10,16 @@
  *   (create-sale `buckets`); each master's share of the script time shows whether the sale's load is
  *   spread. A build that refuses the option is reported as such, not as a failure.
  */
+import path from 'node:path';
 import { adminSales, httpClient } from '../api-client.mjs';
 import { APP_DIST, require } from '../app-dist.mjs';
 import { percent, ratio, round } from '../format.mjs';
 import { waitForOrdersWritten } from '../orders.mjs';
-import { startRedisCluster } from '../redis-cluster.mjs';
 import { childPids, perAcceptedPurchase, processTicks } from '../sampling.mjs';
-import { REDIS_KEY_PREFIX, SETTINGS, log } from '../settings.mjs';
+import { REDIS_KEY_PREFIX, SETTINGS, TMP, log } from '../settings.mjs';
 import { childDied, createExtraDatabase, startChild, state, stopChild, waitForHttp, waitForLog } from '../stack.mjs';
 import { freePort } from '../../../scripts/lib/ports.mjs';
+import { startRedisCluster } from '../../../scripts/lib/redis-cluster.mjs';
 
 /** The busiest master's share of all script time that a sale spread over buckets should stay under. */
 export const BUSIEST_MASTER_SCRIPT_SHARE = 0.4;
@@ -138,9 +139,12 @@ async function measureClusterBuckets(run) {
   log(`scale: starting a ${CLUSTER_MASTERS}-master Redis Cluster`);
   state.redisCluster = await startRedisCluster({
     masters: CLUSTER_MASTERS,
+    dir: path.join(TMP, 'redis-cluster'),
+    // Under the bench's load a master may stall past the tests' 2 s; with no replica it would only fail.
+    nodeTimeoutMs: 5_000,
     onUnexpectedExit: childDied,
   });
-  const { nodes } = state.redisCluster;
+  const nodes = await clusterNodes(state.redisCluster);
   const database = createExtraDatabase('cluster');
   const port = await freePort();
   const env = {
@@ -178,10 +182,25 @@ async function measureClusterBuckets(run) {
     };
   } finally {
     cluster.disconnect();
+    for (const node of nodes) node.client.disconnect();
     await Promise.all([stopChild(api), stopChild(worker)]);
     await state.redisCluster.stop();
     state.redisCluster = undefined;
   }
+}
+
+/** Each master's address, pid, slot ranges (`first-last, …`) and a plain client of its own (INFO, KEYSLOT). */
+async function clusterNodes(redisCluster) {
+  const { Redis } = require('ioredis');
+  const topology = await redisCluster.topology();
+  return redisCluster.ports.map((port) => ({
+    address: `127.0.0.1:${port}`,
+    pid: redisCluster.pid(port),
+    slots: (topology.find((node) => node.port === port)?.slots ?? [])
+      .map(([first, last]) => (first === last ? `${first}` : `${first}-${last}`))
+      .join(', '),
+    client: new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }),
+  }));
 }
 
 async function measureBuckets(run, { sales, target, nodes, cluster, buckets }) {

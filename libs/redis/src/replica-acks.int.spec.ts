@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { waitFor } from '../../../test/support/fixtures';
-import { freePort } from '../../../test/support/free-port';
+import { freePort } from '../../../scripts/lib/ports.mjs';
 import { redisAnswers, startPrivateRedis } from '../../../test/support/private-redis';
 import { createRedisClient, type RedisClient } from './redis-client';
 import { ReplicaAcks } from './replica-acks';

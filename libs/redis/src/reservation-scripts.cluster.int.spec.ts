@@ -1,7 +1,7 @@
 import { issueTestToken } from '../../../test/support/private-redis';
 import { ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
 import type { Cluster } from 'ioredis';
-import { startRedisCluster, type LocalRedisCluster } from '../../../test/support/redis-cluster';
+import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.mjs';
 import { createRedisClient } from './redis-client';
 import { ReservationScripts } from './reservation-scripts';
 import { KeyBuilder, onlyBucket, singleBucketSale } from './sale-keys';

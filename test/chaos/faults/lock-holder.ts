@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { exited } from '../../support/child-process';
 
 /** The redis-lock holder in a process of its own (test/support/lock-holder.mjs, shared with redis-lock.int.spec.ts). */
-const HOLDER_SCRIPT = [join(__dirname, '..', '..', 'support'), join(__dirname, '..', '..', '..', '..', 'support')]
+const HOLDER_SCRIPT = [join(__dirname, '..', '..', 'support'), join(__dirname, '..', '..', '..', '..', '..', 'support')]
   .map((dir) => join(dir, 'lock-holder.mjs'))
   .find((path) => existsSync(path))!;
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { exited } from '../../support/child-process';
-import { freePort } from '../../support/free-port';
+import { freePort } from '../../../scripts/lib/ports.mjs';
 import { redisAnswers, startPrivateRedis } from '../../support/private-redis';
 import { DelayingProxy } from './delaying-proxy';
 

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';
-import { freePort } from '../../../../test/support/free-port';
+import { freePort } from '../../../../scripts/lib/ports.mjs';
 import { WorkerMetricsServer } from './metrics-server';
 import { WorkerMetrics } from './worker-metrics';
 

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { request } from 'undici';
+import { WARM_UP_SALE_ID } from '@flash-sale/domain';
+import { type AppProcess, startApiProcess, startWorkerProcess } from '../support/app-processes';
+import { freePort } from '../../scripts/lib/ports.mjs';
+import { countRows, waitFor } from '../support/fixtures';
+import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
+
+const WARM_UP_REQUESTS = 1_500;
+
+async function answer(url: string): Promise<{ status: number; text: string }> {
+  try {
+    const response = await request(url);
+    return { status: response.statusCode, text: await response.body.text() };
+  } catch {
+    return { status: 0, text: '' };
+  }
+}
+
+/**
+ * The API warms its purchase path before it reports ready (apps/api/src/ops/startup-warm-up.ts): a real
+ * process, its readiness watched from the moment it starts, then everything a user, an operator or the
+ * audit could see checked for a trace of the warm-up.
+ */
+describe('the startup warm-ups: before readiness, off the books', () => {
+  let testEnv: TestEnv;
+  let api: AppProcess | undefined;
+  let worker: AppProcess | undefined;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv();
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await worker?.stop();
+    await testEnv.cleanup();
+  });
+
+  it('readiness waits for it; it leaves no sale, order, metric, access line or Redis key but rate-limit counters', async () => {
+    // Readiness as a load balancer sees it, from the process's first instant.
+    const port = await freePort();
+    const seen: string[] = [];
+    let watching = true;
+    const started = startApiProcess({
+      name: 'api-warm-up',
+      port,
+      env: { ...testEnv.env, LOG_LEVEL: 'info', WARM_UP_REQUESTS: String(WARM_UP_REQUESTS) },
+    });
+    const watcher = (async () => {
+      while (watching) {
+        const { status, text } = await answer(`http://127.0.0.1:${port}/health/ready`);
+        if (status) seen.push(`${status} ${text.includes('warming up') ? 'warming up' : ''}`.trim());
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    api = await started;
+    watching = false;
+    await watcher;
+
+    // Not ready while it warmed up, then ready.
+    expect(seen).toContain('503 warming up');
+    expect(seen.at(-1)).toBe('200');
+    expect(seen.indexOf('503 warming up')).toBeLessThan(seen.indexOf('200'));
+
+    const log = await waitFor(
+      'the warm-up line',
+      async () => readFileSync(api!.logFile, 'utf8'),
+      (text) => text.includes('Purchase path warmed'),
+      10_000,
+    );
+    expect(log).toContain(`Purchase path warmed: ${WARM_UP_REQUESTS} requests`);
+    // No access line for any of its requests (purchases and submit tokens).
+    expect(log).not.toContain(`/api/sales/${WARM_UP_SALE_ID}/`);
+
+    // No purchase counted in the metrics (a refused one would be counted by its code).
+    const metrics = await answer(`http://127.0.0.1:${api.port}/metrics`);
+    expect(metrics.status).toBe(200);
+    const purchaseLines = metrics.text
+      .split('\n')
+      .filter((line) => line.startsWith('flash_sale_purchases_total{') && !line.endsWith(' 0'));
+    expect(purchaseLines).toEqual([]);
+
+    // Nothing in MySQL: no sale has the warm-up's id, no order, no buyer.
+    const db = await openDatabase(testEnv.config);
+    try {
+      expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sales')).toBe(0);
+      expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders')).toBe(0);
+    } finally {
+      await db.destroy();
+    }
+
+    // In Redis only the rate-limit counters of the warm-up's caller and sale, which expire.
+    const redis = new Redis(testEnv.config.redis.url);
+    try {
+      const keys = await redis.keys(`${testEnv.config.redis.keyPrefix}:*`);
+      const notRateLimits = keys.filter((key) => !key.includes(':rl:'));
+      expect(notRateLimits).toEqual([]);
+      for (const key of keys) expect(await redis.pttl(key)).toBeGreaterThan(0);
+    } finally {
+      redis.disconnect();
+    }
+  }, 60_000);
+
+  it('the worker rehearses its write path before it consumes, in transactions rolled back: no order row left', async () => {
+    const db = await openDatabase(testEnv.config);
+    try {
+      const rowsBefore = await countRows(db, 'SELECT COUNT(*) AS n FROM orders');
+      worker = await startWorkerProcess({
+        name: 'worker-warm-up',
+        env: { ...testEnv.env, LOG_LEVEL: 'info', WARM_UP_REQUESTS: '1000', ORDER_BATCH_SIZE: '200' },
+      });
+      const log = await waitFor(
+        'the rehearsal line',
+        async () => readFileSync(worker!.logFile, 'utf8'),
+        (text) => /Write path warmed|Warm-up stopped/.test(text),
+        30_000,
+      );
+      expect(log).toContain('Write path warmed: 1000 orders rehearsed');
+      // The line comes before the worker says it consumes.
+      expect(log.indexOf('Write path warmed')).toBeLessThan(log.indexOf('Worker consuming'));
+      // Its rows were inserted (the insert ran: a duplicate order number would have stopped it) and rolled back.
+      expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders')).toBe(rowsBefore);
+      expect(await countRows(db, "SELECT COUNT(*) AS n FROM orders WHERE order_no LIKE 'warm-up-%'")).toBe(0);
+    } finally {
+      await db.destroy();
+    }
+  }, 60_000);
+});

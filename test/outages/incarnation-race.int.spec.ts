@@ -1,0 +1,125 @@
+import { StockLeases } from '@flash-sale/stock';
+import { StockLeaseRepository } from '@flash-sale/db';
+import { onlyBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import type { DataSource } from 'typeorm';
+import { createLiveSale } from '../support/fixtures';
+import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
+import { gateCalls } from '../support/script-buyers';
+import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
+
+/**
+ * Two processes over one sale (say the API after a Redis restart and the worker's reconciliation):
+ * one restarts the sale's incarnation — MySQL opens the next epoch, then Redis is loaded with it —
+ * while the other verifies it in between. The verifier must not take that moment for a loss and
+ * restart the sale once more (which would put the fresh lease in doubt).
+ */
+describe('incarnation restart seen mid-way by another process (real Redis and MariaDB)', () => {
+  let testEnv: TestEnv;
+  let db: DataSource;
+  let access: SaleRedisAccess;
+
+  /** A process's own lease protocol, as each app builds it. */
+  const processLeases = (scripts: ReservationScripts, saleRedis = access.saleRedis) =>
+    new StockLeases(new StockLeaseRepository(db), scripts, saleRedis, { leaseSize: 20, lowWater: 0 });
+  const epochOf = async (saleId: string) =>
+    Number((await db.query('SELECT redis_epoch FROM sales WHERE id = ?', [saleId]))[0].redis_epoch);
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv();
+    db = await openDatabase(testEnv.config);
+    access = openSaleRedis(testEnv.config.redis);
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+    access?.redis.disconnect();
+    await testEnv?.cleanup();
+  });
+
+  /**
+   * A process's scripts whose load into Redis waits at a gate the test opens: between MySQL opening the
+   * next epoch and Redis being loaded with it.
+   */
+  function gatedLoad() {
+    const restarterScripts = new ReservationScripts(access.redis, access.keys);
+    const { reached: loadWasReached, open: openGate } = gateCalls(restarterScripts, 'load');
+    return { restarterScripts, loadWasReached, openGate };
+  }
+
+  /** Another process's lease protocol, which opens the gate as soon as it has read Redis's incarnation. */
+  function leasesOpeningGateOnRead(openGate: () => void) {
+    const otherRedis = new SaleRedisRepository(access.redis, access.keys);
+    const realIncarnation = otherRedis.incarnation.bind(otherRedis);
+    jest.spyOn(otherRedis, 'incarnation').mockImplementation(async (id) => {
+      const seen = await realIncarnation(id);
+      openGate();
+      return seen;
+    });
+    return processLeases(new ReservationScripts(access.redis, access.keys), otherRedis);
+  }
+
+  it('a verification during another process restart leaves the sale on the new incarnation', async () => {
+    const { scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    expect(await epochOf(saleId)).toBe(1);
+
+    // Process A restarts the sale, and its load into Redis waits at a gate the test opens: MySQL
+    // names epoch 2 while Redis still holds epoch 1.
+    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
+    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, 1);
+    await loadWasReached;
+    expect(await epochOf(saleId)).toBe(2); // opened in MySQL, not yet in Redis
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(1);
+
+    // Process B verifies meanwhile: it reads Redis (epoch 1) before A's load, which goes on right after.
+    const verifying = leasesOpeningGateOnRead(openGate).verifyIncarnation(saleId);
+    expect(await restarting).toBe('opened');
+    expect(await verifying).toBe('current');
+    expect(await epochOf(saleId)).toBe(2);
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(2);
+  });
+
+  it('a new sale opened by one process while another loads it gets one first incarnation, nothing in doubt', async () => {
+    const { saleRedis } = access;
+    // A sale row as creation writes it, not yet opened (MySQL's epoch 0), as createLiveSale would leave
+    // it before opening.
+    const saleId = await createLiveSale(db, access.scripts, saleRedis, { stock: 40, opened: false });
+    expect(await epochOf(saleId)).toBe(0);
+
+    // The creating process opens it; another (a purchase told "not loaded", say) loads it at the same time.
+    const [opening, loading] = await Promise.all([
+      processLeases(new ReservationScripts(access.redis, access.keys)).openNewSale(saleId),
+      processLeases(new ReservationScripts(access.redis, access.keys)).ensureLoaded(saleId),
+    ]);
+    expect([opening, loading].sort()).toEqual(['opened', 'refreshed']);
+    expect(await epochOf(saleId)).toBe(1);
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(1);
+    const [row] = (await db.query('SELECT available, leased, in_doubt FROM sales WHERE id = ?', [saleId])) as {
+      available: number;
+      leased: number;
+      in_doubt: number;
+    }[];
+    // Both topped the sale up: every unit MySQL leased is in Redis's balance, none in doubt.
+    expect(Number(row!.in_doubt)).toBe(0);
+    expect(Number(row!.available) + Number(row!.leased)).toBe(40);
+    expect(await saleRedis.remaining({ id: saleId, buckets: 1 })).toBe(Number(row!.leased));
+  });
+
+  it('a load during another process restart does not open a second incarnation', async () => {
+    const { scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    const before = await epochOf(saleId);
+
+    // Process A restarts the sale; its load into Redis waits at a gate opened by B's look at Redis.
+    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
+    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, before);
+    await loadWasReached;
+
+    // Process B finds the sale behind in Redis (a purchase told "not loaded", say) and loads it.
+    const loading = leasesOpeningGateOnRead(openGate).ensureLoaded(saleId);
+    expect(await restarting).toBe('opened');
+    expect(await loading).toBe('refreshed');
+    expect(await epochOf(saleId)).toBe(before + 1);
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(before + 1);
+  });
+});

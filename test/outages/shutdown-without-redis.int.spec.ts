@@ -1,0 +1,64 @@
+import { QUEUE_CONNECTION } from '@flash-sale/queue';
+import { REDIS_CLIENT, type RedisClient } from '@flash-sale/redis';
+import type { INestApplicationContext } from '@nestjs/common';
+import { waitFor } from '../support/fixtures';
+import { PrivateRedisServer } from '../support/private-redis';
+import { startStack, type RunningStack } from '../support/running-stack';
+import { createTestEnv, type TestEnv } from '../support/test-env';
+
+/** Longer than ioredis's largest delay between two reconnection attempts (2 s). */
+const RECONNECT_WATCH_MS = 3_000;
+
+/**
+ * An API and a worker shut down while their Redis is gone (killed, never back): the shutdown finishes,
+ * and none of their Redis clients goes on reconnecting afterwards — whose timers would keep the process
+ * alive after it should have exited.
+ */
+describe('shutting down while Redis is gone (a private redis-server, killed)', () => {
+  let redis: PrivateRedisServer;
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    redis = await PrivateRedisServer.start();
+    testEnv = await createTestEnv({ REDIS_URL: redis.url });
+    stack = await startStack(testEnv.config);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await redis.destroy();
+    await testEnv.cleanup();
+  });
+
+  it('the API and the worker close, and none of their Redis clients reconnects afterwards', async () => {
+    const worker = stack.worker!;
+    const clientsOf = (app: INestApplicationContext) =>
+      [REDIS_CLIENT, QUEUE_CONNECTION].map((token) => app.get<RedisClient>(token, { strict: false }));
+    const clients = [...clientsOf(stack.api), ...clientsOf(worker)];
+    await redis.kill();
+    await waitFor(
+      'every client to lose its connection',
+      async () => clients.map((client) => client.status),
+      (statuses) => statuses.every((status) => status !== 'ready'),
+      10_000,
+    );
+
+    // Commands waiting for Redis to come back, as the apps' own would be: a QUIT queued behind them is
+    // never sent.
+    for (const client of clients) client.ping().catch(() => undefined);
+
+    // The worker's jobs cannot finish without Redis: its BullMQ workers must not wait for them, nor for a
+    // QUIT that Redis will never answer.
+    const closed = await Promise.race([
+      Promise.all([stack.api.close(), worker.close()]).then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+    ]);
+    expect(closed).toBe(true);
+
+    const attempts: string[] = [];
+    clients.forEach((client, i) => client.on('reconnecting', () => attempts.push(`client ${i}`)));
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_WATCH_MS));
+    expect(attempts).toEqual([]);
+  });
+});

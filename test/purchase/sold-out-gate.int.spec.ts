@@ -1,0 +1,138 @@
+import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { SaleCatalog } from '../../apps/api/src/sales/sale-catalog';
+import { SoldOutGate } from '../../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
+import { REDIS_CLIENT } from '@flash-sale/redis';
+import { waitFor } from '../support/fixtures';
+import { startStack, type RunningStack } from '../support/running-stack';
+import { createTestEnv, type TestEnv } from '../support/test-env';
+
+interface Accepted {
+  orderNo: string;
+  status: string;
+}
+interface ErrorBody {
+  error: { code: string; message: string };
+}
+type Answer = Accepted | ErrorBody;
+interface Guest {
+  token: string;
+  userId: string;
+}
+
+/**
+ * The local "sold out" flag (purchase/strategies/redis-lua/sold-out-gate.ts + sold-out-fast-path.ts) on the real stack. The
+ * flag's TTL is ten minutes here, so only what the gate is meant to react to — a return of units, published
+ * by the release script — can clear it while a test runs.
+ */
+describe('local sold-out flag: answers as Redis would, forgets at once when units come back', () => {
+  let testEnv: TestEnv;
+  let stack: RunningStack;
+  let adminToken: string;
+  let redis: RedisClient;
+  let keys: KeyBuilder;
+
+  beforeAll(async () => {
+    testEnv = await createTestEnv({ SOLD_OUT_FLAG_TTL_MS: '600000' });
+    stack = await startStack(testEnv.config);
+    adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    redis = stack.api.get<RedisClient>(REDIS_CLIENT);
+    keys = stack.api.get(KeyBuilder);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+    await testEnv.cleanup();
+  });
+
+  const buy = (saleId: string, guest: Guest, token: string, quantity?: number) =>
+    stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, {
+      token: guest.token,
+      json: quantity === undefined ? { token } : { token, quantity },
+    });
+
+  const answer = (response: { status: number; body: Answer }) =>
+    'error' in response.body ? `${response.status} ${response.body.error.code}` : `${response.status} QUEUED`;
+
+  /** Redis answered SOLD_OUT once; the gate reads the sale in the background. Wait until it holds. */
+  async function flagSet(saleId: string, guest: Guest, token: string): Promise<void> {
+    const sale = await stack.api.get(SaleCatalog).get(saleId);
+    await waitFor(
+      'the sold-out flag',
+      async () => stack.api.get(SoldOutGate).refuses(sale, guest.userId, token, 1),
+      (refuses) => refuses,
+      5_000,
+    );
+  }
+
+  it('while flagged, decides only what Redis would decide the same way; everything else still goes to Redis', async () => {
+    const saleId = (await stack.client.createSale(adminToken, { stock: 1, perUserLimit: 2 })).id;
+    const [ada, bob, cyd] = await Promise.all([stack.client.guest(), stack.client.guest(), stack.client.guest()]);
+    const adaToken = await stack.client.submitToken(saleId, ada.token);
+    const first = await buy(saleId, ada, adaToken);
+    expect(first.status).toBe(202);
+    const bobToken = await stack.client.submitToken(saleId, bob.token);
+    expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // Redis's answer
+    await flagSet(saleId, bob, bobToken);
+
+    // Slip a unit into Redis behind the gate's back (no release script, so no message): from here on a
+    // 410 for a fresh buyer can only come from the flag, answered by the fast path (the only place that
+    // consults it) — Redis itself would sell.
+    const stockKey = keys.sale(saleId).stock;
+    await redis.incr(stockKey);
+    try {
+      const cydToken = await stack.client.submitToken(saleId, cyd.token);
+      const refused = await buy(saleId, cyd, cydToken);
+      expect(answer(refused)).toBe('410 SOLD_OUT');
+      expect(refused.body).toEqual({ error: { code: 'SOLD_OUT', message: 'Sold out' } });
+      expect(refused.headers['x-request-id']).toBeTruthy();
+
+      // Earlier checks of docs/api.md's order still win, as Redis would answer them:
+      expect(answer(await buy(saleId, cyd, bobToken))).toBe('403 TOKEN_INVALID'); // someone else's token
+      expect(answer(await buy(saleId, cyd, `${cydToken.slice(0, -2)}xx`))).toBe('403 TOKEN_INVALID'); // forged
+      expect(answer(await buy(saleId, cyd, cydToken, 3))).toBe('409 LIMIT_REACHED'); // over the limit of 2
+      expect(answer(await buy(saleId, { ...cyd, token: 'not-a-jwt' }, cydToken))).toBe('401 UNAUTHENTICATED');
+      expect(answer(await buy(saleId, cyd, 'short'))).toBe('400 VALIDATION_FAILED');
+      // A buyer who reserved before goes to Redis: the replay answers the same order, not 410.
+      const replay = await buy(saleId, ada, adaToken);
+      expect(replay.status).toBe(202);
+      expect(replay.body).toEqual(first.body);
+    } finally {
+      await redis.decr(stockKey);
+    }
+    const metrics = await stack.client.raw('GET', '/metrics');
+    expect(metrics.text).toMatch(/flash_sale_purchases_total\{outcome="SOLD_OUT"\} 2/);
+  });
+
+  it('a returned unit is sold at once: the release script publishes it and the flag is dropped', async () => {
+    const saleId = (await stack.client.createSale(adminToken, { stock: 1, perUserLimit: 1 })).id;
+    const [ada, bob] = await Promise.all([stack.client.guest(), stack.client.guest()]);
+    const bought = await buy(saleId, ada, await stack.client.submitToken(saleId, ada.token));
+    expect(bought.status).toBe(202);
+    const orderNo = (bought.body as Accepted).orderNo;
+    const bobToken = await stack.client.submitToken(saleId, bob.token);
+    expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT');
+    await flagSet(saleId, bob, bobToken);
+    expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // from the flag now
+
+    await stack.client.orderWritten(orderNo, ada.token);
+    const cancelled = await stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/cancel`, {
+      token: ada.token,
+    });
+    expect(cancelled.body.status).toBe('CANCELLED');
+    // The message travels on its own connection: give it the few milliseconds it needs, no more.
+    const rebought = await waitFor(
+      "Bob's purchase of the returned unit",
+      () => buy(saleId, bob, bobToken),
+      (response) => response.status !== 410,
+      2_000,
+    );
+    expect(rebought.status).toBe(202);
+
+    const audit = await stack.client.call<{ ok: boolean; oversold: number }>(
+      'GET',
+      `/api/admin/sales/${saleId}/audit`,
+      { token: adminToken },
+    );
+    expect(audit.body.oversold).toBe(0);
+  });
+});
