@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useStackWorld } from '../support/stack-world';
 
 interface OpenApiDocument {
   openapi: string;
@@ -47,21 +46,10 @@ function documentedOperations(): string[] {
 }
 
 describe('OpenAPI at /docs (real app)', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    stack = await startStack(testEnv.config, { worker: false });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ worker: false });
 
   it('lists the same routes as docs/api.md, with the same success statuses', async () => {
-    const { paths } = (await stack.client.call<OpenApiDocument>('GET', '/docs-json')).body;
+    const { paths } = (await w.stack.client.call<OpenApiDocument>('GET', '/docs-json')).body;
     const served = new Map<string, string[]>();
     for (const [path, operations] of Object.entries(paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -85,15 +73,15 @@ describe('OpenAPI at /docs (real app)', () => {
   });
 
   it('serves the Swagger UI page', async () => {
-    const page = await stack.client.raw('GET', '/docs');
+    const page = await w.stack.client.raw('GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('swagger-ui');
-    expect((await stack.client.raw('GET', '/docs/swagger-ui-init.js')).status).toBe(200);
+    expect((await w.stack.client.raw('GET', '/docs/swagger-ui-init.js')).status).toBe(200);
   });
 
   it('documents the purchase route, its DTOs, tags and bearer auth', async () => {
-    const response = await stack.client.call<OpenApiDocument>('GET', '/docs-json');
+    const response = await w.stack.client.call<OpenApiDocument>('GET', '/docs-json');
     expect(response.status).toBe(200);
     const document = response.body;
     expect(document.openapi).toMatch(/^3\./);

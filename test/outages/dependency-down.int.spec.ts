@@ -3,7 +3,7 @@ import { useStackWorld } from '../support/stack-world';
 
 /** Redis, which the purchase path needs, goes away and comes back (a private instance, not the shared one). */
 describe('when Redis is down (real private redis-server, real MariaDB)', () => {
-  // Without the fallback (test/redis-fallback.int.spec.ts covers it), Redis down means 503. Leases of
+  // Without the fallback (test/outages/redis-outage.int.spec.ts covers it), Redis down means 503. Leases of
   // one unit: what Redis loses is one unit in doubt; MySQL still has the others to lease.
   const w = useStackWorld({ redis: 'private', worker: false, env: { REDIS_FALLBACK: 'off', LEASE_SIZE: '1' } });
 

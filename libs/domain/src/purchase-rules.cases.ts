@@ -2,7 +2,7 @@ import { ErrorCode } from './error-code';
 import type { PurchaseRefusalCode } from './purchase-rules';
 
 /**
- * What the purchase rules answer, case by case: the table that test/purchase-rules.int.spec.ts runs
+ * What the purchase rules answer, case by case: the table that test/purchase/purchase-rules.int.spec.ts runs
  * against every implementation of the rules — purchase-rules.ts itself, the reservation script on a
  * real Redis and the MySQL-only strategies on a real MariaDB. Each case is a small world: a sale, the
  * purchases accepted in it so far, where its window stands now, and alice's purchase to judge.

@@ -6,7 +6,7 @@
   sale is live; the submit token is this buyer's (issued to them, or already bought for them: the
   idempotent replay); the buyer is under the per-user limit; stock is sufficient — because Lua cannot
   call TypeScript. A change to the rules is made there and here together; the cases in
-  libs/domain/src/purchase-rules.cases.ts run against both (test/purchase-rules.int.spec.ts).
+  libs/domain/src/purchase-rules.cases.ts run against both (test/purchase/purchase-rules.int.spec.ts).
   Then it consumes the submit token, takes the units, marks the buyer, writes the reservation and
   appends it to the sale's hand-off stream, so no process can die between the reservation and its
   hand-off. The balance holds only units that leases granted to the sale's current incarnation

@@ -21,7 +21,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
  * is a tag (swagger's `autoTagControllers`). Security is derived here from what the controllers already
  * declare — `AuthGuard` and the role it requires — so a new controller is documented correctly without
  * swagger decorators of its own. The prose contract (codes, statuses, precedence) is docs/api.md, and
- * test/ops-docs.int.spec.ts checks that the two list the same routes with the same success statuses.
+ * test/ops/ops-docs.int.spec.ts checks that the two list the same routes with the same success statuses.
  */
 export function installDocs(app: INestApplication): void {
   const config = new DocumentBuilder()

@@ -12,7 +12,7 @@ function grant(pauseArmed: boolean, ttlMs = 2_000) {
 
 /**
  * What the paused holder does once its grant took the armed pause (arming and taking it are Redis's:
- * test/redis-lock.int.spec.ts).
+ * test/purchase/redis-lock.int.spec.ts).
  */
 describe('LockHolderPause: the demonstration’s paused lock holder', () => {
   const pause = new LockHolderPause({} as SaleLocks);
