@@ -3,8 +3,7 @@ import { SaleCatalog } from '../../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { REDIS_CLIENT } from '@flash-sale/redis';
 import { waitFor } from '../support/fixtures';
-import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useStackWorld } from '../support/stack-world';
 
 interface Accepted {
   orderNo: string;
@@ -25,27 +24,17 @@ interface Guest {
  * by the release script — can clear it while a test runs.
  */
 describe('local sold-out flag: answers as Redis would, forgets at once when units come back', () => {
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-  let adminToken: string;
+  const w = useStackWorld({ env: { SOLD_OUT_FLAG_TTL_MS: '600000' } });
   let redis: RedisClient;
   let keys: KeyBuilder;
 
-  beforeAll(async () => {
-    testEnv = await createTestEnv({ SOLD_OUT_FLAG_TTL_MS: '600000' });
-    stack = await startStack(testEnv.config);
-    adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    redis = stack.api.get<RedisClient>(REDIS_CLIENT);
-    keys = stack.api.get(KeyBuilder);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await testEnv.cleanup();
+  beforeAll(() => {
+    redis = w.stack.api.get<RedisClient>(REDIS_CLIENT);
+    keys = w.stack.api.get(KeyBuilder);
   });
 
   const buy = (saleId: string, guest: Guest, token: string, quantity?: number) =>
-    stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, {
+    w.stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, {
       token: guest.token,
       json: quantity === undefined ? { token } : { token, quantity },
     });
@@ -55,22 +44,22 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
 
   /** Redis answered SOLD_OUT once; the gate reads the sale in the background. Wait until it holds. */
   async function flagSet(saleId: string, guest: Guest, token: string): Promise<void> {
-    const sale = await stack.api.get(SaleCatalog).get(saleId);
+    const sale = await w.stack.api.get(SaleCatalog).get(saleId);
     await waitFor(
       'the sold-out flag',
-      async () => stack.api.get(SoldOutGate).refuses(sale, guest.userId, token, 1),
+      async () => w.stack.api.get(SoldOutGate).refuses(sale, guest.userId, token, 1),
       (refuses) => refuses,
       5_000,
     );
   }
 
   it('while flagged, decides only what Redis would decide the same way; everything else still goes to Redis', async () => {
-    const saleId = (await stack.client.createSale(adminToken, { stock: 1, perUserLimit: 2 })).id;
-    const [ada, bob, cyd] = await Promise.all([stack.client.guest(), stack.client.guest(), stack.client.guest()]);
-    const adaToken = await stack.client.submitToken(saleId, ada.token);
+    const saleId = (await w.stack.client.createSale(w.admin, { stock: 1, perUserLimit: 2 })).id;
+    const [ada, bob, cyd] = await Promise.all([w.stack.client.guest(), w.stack.client.guest(), w.stack.client.guest()]);
+    const adaToken = await w.stack.client.submitToken(saleId, ada.token);
     const first = await buy(saleId, ada, adaToken);
     expect(first.status).toBe(202);
-    const bobToken = await stack.client.submitToken(saleId, bob.token);
+    const bobToken = await w.stack.client.submitToken(saleId, bob.token);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // Redis's answer
     await flagSet(saleId, bob, bobToken);
 
@@ -80,7 +69,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     const stockKey = keys.sale(saleId).stock;
     await redis.incr(stockKey);
     try {
-      const cydToken = await stack.client.submitToken(saleId, cyd.token);
+      const cydToken = await w.stack.client.submitToken(saleId, cyd.token);
       const refused = await buy(saleId, cyd, cydToken);
       expect(answer(refused)).toBe('410 SOLD_OUT');
       expect(refused.body).toEqual({ error: { code: 'SOLD_OUT', message: 'Sold out' } });
@@ -99,23 +88,23 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     } finally {
       await redis.decr(stockKey);
     }
-    const metrics = await stack.client.raw('GET', '/metrics');
+    const metrics = await w.stack.client.raw('GET', '/metrics');
     expect(metrics.text).toMatch(/flash_sale_purchases_total\{outcome="SOLD_OUT"\} 2/);
   });
 
   it('a returned unit is sold at once: the release script publishes it and the flag is dropped', async () => {
-    const saleId = (await stack.client.createSale(adminToken, { stock: 1, perUserLimit: 1 })).id;
-    const [ada, bob] = await Promise.all([stack.client.guest(), stack.client.guest()]);
-    const bought = await buy(saleId, ada, await stack.client.submitToken(saleId, ada.token));
+    const saleId = (await w.stack.client.createSale(w.admin, { stock: 1, perUserLimit: 1 })).id;
+    const [ada, bob] = await Promise.all([w.stack.client.guest(), w.stack.client.guest()]);
+    const bought = await buy(saleId, ada, await w.stack.client.submitToken(saleId, ada.token));
     expect(bought.status).toBe(202);
     const orderNo = (bought.body as Accepted).orderNo;
-    const bobToken = await stack.client.submitToken(saleId, bob.token);
+    const bobToken = await w.stack.client.submitToken(saleId, bob.token);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT');
     await flagSet(saleId, bob, bobToken);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // from the flag now
 
-    await stack.client.orderWritten(orderNo, ada.token);
-    const cancelled = await stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/cancel`, {
+    await w.stack.client.orderWritten(orderNo, ada.token);
+    const cancelled = await w.stack.client.call<{ status: string }>('POST', `/api/orders/${orderNo}/cancel`, {
       token: ada.token,
     });
     expect(cancelled.body.status).toBe('CANCELLED');
@@ -128,10 +117,10 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     );
     expect(rebought.status).toBe(202);
 
-    const audit = await stack.client.call<{ ok: boolean; oversold: number }>(
+    const audit = await w.stack.client.call<{ ok: boolean; oversold: number }>(
       'GET',
       `/api/admin/sales/${saleId}/audit`,
-      { token: adminToken },
+      { token: w.admin },
     );
     expect(audit.body.oversold).toBe(0);
   });
