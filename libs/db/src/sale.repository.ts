@@ -26,14 +26,14 @@ export class SaleRepository {
   }
 
   /** A sale kept in segment rows starts with its whole stock in them, the others on the sale's row. */
-  async create(sale: NewSaleDefinition): Promise<SaleDefinition & { available: number }> {
+  async create(sale: NewSaleDefinition): Promise<SaleDefinition> {
     if (SALE_STRATEGY_STOCK[sale.strategy] !== 'segment-rows') {
-      return listedSaleOf(await this.sales.save(this.sales.create({ ...sale, available: sale.stock })));
+      return saleDefinitionOf(await this.sales.save(this.sales.create({ ...sale, available: sale.stock })));
     }
     return this.dataSource.transaction(async (manager) => {
       const saved = await manager.save(manager.create(SaleEntity, { ...sale, available: 0 }));
       await this.segments.create(manager, saved.id, sale.stock);
-      return { ...saleDefinitionOf(saved), available: sale.stock };
+      return saleDefinitionOf(saved);
     });
   }
 

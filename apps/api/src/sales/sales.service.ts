@@ -41,8 +41,8 @@ export class SalesService {
       await this.rooms.remove(sale.id);
       await this.rooms.write(sale);
     }
-    // Sold from MySQL: nothing to load.
-    if (!sellsFromRedis(sale.strategy)) return saleView(sale, sale.available);
+    // Sold from MySQL: nothing to load, and every unit is still there.
+    if (!sellsFromRedis(sale.strategy)) return saleView(sale, sale.stock);
     // A new id must not inherit keys left by a database that was reset under a living Redis.
     await this.saleRedis.reset(sale);
     await this.leases.openNewSale(sale.id);

@@ -142,9 +142,7 @@ export class HandoffDrain {
     const deadline = Date.now() + MAX_DRAIN_MS;
     let entries = await this.readNew(bucket);
     while (entries.length > 0) {
-      // A batch short of full: the writer keeps up with the purchases, so the next read waits to gather
-      // more of them (group commit: every transaction has the same fixed cost, whatever its size).
-      const readAt = entries.length < this.config.worker.batchSize ? Date.now() + this.config.worker.gatherMs : 0;
+      const readAt = this.nextReadAt(entries.length < this.config.worker.batchSize, Date.now());
       const following = Date.now() < deadline ? this.readNewAt(bucket, readAt) : undefined;
       try {
         await this.write(bucket, entries);
@@ -174,16 +172,22 @@ export class HandoffDrain {
   ): Promise<boolean> {
     const deadline = Date.now() + MAX_DRAIN_MS;
     let lingered = false;
+    let readAt = 0;
     while (Date.now() < deadline) {
       let written = 0;
+      let anyFull = false;
+      const roundStartedAt = Date.now();
       for (const bucket of buckets) {
         writing(bucket);
-        const entries = await this.readNew(bucket);
+        const entries = await this.readNewAt(bucket, readAt);
+        readAt = 0;
         if (entries.length === 0) continue;
         await this.write(bucket, entries);
         record(entries.length);
         written += entries.length;
+        anyFull ||= entries.length === this.config.worker.batchSize;
       }
+      readAt = written > 0 ? this.nextReadAt(!anyFull, roundStartedAt) : 0;
       if (written > 0) lingered = false;
       else if (lingered) return true;
       else {
@@ -192,6 +196,15 @@ export class HandoffDrain {
       }
     }
     return false;
+  }
+
+  /**
+   * When to read after a batch (or a round over the buckets) read at `readAt`: short of full, the writer
+   * keeps up with the purchases, so it waits ORDER_BATCH_GATHER_MS from that read to gather more of them
+   * (group commit: every transaction costs about the same, whatever its size); otherwise at once.
+   */
+  private nextReadAt(short: boolean, readAt: number): number {
+    return short ? readAt + this.config.worker.gatherMs : 0;
   }
 
   /** `readNew` at the time `at` (ms since the epoch), or now if that has passed. */

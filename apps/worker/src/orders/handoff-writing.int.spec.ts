@@ -2,8 +2,8 @@ import { OrderWritingRepository, SaleStockRepository } from '@flash-sale/db';
 import { QueueName, writeOrdersJob, type WriteOrdersResult } from '@flash-sale/queue';
 import {
   createRedisClient,
+  buyerBucket,
   HANDOFF_GROUP,
-  onlyBucket,
   type KeyBuilder,
   type RedisClient,
   type ReservationScripts,
@@ -252,41 +252,47 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     expect(await leased(saleId)).toBe(1);
   });
 
-  it('gathers a flow it keeps up with: after a short batch it waits ORDER_BATCH_GATHER_MS before the next read', async () => {
-    const gatherMs = 400;
-    const gathering = await NestFactory.createApplicationContext(
-      WorkerModule.forRoot({ ...testEnv.config, worker: { ...testEnv.config.worker, gatherMs } }),
-      { logger: false },
-    );
-    try {
-      const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 10 });
-      const orderNumbers = new OrderNumberGenerator();
-      const reserveOne = async (i: number) => {
-        const userId = `trickle${i}`;
-        const { token } = await issueTestToken(saleRedis, saleId, userId, 300);
-        const outcome = await scripts.reserve({
-          bucket: onlyBucket(saleId),
-          userId,
-          submitToken: token,
-          quantity: 1,
-          orderNo: orderNumbers.next(saleId),
-        });
-        expect(outcome.kind).toBe('reserved');
-      };
-      await reserveOne(0);
-      // One drain while the rest arrive one by one, 20 ms apart, all well within the gathering window.
-      const drained = gathering.get(HandoffDrain).drain(singleBucketSale(saleId));
-      for (let i = 1; i < 10; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        await reserveOne(i);
+  it.each([1, 3])(
+    'gathers a flow it keeps up with on %i bucket(s): after a short batch it waits ORDER_BATCH_GATHER_MS before the next read',
+    async (buckets) => {
+      const gatherMs = 400;
+      const gathering = await NestFactory.createApplicationContext(
+        WorkerModule.forRoot({ ...testEnv.config, worker: { ...testEnv.config.worker, gatherMs } }),
+        { logger: false },
+      );
+      try {
+        // Ten units per bucket: however the ten buyers fall into buckets, each finds one.
+        const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 10 * buckets, buckets });
+        const layout = { id: saleId, buckets };
+        const orderNumbers = new OrderNumberGenerator();
+        const reserveOne = async (i: number) => {
+          const userId = `trickle${i}`;
+          const { token } = await issueTestToken(saleRedis, layout, userId, 300);
+          const outcome = await scripts.reserve({
+            bucket: buyerBucket(layout, userId),
+            userId,
+            submitToken: token,
+            quantity: 1,
+            orderNo: orderNumbers.next(saleId),
+          });
+          expect(outcome.kind).toBe('reserved');
+        };
+        await reserveOne(0);
+        // One drain while the rest arrive one by one, 20 ms apart, all well within the gathering window.
+        const drained = gathering.get(HandoffDrain).drain(layout);
+        for (let i = 1; i < 10; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          await reserveOne(i);
+        }
+        const result = await drained;
+        // Without the wait, the drain would have found the stream empty after the first order and ended.
+        expect(result.written).toBe(10);
+        // The first order alone, then what gathered meanwhile: a batch per bucket per round, two rounds or three.
+        expect(result.batchCount).toBeLessThanOrEqual(1 + 2 * buckets);
+        await writtenAndDrained(saleId, 10);
+      } finally {
+        await gathering.close();
       }
-      const result = await drained;
-      // Without the wait, the drain would have found the stream empty after the first order and ended.
-      expect(result.written).toBe(10);
-      expect(result.batchCount).toBeLessThanOrEqual(3);
-      await writtenAndDrained(saleId, 10);
-    } finally {
-      await gathering.close();
-    }
-  });
+    },
+  );
 });
