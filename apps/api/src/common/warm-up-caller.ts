@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import { type SaleDefinition, WARM_UP_SALE_ID } from '@flash-sale/domain';
 import type { FastifyRequest } from 'fastify';
 
 const WARM_UP_CALLER_PREFIX = 'warm-up-';
@@ -14,3 +15,50 @@ export const WARM_UP_CALLER_ID = `${WARM_UP_CALLER_PREFIX}${randomBytes(8).toStr
 export function isWarmUpRequest(request: FastifyRequest): boolean {
   return request.user?.id.startsWith(WARM_UP_CALLER_PREFIX) === true;
 }
+
+/**
+ * The sales the warm-up rehearses a purchase's success path in (ops/purchase-rehearsal.ts): ids from
+ * here up to just below WARM_UP_SALE_ID, which no sale ever reaches (ids count up from 1). Compared as
+ * strings of the same length, which orders them as numbers.
+ */
+const REHEARSAL_SALE_IDS_FROM = '9223372036854000000';
+const REHEARSAL_SALE_IDS = Number(BigInt(WARM_UP_SALE_ID) - BigInt(REHEARSAL_SALE_IDS_FROM));
+
+/** Units a rehearsal sale is leased: more than a warm-up ever buys, so it never asks MySQL for a top-up. */
+export const REHEARSAL_UNITS = 1_000_000_000;
+
+/** A new rehearsal sale's id, one per warm-up: processes warming at once each rehearse in their own. */
+export function newRehearsalSaleId(): string {
+  return (BigInt(REHEARSAL_SALE_IDS_FROM) + BigInt(randomInt(REHEARSAL_SALE_IDS))).toString();
+}
+
+/** True for a rehearsal sale's id: a purchase in it is off the books (no metric, no nudge of the writers). */
+export function isRehearsalSale(saleId: string): boolean {
+  return saleId.length === 19 && saleId >= REHEARSAL_SALE_IDS_FROM && saleId < WARM_UP_SALE_ID;
+}
+
+/**
+ * The rehearsal sale `saleId` names, for the warm-up's callers only: to everyone else it does not exist
+ * (404). It lives in Redis alone, for as long as its warm-up runs: open since the epoch, one unit per
+ * buyer, sold by `redis-lua` from one bucket, like the default sale.
+ */
+export function rehearsalSaleFor(saleId: string, userId: string): SaleDefinition | undefined {
+  if (!isRehearsalSale(saleId) || !userId.startsWith(WARM_UP_CALLER_PREFIX)) return undefined;
+  return { id: saleId, ...REHEARSAL_TERMS };
+}
+
+const REHEARSAL_TERMS: Omit<SaleDefinition, 'id'> = {
+  name: 'Startup warm-up rehearsal',
+  description: null,
+  imageUrl: null,
+  priceCents: 100,
+  stock: REHEARSAL_UNITS,
+  perUserLimit: 1,
+  startsAt: new Date(0),
+  endsAt: new Date('9999-12-31T00:00:00Z'),
+  strategy: 'redis-lua',
+  paymentTimeoutSeconds: 600,
+  purpose: 'bench',
+  buckets: 1,
+  waitingRoom: null,
+};

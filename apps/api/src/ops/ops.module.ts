@@ -5,6 +5,7 @@ import { AuthModule } from '../auth/auth.module';
 import { DependencyHealth } from './dependency-health';
 import { HealthController } from './health.controller';
 import { nestLoggingParams, RequestLogContext } from './logging';
+import { PurchaseRehearsal } from './purchase-rehearsal';
 import { StartupWarmUp } from './startup-warm-up';
 
 /**
@@ -18,7 +19,7 @@ import { StartupWarmUp } from './startup-warm-up';
     AuthModule,
   ],
   controllers: [HealthController],
-  providers: [DependencyHealth, RequestLogContext, StartupWarmUp],
+  providers: [DependencyHealth, RequestLogContext, PurchaseRehearsal, StartupWarmUp],
   exports: [StartupWarmUp],
 })
 export class OpsModule {}

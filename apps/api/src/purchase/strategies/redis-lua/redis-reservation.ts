@@ -5,6 +5,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../../../metrics/metrics.service';
 import { PurchaseRateLimits } from '../../../protection/purchase-rate-limits';
 import { rateLimited } from '../../../protection/retry-later.error';
+import { isRehearsalSale } from '../../../common/warm-up-caller';
 import { IncarnationGuard } from './incarnation-guard';
 import type { PurchaseOrder } from '../../purchase-body';
 import { refusal, retryLater } from '../../refusals';
@@ -37,6 +38,8 @@ interface Attempts {
   mysqlWasEmpty: boolean;
   /** The token's own order number was found taken (a collision, ~2^-80): random ones from then on. */
   tokenNumberTaken: boolean;
+  /** The startup warm-up's rehearsal: neither timed nor counted in the metrics. */
+  readonly offTheBooks: boolean;
 }
 
 /** After a refusal: try again, or the purchase's answer (a replayed order). A final refusal is thrown. */
@@ -82,6 +85,7 @@ export class RedisReservation {
       adoptedToken: false,
       mysqlWasEmpty: false,
       tokenNumberTaken: false,
+      offTheBooks: isRehearsalSale(sale.id),
     };
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
       // Every try, not only the first: the awaits between tries (a top-up, a load, a token adoption) are
@@ -123,7 +127,7 @@ export class RedisReservation {
 
   private async runScript(attempts: Attempts, first: boolean): Promise<ReserveResult> {
     const { sale, userId, order, bucket } = attempts;
-    const timer = this.metrics.reservationTimer();
+    const timer = attempts.offTheBooks ? undefined : this.metrics.reservationTimer();
     const result = await this.scripts.reserve({
       bucket,
       userId,
@@ -136,7 +140,7 @@ export class RedisReservation {
       // Counted by the first attempt only: a retry is the same purchase.
       rateLimits: first ? this.rateLimits.inReservation(sale) : undefined,
     });
-    timer();
+    timer?.();
     return result;
   }
 
@@ -187,11 +191,11 @@ export class RedisReservation {
   private async accepted(attempts: Attempts, result: Reserved) {
     if (result.epoch === 0) {
       // A replay of an order MySQL sold itself (the fallback): it is written already.
-      this.metrics.countPurchase('replayed');
+      if (!attempts.offTheBooks) this.metrics.countPurchase('replayed');
       return { orderNo: result.orderNo, status: 'PENDING_PAYMENT' as const };
     }
     await this.followUp.complete(attempts.sale, attempts.bucket, result);
-    this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
+    if (!attempts.offTheBooks) this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
     return { orderNo: result.orderNo, status: 'QUEUED' as const };
   }
 }
