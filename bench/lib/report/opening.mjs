@@ -113,22 +113,25 @@ export function openingSection(r) {
     `**Whole short sale** — fresh processes again; ${thousands(shortSale.buyers)} buyers on ` +
       `${r.settings.connections} connections each buy one unit, until the worker has written every order; then ` +
       `on the same processes a ${r.settings.warmupS} s warm-up and ${r.settings.durationS} s of live purchases ` +
-      '(the steady state), measured the same way.',
+      '(the steady state), measured the same way; then the same short sale again on a new sale, the processes now ' +
+      'warm: what a run this short costs apart from the processes being cold.',
     '',
-    '| API processes | round | short sale: purchases/s | p99 (ms) | machine CPU µs / purchase | steady state: purchases/s | machine CPU µs / purchase | short sale / steady |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| API processes | round | short sale: purchases/s | p99 (ms) | machine CPU µs / purchase | steady state: purchases/s | machine CPU µs / purchase | short sale / steady | the short sale again, warm: µs / purchase | warm short sale / steady |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...opening.configurations.flatMap((c) =>
       c.rounds.map(
         (round) =>
           `| ${processesCell(c)} | ${round.roundNo} | ${thousands(round.shortSale.reqPerSec)} | ` +
           `${round.shortSale.latencyMs.p99} | ${thousands(round.shortSale.perAccepted.machineCpuUs)} | ` +
-          `${thousands(round.steady.reqPerSec)} | ${thousands(round.steady.perAccepted.machineCpuUs)} | ${times(round.shortSaleVsSteady)} |`,
+          `${thousands(round.steady.reqPerSec)} | ${thousands(round.steady.perAccepted.machineCpuUs)} | ${times(round.shortSaleVsSteady)} | ` +
+          `${thousands(round.shortSaleWarm.perAccepted.machineCpuUs)} | ${times(round.shortSaleWarmVsSteady)} |`,
       ),
     ),
     '',
     ...opening.configurations.map(
       (c) =>
         `${processesLabel(c.processes)}: short sale / steady **${medianAndRounds(c.shortSaleVsSteady, c.rounds, (round) => round.shortSaleVsSteady)}**; ` +
+        `the same warm ${medianAndRounds(c.shortSaleWarmVsSteady, c.rounds, (round) => round.shortSaleWarmVsSteady)}; ` +
         `median short sale ${thousands(c.shortSale.reqPerSec)} purchases/s, ${thousands(c.shortSale.machineCpuUs)} µs per purchase.`,
     ),
     '',

@@ -14,7 +14,8 @@
  * - **Whole short sale**: fresh processes again, SHORT_SALE.buyers buyers on the run's connections, every
  *   one accepted, until the worker has written them; then, on the same processes, a steady state (a
  *   warm-up, then a timed run) measured the same way: machine CPU per purchase of the short sale against
- *   the steady state's.
+ *   the steady state's. Last, the same short sale again on the processes now warm, which tells the cost of
+ *   the processes' coldness from that of a run this short.
  *
  * The main stack's worker is stopped meanwhile (the fresh one must be the only one writing, for its CPU
  * to be the whole cost) and replaced by a fresh one at the end.
@@ -94,6 +95,7 @@ function medianOf(processes, isDefault, rounds) {
       machineCpuPerPurchase: median((r) => r.coldVsWarm.machineCpuPerPurchase),
     },
     shortSaleVsSteady: median((r) => r.shortSaleVsSteady),
+    shortSaleWarmVsSteady: median((r) => r.shortSaleWarmVsSteady),
     shortSale: {
       reqPerSec: median((r) => r.shortSale.reqPerSec),
       machineCpuUs: median((r) => r.shortSale.perAccepted.machineCpuUs),
@@ -193,10 +195,29 @@ async function measureShortSale(run, processes, roundNo, profiled) {
     const steady = await timed('steady', SETTINGS.durationS, warmup.statusCounts[202] ?? 0);
     if (steadyProfiled) await stack.stopProfile(run, 'steady', 'steady state after the short sale');
     steady.perAccepted = perAcceptedPurchase(steady);
+    // The same short sale again on the processes now warm: what a short run costs whatever the processes'
+    // age (its start and its end, the orders written after the last answer) apart from their coldness.
+    const warmSale = await stack.sales.create(`bench short sale again, warm, ${ofRound}`, SHORT_SALE.buyers);
+    const warmPairs = await run.buyers.preparePairs(warmSale.id, SHORT_SALE.buyers);
+    const warmProfiled = await stack.startProfile();
+    const shortSaleWarm = await run.load({
+      ...stack.target,
+      key: 'shortSaleWarm',
+      label: `whole short sale again, warm, ${ofRound}`,
+      saleId: warmSale.id,
+      pairs: warmPairs,
+      expect: 202,
+      amount: SHORT_SALE.buyers,
+      settle: (statuses) => waitForOrdersWritten(warmSale.id, statuses[202] ?? 0),
+    });
+    if (warmProfiled) await stack.stopProfile(run, 'short-sale-warm', 'whole short sale again, warm');
+    shortSaleWarm.perAccepted = perAcceptedPurchase(shortSaleWarm);
     return {
       shortSale,
       steady,
+      shortSaleWarm,
       shortSaleVsSteady: ratio(shortSale.perAccepted.machineCpuUs, steady.perAccepted.machineCpuUs),
+      shortSaleWarmVsSteady: ratio(shortSaleWarm.perAccepted.machineCpuUs, steady.perAccepted.machineCpuUs),
     };
   } finally {
     await stack.stop();

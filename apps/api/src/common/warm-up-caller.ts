@@ -44,21 +44,27 @@ export function isRehearsalSale(saleId: string): boolean {
  */
 export function rehearsalSaleFor(saleId: string, userId: string): SaleDefinition | undefined {
   if (!isRehearsalSale(saleId) || !userId.startsWith(WARM_UP_CALLER_PREFIX)) return undefined;
-  return { id: saleId, ...REHEARSAL_TERMS };
+  // Every field written out, in the order libs/db's saleDefinitionOf writes a real sale's: the same
+  // object shape, so the code the rehearsal compiles stays compiled for real sales (V8 gives objects
+  // built alike one hidden class; a spread would give another, and the first real sale would then undo
+  // the purchase path's optimized code).
+  return {
+    id: saleId,
+    name: 'Startup warm-up rehearsal',
+    description: null,
+    imageUrl: null,
+    priceCents: 100,
+    stock: REHEARSAL_UNITS,
+    perUserLimit: 1,
+    startsAt: REHEARSAL_STARTS_AT,
+    endsAt: REHEARSAL_ENDS_AT,
+    strategy: 'redis-lua',
+    paymentTimeoutSeconds: 600,
+    purpose: 'bench',
+    buckets: 1,
+    waitingRoom: null,
+  };
 }
 
-const REHEARSAL_TERMS: Omit<SaleDefinition, 'id'> = {
-  name: 'Startup warm-up rehearsal',
-  description: null,
-  imageUrl: null,
-  priceCents: 100,
-  stock: REHEARSAL_UNITS,
-  perUserLimit: 1,
-  startsAt: new Date(0),
-  endsAt: new Date('9999-12-31T00:00:00Z'),
-  strategy: 'redis-lua',
-  paymentTimeoutSeconds: 600,
-  purpose: 'bench',
-  buckets: 1,
-  waitingRoom: null,
-};
+const REHEARSAL_STARTS_AT = new Date(0);
+const REHEARSAL_ENDS_AT = new Date('9999-12-31T00:00:00Z');
