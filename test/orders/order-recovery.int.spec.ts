@@ -5,6 +5,7 @@ import { issueTestToken } from '../support/private-redis';
 import { countRows, waitFor } from '../support/fixtures';
 import { useLifecycleWorld } from './lifecycle-world';
 import { buyerBucket } from '@flash-sale/redis';
+import { OrdersQueue } from '@flash-sale/queue';
 
 /** Hand-offs no nudge woke, a sale audited from MySQL alone, and a mixed run whose books must balance. */
 describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)', () => {
@@ -15,6 +16,14 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     const saleId = await createSale(10);
     // A sale being sold (so it is in the active-sales index the sweep walks)…
     await buyWritten(saleId, await w.stack.client.guest());
+    // The writer that wrote it keeps reading the sale's stream a moment longer (it gathers, then lingers):
+    // the hand-offs below must come after its job ended, or it writes them and nothing is left to recover.
+    const orders = w.stack.worker!.get(OrdersQueue).queue;
+    await waitFor(
+      'the writer done with the sale',
+      () => orders.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+      (counts) => Object.values(counts).every((n) => n === 0),
+    );
     const orderNumbers = new OrderNumberGenerator();
     const sale = await w.layout(saleId);
     // …where an API dies after its scripts: reserved through the real script, the writer never nudged.

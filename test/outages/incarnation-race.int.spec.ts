@@ -79,6 +79,49 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(2);
   });
 
+  it('a restart whose load is slow (a busy machine) is waited for by the others: one new incarnation, not two', async () => {
+    const { scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    const before = await epochOf(saleId);
+
+    // Process A restarts the sale; its load waits at the gate far longer than a load normally takes.
+    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
+    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, before);
+    await loadWasReached;
+    expect(await saleRedis.incarnationLoading(saleId)).toBe(before + 1);
+
+    // Meanwhile B verifies (reconciliation, say) and C loads (a purchase told "not loaded"): both find
+    // Redis behind MySQL's new epoch for the whole of A's load.
+    const verifying = processLeases(new ReservationScripts(access.redis, access.keys)).verifyIncarnation(saleId);
+    const loading = processLeases(new ReservationScripts(access.redis, access.keys)).ensureLoaded(saleId);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await epochOf(saleId)).toBe(before + 1); // neither took the slow load for a loss
+    openGate();
+
+    expect(await restarting).toBe('opened');
+    expect(await verifying).toBe('current');
+    expect(await loading).toBe('refreshed');
+    expect(await epochOf(saleId)).toBe(before + 1);
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(before + 1);
+    expect(await saleRedis.incarnationLoading(saleId)).toBeUndefined(); // its owner cleared the mark
+  }, 20_000);
+
+  it('a process that died mid-restart holds the others up only until its mark expires: then the sale restarts', async () => {
+    const { scripts, saleRedis } = access;
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
+    const before = await epochOf(saleId);
+    // What a process leaves when it is killed between MySQL opening the next epoch and the load.
+    await saleRedis.markIncarnationLoading(saleId, before + 1, 3_000);
+    expect(await new StockLeaseRepository(db).openEpoch(saleId, before)).toBe(before + 1);
+
+    const startedAt = Date.now();
+    const verified = await processLeases(new ReservationScripts(access.redis, access.keys)).verifyIncarnation(saleId);
+    expect(verified).toBe('restarted');
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(2_500); // it did wait for the mark
+    expect(await epochOf(saleId)).toBe(before + 2);
+    expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(before + 2);
+  }, 20_000);
+
   it('a new sale opened by one process while another loads it gets one first incarnation, nothing in doubt', async () => {
     const { saleRedis } = access;
     // A sale row as creation writes it, not yet opened (MySQL's epoch 0), as createLiveSale would leave

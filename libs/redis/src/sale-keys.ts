@@ -181,6 +181,15 @@ export class KeyBuilder {
     this.stockReturnedChannel = `${prefix}:stock-returned`;
   }
 
+  /**
+   * String "<epoch>:<owner>" with a TTL: a process is opening incarnation `epoch` of the sale and loading
+   * it into every bucket (SaleIncarnations). On the slot of the sale's single-bucket tag, so for a sale
+   * with one bucket it lives and dies with the sale's own keys.
+   */
+  incarnationLoading(saleId: string): string {
+    return `${this.prefix}:{sale:${saleId}}:loading`;
+  }
+
   /** The keys of a sale with one bucket (and of the MySQL-only strategies' locks and counters). */
   sale(saleId: string): SaleKeys {
     return new SaleKeys(this.prefix, onlyBucket(saleId));

@@ -9,6 +9,15 @@ import {
 import { markSaleChanged } from './sale-marks';
 import { hasEnded, isRedisBacked, layoutOf, NEVER_OPENED, sellsFromLeases } from './sale-lease-row';
 
+/**
+ * How long a process's mark that it is loading an incarnation lasts: far longer than a load takes (one
+ * script per bucket), short enough that a process that died mid-load holds the others up only briefly.
+ */
+const LOAD_MARK_TTL_MS = 5_000;
+
+/** How often a process waiting for another's load looks whether it is over. */
+const LOAD_POLL_MS = 20;
+
 /** `ended`: the sale is over and Redis does not hold its current incarnation; nothing was loaded. */
 export type LoadOutcome = 'opened' | 'refreshed' | 'not-redis-backed' | 'ended';
 
@@ -38,10 +47,12 @@ export class SaleIncarnations {
     const current = await this.repository.saleRow(saleId);
     if (!sellsFromLeases(current)) return 'not-redis-backed';
     if (hasEnded(current)) return 'ended';
-    const epoch = await this.repository.openEpoch(saleId, lostEpoch);
-    const sale = await this.repository.saleRow(saleId);
-    if (!sale) return 'not-redis-backed';
-    return this.load(saleId, sale, epoch, false);
+    return this.opening(saleId, lostEpoch + 1, async () => {
+      const epoch = await this.repository.openEpoch(saleId, lostEpoch);
+      const sale = await this.repository.saleRow(saleId);
+      if (!sale) return 'not-redis-backed';
+      return this.load(saleId, sale, epoch, false);
+    });
   }
 
   /** Opens a new sale's first incarnation and loads it (see StockLeases.openNewSale). */
@@ -72,11 +83,42 @@ export class SaleIncarnations {
    * reservation. False when another process closed `epoch` first.
    */
   private async close(saleId: string, epoch: number): Promise<boolean> {
-    const next = await this.repository.openEpoch(saleId, epoch);
-    if (next !== epoch + 1) return false;
-    const closed = await this.repository.saleRow(saleId);
-    if (closed) await this.load(saleId, closed, next, false);
-    return true;
+    return this.opening(saleId, epoch + 1, async () => {
+      const next = await this.repository.openEpoch(saleId, epoch);
+      if (next !== epoch + 1) return false;
+      const closed = await this.repository.saleRow(saleId);
+      if (closed) await this.load(saleId, closed, next, false);
+      return true;
+    });
+  }
+
+  /**
+   * Runs `open` — MySQL opens incarnation `epoch`, then every bucket is loaded with it — under a mark in
+   * Redis that says so, set before MySQL moves. Between the two steps MySQL names an epoch Redis does not
+   * hold yet; a process that looks then (`awaitLoadInFlight`) finds the mark and waits for the load,
+   * instead of taking it for a loss and opening one more incarnation, which would put the fresh leases
+   * in doubt. A Redis that loses the mark lost the load too, so nothing waits for a load that is gone.
+   */
+  private async opening<T>(saleId: string, epoch: number, open: () => Promise<T>): Promise<T> {
+    const mark = await this.saleRedis.markIncarnationLoading(saleId, epoch, LOAD_MARK_TTL_MS);
+    try {
+      return await open();
+    } finally {
+      await this.saleRedis.clearIncarnationLoading(saleId, mark).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Waits while some process is loading an incarnation at least as new as `epoch` (the one MySQL named
+   * when the caller found Redis behind it), until the load is over or its mark expired.
+   */
+  async awaitLoadInFlight(saleId: string, epoch: number): Promise<void> {
+    const giveUpAt = Date.now() + LOAD_MARK_TTL_MS;
+    for (;;) {
+      const loading = await this.saleRedis.incarnationLoading(saleId);
+      if (loading === undefined || loading < epoch || Date.now() >= giveUpAt) return;
+      await new Promise((resolve) => setTimeout(resolve, LOAD_POLL_MS));
+    }
   }
 
   /** Loads every bucket of the sale, each with the holding orders of its own buyers. */

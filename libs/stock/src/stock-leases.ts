@@ -160,8 +160,8 @@ export class StockLeases {
       let redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);
       if (redisEpochs.some((epoch) => epoch === undefined || epoch < sale!.redisEpoch)) {
         // As in verifyOnce: another process may be between opening the next incarnation in MySQL and
-        // loading it into Redis. Look once more before restarting the sale a second time.
-        await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+        // loading it into Redis. Look once more after its load before restarting the sale a second time.
+        await this.incarnations.awaitLoadInFlight(saleId, sale.redisEpoch);
         sale = await this.repository.saleRow(saleId);
         if (!sale) return 'not-redis-backed';
         redisEpochs = await this.incarnations.bucketEpochs(saleId, sale);
@@ -251,9 +251,9 @@ export class StockLeases {
     if (check === 'held') return 'current';
     // Another process may be restarting the sale right now, between opening the next incarnation in
     // MySQL and loading it into Redis: Redis then lacks the epoch MySQL names only for that moment.
-    // Look once more after it before declaring a loss, or two processes would each restart the sale.
+    // Look once more after its load before declaring a loss, or two processes would each restart the sale.
     if (!lookedAgain && check === 'behind') {
-      await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+      await this.incarnations.awaitLoadInFlight(saleId, sale.redisEpoch);
       return this.verifyOnce(saleId, true);
     }
     return this.replaceStaleCopy(saleId, sale.redisEpoch, sale.buckets);
@@ -273,7 +273,7 @@ export class StockLeases {
     if (check === 'held') return 'ended';
     // As for a live sale: another process may be loading the epoch it has just opened.
     if (!lookedAgain && check === 'behind') {
-      await new Promise((resolve) => setTimeout(resolve, LOAD_IN_FLIGHT_MS));
+      await this.incarnations.awaitLoadInFlight(saleId, sale.redisEpoch);
       const again = await this.repository.saleRow(saleId);
       return again ? this.verifyEnded(saleId, again, true) : 'ended';
     }
@@ -299,6 +299,3 @@ export class StockLeases {
  * "not proven sold out", so the buyer's purchase tries again on the next incarnation.
  */
 const STALE_COPY_REPLACED = 1;
-
-/** Longer than loading an incarnation into Redis takes (one script, then the grants), with room for a busy machine. */
-const LOAD_IN_FLIGHT_MS = 1_000;
