@@ -45,7 +45,7 @@ import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { freePort, portIsFree } from './lib/ports.mjs';
-import { httpAnswers } from './lib/probes.mjs';
+import { answeringPid, httpAnswers } from './lib/probes.mjs';
 import { killOnExit, terminate, waitUntil } from './lib/processes.mjs';
 import { ServicesUnavailableError, ensureServices } from './lib/services.mjs';
 import { recordStorefrontBuild, storefrontBuildState } from './lib/storefront-build.mjs';
@@ -131,6 +131,7 @@ async function main() {
 
   const apiUrl = `http://127.0.0.1:${ports.api}/api`;
   if (!(await waitForApi(apiUrl))) return fail(`the API did not answer on ${apiUrl}/sales within 60s`);
+  await waitForEveryApiProcess(`http://127.0.0.1:${ports.api}/health`, instances.api);
   await seedDemoSale(apiUrl).catch((error) =>
     log(`could not seed the demo sale (the app runs anyway): ${error.message}`),
   );
@@ -298,6 +299,26 @@ function startApp(name, [command, ...args], env) {
 async function waitForApi(apiUrl) {
   const ready = await waitUntil(async () => stopping || (await httpAnswers(`${apiUrl}/sales`)), 60_000, 500);
   return ready && !stopping;
+}
+
+/**
+ * With several API processes, the first to answer is not the last to start: until each has listened, its
+ * start-up lines are still to come, and would land under the banner. Waits until `count` different
+ * processes have answered (at most 60 s; a process that cannot start says so in its own log).
+ */
+async function waitForEveryApiProcess(healthUrl, count) {
+  if (count <= 1) return;
+  const answered = new Set();
+  await waitUntil(
+    async () => {
+      if (stopping) return true;
+      const pid = await answeringPid(healthUrl);
+      if (pid !== undefined) answered.add(pid);
+      return answered.size >= count;
+    },
+    60_000,
+    100,
+  );
 }
 
 /** Creates one sale on an empty database, so the first page a developer opens has something to buy. */

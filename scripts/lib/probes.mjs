@@ -3,6 +3,7 @@
  * start` runs them before `npm install`), and an HTTP one for the apps.
  */
 import { Buffer } from 'node:buffer';
+import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 
@@ -102,5 +103,28 @@ function probe(connect, timeoutMs, onConnect, decide) {
     });
     socket.on('error', () => finish(false));
     socket.on('close', () => finish(false));
+  });
+}
+
+/**
+ * The process id an API's liveness check (`/health`) names, over a connection of its own (node:cluster
+ * hands each new connection to the next listening process); undefined when nothing answered.
+ */
+export function answeringPid(healthUrl, timeoutMs = 2_000) {
+  return new Promise((resolve) => {
+    const request = http.get(healthUrl, { agent: false, timeout: timeoutMs }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => {
+        try {
+          resolve(response.statusCode === 200 ? JSON.parse(text).pid : undefined);
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(undefined));
   });
 }

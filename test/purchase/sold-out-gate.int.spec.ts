@@ -124,4 +124,39 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     );
     expect(audit.body.oversold).toBe(0);
   });
+  it("a buyer whose order MySQL holds and Redis's copy lost: the replay is that order, from the script and past the flag", async () => {
+    const saleId = (await w.stack.client.createSale(w.admin, { stock: 2, perUserLimit: 1 })).id;
+    const [ada, bob, cyd] = await Promise.all([w.stack.client.guest(), w.stack.client.guest(), w.stack.client.guest()]);
+    const adaToken = await w.stack.client.submitToken(saleId, ada.token);
+    const bought = await buy(saleId, ada, adaToken);
+    expect(bought.status).toBe(202);
+    const { orderNo } = bought.body as Accepted;
+    await w.stack.client.orderWritten(orderNo, ada.token);
+
+    // What a lagging replica promoted (or an older copy of the same incarnation, refreshed) holds once the
+    // worker wrote an order it had read from the lost copy: Ada's purchase gone, her token unused again…
+    const sale = keys.sale(saleId);
+    await redis
+      .multi()
+      .hdel(sale.replays, adaToken)
+      .hdel(sale.reservations, orderNo)
+      .hdel(sale.buyers, ada.userId, `${ada.userId}:slots`, `${ada.userId}:orders`)
+      .set(sale.token(adaToken), ada.userId, 'EX', 600)
+      .exec();
+    // …and the last unit sold on it to someone else.
+    expect(answer(await buy(saleId, bob, await w.stack.client.submitToken(saleId, bob.token)))).toBe('202 QUEUED');
+
+    // Redis's copy would refuse her token (sold out); MySQL holds its order: that is the answer.
+    const replay = await buy(saleId, ada, adaToken);
+    expect(`${replay.status} ${(replay.body as Accepted).orderNo}`).toBe(`201 ${orderNo}`);
+
+    // Once the sale is flagged sold out, the flag knows her too (from MySQL's orders): still her order.
+    const cydToken = await w.stack.client.submitToken(saleId, cyd.token);
+    expect(answer(await buy(saleId, cyd, cydToken))).toBe('410 SOLD_OUT');
+    await flagSet(saleId, cyd, cydToken);
+    const catalogSale = await w.stack.api.get(SaleCatalog).get(saleId);
+    expect(w.stack.api.get(SoldOutGate).refuses(catalogSale, ada.userId, adaToken, 1)).toBe(false);
+    const replayWhileFlagged = await buy(saleId, ada, adaToken);
+    expect(`${replayWhileFlagged.status} ${(replayWhileFlagged.body as Accepted).orderNo}`).toBe(`201 ${orderNo}`);
+  });
 });

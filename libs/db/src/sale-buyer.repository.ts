@@ -41,15 +41,17 @@ export class SaleBuyerRepository {
   }
 
   /**
-   * The buyers the Redis-down fallback sold to in the sale: their orders and tokens may be unknown to
-   * Redis until a load writes them in, so only MySQL can say that their token has an order to replay.
+   * Every buyer MySQL holds an order of in the sale (any status, made by any path), or undefined when
+   * there are more than `max`. Redis's copy can lack some of them — the fallback's orders until a load
+   * writes them in, the orders the worker wrote from a copy that was lost after (a lagging replica
+   * promoted) — so only MySQL can say that such a buyer's token has an order to replay.
    */
-  async fallbackBuyers(saleId: string): Promise<string[]> {
-    const rows = (await this.dataSource.query(
-      'SELECT user_id FROM sale_buyers WHERE sale_id = ? AND fallback_orders > 0',
-      [saleId],
-    )) as { user_id: string }[];
-    return rows.map((row) => row.user_id);
+  async buyersWithOrders(saleId: string, max: number): Promise<string[] | undefined> {
+    const rows = (await this.dataSource.query('SELECT DISTINCT user_id FROM orders WHERE sale_id = ? LIMIT ?', [
+      saleId,
+      max + 1,
+    ])) as { user_id: string }[];
+    return rows.length > max ? undefined : rows.map((row) => row.user_id);
   }
 
   /**

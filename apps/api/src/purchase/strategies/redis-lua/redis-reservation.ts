@@ -12,7 +12,7 @@ import { refusal, retryLater } from '../../refusals';
 import { type Reserved, ReservationFollowUp } from './reservation-follow-up';
 import { SoldOutGate } from './sold-out-gate';
 import { SubmitTokens } from '../../submit-tokens';
-import { TokenOrders } from '../../token-orders';
+import { TokenOrders, type WrittenOrder } from '../../token-orders';
 import { RedisTokens } from './redis-tokens';
 
 /**
@@ -43,7 +43,7 @@ interface Attempts {
 }
 
 /** After a refusal: try again, or the purchase's answer (a replayed order). A final refusal is thrown. */
-type Next = 'retry' | { orderNo: string; status: 'PENDING_PAYMENT' };
+type Next = 'retry' | WrittenOrder;
 
 /**
  * The redis-lua purchase (docs/architecture.md, "The purchase path"): one reservation script checks the
@@ -107,7 +107,7 @@ export class RedisReservation {
           if (attempt === MAX_RESERVE_ATTEMPTS) {
             // Units kept arriving and going to others: not known to be sold out, so not SOLD_OUT.
             if (result.code === ErrorCode.SoldOut && !attempts.mysqlWasEmpty) break;
-            throw refusal(result.code);
+            return this.finalRefusal(attempts, result.code);
           }
           const next = await this.afterRefusal(attempts, result);
           if (next !== 'retry') return next;
@@ -167,7 +167,7 @@ export class RedisReservation {
       }
       // Later buyers of this sale may then be answered by the flag (purchase/strategies/redis-lua/sold-out-fast-path.ts).
       this.soldOut.noteSoldOut(sale);
-      throw refusal(result.code);
+      return this.finalRefusal(attempts, result.code);
     }
     if (
       result.code === ErrorCode.TokenInvalid &&
@@ -185,7 +185,24 @@ export class RedisReservation {
       attempts.adoptedToken = true;
       return 'retry';
     }
-    throw refusal(result.code);
+    return this.finalRefusal(attempts, result.code);
+  }
+
+  /**
+   * Redis refuses a token signed for this buyer as sold out or over the limit: true of Redis's copy, but
+   * a copy can lack a purchase MySQL holds — a lagging replica promoted, or an older copy refreshed,
+   * after the worker wrote orders it had read from the lost one. Such a copy still holds the token
+   * unused. The token's order in MySQL is then the answer, as for every replay (docs/failure-model.md,
+   * "The answer rules"). The window's refusals come before the replay (docs/api.md) and stand as they are.
+   */
+  private async finalRefusal(attempts: Attempts, code: ErrorCode): Promise<never | WrittenOrder> {
+    const { sale, userId, order } = attempts;
+    const replayComesFirst = code === ErrorCode.SoldOut || code === ErrorCode.LimitReached;
+    if (replayComesFirst && this.tokens.signedFor(order.token, sale.id, userId)) {
+      const promised = await this.tokenOrders.orderOfToken(order.token, userId);
+      if (promised) return promised;
+    }
+    throw refusal(code);
   }
 
   private async accepted(attempts: Attempts, result: Reserved) {

@@ -13,9 +13,9 @@ const MAX_RESERVATIONS = 50_000;
 
 interface SoldOutFlag {
   /**
-   * Everyone who ever reserved in the sale, in Redis or through the Redis-down fallback in MySQL: their
-   * answer may be a replay (202/201) or LIMIT_REACHED. With no unit left nobody can join them until
-   * units come back, which drops the flag.
+   * Everyone who ever reserved in the sale as Redis knows it, and every buyer MySQL holds an order of
+   * (whatever Redis's copy lacks): their answer may be a replay (202/201) or LIMIT_REACHED. With no unit
+   * left nobody can join them until units come back, which drops the flag.
    */
   reservedBy: Set<string>;
   until: number;
@@ -118,7 +118,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     this.read(sale, async () => {
       // MySQL before Redis: a lease recorded after this read announces its grant, which drops the reading.
       if ((await this.leases.leasesOnTheirWay(sale.id)) > 0) return undefined;
-      return this.withFallbackBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
+      return this.withMySqlBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
     });
   }
 
@@ -136,14 +136,19 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
       if ((await this.leases.unitsOutsideMySql(saleId)).inDoubt > 0) return undefined;
       if ((await this.leases.leasesOnTheirWay(saleId)) > 0) return undefined;
       const remaining = await this.saleRedis.remaining(sale);
-      return this.withFallbackBuyers(saleId, remaining === undefined ? undefined : { remaining, reservedBy });
+      return this.withMySqlBuyers(saleId, remaining === undefined ? undefined : { remaining, reservedBy });
     });
   }
 
-  /** MySQL is read after Redis: a fallback order made while Redis was being read is not missed. */
-  private async withFallbackBuyers(saleId: string, view: SoldOutView | undefined): Promise<SoldOutView | undefined> {
+  /**
+   * Adds the buyers of MySQL's orders, read after Redis: an order written while Redis was being read is
+   * not missed. Beyond MAX_RESERVATIONS of them, no flag (as for Redis's reservations).
+   */
+  private async withMySqlBuyers(saleId: string, view: SoldOutView | undefined): Promise<SoldOutView | undefined> {
     if (view?.remaining !== 0) return view;
-    for (const userId of await this.saleBuyers.fallbackBuyers(saleId)) view.reservedBy.add(userId);
+    const buyers = await this.saleBuyers.buyersWithOrders(saleId, MAX_RESERVATIONS);
+    if (buyers === undefined) return undefined;
+    for (const userId of buyers) view.reservedBy.add(userId);
     return view;
   }
 
