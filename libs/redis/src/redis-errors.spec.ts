@@ -28,6 +28,8 @@ describe('isRedisUnavailable', () => {
     ['ASK 3999 127.0.0.1:6381'],
     ['LOADING Redis is loading the dataset in memory'],
     ["READONLY You can't write against a read only replica."],
+    ["MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."],
+    ['NOREPLICAS Not enough good replicas to write.'],
   ])('a cluster failing over or a node not serving yet: %s', (text) => {
     expect(isRedisUnavailable(reply(text))).toBe(true);
   });
@@ -39,6 +41,8 @@ describe('isRedisUnavailable', () => {
     expect(isRedisUnavailable(new Error(CONNECTION_CLOSED_ERROR_MSG))).toBe(true);
     expect(isRedisUnavailable(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe(true);
     expect(isRedisUnavailable(new Error('Too many Cluster redirections. Last error: MOVED 1 x:1'))).toBe(true);
+    expect(isRedisUnavailable(new Error('None of startup nodes is available'))).toBe(true);
+    expect(isRedisUnavailable(new Error("Cluster isn't ready and enableOfflineQueue options is false"))).toBe(true);
     expect(isRedisUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
   });
 
