@@ -48,8 +48,13 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      // load-tests/lib: the k6 reports' verdict and formatting logic, which imports no k6 module.
-      testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.spec.ts', '<rootDir>/load-tests/lib/**/*.spec.ts'],
+      // load-tests/lib: the k6 reports' verdict and formatting logic, which imports no k6 module;
+      // test/chaos: the explorer's checker, judged on histories written out by hand.
+      testMatch: [
+        '<rootDir>/{apps,libs}/*/src/**/*.spec.ts',
+        '<rootDir>/load-tests/lib/**/*.spec.ts',
+        '<rootDir>/test/chaos/*.spec.ts',
+      ],
       testPathIgnorePatterns: ['\\.int\\.spec\\.ts$'],
     },
     {

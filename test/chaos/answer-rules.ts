@@ -156,17 +156,20 @@ function lostBefore(
 }
 
 /**
- * `410 SALE_ENDED`, and a reading of MySQL taken around the request (up to ENDED_AROUND_MS either side:
- * an end committed just before the answer is read just after it) shows an end before the answer.
+ * `410 SALE_ENDED`, and a reading of MySQL taken around the request shows an end before the answer:
+ * from ENDED_AROUND_MS before the request to ENDED_AROUND_MS after the answer (an end committed just
+ * before the answer is read just after it), or to the first reading begun after the answer when that came
+ * later — a slow MySQL, or a busy machine that held the sampler back, spaces the readings out, and the
+ * end the answer saw can only show in the next one.
  */
 function endedAround(samples: readonly EndsAtSample[], operation: Operation): boolean {
-  return (
-    operation.code === 'SALE_ENDED' &&
-    samples.some(
-      (sample) =>
-        sample.startedAt <= operation.answeredAt + ENDED_AROUND_MS &&
-        sample.answeredAt >= operation.sentAt - ENDED_AROUND_MS &&
-        sample.endsAt <= operation.answeredAt,
-    )
+  if (operation.code !== 'SALE_ENDED') return false;
+  const nextReading = samples.find((sample) => sample.startedAt >= operation.answeredAt);
+  const until = Math.max(operation.answeredAt + ENDED_AROUND_MS, nextReading?.startedAt ?? 0);
+  return samples.some(
+    (sample) =>
+      sample.startedAt <= until &&
+      sample.answeredAt >= operation.sentAt - ENDED_AROUND_MS &&
+      sample.endsAt <= operation.answeredAt,
   );
 }

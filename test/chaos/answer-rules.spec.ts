@@ -1,0 +1,77 @@
+import { judgeAnswers } from './answer-rules';
+import type { FinalState } from './checker';
+import { History, type Operation } from './history';
+import type { EndsAtSample } from './sale-window';
+import type { RunWorld } from './world';
+
+/**
+ * The answer rules' judgement of a promised token's later answers (docs/failure-model.md, "The answer
+ * rules", rule 3), on histories written out by hand: what the explorer records, without a run.
+ */
+describe('answer rules: one token, the same answer from every process', () => {
+  const OPEN_UNTIL = 10_000_000; // an end far after every instant below
+  const T = 100_000; // the admin ends the sale (MySQL's new end) at this instant
+  const ORDER = 'S1-ORDER';
+
+  function judge(operations: Omit<Operation, 'index' | 'api' | 'buyer' | 'faultsActive'>[], samples: EndsAtSample[]) {
+    const history = new History();
+    for (const operation of operations) history.record({ api: 0, buyer: 1, faultsActive: '', ...operation });
+    const world = {
+      history,
+      window: { samples },
+      sale: { stock: 10 },
+      dataLossAfter: () => undefined,
+    } as unknown as RunWorld;
+    const state = {
+      orders: [
+        { order_no: ORDER, user_id: 'u1', quantity: 1, status: 'PENDING_PAYMENT', submit_token: 'tok', updatedAt: 0 },
+      ],
+    } as unknown as FinalState;
+    return judgeAnswers(world, state).map((violation) => violation.invariant);
+  }
+
+  const bought = { kind: 'buy', subject: 'tok', quantity: 1, outcome: 'ok', status: 202, orderNo: ORDER } as const;
+  const replay = { kind: 'replay', subject: 'tok', quantity: 1 } as const;
+  /** Readings every 250 ms before the end, each showing the sale open. */
+  const readingsBefore = Array.from({ length: 4 }, (_, i) => ({
+    startedAt: T - 1_000 + i * 250,
+    answeredAt: T - 1_000 + i * 250 + 5,
+    endsAt: OPEN_UNTIL,
+  }));
+
+  it('SALE_ENDED to a replay after the end passes, though the next reading of MySQL came late (a slow MySQL)', () => {
+    const violations = judge(
+      [
+        { ...bought, sentAt: T - 5_000, answeredAt: T - 4_950 },
+        { ...replay, outcome: 'fail', status: 410, code: 'SALE_ENDED', sentAt: T + 50, answeredAt: T + 60 },
+      ],
+      [...readingsBefore, { startedAt: T + 1_500, answeredAt: T + 3_000, endsAt: T }],
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it('SALE_ENDED while every reading around the request shows the sale open is a violation', () => {
+    const violations = judge(
+      [
+        { ...bought, sentAt: T - 5_000, answeredAt: T - 4_950 },
+        { ...replay, outcome: 'fail', status: 410, code: 'SALE_ENDED', sentAt: T + 50, answeredAt: T + 60 },
+      ],
+      [...readingsBefore, { startedAt: T + 1_500, answeredAt: T + 3_000, endsAt: OPEN_UNTIL }],
+    );
+    expect(violations).toEqual(['a promised token gets the same answer from every process']);
+  });
+
+  it('SOLD_OUT or LIMIT_REACHED to a promised token is a violation; the same order again is not', () => {
+    const refusedAs = (code: string) =>
+      judge(
+        [
+          { ...bought, sentAt: T - 5_000, answeredAt: T - 4_950 },
+          { ...replay, outcome: 'ok', status: 201, orderNo: ORDER, sentAt: T - 3_000, answeredAt: T - 2_990 },
+          { ...replay, outcome: 'fail', status: code === 'SOLD_OUT' ? 410 : 409, code, sentAt: T, answeredAt: T + 5 },
+        ],
+        readingsBefore,
+      );
+    expect(refusedAs('SOLD_OUT')).toContain('a promised token gets the same answer from every process');
+    expect(refusedAs('LIMIT_REACHED')).toEqual(['a promised token gets the same answer from every process']);
+  });
+});
