@@ -1,4 +1,4 @@
-import { KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { buyerBucket, KeyBuilder, type RedisClient } from '@flash-sale/redis';
 import { SaleCatalog } from '../../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { REDIS_CLIENT } from '@flash-sale/redis';
@@ -66,7 +66,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     // Slip a unit into Redis behind the gate's back (no release script, so no message): from here on a
     // 410 for a fresh buyer can only come from the flag, answered by the fast path (the only place that
     // consults it) — Redis itself would sell.
-    const stockKey = keys.sale(saleId).stock;
+    const stockKey = keys.bucket(buyerBucket(await w.stack.api.get(SaleCatalog).get(saleId), cyd.userId)).stock;
     await redis.incr(stockKey);
     try {
       const cydToken = await w.stack.client.submitToken(saleId, cyd.token);
@@ -135,7 +135,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
 
     // What a lagging replica promoted (or an older copy of the same incarnation, refreshed) holds once the
     // worker wrote an order it had read from the lost copy: Ada's purchase gone, her token unused again…
-    const sale = keys.sale(saleId);
+    const sale = keys.bucket(buyerBucket(await w.stack.api.get(SaleCatalog).get(saleId), ada.userId));
     await redis
       .multi()
       .hdel(sale.replays, adaToken)
