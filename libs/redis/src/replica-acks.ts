@@ -1,6 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis } from 'ioredis';
 import { failUnansweredOnDisconnect, type RedisClient } from './redis-client';
+import { isRedisUnavailable } from './redis-errors';
 import type { KeyBuilder, SaleBucket } from './sale-keys';
 
 interface Waiter {
@@ -99,6 +100,16 @@ export class ReplicaAcks {
     return node;
   }
 
+  /**
+   * A master that failed over answers its marker with `MOVED` (it is a replica now) or is gone. The slot
+   * map this class reads is the cluster client's, which ioredis updates only when one of its own commands
+   * is redirected or loses its node; while durable acknowledgement refuses every purchase (DurableAck),
+   * nothing may send one, and every probe would go to the old node for ever. So the map is read again.
+   */
+  private relearnSlotsAfter(error: unknown): void {
+    if (this.client instanceof Cluster && isRedisUnavailable(error)) this.client.refreshSlotsCache();
+  }
+
   private sendBatch(node: NodeAcks, replicas: number, timeoutMs: number): void {
     const batch = node.waiting;
     node.waiting = [];
@@ -109,7 +120,10 @@ export class ReplicaAcks {
     Promise.all([marked, waited])
       .then(
         ([, confirmed]) => batch.forEach((waiter) => waiter.resolve(Number(confirmed))),
-        (error: unknown) => batch.forEach((waiter) => waiter.reject(error)),
+        (error: unknown) => {
+          this.relearnSlotsAfter(error);
+          batch.forEach((waiter) => waiter.reject(error));
+        },
       )
       .finally(() => {
         node.inFlight = false;
