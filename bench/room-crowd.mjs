@@ -22,6 +22,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { answeringPid } from '../scripts/lib/probes.mjs';
 import { ROOT } from './lib/app-dist.mjs';
 import { importLoadTestsLib } from './lib/load-tests-lib.mjs';
 import { crowdHttp } from './lib/room-crowd/http.mjs';
@@ -65,7 +66,7 @@ const thousands = (value) => (value === undefined ? '—' : Math.round(value).to
 /** The API's processes (each `GET /health` on a fresh connection names the one that answered), for CPU. */
 async function apiPids() {
   const seen = new Set();
-  for (let i = 0; i < 12; i++) seen.add(await http.healthPid().catch(() => undefined));
+  for (let i = 0; i < 12; i++) seen.add(await answeringPid(`${BASE_URL}/health`));
   const pids = [...seen].filter(Boolean);
   if (pids.length === 0) return [];
   try {

@@ -109,6 +109,9 @@ function probe(connect, timeoutMs, onConnect, decide) {
 /**
  * The process id an API's liveness check (`/health`) names, over a connection of its own (node:cluster
  * hands each new connection to the next listening process); undefined when nothing answered.
+ * @param {string} healthUrl
+ * @param {number} [timeoutMs]
+ * @returns {Promise<number | undefined>}
  */
 export function answeringPid(healthUrl, timeoutMs = 2_000) {
   return new Promise((resolve) => {

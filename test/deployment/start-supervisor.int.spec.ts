@@ -1,30 +1,18 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { get } from 'node:http';
 import { join } from 'node:path';
 import { ApiClient, inBatches } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
 import { freePort } from '../../scripts/lib/ports.mjs';
+import { answeringPid } from '../../scripts/lib/probes.mjs';
 import { alive, childrenRunning, descendants } from '../support/process-table';
 import { createTestEnv, type TestEnv } from '../support/test-env';
 
 const ROOT = join(__dirname, '..', '..');
 
-/**
- * `GET /health` on a connection of its own (no keep-alive): node:cluster hands each new connection to
- * the next API process, so consecutive calls reach each of them. The pid of the one that answered, or
- * 0 when none did.
- */
-function healthPid(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const request = get({ host: '127.0.0.1', port, path: '/health', agent: false, timeout: 2_000 }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve(response.statusCode === 200 ? (JSON.parse(text) as { pid: number }).pid : 0));
-    });
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(0));
-  });
+/** The pid of the API process that answered `GET /health` on a connection of its own, or 0 when none did. */
+async function healthPid(port: number): Promise<number> {
+  return (await answeringPid(`http://127.0.0.1:${port}/health`)) ?? 0;
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

@@ -37,13 +37,15 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
   });
 
   /**
-   * A process's scripts whose load into Redis waits at a gate the test opens: between MySQL opening the
-   * next epoch and Redis being loaded with it.
+   * Process A restarts the sale (`lostEpoch` lost), and its load into Redis waits at a gate the test opens:
+   * resolves once it is there, MySQL naming the next epoch while Redis still holds `lostEpoch`.
    */
-  function gatedLoad() {
+  async function restartHeldAtLoad(saleId: string, lostEpoch: number) {
     const restarterScripts = new ReservationScripts(access.redis, access.keys);
     const { reached: loadWasReached, open: openGate } = gateCalls(restarterScripts, 'load');
-    return { restarterScripts, loadWasReached, openGate };
+    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, lostEpoch);
+    await loadWasReached;
+    return { restarting, openGate };
   }
 
   /** Another process's lease protocol, which opens the gate as soon as it has read Redis's incarnation. */
@@ -65,9 +67,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
 
     // Process A restarts the sale, and its load into Redis waits at a gate the test opens: MySQL
     // names epoch 2 while Redis still holds epoch 1.
-    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
-    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, 1);
-    await loadWasReached;
+    const { restarting, openGate } = await restartHeldAtLoad(saleId, 1);
     expect(await epochOf(saleId)).toBe(2); // opened in MySQL, not yet in Redis
     expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(1);
 
@@ -85,9 +85,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     const before = await epochOf(saleId);
 
     // Process A restarts the sale; its load waits at the gate far longer than a load normally takes.
-    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
-    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, before);
-    await loadWasReached;
+    const { restarting, openGate } = await restartHeldAtLoad(saleId, before);
     expect(await saleRedis.incarnationLoading(saleId)).toBe(before + 1);
 
     // Meanwhile B verifies (reconciliation, say) and C loads (a purchase told "not loaded"): both find
@@ -154,9 +152,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     const before = await epochOf(saleId);
 
     // Process A restarts the sale; its load into Redis waits at a gate opened by B's look at Redis.
-    const { restarterScripts, loadWasReached, openGate } = gatedLoad();
-    const restarting = processLeases(restarterScripts).restartIncarnation(saleId, before);
-    await loadWasReached;
+    const { restarting, openGate } = await restartHeldAtLoad(saleId, before);
 
     // Process B finds the sale behind in Redis (a purchase told "not loaded", say) and loads it.
     const loading = leasesOpeningGateOnRead(openGate).ensureLoaded(saleId);

@@ -63,12 +63,5 @@ export function crowdHttp(baseUrl, { connections, buyConnections }) {
     return answer.body;
   }
 
-  /** The pid a fresh connection's `GET /health` names: with several API processes, each answers some. */
-  async function healthPid() {
-    const answer = await request(`${baseUrl}/health`, { reset: true });
-    const body = await answer.body.json();
-    return Number(body?.pid) || undefined;
-  }
-
-  return { call, must, healthPid, close: () => Promise.all([crowd.close(), buying.close(), admin.close()]) };
+  return { call, must, close: () => Promise.all([crowd.close(), buying.close(), admin.close()]) };
 }
