@@ -1,3 +1,5 @@
+import type { OrderStatus } from './order';
+
 /** `201` of `POST /api/sales/:id/tokens`: single use, bound to the caller and the sale. */
 export interface SubmitToken {
   token: string;
@@ -10,10 +12,13 @@ export interface PurchaseRequest {
   quantity?: number;
 }
 
-/** `202 QUEUED` for redis-lua sales; `201 PENDING_PAYMENT` for the strategies that write MySQL at once. */
+/**
+ * `202 QUEUED` for redis-lua sales; `201 PENDING_PAYMENT` for the strategies that write MySQL at once. A
+ * replay of a token that bought answers its order as it is: any status (`PAID`, `CANCELLED`…).
+ */
 export interface PurchaseAccepted {
   orderNo: string;
-  status: 'QUEUED' | 'PENDING_PAYMENT';
+  status: OrderStatus;
 }
 
 /** What the payment provider posts to `POST /api/payments/callback` (HMAC-signed). */

@@ -1,6 +1,7 @@
 import {
   HOLDING_STATUSES,
-  type HoldingOrder,
+  type LoadedOrder,
+  type OrderStatus,
   leaseMove,
   leaseUnits,
   REDIS_BACKED_STRATEGIES,
@@ -260,15 +261,15 @@ export class StockLeaseRepository {
   }
 
   /**
-   * Orders holding units, as a Redis load needs them: every one when a new incarnation is loaded, or
-   * only those MySQL sold itself (which Redis never saw) for a refresh.
+   * The sale's orders, as a Redis load needs them (LoadedOrder): every one when a new incarnation is
+   * loaded, or only those MySQL sold itself (which Redis never saw) for a refresh. Ended ones too: their
+   * tokens are spent.
    */
-  async holdingOrders(saleId: string, onlySoldByMySql: boolean): Promise<HoldingOrder[]> {
-    const holding = HOLDING_STATUSES.map(() => '?').join(', ');
+  async ordersToLoad(saleId: string, onlySoldByMySql: boolean): Promise<LoadedOrder[]> {
     const rows = (await this.dataSource.query(
-      `SELECT order_no, user_id, quantity, user_slot, reserved_at, submit_token FROM orders
-        WHERE sale_id = ? AND status IN (${holding})${onlySoldByMySql ? ' AND lease_epoch IS NULL' : ''}`,
-      [saleId, ...HOLDING_STATUSES],
+      `SELECT order_no, user_id, quantity, user_slot, reserved_at, submit_token, status FROM orders
+        WHERE sale_id = ?${onlySoldByMySql ? ' AND lease_epoch IS NULL' : ''}`,
+      [saleId],
     )) as {
       order_no: string;
       user_id: string;
@@ -276,6 +277,7 @@ export class StockLeaseRepository {
       user_slot: number | null;
       reserved_at: Date;
       submit_token: string | null;
+      status: OrderStatus;
     }[];
     return rows.map((row) => ({
       orderNo: row.order_no,
@@ -284,6 +286,7 @@ export class StockLeaseRepository {
       slot: Number(row.user_slot ?? 1),
       reservedAt: new Date(row.reserved_at),
       submitToken: row.submit_token,
+      holding: HOLDING_STATUSES.includes(row.status),
     }));
   }
 

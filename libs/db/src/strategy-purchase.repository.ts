@@ -1,4 +1,4 @@
-import { HOLDING_STATUSES } from '@flash-sale/domain';
+import { HOLDING_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { OrderEntity } from './entities/order.entity';
@@ -19,10 +19,13 @@ export type NewOrder = Pick<
   'orderNo' | 'saleId' | 'userId' | 'quantity' | 'amountCents' | 'reservedAt' | 'expiresAt'
 > & { submitToken: string };
 
-/** The order a submit token made. */
+/** The order a submit token made, as it is now. */
 export interface OrderOfSubmitToken {
   orderNo: string;
   userId: string;
+  status: OrderStatus;
+  /** Made by a Redis reservation (the incarnation it was reserved in), or null: MySQL sold it at once. */
+  leaseEpoch: number | null;
 }
 
 /**
@@ -215,12 +218,23 @@ export class StrategyPurchaseRepository {
     return Number(row?.fence ?? 0);
   }
 
-  /** The order a submit token made, by any path that writes one synchronously. */
+  /** The order a submit token made, by any path, with its status now. */
   async orderOfSubmitToken(submitToken: string): Promise<OrderOfSubmitToken | undefined> {
     const order = await this.dataSource.getRepository(OrderEntity).findOne({
-      select: { orderNo: true, userId: true },
+      select: { orderNo: true, userId: true, status: true, leaseEpoch: true },
       where: { submitToken },
     });
-    return order ? { orderNo: order.orderNo, userId: order.userId } : undefined;
+    return order
+      ? { orderNo: order.orderNo, userId: order.userId, status: order.status, leaseEpoch: order.leaseEpoch }
+      : undefined;
+  }
+
+  /** An order as it is now; undefined while it is not written (a reservation the worker has yet to write). */
+  async writtenOrder(orderNo: string): Promise<Pick<OrderOfSubmitToken, 'status' | 'leaseEpoch'> | undefined> {
+    const order = await this.dataSource.getRepository(OrderEntity).findOne({
+      select: { orderNo: true, status: true, leaseEpoch: true },
+      where: { orderNo },
+    });
+    return order ? { status: order.status, leaseEpoch: order.leaseEpoch } : undefined;
   }
 }

@@ -26,10 +26,11 @@ export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
 }
 
 /**
- * An order MySQL holds units for (PENDING_PAYMENT or PAID), as loading a sale into Redis needs it: a load
- * makes sure Redis counts it against its buyer.
+ * An order MySQL holds, as loading a sale into Redis needs it: a load makes sure Redis counts a holding
+ * one (PENDING_PAYMENT or PAID) against its buyer, and knows every order's submit token as spent — a
+ * cancelled, expired or failed one too, so that no copy of Redis, however old, sells that token again.
  */
-export interface HoldingOrder {
+export interface LoadedOrder {
   orderNo: string;
   userId: string;
   quantity: number;
@@ -37,6 +38,8 @@ export interface HoldingOrder {
   reservedAt: Date;
   /** The submit token that made it, when MySQL knows it: a replay of it then finds the order in Redis. */
   submitToken: string | null;
+  /** False once the order gave its units back (CANCELLED, EXPIRED, FAILED): it no longer counts against its buyer. */
+  holding: boolean;
 }
 
 /**

@@ -2,9 +2,9 @@
   Loads a sale into Redis as incarnation `epoch`, or refreshes the incarnation Redis already has
   (docs/architecture.md "Who owns the stock"). Safe to run mid-sale and safe to repeat.
 
-  - Same epoch: a refresh. The balance and the grants stay as they are; MySQL's holding orders that
-    Redis does not know (sold by the Redis-down fallback, say) are written in as reservations, with
-    their submit tokens, so a replayed token finds its order on Redis too.
+  - Same epoch: a refresh. The balance and the grants stay as they are; MySQL's orders that Redis does
+    not know (sold by the Redis-down fallback, say) are written in as reservations, with their submit
+    tokens, so a replayed token finds its order on Redis too.
   - No state, or an older epoch (Redis lost data, or a stale copy was found): a new incarnation. The
     balance starts at 0 and the grants list is emptied: units granted to the old incarnation are in
     doubt and never sold again here; only leases granted to this epoch can be sold.
@@ -13,7 +13,10 @@
   bucket holds: an edit of the window writes a newer one first (set-window-1), and a load that read
   MySQL's row before that edit must not put the older window back.
   Either way the buyers hash (units, slots, order lists) is rebuilt from the reservations Redis has
-  and MySQL's holding orders, so per-user limits survive a reload.
+  and MySQL's orders, so per-user limits survive a reload. An order that gave its units back
+  (cancelled, expired, failed) is written in as returned: it holds nothing, but its submit token is
+  spent, so a copy of Redis from before it was bought (which still holds the token unused) answers a
+  replay of it with that order instead of reserving again.
 
   Input:
     KEYS[1] meta          hash    startsAtMs, endsAtMs, perUserLimit, windowVersion, stock, epoch,
@@ -35,11 +38,12 @@
             with an order to replay lacks them
     ARGV[7] the sale id (the message)
     ARGV[8] windowVersion (MySQL's `sales.window_version`, read with ARGV[1..3])
-    ARGV[9..] MySQL holding orders, 6 values each: orderNo, userId, quantity, slot, reservedAtMs,
-              submitToken ('' when none); those MySQL sold itself have no epoch in their record
+    ARGV[9..] MySQL's orders, 7 values each: orderNo, userId, quantity, slot, reservedAtMs,
+              submitToken ('' when none), holding (1: PENDING_PAYMENT or PAID; 0: its units went back);
+              those written in here have no epoch in their record
 
   Output:
-    { 1, balance, added }  a new incarnation was opened; added = holding orders Redis did not know
+    { 1, balance, added }  a new incarnation was opened; added = orders Redis did not know
     { 0, balance, added }  the incarnation was refreshed
     -1                     Redis is on a newer incarnation (nothing changed)
 ]]
@@ -73,13 +77,14 @@ end
 redis.call('HSET', metaKey, 'stock', ARGV[4])
 
 local added = 0
-for i = 9, #ARGV, 6 do
+for i = 9, #ARGV, 7 do
   local orderNo = ARGV[i]
   if redis.call('HEXISTS', reservationsKey, orderNo) == 0 then
     redis.call('HSET', reservationsKey, orderNo, reservationRecord(ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ''))
     added = added + 1
   end
   if ARGV[i + 5] ~= '' then redis.call('HSETNX', replaysKey, ARGV[i + 5], orderNo) end
+  if ARGV[i + 6] == '0' then redis.call('HSETNX', returnedKey, orderNo, ARGV[i + 2]) end
 end
 
 local returned = {}

@@ -222,6 +222,7 @@ describe('reservation scripts (real Redis)', () => {
         slot: 1,
         reservedAt: new Date(),
         submitToken: 'carols-fallback-token',
+        holding: true,
       };
       // The orders Redis did not know are announced on the stock-returned channel (local sold-out flags drop).
       const listener = createRedisClient({ url: TEST_REDIS_URL, clusterNodes: [] });
@@ -266,6 +267,30 @@ describe('reservation scripts (real Redis)', () => {
         kind: 'superseded',
       });
       expect(await repo.snapshot(singleBucketSale(saleId))).toMatchObject({ epoch: 2, remaining: 2, reservedUnits: 1 });
+    });
+    it('an order that gave its units back is loaded as spent: its token replays it, its buyer holds nothing', async () => {
+      const saleId = await loadSale({ stock: 10, perUserLimit: 1 });
+      // A copy of Redis from before Erin bought: her token is there, unused.
+      const { token: spent } = await issueTestToken(repo, saleId, 'erin', 60);
+      const cancelled = {
+        orderNo: orderNumbers.next(saleId),
+        userId: 'erin',
+        quantity: 1,
+        slot: 1,
+        reservedAt: new Date(),
+        submitToken: spent,
+        holding: false,
+      };
+      await scripts.load(onlyBucket(saleId), saleInput(saleId, { stock: 10 }, 2), [cancelled]);
+      await scripts.grantLease(onlyBucket(saleId), 2, 'lease-e', 3);
+      expect(await buy(saleId, 'erin', spent)).toMatchObject({
+        kind: 'replayed',
+        orderNo: cancelled.orderNo,
+        epoch: 0,
+      });
+      expect((await repo.snapshot(singleBucketSale(saleId))).returned.get(cancelled.orderNo)).toBe(1);
+      // Her cancelled order no longer counts against her limit: a new token buys.
+      expect(await buy(saleId, 'erin')).toMatchObject({ kind: 'reserved', epoch: 2 });
     });
   });
 

@@ -1,4 +1,4 @@
-import { ErrorCode, type HoldingOrder } from '@flash-sale/domain';
+import { ErrorCode, type LoadedOrder } from '@flash-sale/domain';
 import { luaSource } from './lua-source';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder, SaleBucket } from './sale-keys';
@@ -90,7 +90,7 @@ export type LoadResult =
   | {
       kind: 'opened' | 'refreshed';
       balance: number;
-      /** Holding orders Redis did not know until now (the load announced them on the stock-returned channel). */
+      /** Orders Redis did not know until now (the load announced them on the stock-returned channel). */
       added: number;
     }
   | { kind: 'superseded' };
@@ -196,17 +196,18 @@ export class ReservationScripts {
 
   /**
    * Loads one bucket of the sale as incarnation `input.epoch`, or refreshes it (see load-7.lua), with the
-   * holding orders of the buyers of that bucket.
+   * orders MySQL holds of the buyers of that bucket.
    */
-  async load(bucket: SaleBucket, input: LoadSale, holdingOrders: readonly HoldingOrder[]): Promise<LoadResult> {
+  async load(bucket: SaleBucket, input: LoadSale, orders: readonly LoadedOrder[]): Promise<LoadResult> {
     const sale = this.keys.bucket(bucket);
-    const orderArgs = holdingOrders.flatMap((order) => [
+    const orderArgs = orders.flatMap((order) => [
       order.orderNo,
       order.userId,
       order.quantity,
       order.slot,
       order.reservedAt.getTime(),
       order.submitToken ?? '',
+      order.holding ? 1 : 0,
     ]);
     const reply = await this.scripted.fsLoad(
       sale.meta,

@@ -121,10 +121,10 @@ export class SaleIncarnations {
     }
   }
 
-  /** Loads every bucket of the sale, each with the holding orders of its own buyers. */
+  /** Loads every bucket of the sale, each with the orders of its own buyers. */
   async load(saleId: string, sale: SaleLeaseRow, epoch: number, refresh: boolean): Promise<LoadOutcome> {
     const layout = layoutOf(saleId, sale);
-    const holding = await this.repository.holdingOrders(saleId, refresh);
+    const orders = await this.repository.ordersToLoad(saleId, refresh);
     let opened = false;
     for (const bucket of bucketsOf(layout)) {
       const result = await this.scripts.load(
@@ -137,9 +137,7 @@ export class SaleIncarnations {
           epoch,
           windowVersion: sale.windowVersion,
         },
-        layout.buckets === 1
-          ? holding
-          : holding.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
+        layout.buckets === 1 ? orders : orders.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
       );
       if (result.kind === 'opened') opened = true;
     }

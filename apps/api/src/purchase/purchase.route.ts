@@ -32,8 +32,14 @@ export const PURCHASE_OPENAPI = {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/PurchaseRequest' } } },
     },
     responses: {
-      '202': { description: 'Reserved in Redis: `{"orderNo", "status": "QUEUED"}`; the worker writes it' },
-      '201': { description: 'A MySQL-only strategy wrote it: `{"orderNo", "status": "PENDING_PAYMENT"}`' },
+      '202': {
+        description:
+          'Reserved in Redis: `{"orderNo", "status": "QUEUED"}`; the worker writes it. A replay: the order\'s status now',
+      },
+      '201': {
+        description:
+          'A MySQL-only strategy wrote it: `{"orderNo", "status": "PENDING_PAYMENT"}`. A replay: the order\'s status now',
+      },
     },
   } satisfies OperationObject,
 };
@@ -84,7 +90,8 @@ export class PurchaseRoute implements OnModuleInit {
       handler: async (request, reply) => {
         try {
           const accepted = await this.answer(request.user!.id, request.params.id, request.body, reply);
-          if (accepted) void reply.status(purchaseStatus(accepted)).send(accepted);
+          if (accepted)
+            void reply.status(purchaseStatus(accepted)).send({ orderNo: accepted.orderNo, status: accepted.status });
         } catch (error) {
           this.refuse(request, reply, error);
         }
@@ -122,7 +129,7 @@ export class PurchaseRoute implements OnModuleInit {
   }
 }
 
-/** 202 QUEUED when Redis reserved it (the worker writes the order); 201 when MySQL wrote it now. */
+/** 202 when Redis reserved the order (the worker writes it); 201 when MySQL wrote it at once. A replay says how its order was made. */
 function purchaseStatus(accepted: PurchaseAccepted): HttpStatus {
-  return accepted.status === 'QUEUED' ? HttpStatus.ACCEPTED : HttpStatus.CREATED;
+  return accepted.made === 'reserved' ? HttpStatus.ACCEPTED : HttpStatus.CREATED;
 }

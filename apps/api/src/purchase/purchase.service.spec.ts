@@ -46,7 +46,10 @@ function dispatcher(scenario: Scenario) {
   const strategy: StockStrategy = {
     countsRateLimits: () => scenario.strategyCountsRateLimits ?? false,
     tokenIssued: async (_sale, _user, token) => void calls.push(`tokenIssued ${token}`),
-    sell: async (sale) => (calls.push(`sell ${sale.strategy}`), { orderNo: 'FS-1', status: 'PENDING_PAYMENT' }),
+    sell: async (sale) => (
+      calls.push(`sell ${sale.strategy}`),
+      { orderNo: 'FS-1', status: 'PENDING_PAYMENT', made: 'written', replay: false }
+    ),
   };
   const strategies = { of: () => strategy } as unknown as StockStrategies;
   const tokens = {
@@ -68,7 +71,10 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 describe('PurchaseService (the dispatcher)', () => {
   it('spends the rate limits, then asks the sale strategy', async () => {
     const { service, calls } = dispatcher({ sale: saleOf('db-pessimistic') });
-    await expect(service.purchase('u1', '7', ORDER)).resolves.toEqual({ orderNo: 'FS-1', status: 'PENDING_PAYMENT' });
+    await expect(service.purchase('u1', '7', ORDER)).resolves.toMatchObject({
+      orderNo: 'FS-1',
+      status: 'PENDING_PAYMENT',
+    });
     expect(calls).toEqual(['limits 7', 'sell db-pessimistic']);
   });
 

@@ -42,7 +42,8 @@ export class PurchaseService {
     if (!sale.waitingRoom) return this.sell(sale, userId, order);
     try {
       const accepted = await this.sell(sale, userId, order);
-      this.room.buyerDone(sale, userId, order.quantity);
+      // A replay sold nothing now: the room counted its units when the token first bought.
+      if (!accepted.replay) this.room.buyerDone(sale, userId, order.quantity);
       return accepted;
     } catch (error) {
       if (endsTurn(error)) this.room.buyerDone(sale, userId, 0);

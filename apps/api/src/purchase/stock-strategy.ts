@@ -1,14 +1,19 @@
-import type { SaleTerms } from '@flash-sale/domain';
+import type { OrderStatus, SaleTerms } from '@flash-sale/domain';
 import type { Provider, Type } from '@nestjs/common';
 import type { PurchaseOrder } from './purchase-body';
 
 /**
- * A purchase's success: `QUEUED` (202) when Redis reserved it and the worker writes it, `PENDING_PAYMENT`
- * (201) when it was written in MySQL before the answer.
+ * A purchase's success (docs/api.md "Buying"): the order and its status now — `QUEUED` for a fresh Redis
+ * reservation, `PENDING_PAYMENT` for an order MySQL wrote at once, and for a replay the order as it is
+ * (`PAID`, `CANCELLED`… included).
  */
 export interface PurchaseAccepted {
   orderNo: string;
-  status: 'QUEUED' | 'PENDING_PAYMENT';
+  status: OrderStatus;
+  /** How the order was made, which the HTTP status says: reserved for the worker to write (202), or written at once (201). */
+  made: 'reserved' | 'written';
+  /** The token had bought before: nothing was sold now. */
+  replay: boolean;
 }
 
 /**

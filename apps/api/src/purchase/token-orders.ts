@@ -1,12 +1,12 @@
-import { StrategyPurchaseRepository } from '@flash-sale/db';
+import { type OrderOfSubmitToken, StrategyPurchaseRepository } from '@flash-sale/db';
 import { decidePurchaseRequest, ErrorCode, type PurchaseRequestFacts, type SaleTerms } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { refusal } from './refusals';
 import type { PurchaseAccepted } from './stock-strategy';
 import { SubmitTokens } from './submit-tokens';
 
-/** A purchase answered by the order MySQL already holds for its submit token. */
-export type WrittenOrder = PurchaseAccepted & { status: 'PENDING_PAYMENT' };
+/** A purchase answered by an order MySQL holds: one its token made before (a replay), or one just written. */
+export type WrittenOrder = PurchaseAccepted;
 
 /**
  * What MySQL knows of a submit token: the order it made (by any path), and with it the purchase rules'
@@ -20,12 +20,22 @@ export class TokenOrders {
     private readonly submitTokens: SubmitTokens,
   ) {}
 
-  /** The order a submit token made, if MySQL has it; another user's → 403. */
+  /** The order a submit token made, if MySQL has it, as it is now (a replay's answer); another user's → 403. */
   async orderOfToken(submitToken: string, userId: string): Promise<WrittenOrder | undefined> {
     const order = await this.repository.orderOfSubmitToken(submitToken);
     if (!order) return undefined;
     if (order.userId !== userId) throw refusal(ErrorCode.TokenInvalid);
-    return { orderNo: order.orderNo, status: 'PENDING_PAYMENT' };
+    return replayOf(order);
+  }
+
+  /**
+   * A replay Redis answered with its reservation `orderNo`: the order as MySQL holds it now, or `QUEUED`
+   * while the worker has not written it.
+   */
+  async replayOfReservation(orderNo: string): Promise<WrittenOrder> {
+    const written = await this.repository.writtenOrder(orderNo);
+    if (!written) return { orderNo, status: 'QUEUED', made: 'reserved', replay: true };
+    return replayOf({ orderNo, ...written });
   }
 
   /**
@@ -54,7 +64,16 @@ export class TokenOrders {
     if (decided?.kind === 'refuse') throw refusal(decided.code);
     return {
       request,
-      replay: decided?.kind === 'replay' ? { orderNo: bought!.orderNo, status: 'PENDING_PAYMENT' } : undefined,
+      replay: decided?.kind === 'replay' ? replayOf(bought!) : undefined,
     };
   }
+}
+
+function replayOf(order: Omit<OrderOfSubmitToken, 'userId'>): WrittenOrder {
+  return {
+    orderNo: order.orderNo,
+    status: order.status,
+    made: order.leaseEpoch === null ? 'written' : 'reserved',
+    replay: true,
+  };
 }

@@ -133,7 +133,12 @@ export class DbBatchedStrategy extends MySqlStrategy {
     const outcomes = batch.map(({ purchase }): Outcome => {
       const { order } = purchase;
       const earlier = inserted.get(order.submitToken);
-      if (earlier) return { kind: 'replay', of: { orderNo: earlier.orderNo, status: 'PENDING_PAYMENT' } };
+      if (earlier) {
+        return {
+          kind: 'replay',
+          of: { orderNo: earlier.orderNo, status: 'PENDING_PAYMENT', made: 'written', replay: true },
+        };
+      }
       if (buyersInBatch.has(order.userId)) return { kind: 'next-batch' };
       const holding = holdings.get(order.userId)!;
       const refused = this.purchases.refusalOf(purchase, holding.units, available);

@@ -63,7 +63,7 @@ export class MySqlPurchases {
     }
     // Its expiry needs nothing here (and so no Redis, which may be down in the fallback): the worker's
     // sweep expires every PENDING_PAYMENT order past its expires_at, however it was written.
-    return this.counted({ orderNo: purchase.order.orderNo, status: 'PENDING_PAYMENT' });
+    return this.counted({ orderNo: purchase.order.orderNo, status: 'PENDING_PAYMENT', made: 'written', replay: false });
   }
 
   /** The rules again, now with the units counted under the strategy's guard; then the insert. */
@@ -112,7 +112,7 @@ export class MySqlPurchases {
   }
 
   private counted(written: WrittenOrder): WrittenOrder {
-    this.metrics.countPurchase('accepted');
+    this.metrics.countPurchase(written.replay ? 'replayed' : 'accepted');
     return written;
   }
 }

@@ -95,6 +95,11 @@ function world(
       calls.push('orderOfToken'),
       options.orderInMySql ? { orderNo: 'S7-IN-MYSQL', status: 'PENDING_PAYMENT' } : undefined
     ),
+    // MySQL's row of a replayed reservation, as it is now.
+    replayOfReservation: async (orderNo: string) => (
+      calls.push('replayOfReservation'),
+      { orderNo, status: 'CANCELLED', made: 'written', replay: true }
+    ),
   } as unknown as TokenOrders;
   const soldOut = { noteSoldOut: () => void calls.push('noteSoldOut') } as unknown as SoldOutGate;
   const incarnations = {
@@ -141,7 +146,12 @@ beforeAll(() => Logger.overrideLogger(false));
 describe('RedisReservation', () => {
   it('answers 202 QUEUED, with the follow-up done and the rate limits counted by the script', async () => {
     const { reservation, calls, scriptInputs } = world([reserved()]);
-    await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({ orderNo: 'FS-1', status: 'QUEUED' });
+    await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({
+      orderNo: 'FS-1',
+      status: 'QUEUED',
+      made: 'reserved',
+      replay: false,
+    });
     expect(calls).toEqual(['complete', 'count accepted']);
     expect(scriptInputs).toHaveLength(1);
     expect(scriptInputs[0]).toMatchObject({ userId: 'u1', submitToken: ORDER.token, quantity: 1, rateLimits: LIMITS });
@@ -253,12 +263,14 @@ describe('RedisReservation', () => {
     expect((error as RetryLaterError).retryAfterSeconds).toBe(2);
   });
 
-  it('replays an order MySQL sold itself as 201 PENDING_PAYMENT, with nothing left to follow up', async () => {
+  it('replays an order MySQL sold itself as MySQL holds it now, with nothing left to follow up', async () => {
     const { reservation, calls } = world([reserved({ kind: 'replayed', epoch: 0 })]);
     await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({
       orderNo: 'FS-1',
-      status: 'PENDING_PAYMENT',
+      status: 'CANCELLED',
+      made: 'written',
+      replay: true,
     });
-    expect(calls).toEqual(['count replayed']);
+    expect(calls).toEqual(['count replayed', 'replayOfReservation']);
   });
 });

@@ -8,6 +8,7 @@ import { rateLimited } from '../../../protection/retry-later.error';
 import { isRehearsalSale } from '../../../common/warm-up-caller';
 import { IncarnationGuard } from './incarnation-guard';
 import type { PurchaseOrder } from '../../purchase-body';
+import type { PurchaseAccepted } from '../../stock-strategy';
 import { refusal, retryLater } from '../../refusals';
 import { type Reserved, ReservationFollowUp } from './reservation-follow-up';
 import { SoldOutGate } from './sold-out-gate';
@@ -71,11 +72,7 @@ export class RedisReservation {
     private readonly metrics: MetricsService,
   ) {}
 
-  async reserve(
-    sale: SaleTerms,
-    userId: string,
-    order: PurchaseOrder,
-  ): Promise<{ orderNo: string; status: 'QUEUED' | 'PENDING_PAYMENT' }> {
+  async reserve(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     // The buyer's records and their share of the stock live in one bucket (docs/architecture.md, "Hot sales").
     const attempts: Attempts = {
       sale,
@@ -205,14 +202,21 @@ export class RedisReservation {
     throw refusal(code);
   }
 
-  private async accepted(attempts: Attempts, result: Reserved) {
-    if (result.epoch === 0) {
-      // A replay of an order MySQL sold itself (the fallback): it is written already.
-      if (!attempts.offTheBooks) this.metrics.countPurchase('replayed');
-      return { orderNo: result.orderNo, status: 'PENDING_PAYMENT' as const };
+  /**
+   * A fresh reservation is `QUEUED`. A replay answers its order as it is (docs/api.md "Buying"): MySQL's
+   * status, or `QUEUED` while the worker has not written it — its reservation may be written, paid,
+   * cancelled or expired by now.
+   */
+  private async accepted(attempts: Attempts, result: Reserved): Promise<PurchaseAccepted> {
+    const counted = !attempts.offTheBooks;
+    // Epoch 0: a replay of an order MySQL sold itself (the fallback), or that ended before Redis was
+    // loaded: written already, nothing to hand off.
+    if (result.epoch !== 0) await this.followUp.complete(attempts.sale, attempts.bucket, result);
+    if (result.kind === 'replayed') {
+      if (counted) this.metrics.countPurchase('replayed');
+      return this.tokenOrders.replayOfReservation(result.orderNo);
     }
-    await this.followUp.complete(attempts.sale, attempts.bucket, result);
-    if (!attempts.offTheBooks) this.metrics.countPurchase(result.kind === 'replayed' ? 'replayed' : 'accepted');
-    return { orderNo: result.orderNo, status: 'QUEUED' as const };
+    if (counted) this.metrics.countPurchase('accepted');
+    return { orderNo: result.orderNo, status: 'QUEUED', made: 'reserved', replay: false };
   }
 }
