@@ -1,3 +1,4 @@
+import { SaleBuyerRepository } from '@flash-sale/db';
 import { errorMessage } from '@flash-sale/domain';
 import {
   onlyBucket,
@@ -20,8 +21,9 @@ const OPEN_WITHIN_MS = 2_000;
  * that reserves, the hand-off entry, the `202` — is compiled before the first buyer's (docs/performance.md,
  * "The opening second"). It exists in Redis only, for the warm-up's second: loaded and leased its units
  * here as MySQL would lease them, found by the warm-up's callers alone (common/warm-up-caller.ts), and
- * deleted with everything its purchases left — reservations, buyers, hand-off stream — when the warm-up
- * ends. Its purchases are not counted, and no writer is woken for them: no order is ever written.
+ * deleted with everything its purchases left — reservations, buyers, hand-off stream in Redis, and the
+ * `sale_buyers` rows its submit tokens wrote in MySQL — when the warm-up ends. Its purchases are not
+ * counted, and no writer is woken for them: no order is ever written.
  */
 @Injectable()
 export class PurchaseRehearsal {
@@ -31,6 +33,7 @@ export class PurchaseRehearsal {
     private readonly redis: RedisConnection,
     private readonly scripts: ReservationScripts,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly saleBuyers: SaleBuyerRepository,
   ) {}
 
   /**
@@ -60,14 +63,20 @@ export class PurchaseRehearsal {
   }
 
   /**
-   * Deletes the rehearsal sale's keys. A process killed during its warm-up leaves them: a few hundred
-   * reservations under an id no sale has, which nothing reads (no writer was woken for them).
+   * Deletes the rehearsal sale's keys and its buyers' rows. A process killed during its warm-up leaves
+   * them: a few hundred reservations and buyer rows under an id no sale has, which nothing reads (no
+   * writer was woken for them).
    */
   async close(saleId: string): Promise<void> {
     try {
       await this.saleRedis.reset(singleBucketSale(saleId));
     } catch (error) {
       this.logger.warn(`Rehearsal sale ${saleId} left in Redis: ${errorMessage(error)}`);
+    }
+    try {
+      await this.saleBuyers.forgetSale(saleId);
+    } catch (error) {
+      this.logger.warn(`Rehearsal sale ${saleId}'s buyers left in MySQL: ${errorMessage(error)}`);
     }
   }
 }
