@@ -16,6 +16,7 @@ import { GuestNames1764300000300 } from './migrations/1764300000300-guest-names'
 import { SaleBuckets1764400000000 } from './migrations/1764400000000-sale-buckets';
 import { SaleWindowVersion1764500000000 } from './migrations/1764500000000-sale-window-version';
 import { SaleWaitingRoom1764600000000 } from './migrations/1764600000000-sale-waiting-room';
+import { RoomPlaces1764700000000 } from './migrations/1764700000000-room-places';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   SaleBuckets1764400000000,
   SaleWindowVersion1764500000000,
   SaleWaitingRoom1764600000000,
+  RoomPlaces1764700000000,
 ];
 
 export interface DatabaseOptions {

@@ -10,6 +10,7 @@ import { OrderTransitionRepository } from './order-transition.repository';
 import { PaymentRepository } from './payment.repository';
 import { OrderWritingRepository } from './order-writing.repository';
 import { SaleBooksRepository } from './sale-books.repository';
+import { RoomPlaceRepository } from './room-place.repository';
 import { SaleBuyerRepository } from './sale-buyer.repository';
 import { SaleLayouts } from './sale-layouts';
 import { SaleRepository } from './sale.repository';
@@ -37,6 +38,7 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   DemoRunRepository,
   OrderExpiryRepository,
   SaleBuyerRepository,
+  RoomPlaceRepository,
   SaleLayouts,
   SaleWindowRepository,
   DatabaseHealth,

@@ -21,6 +21,7 @@ export * from './order-query.repository';
 export * from './payment.repository';
 export * from './strategy-purchase.repository';
 export * from './sale-buyer.repository';
+export * from './room-place.repository';
 export * from './stock-segments';
 export * from './sale-layouts';
 export * from './sale-window.repository';

@@ -10,7 +10,7 @@
     ARGV[5] the room's `sold` when the caller read ARGV[3]
 
   Output: 'no-room' (Redis holds no room for the sale: the caller configures it and retries), or the
-  ticket {state, position, etaMs, pollAfterMs, passExpiresMs, waiting}
+  ticket {state, position, etaMs, pollAfterMs, passExpiresMs, waiting, place}
 ]]
 --- @include "room"
 

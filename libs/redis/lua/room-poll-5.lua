@@ -10,7 +10,7 @@
     ARGV[4] the room's `sold` when the caller read ARGV[2]
 
   Output: 'no-room' | 'no-ticket' | {'too-soon', msToWait} | the ticket {state, position, etaMs,
-  pollAfterMs, passExpiresMs, waiting}
+  pollAfterMs, passExpiresMs, waiting, place}
 ]]
 --- @include "room"
 

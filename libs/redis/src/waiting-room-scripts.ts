@@ -9,7 +9,11 @@ const SCRIPTS = {
   fsRoomLeave: { file: 'room-leave-5.lua', numberOfKeys: 5 },
   fsRoomState: { file: 'room-state-5.lua', numberOfKeys: 5 },
   fsRoomConfigure: { file: 'room-configure-5.lua', numberOfKeys: 5 },
+  fsRoomRestore: { file: 'room-restore-5.lua', numberOfKeys: 5 },
 } as const;
+
+/** Buyers written back per call of the restore script: each call is short, so Redis serves others between them. */
+const RESTORE_CHUNK = 500;
 
 type ScriptedClient = Record<keyof typeof SCRIPTS, (...keysThenArgs: (string | number)[]) => Promise<unknown>>;
 
@@ -50,6 +54,18 @@ export interface RoomTicket {
   /** When admitted: when the buyer's pass expires (epoch ms). */
   passExpiresMs: number;
   waiting: number;
+  /** A waiting buyer's place in line (the room's score of them); undefined when admitted. */
+  place?: number;
+}
+
+/** A buyer as MySQL recorded them in a room (room_places), for `restore`. */
+export interface RecordedRoomBuyer {
+  userId: string;
+  place: number;
+  /** When their pass expires (ms), if they were admitted. */
+  passExpiresMs?: number;
+  /** Their pass is spent: MySQL holds an order of theirs. */
+  bought: boolean;
 }
 
 /** The sale's remaining units as an API instance last read them, and the room's `sold` just before. */
@@ -101,15 +117,32 @@ export class WaitingRoomScripts {
   }
 
   /**
-   * Writes the sale's room as MySQL holds it, or removes it: at creation, on an admin's edit (the new
-   * rate and cap apply to the next admission on every API instance), and after Redis lost it.
+   * Writes the sale's room settings as MySQL holds them: at creation, on an admin's edit (the new rate and
+   * cap apply to the next admission on every API instance), and after Redis lost them. A sale whose room
+   * the admin removed keeps the room's state (who waits, who holds a pass): added again, the room goes on
+   * with the same line and the same cap.
    */
   async write(sale: SaleDefinition): Promise<void> {
     const settings = roomSettingsOf(sale);
     if (settings) await this.configure(sale.id, settings);
-    else await this.remove(sale.id);
   }
 
+  /**
+   * Writes back every place and pass MySQL recorded that Redis lacks (room-restore-5.lua), in chunks;
+   * returns how many buyers it wrote back. The room's settings must be there (`write`).
+   */
+  async restore(saleId: string, buyers: readonly RecordedRoomBuyer[]): Promise<number> {
+    let written = 0;
+    for (let from = 0; from < buyers.length; from += RESTORE_CHUNK) {
+      const args = buyers
+        .slice(from, from + RESTORE_CHUNK)
+        .flatMap((buyer) => [buyer.userId, String(buyer.place), buyer.passExpiresMs ?? 0, buyer.bought ? 1 : 0]);
+      written += Number(await this.scripted.fsRoomRestore(...this.roomKeys(saleId), ...args));
+    }
+    return written;
+  }
+
+  /** Deletes every key of the room: for a new sale only, whose id a reset database may give again. */
   async remove(saleId: string): Promise<void> {
     await this.scripted.fsRoomConfigure(...this.roomKeys(saleId), 'remove', 0, 0, 0, 0);
   }
@@ -186,8 +219,8 @@ export class WaitingRoomScripts {
 }
 
 function toTicket(fields: unknown[]): RoomTicket {
-  const [state, position, etaMs, pollAfterMs, passExpiresMs, waiting] = fields;
-  return {
+  const [state, position, etaMs, pollAfterMs, passExpiresMs, waiting, place] = fields;
+  const ticket: RoomTicket = {
     state: state === 'admitted' ? 'admitted' : 'waiting',
     position: Number(position),
     etaMs: Number(etaMs),
@@ -195,4 +228,6 @@ function toTicket(fields: unknown[]): RoomTicket {
     passExpiresMs: Number(passExpiresMs),
     waiting: Number(waiting),
   };
+  if (place !== undefined && place !== '') ticket.place = Number(place);
+  return ticket;
 }

@@ -132,6 +132,24 @@ export class SalesService {
   }
 
   /**
+   * The remaining units, and whether that count is settled — true in the sense of `410 SOLD_OUT`
+   * (docs/failure-model.md "The answer rules"): not while a Redis-backed sale has units in doubt or on
+   * their way to Redis, nor while Redis cannot be read or does not hold the sale (lost with its data).
+   * Those units are not sold, only not sellable right now: nobody may be told `sold_out` for them.
+   */
+  async remainingSettled(sale: SaleDefinition): Promise<{ remaining: number; settled: boolean }> {
+    if (!sellsFromRedis(sale.strategy)) return { remaining: await this.remainingUnits(sale), settled: true };
+    const [available, fromRedis, outside, onTheirWay] = await Promise.all([
+      this.sales.available(sale.id),
+      this.saleRedis.remaining(sale).catch(() => undefined),
+      this.leases.unitsOutsideMySql(sale.id),
+      this.leases.leasesOnTheirWay(sale.id),
+    ]);
+    const settled = fromRedis !== undefined && outside.inDoubt === 0 && onTheirWay === 0;
+    return { remaining: available + (fromRedis ?? 0), settled };
+  }
+
+  /**
    * Live remaining units: what MySQL has not leased (`available`), plus, for a Redis-backed sale, the
    * balance Redis can still sell of its leases (nothing when Redis cannot be reached).
    */

@@ -3,6 +3,13 @@ import { type RoomStockReading, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SalesService } from '../sales/sales.service';
 
+/**
+ * A reading of the sale's units: `settled` false while some are in doubt or out of reach (see
+ * SalesService.remainingSettled) — the room then admits for what `remaining` says, but says `sold_out`
+ * to nobody.
+ */
+export type RoomReading = RoomStockReading & { settled: boolean; at: number };
+
 /** How old a reading of a sale's remaining units may be when a poll uses it. */
 const FRESH_MS = 500;
 
@@ -18,15 +25,15 @@ const FRESH_MS = 500;
  */
 @Injectable()
 export class RoomStock {
-  private readonly readings = new Map<string, RoomStockReading & { at: number }>();
-  private readonly reading = new Map<string, Promise<RoomStockReading>>();
+  private readonly readings = new Map<string, RoomReading>();
+  private readonly reading = new Map<string, Promise<RoomReading>>();
 
   constructor(
     private readonly sales: SalesService,
     private readonly scripts: WaitingRoomScripts,
   ) {}
 
-  async of(sale: SaleDefinition, now = Date.now()): Promise<RoomStockReading> {
+  async of(sale: SaleDefinition, now = Date.now()): Promise<RoomReading> {
     const last = this.readings.get(sale.id);
     if (last && now - last.at < FRESH_MS) return last;
     const refresh = this.refresh(sale);
@@ -43,7 +50,7 @@ export class RoomStock {
     this.readings.delete(saleId);
   }
 
-  private refresh(sale: SaleDefinition): Promise<RoomStockReading> {
+  private refresh(sale: SaleDefinition): Promise<RoomReading> {
     let pending = this.reading.get(sale.id);
     if (!pending) {
       pending = this.read(sale).finally(() => this.reading.delete(sale.id));
@@ -52,10 +59,10 @@ export class RoomStock {
     return pending;
   }
 
-  private async read(sale: SaleDefinition): Promise<RoomStockReading> {
+  private async read(sale: SaleDefinition): Promise<RoomReading> {
     const soldAtReading = await this.scripts.soldUnits(sale.id);
-    const remaining = await this.sales.remainingUnits(sale);
-    const reading = { remaining, soldAtReading, at: Date.now() };
+    const { remaining, settled } = await this.sales.remainingSettled(sale);
+    const reading = { remaining, soldAtReading, settled, at: Date.now() };
     this.readings.set(sale.id, reading);
     if (this.readings.size > 10_000) this.readings.clear();
     return reading;

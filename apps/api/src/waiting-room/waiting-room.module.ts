@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
+import { RoomRecord } from './room-record';
 import { RoomStock } from './room-stock';
 import { WaitingRoomPollRoute } from './waiting-room-poll.route';
 import { AdminWaitingRoomController, WaitingRoomController } from './waiting-room.controller';
@@ -12,7 +13,7 @@ import { WaitingRoom } from './waiting-room.service';
 @Module({
   imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
   controllers: [WaitingRoomController, AdminWaitingRoomController],
-  providers: [WaitingRoom, RoomStock, WaitingRoomPollRoute],
+  providers: [WaitingRoom, RoomStock, RoomRecord, WaitingRoomPollRoute],
   exports: [WaitingRoom],
 })
 export class WaitingRoomModule {}

@@ -8,6 +8,7 @@ import { rateLimited } from '../protection/retry-later.error';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { MetricsService } from '../metrics/metrics.service';
 import { AdmissionPassCodec } from './admission-pass-codec';
+import { RoomRecord } from './room-record';
 import { RoomStock } from './room-stock';
 
 /** How soon a buyer told `sold_out` or `ended` should look again: units may come back, an end is final. */
@@ -29,6 +30,7 @@ export class WaitingRoom {
     private readonly catalog: SaleCatalog,
     private readonly scripts: WaitingRoomScripts,
     private readonly stock: RoomStock,
+    private readonly record: RoomRecord,
     private readonly metrics: MetricsService,
     @InjectAppConfig() config: AppConfig,
   ) {
@@ -42,6 +44,7 @@ export class WaitingRoom {
     if (final) return final;
     const stock = await this.stock.of(sale);
     const joined = await this.withRoom(sale, () => this.scripts.join(sale.id, userId, stock, draw(), draw()));
+    await this.record.record(sale.id, userId, joined as RoomTicket);
     return this.answer(sale, userId, joined as RoomTicket);
   }
 
@@ -57,6 +60,7 @@ export class WaitingRoom {
       if (polled.kind === 'too-soon') throw rateLimited(polled.waitMs);
       throw new DomainError(ErrorCode.NotFound, 'No ticket in this waiting room: join it first');
     }
+    await this.record.record(sale.id, userId, polled);
     return this.answer(sale, userId, polled);
   }
 
@@ -119,24 +123,30 @@ export class WaitingRoom {
     return { state: over, pollAfterMs: over === 'ended' ? POLL_AFTER_ENDED_MS : POLL_AFTER_SOLD_OUT_MS };
   }
 
-  /** Whether the sale has ended or, open, has no unit left: nobody is admitted then. */
+  /**
+   * Whether the sale has ended or, open, has no unit left — settled: units in doubt after a Redis loss, or
+   * a Redis that cannot say, are "wait", never `sold_out` (the sense of `410 SOLD_OUT`).
+   */
   private async over(sale: SaleDefinition, now = Date.now()): Promise<'ended' | 'sold_out' | undefined> {
     if (now >= sale.endsAt.getTime()) return 'ended';
     if (now < sale.startsAt.getTime()) return undefined;
-    return (await this.stock.of(sale, now)).remaining > 0 ? undefined : 'sold_out';
+    const reading = await this.stock.of(sale, now);
+    return reading.remaining <= 0 && reading.settled ? 'sold_out' : undefined;
   }
 
   /**
-   * Runs a room script; if Redis holds no room for the sale (created while Redis was away, or Redis lost
-   * it), writes the room from the sale as MySQL holds it and runs the script again.
+   * Runs a room script, the room written back from MySQL first if this process's Redis connection was
+   * lost since it last was (RoomRecord); if Redis holds no room for the sale (created while Redis was
+   * away, or Redis lost it since), writes it back and runs the script again.
    */
   private async withRoom<T extends object>(
     sale: SaleDefinition,
     call: () => Promise<T | { kind: 'no-room' }>,
   ): Promise<T> {
+    await this.record.ensureRestored(sale);
     const first = await call();
     if (!('kind' in first) || first.kind !== 'no-room') return first as T;
-    await this.scripts.write(sale);
+    await this.record.restore(sale);
     const second = await call();
     if ('kind' in second && second.kind === 'no-room')
       throw new Error(`The room of sale ${sale.id} could not be written`);

@@ -117,10 +117,18 @@ local function passExpiryOf(buyer)
   return num(redis.call('HGET', KEYS[4], buyer), nil)
 end
 
+-- A place as a string of every digit a double has (a Lua number in a reply would be cut to an integer).
+local function placeString(place)
+  return string.format('%.17g', place)
+end
+
 --[[
-  A buyer's ticket: {state, position, etaMs, pollAfterMs, passExpiresMs, waiting}, or nil if they are
-  neither admitted (`passExpiry` unexpired) nor in line. `position` is 0 before the opening (not drawn
-  yet). `draw` in [0, 1) jitters the poll advice. Also records the earliest next poll (half the advice).
+  A buyer's ticket: {state, position, etaMs, pollAfterMs, passExpiresMs, waiting, place}, or nil if they
+  are neither admitted (`passExpiry` unexpired) nor in line. `position` is 0 before the opening (not drawn
+  yet). `place` is the buyer's score in the line ('' when admitted): the caller records it in MySQL
+  (room_places) before the buyer hears of it, so that a room Redis lost is rebuilt in the same order
+  (room-restore-5.lua). `draw` in [0, 1) jitters the poll advice. Also records the earliest next poll
+  (half the advice).
 ]]
 local function ticket(room, now, buyer, draw, passExpiry)
   local waiting = redis.call('ZCARD', KEYS[2])
@@ -128,7 +136,7 @@ local function ticket(room, now, buyer, draw, passExpiry)
   local result
   if passExpiry and passExpiry > now then
     pollAfter = jittered(POLL_ADMITTED_MS, draw)
-    result = { 'admitted', 0, 0, pollAfter, passExpiry, waiting }
+    result = { 'admitted', 0, 0, pollAfter, passExpiry, waiting, '' }
   elseif now < room.startsMs then
     local place = tonumber(redis.call('ZSCORE', KEYS[2], buyer))
     if place == nil then return nil end
@@ -136,14 +144,14 @@ local function ticket(room, now, buyer, draw, passExpiry)
     local untilOpen = room.startsMs - now
     local eta = untilOpen + math.floor(1000 * place * waiting / etaRate(room))
     pollAfter = pollAdvice(eta, draw)
-    result = { 'waiting', 0, eta, pollAfter, 0, waiting }
+    result = { 'waiting', 0, eta, pollAfter, 0, waiting, placeString(place) }
   else
     local rank = redis.call('ZRANK', KEYS[2], buyer)
     if rank == false then return nil end
     local position = rank + 1
     local eta = math.floor(1000 * position / etaRate(room))
     pollAfter = pollAdvice(eta, draw)
-    result = { 'waiting', position, eta, pollAfter, 0, waiting }
+    result = { 'waiting', position, eta, pollAfter, 0, waiting, placeString(tonumber(redis.call('ZSCORE', KEYS[2], buyer))) }
   end
   redis.call('HSET', KEYS[5], buyer, now + math.floor(pollAfter / 2))
   return result

@@ -1,0 +1,73 @@
+import { RoomPlaceRepository } from '@flash-sale/db';
+import type { SaleDefinition } from '@flash-sale/domain';
+import { RedisConnection, type RoomTicket, WaitingRoomScripts } from '@flash-sale/redis';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+
+/** Buyers whose recorded place or pass this process remembers, to save rewriting them: a bound on memory. */
+const REMEMBERED_BUYERS = 100_000;
+
+/**
+ * What a room promised each buyer, kept in MySQL (`room_places`) so that a Redis that loses the room —
+ * restarted without its data, an older copy, a failover to a replica that lagged — loses neither the cap
+ * nor the order (docs/architecture.md "The waiting room"). Redis runs the room; MySQL is only written
+ * when a buyer's place or pass changes, before the buyer hears of it, and only read to write the room
+ * back: once per sale after each loss of this process's Redis connection (which every restart, failover
+ * or restore causes) and whenever Redis answers that it holds no room. A pass given but not recorded
+ * cannot happen; a place given but not recorded (MySQL failed after Redis placed the buyer) is answered
+ * as an error, and recorded by the buyer's next join or poll.
+ */
+@Injectable()
+export class RoomRecord implements OnModuleInit {
+  private readonly logger = new Logger(RoomRecord.name);
+  /** sale|user → the place or pass expiry this process recorded last. */
+  private readonly recorded = new Map<string, string>();
+  /** Sales whose room was written back over this process's current Redis connection. */
+  private readonly restored = new Set<string>();
+  private readonly restoring = new Map<string, Promise<void>>();
+  private connectionLosses = 0;
+
+  constructor(
+    private readonly places: RoomPlaceRepository,
+    private readonly scripts: WaitingRoomScripts,
+    private readonly redis: RedisConnection,
+  ) {}
+
+  onModuleInit(): void {
+    this.redis.onConnectionLost(() => {
+      this.connectionLosses += 1;
+      this.restored.clear();
+    });
+  }
+
+  /** Before the room of `sale` runs a script on this connection: written back from MySQL, once. */
+  async ensureRestored(sale: SaleDefinition): Promise<void> {
+    if (!this.restored.has(sale.id)) await this.restore(sale);
+  }
+
+  /** Writes the room back from MySQL now (its settings first, then every place and pass Redis lacks). */
+  restore(sale: SaleDefinition): Promise<void> {
+    const running = this.restoring.get(sale.id);
+    if (running) return running;
+    const losses = this.connectionLosses;
+    const restoring = (async () => {
+      await this.scripts.write(sale);
+      const written = await this.scripts.restore(sale.id, await this.places.placesOf(sale.id));
+      if (written > 0) this.logger.warn(`Waiting room of sale ${sale.id}: ${written} buyer(s) written back from MySQL`);
+      if (losses === this.connectionLosses) this.restored.add(sale.id);
+    })().finally(() => this.restoring.delete(sale.id));
+    this.restoring.set(sale.id, restoring);
+    return restoring;
+  }
+
+  /** Records the buyer's place or pass as the ticket says, unless this process recorded it already. */
+  async record(saleId: string, userId: string, ticket: RoomTicket): Promise<void> {
+    const key = `${saleId}|${userId}`;
+    const admitted = ticket.state === 'admitted';
+    const value = admitted ? `pass ${ticket.passExpiresMs}` : `place ${ticket.place}`;
+    if (this.recorded.get(key) === value || (!admitted && ticket.place === undefined)) return;
+    if (admitted) await this.places.recordPass(saleId, userId, ticket.passExpiresMs);
+    else await this.places.recordPlace(saleId, userId, ticket.place!);
+    if (this.recorded.size >= REMEMBERED_BUYERS) this.recorded.clear();
+    this.recorded.set(key, value);
+  }
+}

@@ -1,0 +1,53 @@
+import type { DataSource } from 'typeorm';
+
+/** A buyer's row in a room (see the `room_places` migration). */
+export interface RoomPlaceRow {
+  userId: string;
+  place: number;
+  /** When their pass expires (ms since the epoch), or undefined: not admitted yet. */
+  passExpiresMs?: number;
+  /** MySQL holds an order of theirs in the sale: their pass is spent. */
+  bought: boolean;
+}
+
+/**
+ * The `room_places` table: the waiting room's promises to each buyer (their place, their pass), written
+ * before the buyer is told, read back only when Redis lost the room (apps/api waiting-room).
+ */
+export class RoomPlaceRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The buyer's place in line, new or moved to the back (a pass that expired unused): not admitted. */
+  async recordPlace(saleId: string, userId: string, place: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO room_places (sale_id, user_id, place) VALUES (?, ?, ?)
+       ON DUPLICATE KEY UPDATE place = VALUES(place), pass_expires_at = NULL`,
+      [saleId, userId, place],
+    );
+  }
+
+  /** The buyer was admitted: their pass expires then. */
+  async recordPass(saleId: string, userId: string, passExpiresMs: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO room_places (sale_id, user_id, place, pass_expires_at) VALUES (?, ?, 0, ?)
+       ON DUPLICATE KEY UPDATE pass_expires_at = VALUES(pass_expires_at)`,
+      [saleId, userId, passExpiresMs],
+    );
+  }
+
+  /** Every buyer of the room, with whether MySQL holds an order of theirs in the sale. */
+  async placesOf(saleId: string): Promise<RoomPlaceRow[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT p.user_id, p.place, p.pass_expires_at,
+              EXISTS (SELECT 1 FROM orders o WHERE o.sale_id = p.sale_id AND o.user_id = p.user_id) AS bought
+         FROM room_places p WHERE p.sale_id = ?`,
+      [saleId],
+    )) as { user_id: string; place: number; pass_expires_at: string | null; bought: number | string }[];
+    return rows.map((row) => ({
+      userId: row.user_id,
+      place: Number(row.place),
+      passExpiresMs: row.pass_expires_at === null ? undefined : Number(row.pass_expires_at),
+      bought: Number(row.bought) === 1,
+    }));
+  }
+}
