@@ -1,10 +1,10 @@
-import type { Sale, SubmitToken, Ticket } from '@flash-sale/contract';
+import type { Sale, Ticket } from '@flash-sale/contract';
 import { ApiClient, inAnHour } from '../support/api-client';
 import { type AppProcess, startApiProcess } from '../support/app-processes';
 import { type LoadBalancer, startLoadBalancer } from '../support/load-balancer';
 import { PrivateRedisServer } from '../support/private-redis';
 import { createTestEnv, type TestEnv } from '../support/test-env';
-import { errorCode, RoomBuyer, sleep } from './room-buyers';
+import { RoomBuyer, sleep } from './room-buyers';
 
 /**
  * The room shared by two API processes behind HAProxy, on a Redis of its own: an API SIGKILLed while
