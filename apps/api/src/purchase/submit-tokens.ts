@@ -35,6 +35,14 @@ export class SubmitTokens {
     return this.codec.orderNumberOf(token, saleId);
   }
 
+  /**
+   * When the token was issued (ms, by the clock of the process that signed it): its expiry less the TTL.
+   * Trust it only for a token `signedFor` the buyer.
+   */
+  issuedAtMs(token: string): number {
+    return (SubmitTokenCodec.decode(token)?.e ?? 0) - this.ttlSeconds * 1000;
+  }
+
   /** Signed for this sale and user, expired or not (SubmitTokenCodec.signedFor). */
   signedFor(token: string, saleId: string, userId: string): boolean {
     return this.codec.signedFor(token, saleId, userId);

@@ -2,6 +2,9 @@ import { StockLeases } from '@flash-sale/stock';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 
+/** How far apart the clocks of the API processes may be (NTP keeps them within milliseconds). */
+const CLOCK_MARGIN_MS = 10_000;
+
 /**
  * When this instance's Redis connection drops and comes back (Redis restarted, or a failover moved it to a
  * replica), the Redis it now talks to may hold no state or a stale copy of a sale — which would sell
@@ -17,6 +20,8 @@ export class IncarnationGuard implements OnModuleInit {
   private drops = 0;
   private readonly verified = new Set<string>();
   private readonly verifying = new Map<string, Promise<void>>();
+  /** When this instance's current connection to Redis became ready (ms); infinite while there is none. */
+  private connectedSince = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -24,6 +29,10 @@ export class IncarnationGuard implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    if (this.redis.isReady) this.connectedSince = Date.now();
+    this.redis.onReady(() => {
+      if (this.connectedSince === Number.POSITIVE_INFINITY) this.connectedSince = Date.now();
+    });
     // Armed when the connection drops, not when it comes back: ioredis sends the commands queued
     // meanwhile as soon as it reconnects, before anyone hears of it, and a purchase queued then must
     // already wait for the verification.
@@ -31,7 +40,21 @@ export class IncarnationGuard implements OnModuleInit {
       this.reconnected = true;
       this.drops += 1;
       this.verified.clear();
+      this.connectedSince = Number.POSITIVE_INFINITY;
     });
+  }
+
+  /**
+   * Whether the Redis this instance talks to may lack a purchase made with a token issued at
+   * `issuedAtMs` (docs/failure-model.md "Refusals are cheap"). Any copy of Redis that loses data — a
+   * restart, an older copy, a promoted replica — drops every connection to it, so the copy this instance
+   * talks to has been the current one since at least `connectedSince`. A token issued after that was
+   * stored in this copy, and so was any reservation made with it: this copy answers its replay itself.
+   * Only a token issued before may have bought in a copy that was lost since. CLOCK_MARGIN_MS covers
+   * the skew between the process that issued the token and this one.
+   */
+  mayLackPurchaseOf(issuedAtMs: number): boolean {
+    return issuedAtMs < this.connectedSince + CLOCK_MARGIN_MS;
   }
 
   /** True when the sale must be verified before this instance sells it again. */

@@ -59,6 +59,10 @@ function world(
     connectionLostDuringRefill?: boolean;
     /** Verifications that another lost connection overtakes (each leaves the sale unverified). */
     overtakenVerifications?: number;
+    /** This instance holds a sold-out flag of the sale. */
+    soldOutFlag?: boolean;
+    /** The token was issued after this copy of Redis became the current one (it cannot lack its purchase). */
+    tokenIssuedSinceCopy?: boolean;
   } = {},
 ) {
   const calls: string[] = [];
@@ -81,13 +85,14 @@ function world(
       if (options.connectionLostDuringRefill) unverified = true;
       return refills.shift() ?? 0;
     },
-    unitsOutsideMySql: async () => ({ leased: 0, inDoubt: options.inDoubt ?? 0 }),
+    unitsOutsideMySql: async () => (calls.push('unitsOutsideMySql'), { leased: 0, inDoubt: options.inDoubt ?? 0 }),
   } as unknown as StockLeases;
   const limits = { inReservation: () => LIMITS } as unknown as PurchaseRateLimits;
   const tokens = {
     orderNumberOf: (token: string) => `S7-number-of-${token}`,
     signedFor: () => options.tokenSigned ?? false,
     verify: () => (options.tokenSigned ?? false) && !options.tokenExpired,
+    issuedAtMs: () => (options.tokenIssuedSinceCopy ? 2 : 1),
   } as unknown as SubmitTokens;
   const redisTokens = { adopt: async () => void calls.push('adopt') } as unknown as RedisTokens;
   const tokenOrders = {
@@ -101,8 +106,12 @@ function world(
       { orderNo, status: 'CANCELLED', made: 'written', replay: true }
     ),
   } as unknown as TokenOrders;
-  const soldOut = { noteSoldOut: () => void calls.push('noteSoldOut') } as unknown as SoldOutGate;
+  const soldOut = {
+    noteSoldOut: () => void calls.push('noteSoldOut'),
+    isFlagged: () => options.soldOutFlag ?? false,
+  } as unknown as SoldOutGate;
   const incarnations = {
+    mayLackPurchaseOf: (issuedAtMs: number) => issuedAtMs < 2,
     mustVerify: () => unverified,
     verify: async () => {
       calls.push('verify');
@@ -177,7 +186,46 @@ describe('RedisReservation', () => {
   it('says SOLD_OUT only once MySQL had nothing to lease and Redis still refused, and flags the sale', async () => {
     const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], { refills: [0] });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(calls).toEqual(['refill 1', 'noteSoldOut']);
+    expect(calls).toEqual(['refill 1', 'unitsOutsideMySql', 'noteSoldOut']);
+  });
+
+  it('with a sold-out flag held, a SOLD_OUT from Redis is final: MySQL is asked nothing', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut)], {
+      soldOutFlag: true,
+      tokenSigned: true,
+      tokenIssuedSinceCopy: true,
+    });
+    expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
+    expect(calls).toEqual([]);
+  });
+
+  it('LIMIT_REACHED or SOLD_OUT to a token issued since this copy of Redis is current costs no MySQL query', async () => {
+    for (const code of [ErrorCode.LimitReached, ErrorCode.SoldOut]) {
+      const { reservation, calls } = world([refused(code)], {
+        soldOutFlag: true,
+        tokenSigned: true,
+        tokenIssuedSinceCopy: true,
+        orderInMySql: true,
+      });
+      expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(code);
+      expect(calls).not.toContain('orderOfToken');
+    }
+  });
+
+  it('a token issued before this copy became current may have bought in a lost one: its order in MySQL is the answer', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.LimitReached)], { tokenSigned: true, orderInMySql: true });
+    await expect(reservation.reserve(SALE, 'u1', ORDER)).resolves.toMatchObject({ orderNo: 'S7-IN-MYSQL' });
+    expect(calls).toEqual(['orderOfToken']);
+  });
+
+  it('an expired token Redis does not know, issued since this copy is current, is refused without asking MySQL', async () => {
+    const { reservation, calls } = world([refused(ErrorCode.TokenInvalid)], {
+      tokenSigned: true,
+      tokenExpired: true,
+      tokenIssuedSinceCopy: true,
+    });
+    expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.TokenInvalid);
+    expect(calls).toEqual([]);
   });
 
   it('answers 503 + retry-after, not SOLD_OUT, while units are in doubt after an outage', async () => {
@@ -204,7 +252,7 @@ describe('RedisReservation', () => {
       connectionLostDuringRefill: true,
     });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(calls).toEqual(['refill 1', 'verify', 'noteSoldOut']);
+    expect(calls).toEqual(['refill 1', 'verify', 'unitsOutsideMySql', 'noteSoldOut']);
   });
 
   it('asks the buyer to retry, sending no script, while every verification is overtaken by another lost connection', async () => {
@@ -242,7 +290,7 @@ describe('RedisReservation', () => {
   it("answers a token Redis forgot with MySQL's order, expired or not; refuses an expired one that bought nothing", async () => {
     const invalid = refused(ErrorCode.TokenInvalid);
     const bought = world([invalid], { tokenSigned: true, tokenExpired: true, orderInMySql: true });
-    await expect(bought.reservation.reserve(SALE, 'u1', ORDER)).resolves.toEqual({
+    await expect(bought.reservation.reserve(SALE, 'u1', ORDER)).resolves.toMatchObject({
       orderNo: 'S7-IN-MYSQL',
       status: 'PENDING_PAYMENT',
     });

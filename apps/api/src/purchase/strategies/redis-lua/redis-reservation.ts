@@ -151,6 +151,9 @@ export class RedisReservation {
       return 'retry';
     }
     if (result.code === ErrorCode.SoldOut) {
+      // A sold-out flag this instance holds proved it already — MySQL had nothing to lease, nothing was in
+      // doubt or on its way — and no unit came back since (a return drops the flag): nothing to ask again.
+      if (this.soldOut.isFlagged(sale.id)) return this.finalRefusal(attempts, result.code);
       // Redis's balance is only what it was leased: a buyer is told SOLD_OUT only once MySQL had nothing
       // left to lease after this refusal — nor the sale's other buckets, asked to give back part of
       // theirs — and Redis still refused after that (a lease another caller was granting meanwhile
@@ -174,10 +177,13 @@ export class RedisReservation {
       // Signed for this buyer and sale, yet unknown to Redis: issued while Redis was down, or forgotten
       // by a Redis restarted without its data (or from an older copy). MySQL decides, as for the
       // fallback: an order made with it is the answer, expired or not; only an unexpired token that
-      // bought nothing is put in Redis and tried again.
+      // bought nothing is put in Redis and tried again. An expired one issued since this copy of Redis is
+      // the current one would have its purchase here: refused without asking MySQL.
+      const unexpired = this.tokens.verify(order.token, sale.id, userId);
+      if (!unexpired && !this.mayLackPurchase(order.token)) throw refusal(result.code);
       const replayed = await this.tokenOrders.orderOfToken(order.token, userId);
       if (replayed) return replayed;
-      if (!this.tokens.verify(order.token, sale.id, userId)) throw refusal(result.code);
+      if (!unexpired) throw refusal(result.code);
       await this.redisTokens.adopt(order.token, sale, userId);
       attempts.adoptedToken = true;
       return 'retry';
@@ -190,12 +196,14 @@ export class RedisReservation {
    * a copy can lack a purchase MySQL holds — a lagging replica promoted, or an older copy refreshed,
    * after the worker wrote orders it had read from the lost one. Such a copy still holds the token
    * unused. The token's order in MySQL is then the answer, as for every replay (docs/failure-model.md,
-   * "The answer rules"). The window's refusals come before the replay (docs/api.md) and stand as they are.
+   * "The answer rules"). Only a token issued before this copy became the current one can be such a
+   * token: MySQL is asked for no other, so a refusal costs no MySQL query. The window's refusals come
+   * before the replay (docs/api.md) and stand as they are.
    */
   private async finalRefusal(attempts: Attempts, code: ErrorCode): Promise<never | WrittenOrder> {
     const { sale, userId, order } = attempts;
     const replayComesFirst = code === ErrorCode.SoldOut || code === ErrorCode.LimitReached;
-    if (replayComesFirst && this.tokens.signedFor(order.token, sale.id, userId)) {
+    if (replayComesFirst && this.tokens.signedFor(order.token, sale.id, userId) && this.mayLackPurchase(order.token)) {
       const promised = await this.tokenOrders.orderOfToken(order.token, userId);
       if (promised) return promised;
     }
@@ -207,6 +215,11 @@ export class RedisReservation {
    * status, or `QUEUED` while the worker has not written it — its reservation may be written, paid,
    * cancelled or expired by now.
    */
+  /** Whether this copy of Redis may lack a purchase made with the token (IncarnationGuard.mayLackPurchaseOf). */
+  private mayLackPurchase(token: string): boolean {
+    return this.incarnations.mayLackPurchaseOf(this.tokens.issuedAtMs(token));
+  }
+
   private async accepted(attempts: Attempts, result: Reserved): Promise<PurchaseAccepted> {
     const counted = !attempts.offTheBooks;
     // Epoch 0: a replay of an order MySQL sold itself (the fallback), or that ended before Redis was
