@@ -32,9 +32,10 @@ export function buyerFactory() {
    * tokens are also written straight into Redis, where the reservation script looks for them; the
    * MySQL-only strategies check only the signature. `redis`: another Redis than the run's main one
    * (the scale section's cluster), where the tokens are stored through the app's own
-   * `SaleRedisRepository.storeToken`, in each buyer's bucket of a sale spread over `buckets`.
+   * `SaleRedisRepository.storeToken`, in each buyer's bucket of a sale spread over `buckets`. `userIds`:
+   * the buyers, taking turns, instead of new ones (buyers who come back, each time with a new token).
    */
-  async function preparePairs(saleId, count, { storeInRedis = true, redis, buckets = 1 } = {}) {
+  async function preparePairs(saleId, count, { storeInRedis = true, redis, buckets = 1, userIds } = {}) {
     const pairs = { count, auth: new Array(count), body: new Array(count), user: new Array(count) };
     const batch = {
       tag: `${RUN_ID}s${pairSets++}`,
@@ -44,6 +45,7 @@ export function buyerFactory() {
       storeInRedis,
       repository: redis && new SaleRedisRepository(redis, keys),
       layout: { id: String(saleId), buckets },
+      userIds,
     };
     for (let start = 0; start < count; start += PIPELINE_SIZE) {
       // Cleanup may have started (Ctrl-C): writing keys now would outlive its scan.
@@ -54,11 +56,11 @@ export function buyerFactory() {
   }
 
   async function prepareSlice(pairs, batch, start, end) {
-    const { tag, saleId, expiresAtMs, saleKeys, storeInRedis, repository, layout } = batch;
+    const { tag, saleId, expiresAtMs, saleKeys, storeInRedis, repository, layout, userIds } = batch;
     const pipeline = storeInRedis && !repository ? state.redis.pipeline() : undefined;
     const stored = [];
     for (let i = start; i < end; i++) {
-      const userId = `b${tag}u${i}`; // within the API's user-id alphabet [A-Za-z0-9_-]
+      const userId = userIds ? userIds[i % userIds.length] : `b${tag}u${i}`; // within the API's user-id alphabet [A-Za-z0-9_-]
       const token = codec.encode(SubmitTokenCodec.claims(saleId, userId, expiresAtMs));
       pairs.user[i] = userId;
       pairs.auth[i] = `Bearer ${guestJwt(userId, `Bench ${i}`)}`;

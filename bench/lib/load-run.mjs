@@ -56,6 +56,7 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     const cost = startCostWindow(cpu, target, pids);
     const nodes = redisNodes ?? [{ name: 'redis', client: state.redis }];
     const redisBefore = await commandStatsByNode(nodes);
+    const mysqlBefore = await mysqlQuestions();
     state.loadRun = traffic.instance;
     const startedAt = performance.now();
     const result = await traffic.instance;
@@ -64,10 +65,16 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     const settled = settle ? await settle(traffic.statuses) : undefined;
     const costs = settled ? cost.until() : loadWindow;
     const redisAfter = await commandStatsByNode(nodes);
+    const mysqlAfter = await mysqlQuestions();
     const responses = traffic.latencies.length;
     const redisCommands = diffCommandStats(sumStats(redisBefore), sumStats(redisAfter), responses);
+    // Server-wide: the worker's periodic work and these two reads are in it (a few statements a second).
+    const mysqlQueries = {
+      total: mysqlAfter - mysqlBefore,
+      perResponse: round((mysqlAfter - mysqlBefore) / responses, 3),
+    };
     const run = { key, label, target, pairs, expect, amount, result, startedAt, traffic, settled, connections };
-    const summary = summarize(run, { cpu: loadWindow.cpu, costs, redisCommands });
+    const summary = summarize(run, { cpu: loadWindow.cpu, costs, redisCommands, mysqlQueries });
     if (redisNodes)
       summary.redisCommandsByNode = nodes.map(({ name }, i) => ({
         node: name,
@@ -143,7 +150,13 @@ function sumStats(statsByNode) {
   return sum;
 }
 
-function summarize(run, { cpu, costs, redisCommands }) {
+/** Statements MariaDB has run for its clients so far (`Questions`, server-wide). */
+async function mysqlQuestions() {
+  const [rows] = await state.mysql.query("SHOW GLOBAL STATUS LIKE 'Questions'");
+  return Number(rows[0]?.Value ?? 0);
+}
+
+function summarize(run, { cpu, costs, redisCommands, mysqlQueries }) {
   const { result, traffic, pairs, amount, startedAt, settled } = run;
   const expected = [run.expect].flat();
   const completed = traffic.latencies.length;
@@ -178,6 +191,7 @@ function summarize(run, { cpu, costs, redisCommands }) {
     ...(settled && { settled, cpuUntilSettled: costs.precise }),
     cpuUsPerResponse: cpuPerResponse(costs.precise, costs.seconds, completed, costs.target),
     redisCommands,
+    mysqlQueries,
   };
 }
 

@@ -66,24 +66,26 @@ function endpointSection(r) {
   return [
     '## (a) ceiling, (b) purchase endpoint, (c) drain',
     '',
-    '| scenario | req/s | vs ceiling | p50 (ms) | p95 (ms) | p99 (ms) | Redis commands / response | Redis µs / response | Redis vs ceiling | machine CPU µs / response | CPU vs ceiling | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s | vs ceiling | p50 (ms) | p95 (ms) | p99 (ms) | Redis commands / response | Redis µs / response | Redis vs ceiling | MySQL queries / response | machine CPU µs / response | CPU vs ceiling | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.scenarios.map(
       (s) =>
         `| ${s.scenario} | ${thousands(s.reqPerSec)} | ${percent(s.vsCeiling)} | ${latencies(s)} | ` +
         `${s.redisCommands.callsPerResponse} | ${s.redisCommands.usecPerResponse} | ${times(s.redisVsCeiling)} | ` +
-        `${thousands(s.cpuUsPerResponse.machine)} | ` +
+        `${s.mysqlQueries?.perResponse ?? ''} | ${thousands(s.cpuUsPerResponse.machine)} | ` +
         `${times(s.machineCpuVsCeiling)} | ${errors(s)} |`,
     ),
     `| drain into MySQL (${r.drain.rows} unwritten orders, fresh worker), per order | ` +
       `**${thousands(r.drain.ordersPerSec)} orders/s** (${times(r.ratios.drainVsBaseline)} the previous build's ` +
-      `${thousands(r.settings.drainBaseline)}) | | | | | ${r.drain.redisCommands.callsPerResponse} | ${r.drain.redisCommands.usecPerResponse} | | ` +
+      `${thousands(r.settings.drainBaseline)}) | | | | | ${r.drain.redisCommands.callsPerResponse} | ${r.drain.redisCommands.usecPerResponse} | | | ` +
       `${thousands(r.drain.cpuUsPerOrder.machine)} | | audit ok ${r.drain.audit.ok} |`,
     '',
     `The ceiling is \`bench/ceiling-server.mjs\`: bare Fastify + ioredis running the app's reservation script ` +
       'through its `ReservationScripts` (no JWT, validation, queue or logging), its own child process, same ' +
       'connections and the same kind of (user, token) pairs; the API and worker sit idle meanwhile. ' +
-      'Redis commands and µs = server-wide `INFO commandstats` calls and time per response. Machine CPU µs = CPU time per response of ' +
+      'Redis commands and µs = server-wide `INFO commandstats` calls and time per response; MySQL queries = ' +
+      "MariaDB's server-wide `Questions` per response (the worker's periodic statements included). " +
+      'Machine CPU µs = CPU time per response of ' +
       'the server and Redis for the ceiling, of the API, the worker, Redis and MariaDB for the app (never the load ' +
       "generator). Both run until the worker has written the scenario's accepted orders (live sale, redis-lua " +
       'strategy), so a purchase costs everything it caused. The cost targets divide by accepted purchases ' +

@@ -77,6 +77,22 @@ export async function runSoldOutSale(run, saleId) {
     pairs: floodPairs,
   });
   run.answeredAsExpected(`sold-out sale, ${SETTINGS.floodConnections} connections: every answer 410`, flood);
+  // The buyer who bought the only unit comes back, a new token each time: the sold-out flag may not answer
+  // them (their token could be a replay), so Redis does — LIMIT_REACHED — and MySQL must not be asked.
+  const returningPairs = await run.buyers.preparePairs(saleId, SETTINGS.users, { userIds: firstBuyer.user });
+  const returning = await profiledTimedRun(
+    run,
+    'the sold-out sale, its buyer back',
+    ['api-returning', 'API CPU profile, a buyer who bought comes back'],
+    {
+      key: 'returningBuyer',
+      label: 'sold-out sale, its buyer back (409)',
+      saleId,
+      expect: [409, 410],
+      pairs: returningPairs,
+    },
+  );
+  run.answeredAsExpected('sold-out sale, its buyer back: every answer 409 or 410', returning);
 }
 
 /**

@@ -137,7 +137,9 @@ export class SaleIncarnations {
           epoch,
           windowVersion: sale.windowVersion,
         },
-        layout.buckets === 1 ? orders : orders.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
+        layout.buckets === 1
+          ? orders
+          : orders.filter((order) => buyerBucket(layout, order.userId).index === bucket.index),
       );
       if (result.kind === 'opened') opened = true;
     }
