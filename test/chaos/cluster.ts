@@ -10,6 +10,7 @@ import { freePort } from '../../scripts/lib/ports.mjs';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
 import { ADMIN_PASSWORD, chaosEnv } from './cluster-env';
+import { ExplorerError, removeFolder } from './explorer-error';
 import { skewedClockEnv } from './faults/clock-skew';
 import { DelayingProxy } from './faults/delaying-proxy';
 import { LaggingReplica, RedisNode } from './faults/redis-nodes';
@@ -32,6 +33,9 @@ export interface ClusterOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Copies of Redis' file kept for `redis-restore-older` to choose from. */
+const MAX_SNAPSHOTS = 6;
 
 /** A process asked to stop (SIGTERM) is SIGKILLed after this long. */
 const GRACEFUL_STOP_MS = 5_000;
@@ -58,6 +62,9 @@ export class ChaosCluster {
   private workerStopped = false;
   private mysqlStopped = false;
   private readonly logs: WriteStream;
+  /** The copies of Redis' file `snapshotRedis` took, oldest first. */
+  private readonly snapshots: string[] = [];
+  private snapshotSerial = 0;
 
   private constructor(
     readonly env: Record<string, string>,
@@ -160,15 +167,34 @@ export class ChaosCluster {
     await this.primary.start(options);
   }
 
-  /** A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (a backup, a lagging disk). */
-  snapshotRedis(): void {
-    this.primary.copyDataTo(join(this.dir, 'redis-snapshot'));
+  /**
+   * A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (a backup, a lagging
+   * disk); the newest MAX_SNAPSHOTS are kept. `fresh`: the copies taken before are dropped first (a run's
+   * start: an earlier run's copies hold nothing of its sale).
+   */
+  snapshotRedis(options: { fresh?: boolean } = {}): void {
+    if (options.fresh) for (const dir of this.snapshots.splice(0)) removeFolder(dir);
+    this.snapshotSerial += 1;
+    const dir = join(this.dir, `redis-snapshot-${this.snapshotSerial}`);
+    this.primary.copyDataTo(dir);
+    this.snapshots.push(dir);
+    while (this.snapshots.length > MAX_SNAPSHOTS) removeFolder(this.snapshots.shift()!);
   }
 
-  /** SIGKILL, then Redis starts from the copy `snapshotRedis` took: it forgets everything written since. */
-  async restoreRedisFromSnapshot(): Promise<void> {
+  /** How many copies `snapshotRedis` keeps now. */
+  get snapshotCount(): number {
+    return this.snapshots.length;
+  }
+
+  /**
+   * SIGKILL, then Redis starts from a copy `snapshotRedis` took (`pick` among them, modulo their number;
+   * the newest by default): it forgets everything written since.
+   */
+  async restoreRedisFromSnapshot(pick?: number): Promise<void> {
+    if (this.snapshots.length === 0) throw new ExplorerError('no copy of Redis to restore');
+    const copy = this.snapshots[pick === undefined ? this.snapshots.length - 1 : pick % this.snapshots.length]!;
     await this.killRedis();
-    this.primary.replaceDataWith(join(this.dir, 'redis-snapshot'));
+    this.primary.replaceDataWith(copy);
     await this.startRedis({ empty: false });
   }
 
@@ -193,7 +219,7 @@ export class ChaosCluster {
     this.primary = await replica.promote();
     this.proxy.retarget(this.primary.port);
     this.workerLink.retarget(this.primary.port);
-    rmSync(old.dir, { recursive: true, force: true });
+    removeFolder(old.dir);
   }
 
   // ---- MySQL's link ----
@@ -225,6 +251,23 @@ export class ChaosCluster {
     }
     this.setSkew('worker', offsetSeconds);
     this.startWorker();
+  }
+
+  /** The offset (ms) of API instance `index`'s wall clock from the machine's (0 unless clock-skew set one). */
+  clockOffsetMs(index: number): number {
+    return (this.skews.get(`api${index}`) ?? 0) * 1_000;
+  }
+
+  /**
+   * An API instance restarted cleanly, as a deployment does: SIGTERM, a new process on the same clock,
+   * which runs its startup warm-up before it says ready. False if it was not ready in time.
+   */
+  async restartApi(index: number): Promise<boolean> {
+    const api = this.apis[index];
+    this.apis[index] = undefined;
+    if (api) await stopGracefully(api);
+    this.startApi(index);
+    return this.waitForApiReady(index, 30_000);
   }
 
   private setSkew(name: string, offsetSeconds: number): void {
@@ -343,8 +386,33 @@ export class ChaosCluster {
       if (!api || api.exitCode !== null || api.signalCode !== null) this.startApi(index);
     }
     for (let index = 0; index < API_INSTANCES; index++) {
-      if (!(await this.waitForApiReady(index, 30_000))) throw new Error(`API ${index} is not ready 30 s after restore`);
+      if (!(await this.waitForApiReady(index, 30_000))) {
+        throw new ExplorerError(`API ${index} is not ready 30 s after everything was restored`);
+      }
     }
+  }
+
+  /**
+   * After an explorer error left the processes in any state: every process stopped and started again
+   * (Redis from its file, or empty if that cannot start), then `restoreAll`. The next run starts on a
+   * fresh sale, so nothing it judges depends on what the error left behind.
+   */
+  async recover(): Promise<void> {
+    this.resumeMysql();
+    this.slowMysql(0);
+    await this.replica?.discard().catch(() => undefined);
+    this.replica = undefined;
+    this.skews.clear();
+    await this.killRedis();
+    try {
+      await this.startRedis({ empty: false });
+    } catch {
+      await this.primary.kill();
+      await this.startRedis({ empty: true });
+    }
+    await this.killWorker();
+    for (let index = 0; index < API_INSTANCES; index++) await this.killApi(index);
+    await this.restoreAll();
   }
 
   /** A MySQL connection for the checker (never through anything the nemesis touches). */
