@@ -4,6 +4,7 @@ import { adminAction } from './admin-actions';
 import { API_INSTANCES, type ChaosCluster } from './cluster';
 import { crowd } from './crowd';
 import { widerFaultCommands } from './faults/nemesis';
+import { roomAdminCommand, roomClientCommands } from './room-commands';
 import type { RunWorld } from './world';
 
 /** The nemesis' repertoire; `--faults` picks among them. */
@@ -21,6 +22,8 @@ export const FAULT_KINDS = [
   'clock-skew',
   'mysql-slow',
   'lock-holder-pause',
+  'api-restart',
+  'redis-snapshots',
   // Not a fault: an admin's end, reopen, edit or preload of the sale, drawn like one (test/chaos/admin-actions.ts).
   'admin',
 ] as const;
@@ -92,9 +95,27 @@ type Weighted = { arbitrary: fc.Arbitrary<ChaosCommand>; weight: number };
  * replaying, the actions the outages interfere with; new buyers are rarer so that one buyer meets
  * several faults.
  */
-function clientCommands(perUserLimit: number): Weighted[] {
+function clientCommands(perUserLimit: number, kinds: ReadonlySet<FaultKind>, rooms: boolean): Weighted[] {
   const quantity = fc.integer({ min: 1, max: perUserLimit });
+  const extra: Weighted[] = [...(rooms ? roomClientCommands() : [])];
+  // Copies of Redis taken as often as a buyer acts, so a token minted before a copy and spent after is common.
+  if (kinds.has('redis-snapshots')) {
+    extra.push({
+      weight: 2,
+      arbitrary: fc.constant(
+        command(
+          'redisSnapshot()',
+          (m) => !m.redisDown,
+          async (m, real) => {
+            real.cluster.snapshotRedis();
+            m.snapshotTaken = true;
+          },
+        ),
+      ),
+    });
+  }
   return [
+    ...extra,
     {
       weight: 1,
       arbitrary: api.map((a) => command(`newBuyer(api${a})`, always, (_m, real) => real.world.newBuyer(a))),
@@ -222,7 +243,11 @@ function pauseAndResume(
 }
 
 /** The nemesis: each enabled fault kind, and its end where a fault lasts. */
-function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.Arbitrary<ChaosCommand>[] {
+function faultCommands(
+  kinds: ReadonlySet<FaultKind>,
+  perUserLimit: number,
+  rooms: boolean,
+): fc.Arbitrary<ChaosCommand>[] {
   const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
   const constant = (cmd: ChaosCommand) => fc.constant(cmd);
   if (kinds.has('redis-kill') || kinds.has('redis-restart-empty')) {
@@ -322,6 +347,7 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
   }
   // Twice a fault's share: an end meets an outage often enough, and the crowd then tells if it holds.
   if (kinds.has('admin')) arbitraries.push(adminCommands(), adminCommands());
+  if (kinds.has('admin') && rooms) arbitraries.push(roomAdminCommand());
   if (kinds.has('reply-lost')) {
     const restartsRedis = kinds.has('redis-kill') || kinds.has('redis-restart-empty');
     const purchase = fc.tuple(pick, fc.integer({ min: 1, max: perUserLimit }), api);
@@ -376,9 +402,11 @@ export function scheduleArbitrary(
   maxShrinks: number,
   /** Most attempts of one `crowd(n)` command; 0: no crowd commands. */
   crowdSize = 0,
+  /** Room sales may be drawn: the room's client actions and the admin's changes of the room join the schedule. */
+  rooms = false,
 ): fc.Arbitrary<Iterable<ChaosCommand>> {
-  const clients = [...clientCommands(perUserLimit), ...(crowdSize > 0 ? [crowdCommand(crowdSize)] : [])];
-  const faults = faultCommands(kinds, perUserLimit).map((fault) =>
+  const clients = [...clientCommands(perUserLimit, kinds, rooms), ...(crowdSize > 0 ? [crowdCommand(crowdSize)] : [])];
+  const faults = faultCommands(kinds, perUserLimit, rooms).map((fault) =>
     crowdSize > 0 ? fault.map((cmd) => withCrowd(cmd, Math.ceil(crowdSize / 2))) : fault,
   );
   const weighted = fc.oneof(

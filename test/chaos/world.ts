@@ -311,7 +311,9 @@ export class RunWorld {
       status: answer.status,
       code: answer.body?.error?.code,
       orderNo: outcome === 'ok' && purchase ? answer.body?.orderNo : undefined,
-      ...(outcome === 'ok' && purchase ? { orderStatus: answer.body?.status ?? (answer.status === 202 ? 'QUEUED' : undefined) } : {}),
+      ...(outcome === 'ok' && purchase
+        ? { orderStatus: answer.body?.status ?? (answer.status === 202 ? 'QUEUED' : undefined) }
+        : {}),
       error: answer.error,
       faultsActive: this.faultsActive(),
       sentAt: answer.sentAt,
