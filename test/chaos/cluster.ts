@@ -260,14 +260,17 @@ export class ChaosCluster {
 
   /**
    * An API instance restarted cleanly, as a deployment does: SIGTERM, a new process on the same clock,
-   * which runs its startup warm-up before it says ready. False if it was not ready in time.
+   * which runs its startup warm-up before it says ready (waited for while Redis and MySQL are up: with
+   * one of them down it is not ready, rightly). False if it did not even listen in time.
    */
   async restartApi(index: number): Promise<boolean> {
     const api = this.apis[index];
     this.apis[index] = undefined;
     if (api) await stopGracefully(api);
     this.startApi(index);
-    return this.waitForApiReady(index, 30_000);
+    if (!(await this.waitForApi(index, 30_000))) return false;
+    if (this.redisUp && !this.mysqlStopped) await this.waitForApiReady(index, 25_000);
+    return true;
   }
 
   private setSkew(name: string, offsetSeconds: number): void {

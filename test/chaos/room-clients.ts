@@ -113,6 +113,26 @@ export async function roomStep(
   maxWaitMs = 1_000,
 ): Promise<string | undefined> {
   if (validPass(buyer)) return world.mintFor(buyer, api);
+  // One step at a time per buyer, as one browser tab does: another attempt of the crowd waits its turn.
+  if (buyer.inRoom) {
+    await sleep(200);
+    return undefined;
+  }
+  buyer.inRoom = true;
+  try {
+    return await step(world, buyer, api, next, maxWaitMs);
+  } finally {
+    buyer.inRoom = false;
+  }
+}
+
+async function step(
+  world: RunWorld,
+  buyer: Buyer,
+  api: number,
+  next: () => number,
+  maxWaitMs: number,
+): Promise<string | undefined> {
   // Now and then the token route without a pass: it must refuse (403) while the sale has a room.
   if (next() < 0.08) return world.mintFor(buyer, api, null);
   if (!buyer.ticket) {

@@ -38,6 +38,8 @@ export interface Buyer {
   unsent: string[];
   /** The buyer's ticket in the sale's waiting room, as last answered (test/chaos/room-clients.ts). */
   ticket?: HeldTicket;
+  /** A crowd attempt is taking this buyer's step in the room (room-clients.ts roomStep). */
+  inRoom?: boolean;
 }
 
 export interface TokenUse {
