@@ -13,6 +13,7 @@ import { ADMIN_PASSWORD, chaosEnv } from './cluster-env';
 import { ExplorerError, removeFolder } from './explorer-error';
 import { skewedClockEnv } from './faults/clock-skew';
 import { DelayingProxy } from './faults/delaying-proxy';
+import { RedisCopies } from './faults/redis-copies';
 import { LaggingReplica, RedisNode } from './faults/redis-nodes';
 
 /** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/test/chaos): the repository root either way. */
@@ -33,9 +34,6 @@ export interface ClusterOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Copies of Redis' file kept for `redis-restore-older` to choose from. */
-const MAX_SNAPSHOTS = 6;
 
 /** A process asked to stop (SIGTERM) is SIGKILLed after this long. */
 const GRACEFUL_STOP_MS = 5_000;
@@ -62,9 +60,8 @@ export class ChaosCluster {
   private workerStopped = false;
   private mysqlStopped = false;
   private readonly logs: WriteStream;
-  /** The copies of Redis' file `snapshotRedis` took, oldest first. */
-  private readonly snapshots: string[] = [];
-  private snapshotSerial = 0;
+  /** The copies of Redis' file `snapshotRedis` took. */
+  private readonly copies: RedisCopies;
 
   private constructor(
     readonly env: Record<string, string>,
@@ -85,6 +82,7 @@ export class ChaosCluster {
     this.dir = dir;
     this.apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
     this.logs = createWriteStream(join(dir, 'processes.log'), { flags: 'a' });
+    this.copies = new RedisCopies(dir);
   }
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
@@ -168,31 +166,16 @@ export class ChaosCluster {
   }
 
   /**
-   * A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (a backup, a lagging
-   * disk); the newest MAX_SNAPSHOTS are kept. `fresh`: the copies taken before are dropped first (a run's
-   * start: an earlier run's copies hold nothing of its sale).
+   * A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (faults/redis-copies.ts);
+   * `fresh`: the copies taken before are dropped first (a run's start: an earlier run's copies hold nothing of its sale).
    */
   snapshotRedis(options: { fresh?: boolean } = {}): void {
-    if (options.fresh) for (const dir of this.snapshots.splice(0)) removeFolder(dir);
-    this.snapshotSerial += 1;
-    const dir = join(this.dir, `redis-snapshot-${this.snapshotSerial}`);
-    this.primary.copyDataTo(dir);
-    this.snapshots.push(dir);
-    while (this.snapshots.length > MAX_SNAPSHOTS) removeFolder(this.snapshots.shift()!);
+    this.copies.take(this.primary, options);
   }
 
-  /** How many copies `snapshotRedis` keeps now. */
-  get snapshotCount(): number {
-    return this.snapshots.length;
-  }
-
-  /**
-   * SIGKILL, then Redis starts from a copy `snapshotRedis` took (`pick` among them, modulo their number;
-   * the newest by default): it forgets everything written since.
-   */
+  /** SIGKILL, then Redis starts from a copy `snapshotRedis` took (`pick` among them; the newest by default). */
   async restoreRedisFromSnapshot(pick?: number): Promise<void> {
-    if (this.snapshots.length === 0) throw new ExplorerError('no copy of Redis to restore');
-    const copy = this.snapshots[pick === undefined ? this.snapshots.length - 1 : pick % this.snapshots.length]!;
+    const copy = this.copies.pick(pick);
     await this.killRedis();
     this.primary.replaceDataWith(copy);
     await this.startRedis({ empty: false });
