@@ -75,3 +75,68 @@ describe('answer rules: one token, the same answer from every process', () => {
     expect(refusedAs('LIMIT_REACHED')).toEqual(['a promised token gets the same answer from every process']);
   });
 });
+
+/**
+ * Rule 3 continued: a promised token replayed after its order was cancelled or expired is answered with
+ * the order as it is.
+ */
+describe('answer rules: a replay answers the order as it is', () => {
+  const T = 100_000;
+  const ORDER = 'S1-ORDER';
+
+  function judge(replayStatus: string, rowStatus: string) {
+    const history = new History();
+    const base = { api: 0, buyer: 1, faultsActive: '', subject: 'tok', quantity: 1 } as const;
+    history.record({
+      ...base,
+      kind: 'buy',
+      outcome: 'ok',
+      status: 201,
+      orderNo: ORDER,
+      orderStatus: 'PENDING_PAYMENT',
+      sentAt: T,
+      answeredAt: T + 5,
+    });
+    history.record({
+      ...base,
+      kind: 'cancel',
+      subject: ORDER,
+      quantity: undefined,
+      outcome: 'ok',
+      status: 200,
+      sentAt: T + 1_000,
+      answeredAt: T + 1_010,
+    });
+    history.record({
+      ...base,
+      kind: 'replay',
+      outcome: 'ok',
+      status: replayStatus === 'QUEUED' ? 202 : 201,
+      orderNo: ORDER,
+      orderStatus: replayStatus,
+      sentAt: T + 3_000,
+      answeredAt: T + 3_005,
+    });
+    const world = {
+      history,
+      window: { samples: [] },
+      sale: { stock: 10 },
+      dataLossAfter: () => undefined,
+    } as unknown as RunWorld;
+    const state = {
+      orders: [
+        { order_no: ORDER, user_id: 'u1', quantity: 1, status: rowStatus, submit_token: 'tok', updatedAt: T + 1_005 },
+      ],
+    } as unknown as FinalState;
+    return judgeAnswers(world, state).map((violation) => violation.invariant);
+  }
+
+  it('PENDING_PAYMENT or QUEUED to a replay after the cancel is a violation', () => {
+    expect(judge('PENDING_PAYMENT', 'CANCELLED')).toEqual(['a replay answers the order as it is']);
+    expect(judge('QUEUED', 'CANCELLED')).toEqual(['a replay answers the order as it is']);
+  });
+
+  it('the order answered CANCELLED passes', () => {
+    expect(judge('CANCELLED', 'CANCELLED')).toEqual([]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { FinalState, Violation } from './checker';
 import { describe, instant, isPurchase, type Operation, shortToken } from './history';
+import { roomRules } from './room-rules';
 import type { EndsAtSample } from './sale-window';
 import type { RunWorld } from './world';
 
@@ -31,6 +32,8 @@ export function judgeAnswers(world: RunWorld, state: FinalState): Violation[] {
     ...soldOutIsTrue(world, state, byToken),
     ...noSaleAfterTheEnd(world.window?.samples ?? [], byToken),
     ...sameAnswerEverywhere(world, state, byToken),
+    ...orderAsItIs(world, state, byToken),
+    ...roomRules(world, state, byToken),
   ];
 }
 
@@ -43,7 +46,37 @@ export function judgeAnswers(world: RunWorld, state: FinalState): Violation[] {
  * sellable: a buyer who meets them is told to try again (`503`), never `SOLD_OUT`.
  */
 function soldOutIsTrue(world: RunWorld, state: FinalState, byToken: Map<string, Operation[]>): Violation[] {
-  const claims: { firstSent: number; units: number; givenBackAt?: number }[] = [];
+  const claims = unitClaims(state, byToken);
+  const violations: Violation[] = [];
+  for (const answers of byToken.values()) {
+    for (const operation of answers) {
+      if (operation.status !== 410 || operation.code !== 'SOLD_OUT') continue;
+      const taken = unitsTaken(claims, operation, RETURN_GRACE_MS);
+      const sellable = world.sale.stock - taken;
+      if (sellable >= operation.quantity!) {
+        violations.push({
+          invariant: 'a SOLD_OUT is true',
+          detail: `${describe(operation)}: at most ${taken} of ${world.sale.stock} units were taken or promised throughout the request`,
+        });
+      }
+    }
+  }
+  return violations;
+}
+
+/** Units some purchase may have taken: a token's first send, its units, when its order gave them back. */
+export interface UnitClaim {
+  firstSent: number;
+  units: number;
+  givenBackAt?: number;
+}
+
+/**
+ * Every unit some purchase may have taken, from above: each order MySQL holds (any status), and each
+ * token that got a 2xx or an unknown answer and has no order (rule 1's count).
+ */
+export function unitClaims(state: FinalState, byToken: Map<string, Operation[]>): UnitClaim[] {
+  const claims: UnitClaim[] = [];
   const rowTokens = new Set<string>();
   for (const row of state.orders) {
     if (row.submit_token) rowTokens.add(row.submit_token);
@@ -58,24 +91,18 @@ function soldOutIsTrue(world: RunWorld, state: FinalState, byToken: Map<string, 
     if (rowTokens.has(token) || answers.every((operation) => operation.outcome === 'fail')) continue;
     claims.push({ firstSent: Math.min(...answers.map((operation) => operation.sentAt)), units: answers[0]!.quantity! });
   }
-  const violations: Violation[] = [];
-  for (const answers of byToken.values()) {
-    for (const operation of answers) {
-      if (operation.status !== 410 || operation.code !== 'SOLD_OUT') continue;
-      const taken = claims
-        .filter((claim) => claim.firstSent < operation.answeredAt)
-        .filter((claim) => claim.givenBackAt === undefined || claim.givenBackAt + RETURN_GRACE_MS > operation.sentAt)
-        .reduce((sum, claim) => sum + claim.units, 0);
-      const sellable = world.sale.stock - taken;
-      if (sellable >= operation.quantity!) {
-        violations.push({
-          invariant: 'a SOLD_OUT is true',
-          detail: `${describe(operation)}: at most ${taken} of ${world.sale.stock} units were taken or promised throughout the request`,
-        });
-      }
-    }
-  }
-  return violations;
+  return claims;
+}
+
+/**
+ * The most units taken by `operation`'s answer: claims first sent before it, less those given back
+ * `graceMs` before it was sent.
+ */
+export function unitsTaken(claims: readonly UnitClaim[], operation: Operation, graceMs: number): number {
+  return claims
+    .filter((claim) => claim.firstSent < operation.answeredAt)
+    .filter((claim) => claim.givenBackAt === undefined || claim.givenBackAt + graceMs > operation.sentAt)
+    .reduce((sum, claim) => sum + claim.units, 0);
 }
 
 /**
@@ -172,4 +199,37 @@ function endedAround(samples: readonly EndsAtSample[], operation: Operation): bo
       sample.answeredAt >= operation.sentAt - ENDED_AROUND_MS &&
       sample.endsAt <= operation.answeredAt,
   );
+}
+
+/**
+ * (c, continued) A promised token replayed after its order left `PENDING_PAYMENT` for good — cancelled or
+ * expired: MySQL's last change of the row, RETURN_GRACE_MS before the request, or a cancel answered `200`
+ * before it — is answered with that order as it is: a `2xx` carrying `QUEUED` or `PENDING_PAYMENT` then
+ * promises a unit the buyer no longer holds.
+ */
+function orderAsItIs(world: RunWorld, state: FinalState, byToken: Map<string, Operation[]>): Violation[] {
+  const rows = new Map(state.orders.map((row) => [row.order_no, row]));
+  const cancelledAt = new Map<string, number>();
+  for (const operation of world.history.operations) {
+    if (operation.kind === 'cancel' && operation.outcome === 'ok' && !cancelledAt.has(operation.subject)) {
+      cancelledAt.set(operation.subject, operation.answeredAt);
+    }
+  }
+  const violations: Violation[] = [];
+  for (const answers of byToken.values()) {
+    for (const operation of answers) {
+      if (operation.outcome !== 'ok' || !operation.orderNo) continue;
+      const row = rows.get(operation.orderNo);
+      if (!row || (row.status !== 'CANCELLED' && row.status !== 'EXPIRED')) continue;
+      const leftAt = Math.min(row.updatedAt + RETURN_GRACE_MS, cancelledAt.get(operation.orderNo) ?? Infinity);
+      if (operation.sentAt < leftAt) continue;
+      if (operation.orderStatus === 'QUEUED' || operation.orderStatus === 'PENDING_PAYMENT') {
+        violations.push({
+          invariant: 'a replay answers the order as it is',
+          detail: `${describe(operation)}: order ${operation.orderNo} was ${row.status} from ${instant(row.updatedAt)}`,
+        });
+      }
+    }
+  }
+  return violations;
 }

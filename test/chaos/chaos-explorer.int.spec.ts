@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SaleStrategy } from '@flash-sale/contract';
 import type { FaultKind } from './commands';
-import { explore, type ExplorerSummary } from './explorer';
+import { explore, type ExplorerOptions, type ExplorerSummary } from './explorer';
 
 const API_ENTRY = join(__dirname, '..', '..', 'apps', 'api', 'dist', 'main.js');
 
@@ -197,5 +197,63 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
       expect(report(summary)).toBe('no violation');
     },
     180_000,
+  );
+
+  // Each new kind of operation in the explorer's world, on a short schedule the explorer generated that
+  // draws it (the test asserts it was played), so that every CI run meets it at least once.
+  const newOperations: {
+    name: string;
+    options: Pick<ExplorerOptions, 'seed' | 'path' | 'faults' | 'strategies' | 'maxCommands'> &
+      Partial<Pick<ExplorerOptions, 'rooms' | 'crowd'>>;
+    played: (summary: ExplorerSummary) => string[];
+  }[] = [
+    {
+      name: 'a room sale: joins, polls as advised, an admission, a pass used late, the admin changes the room, a crowd through the room',
+      options: {
+        seed: 42,
+        path: '1',
+        faults: ['admin'],
+        strategies: ['redis-lua'],
+        maxCommands: 12,
+        rooms: ['room'],
+        crowd: 20,
+      },
+      played: (summary) => (summary.faults.get('admin-room') ? [] : ['admin-room']),
+    },
+    {
+      name: 'an API restarted cleanly (SIGTERM, its startup warm-up) between a token and its purchase: no row in MySQL the run did not make',
+      options: { seed: 2, path: '1', faults: ['api-restart'], strategies: ['redis-lua'], maxCommands: 10 },
+      played: (summary) => (summary.faults.get('api-restart') ? [] : ['api-restart']),
+    },
+    {
+      name: 'copies of Redis taken between a payment, a token and its purchase, Redis restored from one of them',
+      options: { seed: 5, path: '1', faults: ['redis-snapshots'], strategies: ['redis-lua'], maxCommands: 12 },
+      played: (summary) => (summary.faults.get('redis-restore-older') ? [] : ['redis-restore-older']),
+    },
+    {
+      name: 'db-batched: an order cancelled, its token replayed after (the order answered as it is), the worker killed around it',
+      options: { seed: 7, path: '1', faults: ['worker-kill'], strategies: ['db-batched'], maxCommands: 12 },
+      played: (summary) => (summary.sales.get('db-batched/1') ? [] : ['a db-batched sale']),
+    },
+  ];
+
+  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it).each(newOperations)(
+    '$name',
+    async ({ options, played }) => {
+      const summary = await explore({
+        runs: 1,
+        budgetMs: 100_000,
+        maxShrinks: 0,
+        stock: 12,
+        perUserLimit: 3,
+        buckets: [1],
+        ...options,
+      });
+      expect(summary.runs).toBe(1);
+      expect(summary.explorerErrors).toEqual([]);
+      expect(played(summary)).toEqual([]);
+      expect(report(summary)).toBe('no violation');
+    },
+    120_000,
   );
 });

@@ -1,13 +1,14 @@
 /**
  * `npm run chaos -- [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
- * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets 1,3] [--strategies a,b] [--crowd N] [--keep-going]`:
+ * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets 1,3] [--strategies a,b] [--rooms none,room]
+ * [--crowd N] [--keep-going] [--help]`:
  * the fault-schedule explorer (docs/chaos.md).
  */
 import { parseArgs } from 'node:util';
 import { SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { ChaosCluster } from './cluster';
 import { FAULT_KINDS, type FaultKind } from './commands';
-import { explore, type ExplorerOptions, type ExplorerSummary } from './explorer';
+import { explore, type ExplorerOptions, type ExplorerSummary, ROOM_DRAWS, type RoomDraw } from './explorer';
 
 const { values } = parseArgs({
   options: {
@@ -24,9 +25,25 @@ const { values } = parseArgs({
     buckets: { type: 'string', default: '1,3' },
     strategies: { type: 'string', default: 'redis-lua,redis-lock,db-segmented' },
     crowd: { type: 'string', default: '80' },
+    rooms: { type: 'string', default: 'none,room' },
     'keep-going': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+
+const USAGE = `npm run chaos -- [options]   (docs/chaos.md)
+  --runs N                 schedules to try (20)
+  --seed S --path P        replay run P of seed S (--replay-path R: a shrunk schedule)
+  --faults a,b             fault kinds (all): ${FAULT_KINDS.join(', ')}
+  --strategies a,b         sale strategies drawn per run (redis-lua,redis-lock,db-segmented); any of ${SALE_STRATEGIES.join(', ')}
+  --buckets a,b            bucket counts of a redis-lua sale (1,3)
+  --rooms a,b              sales with or without a waiting room, drawn per run (none,room)
+  --crowd N                most attempts of one crowd command, and the sold-out trickle (80; 0: neither)
+  --budget T               no new run after this long (15m)
+  --actions N              most commands per schedule (30)
+  --shrinks N              shrink candidates per step (30)
+  --stock N --limit N      the sale each run sells (12, 3)
+  --keep-going             record violations and go on`;
 
 function integer(name: string, raw: string | undefined): number {
   const value = Number(raw);
@@ -72,6 +89,17 @@ function strategies(raw: string): SaleStrategy[] {
   return names as SaleStrategy[];
 }
 
+function roomDraws(raw: string): RoomDraw[] {
+  const names = list(raw);
+  for (const name of names) {
+    if (!(ROOM_DRAWS as readonly string[]).includes(name)) {
+      throw new Error(`unknown room draw "${name}"; --rooms takes ${ROOM_DRAWS.join(', ')}`);
+    }
+  }
+  if (names.length === 0) throw new Error('--rooms needs none, room or both');
+  return names as RoomDraw[];
+}
+
 function bucketCounts(raw: string): number[] {
   const counts = list(raw).map((item) => integer('buckets', item));
   if (counts.length === 0 || counts.some((n) => n < 1))
@@ -98,9 +126,18 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     ['202s lost as the emulated persistence allows', String(summary.lostAsDocumented)],
     ['violations', String(summary.violations)],
     ['failing runs', summary.failingRuns.map((run) => `#${run.run} (${run.invariants.join(', ')})`).join('; ') || '-'],
+    ['explorer errors', String(summary.explorerErrors.length)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   console.log('\n' + rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n'));
+  console.log(
+    `\nviolations ${summary.violations}, explorer errors ${summary.explorerErrors.length}, runs ${summary.runs}, seed ${summary.seed}`,
+  );
+  if (summary.explorerErrors.length > 0) {
+    // The explorer's own failures: not violations of the product; each run was cut short and not judged.
+    console.log('\nexplorer errors (not violations; those runs were not judged):');
+    for (const error of summary.explorerErrors) console.log(`  run ${error.run}: ${error.message}`);
+  }
   const failure = summary.failure;
   if (!failure) return;
   const shrunk = failure.shrinks > 0 ? `shrunk ${failure.shrinks} times` : 'not shrunk';
@@ -118,6 +155,7 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     `--actions ${options.maxCommands}`,
     `--stock ${options.stock} --limit ${options.perUserLimit}`,
     `--buckets ${options.buckets.join(',')} --strategies ${options.strategies.join(',')} --crowd ${options.crowd ?? 0}`,
+    `--rooms ${(options.rooms ?? ['none']).join(',')}`,
   ]
     .filter(Boolean)
     .join(' ');
@@ -126,6 +164,10 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
 }
 
 async function main(): Promise<void> {
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const options: ExplorerOptions = {
     runs: integer('runs', values.runs),
     seed: values.seed === undefined ? undefined : Number(values.seed),
@@ -140,14 +182,16 @@ async function main(): Promise<void> {
     buckets: bucketCounts(values.buckets!),
     strategies: strategies(values.strategies!),
     crowd: integer('crowd', values.crowd),
+    rooms: roomDraws(values.rooms!),
     keepGoing: values['keep-going'],
     onProgress: (line) => console.log(line),
   };
   console.log(
-    `chaos: ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, buckets ${options.buckets.join(',')}, strategies ${options.strategies.join(',')}, crowd ${options.crowd}, budget ${values.budget}`,
+    `chaos: ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, buckets ${options.buckets.join(',')}, strategies ${options.strategies.join(',')}, rooms ${options.rooms!.join(',')}, crowd ${options.crowd}, budget ${values.budget}`,
   );
   const summary = await explore(options);
   printSummary(summary, options);
+  // Violations fail the exploration; explorer errors alone do not (they are printed apart).
   process.exitCode = summary.failure || summary.violations > 0 ? 1 : 0;
 }
 

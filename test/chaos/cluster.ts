@@ -10,8 +10,10 @@ import { freePort } from '../../scripts/lib/ports.mjs';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
 import { ADMIN_PASSWORD, chaosEnv } from './cluster-env';
+import { ExplorerError, removeFolder } from './explorer-error';
 import { skewedClockEnv } from './faults/clock-skew';
 import { DelayingProxy } from './faults/delaying-proxy';
+import { RedisCopies } from './faults/redis-copies';
 import { LaggingReplica, RedisNode } from './faults/redis-nodes';
 
 /** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/test/chaos): the repository root either way. */
@@ -58,6 +60,8 @@ export class ChaosCluster {
   private workerStopped = false;
   private mysqlStopped = false;
   private readonly logs: WriteStream;
+  /** The copies of Redis' file `snapshotRedis` took. */
+  private readonly copies: RedisCopies;
 
   private constructor(
     readonly env: Record<string, string>,
@@ -78,6 +82,7 @@ export class ChaosCluster {
     this.dir = dir;
     this.apiUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
     this.logs = createWriteStream(join(dir, 'processes.log'), { flags: 'a' });
+    this.copies = new RedisCopies(dir);
   }
 
   static async start(options: ClusterOptions): Promise<ChaosCluster> {
@@ -160,15 +165,19 @@ export class ChaosCluster {
     await this.primary.start(options);
   }
 
-  /** A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (a backup, a lagging disk). */
-  snapshotRedis(): void {
-    this.primary.copyDataTo(join(this.dir, 'redis-snapshot'));
+  /**
+   * A copy of Redis' append-only file as it is now, for `restoreRedisFromSnapshot` (faults/redis-copies.ts);
+   * `fresh`: the copies taken before are dropped first (a run's start: an earlier run's copies hold nothing of its sale).
+   */
+  snapshotRedis(options: { fresh?: boolean } = {}): void {
+    this.copies.take(this.primary, options);
   }
 
-  /** SIGKILL, then Redis starts from the copy `snapshotRedis` took: it forgets everything written since. */
-  async restoreRedisFromSnapshot(): Promise<void> {
+  /** SIGKILL, then Redis starts from a copy `snapshotRedis` took (`pick` among them; the newest by default). */
+  async restoreRedisFromSnapshot(pick?: number): Promise<void> {
+    const copy = this.copies.pick(pick);
     await this.killRedis();
-    this.primary.replaceDataWith(join(this.dir, 'redis-snapshot'));
+    this.primary.replaceDataWith(copy);
     await this.startRedis({ empty: false });
   }
 
@@ -193,7 +202,7 @@ export class ChaosCluster {
     this.primary = await replica.promote();
     this.proxy.retarget(this.primary.port);
     this.workerLink.retarget(this.primary.port);
-    rmSync(old.dir, { recursive: true, force: true });
+    removeFolder(old.dir);
   }
 
   // ---- MySQL's link ----
@@ -225,6 +234,26 @@ export class ChaosCluster {
     }
     this.setSkew('worker', offsetSeconds);
     this.startWorker();
+  }
+
+  /** The offset (ms) of API instance `index`'s wall clock from the machine's (0 unless clock-skew set one). */
+  clockOffsetMs(index: number): number {
+    return (this.skews.get(`api${index}`) ?? 0) * 1_000;
+  }
+
+  /**
+   * An API instance restarted cleanly, as a deployment does: SIGTERM, a new process on the same clock,
+   * which runs its startup warm-up before it says ready (waited for while Redis and MySQL are up: with
+   * one of them down it is not ready, rightly). False if it did not even listen in time.
+   */
+  async restartApi(index: number): Promise<boolean> {
+    const api = this.apis[index];
+    this.apis[index] = undefined;
+    if (api) await stopGracefully(api);
+    this.startApi(index);
+    if (!(await this.waitForApi(index, 30_000))) return false;
+    if (this.redisUp && !this.mysqlStopped) await this.waitForApiReady(index, 25_000);
+    return true;
   }
 
   private setSkew(name: string, offsetSeconds: number): void {
@@ -343,8 +372,33 @@ export class ChaosCluster {
       if (!api || api.exitCode !== null || api.signalCode !== null) this.startApi(index);
     }
     for (let index = 0; index < API_INSTANCES; index++) {
-      if (!(await this.waitForApiReady(index, 30_000))) throw new Error(`API ${index} is not ready 30 s after restore`);
+      if (!(await this.waitForApiReady(index, 30_000))) {
+        throw new ExplorerError(`API ${index} is not ready 30 s after everything was restored`);
+      }
     }
+  }
+
+  /**
+   * After an explorer error left the processes in any state: every process stopped and started again
+   * (Redis from its file, or empty if that cannot start), then `restoreAll`. The next run starts on a
+   * fresh sale, so nothing it judges depends on what the error left behind.
+   */
+  async recover(): Promise<void> {
+    this.resumeMysql();
+    this.slowMysql(0);
+    await this.replica?.discard().catch(() => undefined);
+    this.replica = undefined;
+    this.skews.clear();
+    await this.killRedis();
+    try {
+      await this.startRedis({ empty: false });
+    } catch {
+      await this.primary.kill();
+      await this.startRedis({ empty: true });
+    }
+    await this.killWorker();
+    for (let index = 0; index < API_INSTANCES; index++) await this.killApi(index);
+    await this.restoreAll();
   }
 
   /** A MySQL connection for the checker (never through anything the nemesis touches). */

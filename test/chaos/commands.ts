@@ -4,6 +4,8 @@ import { adminAction } from './admin-actions';
 import { API_INSTANCES, type ChaosCluster } from './cluster';
 import { crowd } from './crowd';
 import { widerFaultCommands } from './faults/nemesis';
+import { clientCommands } from './client-commands';
+import { roomAdminCommand } from './room-commands';
 import type { RunWorld } from './world';
 
 /** The nemesis' repertoire; `--faults` picks among them. */
@@ -21,6 +23,8 @@ export const FAULT_KINDS = [
   'clock-skew',
   'mysql-slow',
   'lock-holder-pause',
+  'api-restart',
+  'redis-snapshots',
   // Not a fault: an admin's end, reopen, edit or preload of the sale, drawn like one (test/chaos/admin-actions.ts).
   'admin',
 ] as const;
@@ -85,58 +89,7 @@ const always = () => true;
 const api = fc.integer({ min: 0, max: API_INSTANCES - 1 });
 const pick = fc.nat({ max: 1_000 });
 
-type Weighted = { arbitrary: fc.Arbitrary<ChaosCommand>; weight: number };
-
-/**
- * Client actions: buyers of one sale, as the storefront would act. Weighted towards buying and
- * replaying, the actions the outages interfere with; new buyers are rarer so that one buyer meets
- * several faults.
- */
-function clientCommands(perUserLimit: number): Weighted[] {
-  const quantity = fc.integer({ min: 1, max: perUserLimit });
-  return [
-    {
-      weight: 1,
-      arbitrary: api.map((a) => command(`newBuyer(api${a})`, always, (_m, real) => real.world.newBuyer(a))),
-    },
-    {
-      weight: 3,
-      arbitrary: fc
-        .tuple(pick, api)
-        .map(([b, a]) => command(`mintToken(buyer#${b}, api${a})`, always, (_m, real) => real.world.mint(b, a))),
-    },
-    {
-      weight: 5,
-      arbitrary: fc.tuple(pick, quantity, api).map(([b, q, a]) =>
-        command(`buy(buyer#${b}, x${q}, api${a})`, always, async (_m, real) => {
-          await real.world.buy(b, q, a);
-        }),
-      ),
-    },
-    {
-      weight: 4,
-      arbitrary: fc
-        .tuple(pick, api)
-        .map(([t, a]) => command(`replay(recent#${t}, api${a})`, always, (_m, real) => real.world.replay(t, a))),
-    },
-    {
-      weight: 2,
-      arbitrary: fc
-        .tuple(pick, api)
-        .map(([o, a]) => command(`pay(order#${o}, api${a})`, always, (_m, real) => real.world.pay(o, a))),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .tuple(pick, api)
-        .map(([o, a]) => command(`cancel(order#${o}, api${a})`, always, (_m, real) => real.world.cancel(o, a))),
-    },
-    {
-      weight: 2,
-      arbitrary: fc.integer({ min: 100, max: 3_000 }).map((ms) => command(`wait(${ms}ms)`, always, () => sleep(ms))),
-    },
-  ];
-}
+export type Weighted = { arbitrary: fc.Arbitrary<ChaosCommand>; weight: number };
 
 /** `crowd(n)`: n concurrent purchase attempts (test/chaos/crowd.ts), n drawn up to `crowdSize`. */
 function crowdCommand(crowdSize: number): Weighted {
@@ -222,7 +175,11 @@ function pauseAndResume(
 }
 
 /** The nemesis: each enabled fault kind, and its end where a fault lasts. */
-function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.Arbitrary<ChaosCommand>[] {
+function faultCommands(
+  kinds: ReadonlySet<FaultKind>,
+  perUserLimit: number,
+  rooms: boolean,
+): fc.Arbitrary<ChaosCommand>[] {
   const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
   const constant = (cmd: ChaosCommand) => fc.constant(cmd);
   if (kinds.has('redis-kill') || kinds.has('redis-restart-empty')) {
@@ -322,6 +279,7 @@ function faultCommands(kinds: ReadonlySet<FaultKind>, perUserLimit: number): fc.
   }
   // Twice a fault's share: an end meets an outage often enough, and the crowd then tells if it holds.
   if (kinds.has('admin')) arbitraries.push(adminCommands(), adminCommands());
+  if (kinds.has('admin') && rooms) arbitraries.push(roomAdminCommand());
   if (kinds.has('reply-lost')) {
     const restartsRedis = kinds.has('redis-kill') || kinds.has('redis-restart-empty');
     const purchase = fc.tuple(pick, fc.integer({ min: 1, max: perUserLimit }), api);
@@ -376,9 +334,11 @@ export function scheduleArbitrary(
   maxShrinks: number,
   /** Most attempts of one `crowd(n)` command; 0: no crowd commands. */
   crowdSize = 0,
+  /** Room sales may be drawn: the room's client actions and the admin's changes of the room join the schedule. */
+  rooms = false,
 ): fc.Arbitrary<Iterable<ChaosCommand>> {
-  const clients = [...clientCommands(perUserLimit), ...(crowdSize > 0 ? [crowdCommand(crowdSize)] : [])];
-  const faults = faultCommands(kinds, perUserLimit).map((fault) =>
+  const clients = [...clientCommands(perUserLimit, kinds, rooms), ...(crowdSize > 0 ? [crowdCommand(crowdSize)] : [])];
+  const faults = faultCommands(kinds, perUserLimit, rooms).map((fault) =>
     crowdSize > 0 ? fault.map((cmd) => withCrowd(cmd, Math.ceil(crowdSize / 2))) : fault,
   );
   const weighted = fc.oneof(

@@ -1,4 +1,5 @@
 import { API_INSTANCES } from './cluster';
+import { roomStep } from './room-clients';
 import type { Buyer, RunWorld, TokenUse } from './world';
 
 /** Requests the crowd has in flight at once: hundreds of attempts, light enough for a 2-core machine. */
@@ -51,9 +52,20 @@ function quantity(next: () => number, perUserLimit: number): number {
   return roll < 0.7 ? 1 : Math.min(perUserLimit, roll < 0.9 ? 2 : 3);
 }
 
-/** A fresh purchase by a crowd buyer: a token minted on one instance, spent on another (or the same). */
-async function freshPurchase(world: RunWorld, buyer: Buyer, units: number, mintApi: number, buyApi: number) {
-  const token = await world.mintFor(buyer, mintApi);
+/**
+ * A fresh purchase by a crowd buyer: a token minted on one instance, spent on another (or the same). In a
+ * room sale the token needs the buyer's pass: without one the attempt is their step in the room (a join,
+ * a poll as advised), and the purchase follows only if it brought a pass.
+ */
+async function freshPurchase(
+  world: RunWorld,
+  buyer: Buyer,
+  units: number,
+  mintApi: number,
+  buyApi: number,
+  next: () => number,
+) {
+  const token = world.roomNow ? await roomStep(world, buyer, mintApi, next) : await world.mintFor(buyer, mintApi);
   if (!token) return;
   const use = { token, buyer: buyer.index, quantity: units };
   world.tokens.push(use);
@@ -87,7 +99,7 @@ export async function crowd(world: RunWorld, size: number, seed: number): Promis
     const among = newcomers.length > 0 && next() < 0.5 ? newcomers : buyers;
     const buyer = among[Math.floor(next() * among.length)]!;
     const mintApi = Math.floor(next() * API_INSTANCES);
-    await freshPurchase(world, buyer, quantity(next, world.sale.perUserLimit), mintApi, api);
+    await freshPurchase(world, buyer, quantity(next, world.sale.perUserLimit), mintApi, api, next);
   });
 }
 
@@ -126,7 +138,7 @@ export class SoldOutTrickle {
         if (step % 10 === 0) await addCrowdBuyers(this.world, 1);
         const buyers = crowdBuyers(this.world);
         const buyer = buyers[Math.floor(next() * buyers.length)];
-        if (buyer) await freshPurchase(this.world, buyer, quantity(next, this.world.sale.perUserLimit), api, api);
+        if (buyer) await freshPurchase(this.world, buyer, quantity(next, this.world.sale.perUserLimit), api, api, next);
       }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, TRICKLE_EVERY_MS - (Date.now() - started))));
     }

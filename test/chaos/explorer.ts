@@ -2,14 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
-import { check, fetchAudit, readFinalState, type Violation } from './checker';
+import type { Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
-import { type FaultKind, initialModel, type Model, type Real, scheduleArbitrary } from './commands';
-import { SoldOutTrickle } from './crowd';
-import { armWiderFaults } from './faults/nemesis';
-import { answersByStatus, describe } from './history';
-import { SaleWindowSampler } from './sale-window';
-import { RunWorld } from './world';
+import { type FaultKind, scheduleArbitrary } from './commands';
+import { ExplorerError } from './explorer-error';
+import { answersByStatus, describe, type RoomSettings } from './history';
+import { playRun, type RunContext } from './run';
+
+/** Whether a run's sale has a waiting room: drawn per run among `--rooms`. */
+export type RoomDraw = 'none' | 'room';
+export const ROOM_DRAWS: readonly RoomDraw[] = ['none', 'room'];
 
 export interface ExplorerOptions {
   runs: number;
@@ -29,6 +31,11 @@ export interface ExplorerOptions {
   buckets: number[];
   /** Strategies a run's sale may use, one drawn per run. */
   strategies: SaleStrategy[];
+  /**
+   * With or without a waiting room, one drawn per run (its settings drawn too); absent: `['none']`. With
+   * `room` among them the schedule also draws the room's client actions and admin changes of the room.
+   */
+  rooms?: RoomDraw[];
   /**
    * Most attempts of one `crowd(n)` command, and the sold-out trickle through each run (test/chaos/crowd.ts);
    * 0 or absent: neither.
@@ -70,23 +77,31 @@ export interface ExplorerSummary {
   violations: number;
   /** Runs that found a violation, with the invariants each broke (shrink attempts included). */
   failingRuns: { run: number; invariants: string[] }[];
+  /** Runs the explorer's own failure cut short (explorer-error.ts): not judged, never violations. */
+  explorerErrors: { run: number; message: string }[];
   failure?: Failure;
   seed: number;
   elapsedMs: number;
 }
 
-/** How long the system may take to settle after the last fault before that itself is a finding. */
-const QUIET_TIMEOUT_MS = 20_000;
-
-const INITIAL_BUYERS = 3;
+/** A drawn room: what a run's sale is created with when its draw is `room`. */
+const roomSettings: fc.Arbitrary<RoomSettings> = fc
+  .tuple(
+    fc.integer({ min: 1, max: 6 }),
+    fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+    fc.integer({ min: 10, max: 14 }),
+  )
+  .map(([admitPerSecond, maxShopping, passSeconds]) => ({
+    admitPerSecond,
+    ...(maxShopping === undefined ? {} : { maxShopping }),
+    passSeconds,
+  }));
 
 class ViolationFound extends Error {
   constructor(readonly violations: Violation[]) {
     super(violations.map((violation) => `${violation.invariant}: ${violation.detail}`).join('\n'));
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The fault-schedule explorer: fast-check generates schedules of client actions and faults (and
@@ -96,6 +111,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function explore(options: ExplorerOptions): Promise<ExplorerSummary> {
   const started = Date.now();
   const privateMysql = options.faults.includes('mysql-pause');
+  const rooms = options.rooms ?? ['none'];
   const cluster = await ChaosCluster.start({ privateMysql });
   const faults = new Map<string, number>();
   let runs = 0;
@@ -105,10 +121,21 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   let lostAsDocumented = 0;
   let violations = 0;
   const failingRuns: ExplorerSummary['failingRuns'] = [];
+  const explorerErrors: ExplorerSummary['explorerErrors'] = [];
   let lastFailingRun: { violations: Violation[]; history: string[]; sale: string } | undefined;
   let keepDirectory = false;
+  /** Set when the processes could not be brought back after an explorer error: no further run can start. */
+  let broken = false;
   try {
     const adminJwt = await adminToken(cluster);
+    const context: RunContext = {
+      cluster,
+      adminJwt,
+      faults,
+      kinds: new Set(options.faults),
+      crowd: !!options.crowd,
+      made: { saleIds: new Set(), userIds: new Set() },
+    };
     const property = fc.asyncProperty(
       scheduleArbitrary(
         new Set(options.faults),
@@ -117,74 +144,73 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         options.replayPath,
         options.maxShrinks,
         options.crowd ?? 0,
+        rooms.includes('room'),
       ),
       // Drawn after the schedule, so a seed's schedules do not depend on these lists.
       fc.noBias(fc.constantFrom(...options.buckets)),
       fc.noBias(fc.constantFrom(...options.strategies)),
-      async (schedule, drawnBuckets, strategy) => {
+      fc.noBias(fc.constantFrom(...rooms)),
+      fc.noBias(roomSettings),
+      async (schedule, drawnBuckets, strategy, roomDraw, drawnRoom) => {
         // The budget: no new run (nor shrink attempt) once spent. Not fast-check's interruptAfterTimeLimit,
         // which returns while a run is still playing, leaving its processes to outlive the cluster's stop.
-        if (Date.now() - started >= options.budgetMs) return;
+        if (broken || Date.now() - started >= options.budgetMs) return;
         runs += 1;
         const faultsBefore = new Map(faults);
-        await cluster.restoreAll();
         // Buckets are a redis-lua sale's; the others keep their stock in one place.
         const buckets = strategy === 'redis-lua' ? drawnBuckets : 1;
-        sales.set(`${strategy}/${buckets}`, (sales.get(`${strategy}/${buckets}`) ?? 0) + 1);
-        const sale = await RunWorld.createSale(cluster, adminJwt, {
-          stock: options.stock,
-          perUserLimit: options.perUserLimit,
-          buckets,
-          strategy,
-        });
-        const model: Model = initialModel(strategy);
-        const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
-        world.adminJwt = adminJwt;
-        world.window = new SaleWindowSampler(cluster.databaseUrl, sale.id);
-        await world.window.start();
-        const trickle = options.crowd ? new SoldOutTrickle(world) : undefined;
-        const real: Real = { world, cluster, faults, played: 0 };
-        // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
-        for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
-        await armWiderFaults(new Set(options.faults), model, real);
-        trickle?.start();
+        const room = roomDraw === 'room' ? drawnRoom : null;
+        const saleName = `${strategy}/${buckets}${room ? `/room(${roomLabel(room)})` : ''}`;
+        const saleKey = `${strategy}/${buckets}${room ? '/room' : ''}`;
+        sales.set(saleKey, (sales.get(saleKey) ?? 0) + 1);
+        let result: Awaited<ReturnType<typeof playRun>>;
         try {
-          await fc.asyncModelRun(() => ({ model, real }), schedule);
-          const found = await settleAndCheck(cluster, world, adminJwt, trickle);
-          answersChecked += world.history.answersChecked;
-          answersPerRun.push(world.history.answersChecked);
-          lostAsDocumented += world.lostAsDocumented.length;
-          violations += found.length;
+          result = await playRun(context, schedule, {
+            stock: options.stock,
+            perUserLimit: options.perUserLimit,
+            buckets,
+            strategy,
+            room,
+          });
+        } catch (error) {
+          // The explorer's own failure: reported apart, the processes brought back, the next run starts.
+          const explorerError = ExplorerError.wrap(error, `run ${runs} failed in the explorer`);
+          explorerErrors.push({ run: runs, message: explorerError.message });
           options.onProgress?.(
-            `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${strategy}/${buckets}, ${real.played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
-              found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
-            }, faults ${injected(faults, faultsBefore)} (so far ${total(faults)}), ${Math.round((Date.now() - started) / 1000)} s`,
+            `run ${runs}: ${saleName}: EXPLORER ERROR, the run is not judged: ${explorerError.message}`,
           );
-          options.onProgress?.(`  answers: ${answersByStatus(world.history.operations)}`);
-          for (const lost of world.lostAsDocumented) options.onProgress?.(`  lost as the setting allows: ${lost}`);
-          if (found.length > 0) {
-            failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
-            lastFailingRun = {
-              violations: found,
-              history: world.history.operations.map(describe),
-              sale: `${strategy}/${buckets}`,
-            };
-            if (!options.keepGoing) throw new ViolationFound(found);
-            for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
-            // Going on: the run's schedule and history stay in the working directory, kept for them.
-            const file = join(cluster.dir, `run-${runs}.history`);
-            writeFileSync(
-              file,
-              [...schedule.toString().split(/,(?![^(]*\))/), '', ...lastFailingRun.history].join('\n'),
-            );
-            keepDirectory = true;
-            options.onProgress?.(`  schedule and history: ${file}`);
+          try {
+            await cluster.recover();
+          } catch (recovery) {
+            broken = true;
+            const message = ExplorerError.wrap(recovery, 'bringing the processes back').message;
+            explorerErrors.push({ run: runs, message });
+            options.onProgress?.(`  EXPLORER ERROR, no further run: ${message}`);
           }
-        } finally {
-          await trickle?.stop();
-          await world.window.stop();
-          await world.close();
+          return;
         }
+        const { world, played, violations: found } = result;
+        answersChecked += world.history.answersChecked;
+        answersPerRun.push(world.history.answersChecked);
+        lostAsDocumented += world.lostAsDocumented.length;
+        violations += found.length;
+        options.onProgress?.(
+          `run ${runs}${failingRuns.length > 0 && !options.keepGoing ? ' (shrinking)' : ''}: ${saleName}, ${played} commands, ${world.history.answersChecked} answers, ${found.length} violations${
+            found.length > 0 ? ` (${[...new Set(found.map((violation) => violation.invariant))].join(', ')})` : ''
+          }, faults ${injected(faults, faultsBefore)} (so far ${total(faults)}), ${Math.round((Date.now() - started) / 1000)} s`,
+        );
+        options.onProgress?.(`  answers: ${answersByStatus(world.history.operations)}`);
+        for (const lost of world.lostAsDocumented) options.onProgress?.(`  lost as the setting allows: ${lost}`);
+        if (found.length === 0) return;
+        failingRuns.push({ run: runs, invariants: [...new Set(found.map((violation) => violation.invariant))] });
+        lastFailingRun = { violations: found, history: world.history.operations.map(describe), sale: saleName };
+        if (!options.keepGoing) throw new ViolationFound(found);
+        for (const violation of found) options.onProgress?.(`  ${violation.invariant}: ${violation.detail}`);
+        // Going on: the run's schedule and history stay in the working directory, kept for them.
+        const file = join(cluster.dir, `run-${runs}.history`);
+        writeFileSync(file, [...schedule.toString().split(/,(?![^(]*\))/), '', ...lastFailingRun.history].join('\n'));
+        keepDirectory = true;
+        options.onProgress?.(`  schedule and history: ${file}`);
       },
     );
     const details = await fc.check(property, {
@@ -203,9 +229,11 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       lostAsDocumented,
       violations,
       failingRuns,
+      explorerErrors,
       seed: details.seed,
       elapsedMs: Date.now() - started,
     };
+    if (explorerErrors.length > 0) keepDirectory = true;
     if (details.failed && details.counterexample && details.counterexamplePath !== null) {
       keepDirectory = true;
       const printed = String((details.counterexample as unknown[])[0]);
@@ -235,80 +263,14 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   }
 }
 
-/** The Jepsen final read: everything back up, quiet, every unknown answer settled by a replay, quiet again, judged. */
-async function settleAndCheck(
-  cluster: ChaosCluster,
-  world: RunWorld,
-  adminJwt: string,
-  trickle: SoldOutTrickle | undefined,
-): Promise<Violation[]> {
-  const violations: Violation[] = [];
-  await cluster.restoreAll();
-  if (!(await waitForQuiet(cluster, world, adminJwt))) {
-    violations.push({ invariant: 'quiet', detail: `not quiet ${QUIET_TIMEOUT_MS / 1000} s after the last fault` });
-  }
-  // An unknown answer must be settled one way by a replay; a promised one must replay the same order.
-  for (const use of world.unsettledTokens()) {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      await world.settle(use, attempt % 2);
-      if (world.history.ofToken(use.token).at(-1)?.outcome !== 'info') break;
-      await sleep(1_000);
-    }
-    const last = world.history.ofToken(use.token).at(-1);
-    if (last?.outcome === 'info') {
-      violations.push({ invariant: 'a replay settles an unknown answer', detail: describe(last) });
-    }
-  }
-  // Every promised token replayed on each instance (sold-out traffic still arriving): the same order from both.
-  for (const use of [...world.tokens]) {
-    if (world.history.ofToken(use.token).some((operation) => operation.outcome === 'ok')) {
-      await world.settle(use, 1);
-      if (trickle) await world.settle(use, 0);
-    }
-  }
-  await trickle?.stop();
-  await waitForQuiet(cluster, world, adminJwt);
-  await world.window?.stop();
-  const state = await readFinalState(cluster, world, adminJwt);
-  return [...violations, ...check(world, state)];
-}
-
-/** Quiet: nothing unwritten, nothing in doubt, reconciliation has looked since; false at the deadline. */
-async function waitForQuiet(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<boolean> {
-  const deadline = Date.now() + QUIET_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    const audit = await fetchAudit(cluster, world.sale.id, adminJwt);
-    if (audit && audit.ordersByStatus['QUEUED'] === 0 && audit.books.inDoubt === 0) {
-      // Two reconciliation intervals, so that a run that raced the last write is followed by a clean one.
-      await sleep(2_500);
-      return true;
-    }
-    await sleep(300);
-  }
-  return false;
-}
-
 async function adminToken(cluster: ChaosCluster): Promise<string> {
   const response = await fetch(`${cluster.apiUrls[0]}/api/auth/admin`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ password: ADMIN_PASSWORD }),
   });
-  if (response.status !== 201) throw new Error(`admin sign-in answered ${response.status}`);
+  if (response.status !== 201) throw new ExplorerError(`admin sign-in answered ${response.status}`);
   return ((await response.json()) as { token: string }).token;
-}
-
-function activeFaults(cluster: ChaosCluster): string {
-  return [
-    !cluster.redisUp && 'redis down',
-    cluster.workerPaused && 'worker paused',
-    cluster.mysqlPaused && 'mysql paused',
-    cluster.mysqlSlow && 'mysql slow',
-    cluster.clockSkewed && 'clock skewed',
-    cluster.replicaLagging && 'replica lagging',
-  ]
-    .filter(Boolean)
-    .join(', ');
 }
 
 function total(faults: Map<string, number>): number {
@@ -322,4 +284,8 @@ function injected(faults: Map<string, number>, before: Map<string, number>): str
     .filter(([, n]) => n > 0)
     .map(([kind, n]) => `${kind} ${n}`);
   return kinds.join(', ') || 'none';
+}
+
+function roomLabel(room: RoomSettings): string {
+  return `${room.admitPerSecond}/s, cap ${room.maxShopping ?? '-'}, pass ${room.passSeconds} s`;
 }

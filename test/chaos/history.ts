@@ -5,10 +5,31 @@
  */
 export type Outcome = 'ok' | 'fail' | 'info';
 
-export type OperationKind = 'buy' | 'replay' | 'settle' | 'pay' | 'cancel' | AdminActionKind;
+export type OperationKind = 'buy' | 'replay' | 'settle' | 'pay' | 'cancel' | 'mint' | RoomActionKind | AdminActionKind;
 
-/** An admin's action on the run's sale (test/chaos/admin-actions.ts). */
-export type AdminActionKind = 'end' | 'reopen' | 'edit' | 'preload';
+/** A buyer's call on the sale's waiting room (test/chaos/room-clients.ts). */
+export type RoomActionKind = 'join' | 'poll';
+
+/**
+ * An admin's action on the run's sale (test/chaos/admin-actions.ts); `room`: the sale's waiting room
+ * changed, removed or added (`PATCH waitingRoom`).
+ */
+export type AdminActionKind = 'end' | 'reopen' | 'edit' | 'preload' | 'room';
+
+/** A sale's waiting room as the explorer sets it (docs/api.md "The waiting room"). */
+export interface RoomSettings {
+  admitPerSecond: number;
+  maxShopping?: number;
+  passSeconds: number;
+}
+
+/** What a join or poll answered: the ticket's state, and its pass's expiry (ms) once admitted. */
+export interface TicketSeen {
+  state: string;
+  position?: number;
+  pollAfterMs?: number;
+  passExpiresAt?: number;
+}
 
 export interface Operation {
   index: number;
@@ -31,6 +52,16 @@ export interface Operation {
   answeredAt: number;
   /** Sent by the crowd (test/chaos/crowd.ts) rather than by a schedule command. */
   crowd?: boolean;
+  /** A purchase's 2xx: the order's status its body carried (`QUEUED`, `PENDING_PAYMENT`, `CANCELLED`…). */
+  orderStatus?: string;
+  /** A join's or poll's 2xx: the ticket. */
+  ticket?: TicketSeen;
+  /** A submit token request: the admission pass sent with it (its expiry), or none. */
+  pass?: { expiresAt: number } | 'none';
+  /** An admin's `room` action: the room it asked for (`null`: removed). */
+  room?: RoomSettings | null;
+  /** The answering API process' clock offset (ms) when it runs skewed (clock-skew), else absent. */
+  skewMs?: number;
 }
 
 export class History {
@@ -58,8 +89,16 @@ export function isPurchase(operation: Operation): boolean {
 
 export function isAdminAction(operation: Operation): boolean {
   return (
-    operation.kind === 'end' || operation.kind === 'reopen' || operation.kind === 'edit' || operation.kind === 'preload'
+    operation.kind === 'end' ||
+    operation.kind === 'reopen' ||
+    operation.kind === 'edit' ||
+    operation.kind === 'preload' ||
+    operation.kind === 'room'
   );
+}
+
+export function isRoomCall(operation: Operation): boolean {
+  return operation.kind === 'join' || operation.kind === 'poll';
 }
 
 /** Answers by status (`503`, `410 SOLD_OUT`, `? ECONNRESET`…), for a run's progress line. */
@@ -78,15 +117,22 @@ export function answersByStatus(operations: readonly Operation[]): string {
 
 /** One line of a history entry, for a failure report. */
 export function describe(operation: Operation): string {
+  const ticket = operation.ticket;
   const answer =
     operation.outcome === 'info'
       ? `? ${operation.status ?? operation.error}`
-      : `${operation.status} ${operation.orderNo ?? operation.code ?? ''}`;
+      : ticket
+        ? `${operation.status} ${ticket.state}${ticket.position ? ` #${ticket.position}` : ''}${
+            ticket.passExpiresAt ? ` pass until ${instant(ticket.passExpiresAt)}` : ''
+          }`
+        : `${operation.status} ${operation.orderNo ?? operation.code ?? ''}${operation.orderStatus ? ` ${operation.orderStatus}` : ''}`;
   const what = isPurchase(operation)
     ? `token#${shortToken(operation.subject)} x${operation.quantity}`
-    : isAdminAction(operation)
+    : isAdminAction(operation) || isRoomCall(operation)
       ? operation.subject
-      : `order ${operation.subject}`;
+      : operation.kind === 'mint'
+        ? `token ${operation.pass === 'none' || !operation.pass ? 'without a pass' : `with a pass until ${instant(operation.pass.expiresAt)}`}`
+        : `order ${operation.subject}`;
   const who = isAdminAction(operation) ? 'admin' : `buyer${operation.buyer}${operation.crowd ? ' (crowd)' : ''}`;
   const when = `${instant(operation.sentAt)} +${operation.answeredAt - operation.sentAt}ms`;
   return `#${operation.index} ${who} ${operation.kind} ${what} via api${operation.api} -> ${answer.trim()} ${when}${

@@ -1,7 +1,9 @@
 import type { SaleStrategy } from '@flash-sale/contract';
 import { Agent, request } from 'undici';
 import type { ChaosCluster } from './cluster';
-import { History, type Operation, type OperationKind, type Outcome } from './history';
+import { History, type Operation, type OperationKind, type Outcome, type RoomSettings } from './history';
+import { admit, type HeldTicket, validPass } from './room-clients';
+import { ExplorerError } from './explorer-error';
 import type { SaleWindowSampler } from './sale-window';
 
 /** A client gives up on an answer after this long: the operation's outcome is then unknown. */
@@ -10,6 +12,9 @@ const CLIENT_TIMEOUT_MS = 4_000;
 /** A replay resends one of this many latest purchases. */
 const RECENT_PURCHASES = 4;
 
+/** How long a buyer of a room sale waits in the room for a pass before buying without one. */
+const ADMIT_WITHIN_MS = 5_000;
+
 export interface SaleUnderTest {
   id: string;
   stock: number;
@@ -17,6 +22,10 @@ export interface SaleUnderTest {
   /** Redis buckets the sale is spread over (docs/architecture.md "Hot sales: buckets"). */
   buckets: number;
   strategy: SaleStrategy;
+  /** The waiting room the sale was created with (`null`: none); admin actions may change it later. */
+  room: RoomSettings | null;
+  /** When the sale opened (its `startsAt`: its creation). */
+  startsAt: number;
 }
 
 export interface Buyer {
@@ -27,6 +36,10 @@ export interface Buyer {
   jwt: string;
   /** Tokens minted and not sent yet (a storefront fetches its token before the buyer clicks). */
   unsent: string[];
+  /** The buyer's ticket in the sale's waiting room, as last answered (test/chaos/room-clients.ts). */
+  ticket?: HeldTicket;
+  /** A crowd attempt is taking this buyer's step in the room (room-clients.ts roomStep). */
+  inRoom?: boolean;
 }
 
 export interface TokenUse {
@@ -37,7 +50,19 @@ export interface TokenUse {
 
 export interface Answer {
   status?: number;
-  body?: { orderNo?: string; token?: string; error?: { code?: string }; user?: { id: string } };
+  body?: {
+    orderNo?: string;
+    status?: string;
+    token?: string;
+    error?: { code?: string };
+    user?: { id: string };
+    /** A ticket's (docs/api.md "The waiting room"). */
+    state?: string;
+    position?: number;
+    pollAfterMs?: number;
+    pass?: string;
+    passExpiresAt?: string;
+  };
   error?: string;
   /** Wall-clock instants the request was sent and answered (or failed). */
   sentAt: number;
@@ -64,6 +89,11 @@ export class RunWorld {
   adminJwt?: string;
   /** MySQL's end of the sale over time, for the answer rules (test/chaos/sale-window.ts). */
   window?: SaleWindowSampler;
+  /**
+   * The waiting room the clients believe the sale has: the creation's, then what the admin last set
+   * (a `2xx`). Buyers go through it before they ask for a token; the rules judge what was really in force.
+   */
+  roomNow: RoomSettings | null;
   private readonly agent = new Agent({
     connections: 16,
     headersTimeout: CLIENT_TIMEOUT_MS,
@@ -75,12 +105,14 @@ export class RunWorld {
     readonly sale: SaleUnderTest,
     /** A short description of the faults in force, stamped on each answer. */
     private readonly faultsActive: () => string,
-  ) {}
+  ) {
+    this.roomNow = sale.room;
+  }
 
   static async createSale(
     cluster: ChaosCluster,
     adminJwt: string,
-    shape: { stock: number; perUserLimit: number; buckets: number; strategy: SaleStrategy },
+    shape: { stock: number; perUserLimit: number; buckets: number; strategy: SaleStrategy; room: RoomSettings | null },
   ): Promise<SaleUnderTest> {
     const world = new Agent({ connections: 1 });
     try {
@@ -98,11 +130,14 @@ export class RunWorld {
           strategy: shape.strategy,
           // The shortest allowed: unpaid orders expire within the run.
           paymentTimeoutSeconds: 10,
+          waitingRoom: shape.room,
         }),
       });
-      const body = (await response.body.json()) as { id: string };
-      if (response.statusCode !== 201) throw new Error(`creating the sale answered ${response.statusCode}`);
-      return { id: body.id, ...shape };
+      const body = (await response.body.json()) as { id: string; startsAt: string };
+      if (response.statusCode !== 201) {
+        throw new ExplorerError(`creating the run's sale answered ${response.statusCode}: ${JSON.stringify(body)}`);
+      }
+      return { id: body.id, ...shape, startsAt: Date.parse(body.startsAt) };
     } finally {
       await world.close();
     }
@@ -125,10 +160,25 @@ export class RunWorld {
     return this.buyers.filter((buyer) => !buyer.crowd);
   }
 
+  /** A token kept for later, with the pass the buyer holds in a room sale (none if they hold none). */
   async mint(buyerPick: number, api: number): Promise<void> {
     const buyer = this.pick(this.scheduleBuyers, buyerPick);
     const token = buyer && (await this.mintFor(buyer, api));
     if (token) buyer.unsent.push(token);
+  }
+
+  /** The schedule's buyer `buyerPick` (not the crowd's). */
+  scheduleBuyer(buyerPick: number): Buyer | undefined {
+    return this.pick(this.scheduleBuyers, buyerPick);
+  }
+
+  /**
+   * A token for a purchase now, as the storefront gets one: in a room sale the buyer goes through the
+   * room first (joins, polls as advised) unless they hold an unexpired pass.
+   */
+  async tokenFor(buyer: Buyer, api: number): Promise<string | undefined> {
+    if (this.roomNow && !validPass(buyer)) await admit(this, buyer, api, ADMIT_WITHIN_MS);
+    return this.mintFor(buyer, api);
   }
 
   /**
@@ -139,7 +189,7 @@ export class RunWorld {
   async buy(buyerPick: number, quantity: number, api: number, dropReply?: { onDrop?: () => void }): Promise<boolean> {
     const buyer = this.pick(this.scheduleBuyers, buyerPick);
     if (!buyer) return false;
-    const token = buyer.unsent.shift() ?? (await this.mintFor(buyer, api));
+    const token = buyer.unsent.shift() ?? (await this.tokenFor(buyer, api));
     if (!token) return false;
     const use = { token, buyer: buyer.index, quantity };
     this.tokens.push(use);
@@ -210,8 +260,22 @@ export class RunWorld {
     this.record(kind, api, buyer.index, order.orderNo, undefined, answer);
   }
 
-  async mintFor(buyer: Buyer, api: number): Promise<string | undefined> {
-    const answer = await this.call(api, 'POST', `/api/sales/${this.sale.id}/tokens`, buyer.jwt);
+  /**
+   * `POST /tokens`, recorded: with the pass the buyer holds (whether it expired or not: a late pass
+   * must be refused), none if they hold none, or `pass` when given (`null`: none).
+   */
+  async mintFor(buyer: Buyer, api: number, pass?: HeldTicket['pass'] | null): Promise<string | undefined> {
+    const sent = pass === undefined ? buyer.ticket?.pass : (pass ?? undefined);
+    const answer = await this.call(
+      api,
+      'POST',
+      `/api/sales/${this.sale.id}/tokens`,
+      buyer.jwt,
+      sent ? { pass: sent.pass } : undefined,
+    );
+    this.record('mint', api, buyer.index, answer.body?.token ?? 'token', undefined, answer, buyer.crowd, {
+      pass: sent ? { expiresAt: sent.expiresAt } : 'none',
+    });
     return answer.status === 201 ? answer.body?.token : undefined;
   }
 
@@ -233,9 +297,12 @@ export class RunWorld {
     quantity: number | undefined,
     answer: Answer,
     crowd = false,
+    extra: Partial<Pick<Operation, 'ticket' | 'pass' | 'room'>> = {},
   ): Operation {
     const outcome: Outcome =
       answer.status === undefined || answer.status >= 500 ? 'info' : answer.status < 300 ? 'ok' : 'fail';
+    const purchase = kind === 'buy' || kind === 'replay' || kind === 'settle';
+    const skewMs = this.cluster.clockOffsetMs(api);
     return this.history.record({
       kind,
       api,
@@ -245,15 +312,17 @@ export class RunWorld {
       outcome,
       status: answer.status,
       code: answer.body?.error?.code,
-      orderNo:
-        outcome === 'ok' && (kind === 'buy' || kind === 'replay' || kind === 'settle')
-          ? answer.body?.orderNo
-          : undefined,
+      orderNo: outcome === 'ok' && purchase ? answer.body?.orderNo : undefined,
+      ...(outcome === 'ok' && purchase
+        ? { orderStatus: answer.body?.status ?? (answer.status === 202 ? 'QUEUED' : undefined) }
+        : {}),
       error: answer.error,
       faultsActive: this.faultsActive(),
       sentAt: answer.sentAt,
       answeredAt: answer.answeredAt,
       ...(crowd ? { crowd } : {}),
+      ...(skewMs ? { skewMs } : {}),
+      ...extra,
     });
   }
 

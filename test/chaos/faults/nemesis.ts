@@ -10,11 +10,13 @@ import {
   type Model,
   type Real,
 } from '../commands';
+import { ExplorerError } from '../explorer-error';
 import { HOLDER_LOCK_TTL_MS, PausedLockHolder } from './lock-holder';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const api = fc.integer({ min: 0, max: API_INSTANCES - 1 });
 const pick = fc.nat({ max: 1_000 });
+const always = () => true;
 
 /**
  * The faults that give the explorer the world operators run (docs/chaos.md): Redis restarted from an
@@ -24,7 +26,8 @@ const pick = fc.nat({ max: 1_000 });
  */
 export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<ChaosCommand>[] {
   const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
-  if (kinds.has('redis-restore-older')) {
+  const restoreAmongCopies = kinds.has('redis-snapshots');
+  if (kinds.has('redis-restore-older') || restoreAmongCopies) {
     arbitraries.push(
       // The copy a backup, an RDB snapshot or an `everysec` file holds: what Redis had at this moment.
       fc.constant(
@@ -37,19 +40,33 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           },
         ),
       ),
-      fc.constant(
+      // With `redis-snapshots`, copies are taken often (a client-weighted command) and the restore picks one.
+      (restoreAmongCopies ? pick : fc.constant(undefined)).map((copy) =>
         command(
-          'redisRestoreOlder()',
+          copy === undefined ? 'redisRestoreOlder()' : `redisRestoreOlder(copy#${copy})`,
           (m) => m.snapshotTaken,
           async (m, real) => {
             count(real, 'redis-restore-older');
             real.world.noteDataLoss('redis-restore-older');
-            await real.cluster.restoreRedisFromSnapshot();
+            await real.cluster.restoreRedisFromSnapshot(copy);
             m.redisDown = false;
-            m.snapshotTaken = false;
+            m.snapshotTaken = copy !== undefined;
             await letApisReconnect(real);
           },
         ),
+      ),
+    );
+  }
+  if (kinds.has('api-restart')) {
+    arbitraries.push(
+      // A deployment's restart: SIGTERM, a new process, its startup warm-up before it says ready.
+      api.map((a) =>
+        command(`apiRestart(api${a})`, always, async (_m, real) => {
+          count(real, 'api-restart');
+          if (!(await real.cluster.restartApi(a))) {
+            throw new ExplorerError(`API ${a} restarted cleanly was not ready within 30 s`);
+          }
+        }),
       ),
     );
   }
@@ -158,8 +175,8 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
  * back to; the schedule's own `redisSnapshot()` and `replicaStartLagging()` take newer ones.
  */
 export async function armWiderFaults(kinds: ReadonlySet<FaultKind>, model: Model, real: Real): Promise<void> {
-  if (kinds.has('redis-restore-older')) {
-    real.cluster.snapshotRedis();
+  if (kinds.has('redis-restore-older') || kinds.has('redis-snapshots')) {
+    real.cluster.snapshotRedis({ fresh: true });
     model.snapshotTaken = true;
   }
   if (kinds.has('replica-promote-lagging')) {

@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { exited } from '../../support/child-process';
 import { freePort } from '../../../scripts/lib/ports.mjs';
 import { redisAnswers, startPrivateRedis } from '../../support/private-redis';
+import { ExplorerError, removeFolder } from '../explorer-error';
 import { DelayingProxy } from './delaying-proxy';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -30,7 +31,7 @@ export class RedisNode {
   async start(options: { empty: boolean; replicaOf?: number }): Promise<void> {
     if (this.process) return;
     if (options.empty || !existsSync(this.dir)) {
-      rmSync(this.dir, { recursive: true, force: true });
+      removeFolder(this.dir);
       mkdirSync(this.dir, { recursive: true });
     }
     const redis = startPrivateRedis(this.port, { aofDir: this.dir, replicaOf: options.replicaOf });
@@ -38,8 +39,14 @@ export class RedisNode {
     this.paused = false;
     const deadline = Date.now() + 10_000;
     while (!(await redisAnswers(this.port))) {
-      if (redis.exitCode !== null) throw new Error(`redis-server on ${this.port} exited with ${redis.exitCode}`);
-      if (Date.now() > deadline) throw new Error(`Redis on ${this.port} did not start within 10 s`);
+      if (redis.exitCode !== null) {
+        this.process = undefined;
+        throw new ExplorerError(`redis-server on ${this.port} exited with ${redis.exitCode} as it started`);
+      }
+      if (Date.now() > deadline) {
+        await this.kill();
+        throw new ExplorerError(`Redis on ${this.port} did not start within 10 s`);
+      }
       await sleep(20);
     }
   }
@@ -68,14 +75,14 @@ export class RedisNode {
 
   /** A copy of its data directory as it is now, kept in `to` (what a backup or a lagging disk holds). */
   copyDataTo(to: string): void {
-    rmSync(to, { recursive: true, force: true });
+    removeFolder(to);
     cpSync(this.dir, to, { recursive: true });
   }
 
   /** While it is down: its data directory replaced by the copy in `from`. */
   replaceDataWith(from: string): void {
-    if (this.process) throw new Error('replace the data of a stopped Redis only');
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.process) throw new ExplorerError('replace the data of a stopped Redis only');
+    removeFolder(this.dir);
     cpSync(from, this.dir, { recursive: true });
   }
 
@@ -112,7 +119,7 @@ export class LaggingReplica {
       for (;;) {
         const info = String(await replica.node.command('INFO', 'replication'));
         if (info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0')) break;
-        if (Date.now() > deadline) throw new Error(`the replica on ${replica.node.port} never synced`);
+        if (Date.now() > deadline) throw new ExplorerError(`the replica on ${replica.node.port} never synced`);
         await sleep(50);
       }
       return replica;
@@ -139,6 +146,6 @@ export class LaggingReplica {
   async discard(): Promise<void> {
     await this.node.kill();
     await this.link.close().catch(() => undefined);
-    rmSync(this.node.dir, { recursive: true, force: true });
+    removeFolder(this.node.dir);
   }
 }

@@ -1,0 +1,43 @@
+import { renameSync, rmSync } from 'node:fs';
+
+/**
+ * A failure of the explorer's own machinery — a folder it cannot remove, a process it cannot start, a
+ * bug in its code — as opposed to a violation, which the checker finds in what the product answered
+ * or holds. A run that meets one is not judged: the error is reported apart ("explorer errors N" in the
+ * summary), the processes are brought back, and the next run starts. Violations are never thrown;
+ * anything else thrown out of a run is the explorer's, and is wrapped in this type at the run's edge.
+ */
+export class ExplorerError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(cause === undefined ? message : `${message}: ${describeCause(cause)}`, { cause });
+    this.name = 'ExplorerError';
+  }
+
+  /** `error` as an ExplorerError: itself, or wrapped with what the explorer was doing (`doing`). */
+  static wrap(error: unknown, doing: string): ExplorerError {
+    return error instanceof ExplorerError ? error : new ExplorerError(doing, error);
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  return String(cause);
+}
+
+/**
+ * Removes a folder a process wrote in (a Redis' data directory). A process that was just killed may
+ * still have a file open in it for a moment (`ENOTEMPTY`, `EBUSY`): retried, then moved aside to be
+ * removed with the working directory; only a folder that can be neither removed nor moved is an
+ * ExplorerError.
+ */
+export function removeFolder(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  } catch (error) {
+    try {
+      renameSync(dir, `${dir}.stale-${Date.now()}`);
+    } catch {
+      throw new ExplorerError(`cannot remove ${dir}`, error);
+    }
+  }
+}

@@ -1,0 +1,174 @@
+import fc from 'fast-check';
+import { check, fetchAudit, readFinalState, type Violation } from './checker';
+import type { ChaosCluster } from './cluster';
+import { type ChaosCommand, type FaultKind, initialModel, type Model, type Real } from './commands';
+import { SoldOutTrickle } from './crowd';
+import { ExplorerError } from './explorer-error';
+import { armWiderFaults } from './faults/nemesis';
+import { describe } from './history';
+import { type ExplorerMade, RowCensus, unexplainedRows } from './mysql-rows';
+import { SaleWindowSampler } from './sale-window';
+import { RunWorld, type SaleUnderTest } from './world';
+
+/** How long the system may take to settle after the last fault before that itself is a finding. */
+const QUIET_TIMEOUT_MS = 20_000;
+
+const INITIAL_BUYERS = 3;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** What one run needs from the exploration around it. */
+export interface RunContext {
+  cluster: ChaosCluster;
+  adminJwt: string;
+  faults: Map<string, number>;
+  kinds: ReadonlySet<FaultKind>;
+  crowd: boolean;
+  /** The sales and buyers the exploration made so far; the run adds its own. */
+  made: { saleIds: Set<string>; userIds: Set<string> };
+}
+
+export interface RunResult {
+  world: RunWorld;
+  played: number;
+  violations: Violation[];
+}
+
+/**
+ * One run: everything restored, a census of MySQL's rows, a fresh sale of `shape`, the schedule played on
+ * it with the trickle and the sampler of its window running, then the final read and the checker. A
+ * failure of the explorer's own is thrown as an ExplorerError; violations are returned.
+ */
+export async function playRun(
+  context: RunContext,
+  schedule: Iterable<ChaosCommand>,
+  shape: Omit<SaleUnderTest, 'id' | 'startsAt'>,
+): Promise<RunResult> {
+  const { cluster, adminJwt } = context;
+  await cluster.restoreAll();
+  const census = await withMysql(cluster, (connection) => RowCensus.take(connection));
+  const sale = await RunWorld.createSale(cluster, adminJwt, shape);
+  context.made.saleIds.add(sale.id);
+  const model: Model = initialModel(shape.strategy);
+  const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
+  world.adminJwt = adminJwt;
+  world.window = new SaleWindowSampler(cluster.databaseUrl, sale.id);
+  const trickle = context.crowd ? new SoldOutTrickle(world) : undefined;
+  const real: Real = { world, cluster, faults: context.faults, played: 0 };
+  try {
+    await world.window.start();
+    // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
+    for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
+    await armWiderFaults(context.kinds, model, real);
+    trickle?.start();
+    await fc.asyncModelRun(() => ({ model, real }), schedule);
+    const violations = await settleAndCheck(cluster, world, adminJwt, trickle);
+    for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
+    violations.push(...(await foreignRows(cluster, census, context.made)));
+    return { world, played: real.played, violations };
+  } finally {
+    for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
+    await trickle?.stop();
+    await world.window.stop();
+    await world.close();
+  }
+}
+
+async function withMysql<T>(
+  cluster: ChaosCluster,
+  use: (connection: Awaited<ReturnType<ChaosCluster['mysql']>>) => Promise<T>,
+): Promise<T> {
+  let connection: Awaited<ReturnType<ChaosCluster['mysql']>>;
+  try {
+    connection = await cluster.mysql();
+  } catch (error) {
+    throw new ExplorerError("cannot reach the explorer's MySQL database", error);
+  }
+  try {
+    return await use(connection);
+  } finally {
+    await connection.end().catch(() => undefined);
+  }
+}
+
+/** Rows added since the run's census that no sale or buyer of the explorer's explains (mysql-rows.ts). */
+async function foreignRows(cluster: ChaosCluster, census: RowCensus, made: ExplorerMade): Promise<Violation[]> {
+  return withMysql(cluster, async (connection) => {
+    const added = await census.added(connection);
+    const saleIds = [...made.saleIds];
+    const [orders] =
+      saleIds.length === 0
+        ? [[]]
+        : await connection.query<({ order_no: string } & import('mysql2/promise').RowDataPacket)[]>(
+            'SELECT order_no FROM orders WHERE sale_id IN (?)',
+            [saleIds],
+          );
+    return unexplainedRows(added, made, new Set(orders.map((row) => row.order_no)));
+  });
+}
+
+/** The Jepsen final read: everything back up, quiet, every unknown answer settled by a replay, quiet again, judged. */
+async function settleAndCheck(
+  cluster: ChaosCluster,
+  world: RunWorld,
+  adminJwt: string,
+  trickle: SoldOutTrickle | undefined,
+): Promise<Violation[]> {
+  const violations: Violation[] = [];
+  await cluster.restoreAll();
+  if (!(await waitForQuiet(cluster, world, adminJwt))) {
+    violations.push({ invariant: 'quiet', detail: `not quiet ${QUIET_TIMEOUT_MS / 1000} s after the last fault` });
+  }
+  // An unknown answer must be settled one way by a replay; a promised one must replay the same order.
+  for (const use of world.unsettledTokens()) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await world.settle(use, attempt % 2);
+      if (world.history.ofToken(use.token).at(-1)?.outcome !== 'info') break;
+      await sleep(1_000);
+    }
+    const last = world.history.ofToken(use.token).at(-1);
+    if (last?.outcome === 'info') {
+      violations.push({ invariant: 'a replay settles an unknown answer', detail: describe(last) });
+    }
+  }
+  // Every promised token replayed on each instance (sold-out traffic still arriving): the same order from both.
+  for (const use of [...world.tokens]) {
+    if (world.history.ofToken(use.token).some((operation) => operation.outcome === 'ok')) {
+      await world.settle(use, 1);
+      if (trickle) await world.settle(use, 0);
+    }
+  }
+  await trickle?.stop();
+  await waitForQuiet(cluster, world, adminJwt);
+  await world.window?.stop();
+  const state = await readFinalState(cluster, world, adminJwt);
+  return [...violations, ...check(world, state)];
+}
+
+/** Quiet: nothing unwritten, nothing in doubt, reconciliation has looked since; false at the deadline. */
+async function waitForQuiet(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<boolean> {
+  const deadline = Date.now() + QUIET_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const audit = await fetchAudit(cluster, world.sale.id, adminJwt);
+    if (audit && audit.ordersByStatus['QUEUED'] === 0 && audit.books.inDoubt === 0) {
+      // Two reconciliation intervals, so that a run that raced the last write is followed by a clean one.
+      await sleep(2_500);
+      return true;
+    }
+    await sleep(300);
+  }
+  return false;
+}
+
+function activeFaults(cluster: ChaosCluster): string {
+  return [
+    !cluster.redisUp && 'redis down',
+    cluster.workerPaused && 'worker paused',
+    cluster.mysqlPaused && 'mysql paused',
+    cluster.mysqlSlow && 'mysql slow',
+    cluster.clockSkewed && 'clock skewed',
+    cluster.replicaLagging && 'replica lagging',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
