@@ -84,7 +84,9 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
       // A buyer who reserved before goes to Redis: the replay answers the same order, not 410.
       const replay = await buy(saleId, ada, adaToken);
       expect(replay.status).toBe(202);
-      expect(replay.body).toEqual(first.body);
+      // The same order, as it is now: written by the worker meanwhile, or not yet.
+      expect((replay.body as Accepted).orderNo).toBe((first.body as Accepted).orderNo);
+      expect(['QUEUED', 'PENDING_PAYMENT']).toContain((replay.body as Accepted).status);
     } finally {
       await redis.decr(stockKey);
     }
@@ -143,12 +145,15 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
       .hdel(sale.buyers, ada.userId, `${ada.userId}:slots`, `${ada.userId}:orders`)
       .set(sale.token(adaToken), ada.userId, 'EX', 600)
       .exec();
+    // A copy that replaces the one the API talked to comes over new connections (a restart, a failover):
+    // every API connection drops and reconnects, as they would.
+    await redis.call('CLIENT', 'KILL', 'TYPE', 'normal');
     // …and the last unit sold on it to someone else.
     expect(answer(await buy(saleId, bob, await w.stack.client.submitToken(saleId, bob.token)))).toBe('202 QUEUED');
 
     // Redis's copy would refuse her token (sold out); MySQL holds its order: that is the answer.
     const replay = await buy(saleId, ada, adaToken);
-    expect(`${replay.status} ${(replay.body as Accepted).orderNo}`).toBe(`201 ${orderNo}`);
+    expect(`${replay.status} ${(replay.body as Accepted).orderNo}`).toBe(`202 ${orderNo}`);
 
     // Once the sale is flagged sold out, the flag knows her too (from MySQL's orders): still her order.
     const cydToken = await w.stack.client.submitToken(saleId, cyd.token);
@@ -157,6 +162,6 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     const catalogSale = await w.stack.api.get(SaleCatalog).get(saleId);
     expect(w.stack.api.get(SoldOutGate).refuses(catalogSale, ada.userId, adaToken, 1)).toBe(false);
     const replayWhileFlagged = await buy(saleId, ada, adaToken);
-    expect(`${replayWhileFlagged.status} ${(replayWhileFlagged.body as Accepted).orderNo}`).toBe(`201 ${orderNo}`);
+    expect(`${replayWhileFlagged.status} ${(replayWhileFlagged.body as Accepted).orderNo}`).toBe(`202 ${orderNo}`);
   });
 });
