@@ -9,7 +9,7 @@
  *      private redis-server unless REDIS_URL is set), then starts the API and the worker as children;
  *   2. creates the sales through the admin API;
  *   3. (a) ceiling: the app's reservation script behind a bare Fastify server (lib/scenarios/ceiling.mjs);
- *   4. (b) live sale, then sold-out sale, each request a different (guest JWT, submit token) pair
+ *   4. (b) live sale, then sold-out sale, then buyers of a sold-out sale coming back; each request a different (guest JWT, submit token) pair
  *      prepared beforehand (lib/scenarios/live.mjs, lib/buyers.mjs);
  *   4b. (g) waiting room: a crowd joins a room sale and polls (lib/scenarios/room.mjs);
  *   5. (c) drain: purchases pile up with the worker stopped, a fresh worker writes them (lib/scenarios/drain.mjs);
@@ -44,7 +44,13 @@ import { runCreateSale } from './lib/scenarios/create-sale.mjs';
 import { runDrain } from './lib/scenarios/drain.mjs';
 import { runOpening } from './lib/scenarios/opening.mjs';
 import { measureIdle } from './lib/scenarios/idle.mjs';
-import { auditEndpointSales, createEndpointSales, runLiveSale, runSoldOutSale } from './lib/scenarios/live.mjs';
+import {
+  auditEndpointSales,
+  createEndpointSales,
+  runLiveSale,
+  runReturningBuyers,
+  runSoldOutSale,
+} from './lib/scenarios/live.mjs';
 import { runRoomPolls } from './lib/scenarios/room.mjs';
 import { runScale } from './lib/scenarios/scale.mjs';
 import { runStrategies } from './lib/scenarios/strategies.mjs';
@@ -91,6 +97,7 @@ async function main() {
   await runCeiling(run);
   await runLiveSale(run, endpointSales.live.id);
   await runSoldOutSale(run, endpointSales.soldOut.id);
+  await runReturningBuyers(run);
   await runRoomPolls(run);
   await auditEndpointSales(run, endpointSales);
   await runDrain(run);

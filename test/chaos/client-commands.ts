@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { API_INSTANCES } from './cluster';
 import { command, type FaultKind, type Weighted } from './commands';
+import { redisSnapshot } from './faults/nemesis';
 import { roomClientCommands } from './room-commands';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -18,19 +19,7 @@ export function clientCommands(perUserLimit: number, kinds: ReadonlySet<FaultKin
   const extra: Weighted[] = [...(rooms ? roomClientCommands() : [])];
   // Copies of Redis taken as often as a buyer acts, so a token minted before a copy and spent after is common.
   if (kinds.has('redis-snapshots')) {
-    extra.push({
-      weight: 2,
-      arbitrary: fc.constant(
-        command(
-          'redisSnapshot()',
-          (m) => !m.redisDown,
-          async (m, real) => {
-            real.cluster.snapshotRedis();
-            m.snapshotTaken = true;
-          },
-        ),
-      ),
-    });
+    extra.push({ weight: 2, arbitrary: redisSnapshot() });
   }
   return [
     ...extra,

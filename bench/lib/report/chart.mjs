@@ -97,7 +97,7 @@ function rowOf(s) {
   if (s.key === 'live') return { label: 'live sale, 202', color: COLORS.endpoint };
   if (s.key === 'soldOut') return { label: 'sold-out sale, 410', color: COLORS.endpoint };
   if (s.key === 'soldOutFlood') return { label: `sold-out sale, 410, ${s.connections} conn.`, color: COLORS.endpoint };
-  if (s.key === 'returningBuyer') return { label: 'sold-out sale, its buyer back, 409', color: COLORS.endpoint };
+  if (s.key === 'returningBuyers') return { label: 'sold-out sale, its buyers back, 409', color: COLORS.endpoint };
   if (s.key === 'fill') return { label: 'purchase, worker stopped', color: COLORS.endpoint };
   if (s.key === 'roomJoin') return { label: 'waiting room: join', color: COLORS.endpoint };
   if (s.key === 'roomPoll') return { label: 'waiting room: poll', color: COLORS.endpoint };

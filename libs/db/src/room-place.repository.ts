@@ -17,21 +17,26 @@ export interface RoomPlaceRow {
 export class RoomPlaceRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The buyer's place in line, new or moved to the back (a pass that expired unused): not admitted. */
-  async recordPlace(saleId: string, userId: string, place: number): Promise<void> {
+  /**
+   * Buyers' places in line, new or moved to the back (a pass that expired unused): not admitted. One
+   * statement for many buyers (a crowd joining at once).
+   */
+  async recordPlaces(places: readonly { saleId: string; userId: string; place: number }[]): Promise<void> {
+    if (places.length === 0) return;
     await this.dataSource.query(
-      `INSERT INTO room_places (sale_id, user_id, place) VALUES (?, ?, ?)
+      `INSERT INTO room_places (sale_id, user_id, place) VALUES ${places.map(() => '(?, ?, ?)').join(', ')}
        ON DUPLICATE KEY UPDATE place = VALUES(place), pass_expires_at = NULL`,
-      [saleId, userId, place],
+      places.flatMap(({ saleId, userId, place }) => [saleId, userId, place]),
     );
   }
 
-  /** The buyer was admitted: their pass expires then. */
-  async recordPass(saleId: string, userId: string, passExpiresMs: number): Promise<void> {
+  /** Buyers admitted: when each one's pass expires (ms). One statement for many buyers. */
+  async recordPasses(passes: readonly { saleId: string; userId: string; passExpiresMs: number }[]): Promise<void> {
+    if (passes.length === 0) return;
     await this.dataSource.query(
-      `INSERT INTO room_places (sale_id, user_id, place, pass_expires_at) VALUES (?, ?, 0, ?)
+      `INSERT INTO room_places (sale_id, user_id, place, pass_expires_at) VALUES ${passes.map(() => '(?, ?, 0, ?)').join(', ')}
        ON DUPLICATE KEY UPDATE pass_expires_at = VALUES(pass_expires_at)`,
-      [saleId, userId, passExpiresMs],
+      passes.flatMap(({ saleId, userId, passExpiresMs }) => [saleId, userId, passExpiresMs]),
     );
   }
 

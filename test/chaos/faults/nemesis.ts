@@ -18,6 +18,20 @@ const api = fc.integer({ min: 0, max: API_INSTANCES - 1 });
 const pick = fc.nat({ max: 1_000 });
 const always = () => true;
 
+/** A copy of Redis' data taken now, as it is (redis-restore-older restores one of them). */
+export function redisSnapshot(): fc.Arbitrary<ChaosCommand> {
+  return fc.constant(
+    command(
+      'redisSnapshot()',
+      (m) => !m.redisDown,
+      async (m, real) => {
+        real.cluster.snapshotRedis();
+        m.snapshotTaken = true;
+      },
+    ),
+  );
+}
+
 /**
  * The faults that give the explorer the world operators run (docs/chaos.md): Redis restarted from an
  * older copy of its data, a lagging replica promoted, skewed clocks, a slow MySQL, a redis-lock holder
@@ -30,16 +44,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
   if (kinds.has('redis-restore-older') || restoreAmongCopies) {
     arbitraries.push(
       // The copy a backup, an RDB snapshot or an `everysec` file holds: what Redis had at this moment.
-      fc.constant(
-        command(
-          'redisSnapshot()',
-          (m) => !m.redisDown,
-          async (m, real) => {
-            real.cluster.snapshotRedis();
-            m.snapshotTaken = true;
-          },
-        ),
-      ),
+      redisSnapshot(),
       // With `redis-snapshots`, copies are taken often (a client-weighted command) and the restore picks one.
       (restoreAmongCopies ? pick : fc.constant(undefined)).map((copy) =>
         command(

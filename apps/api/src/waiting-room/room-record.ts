@@ -5,6 +5,20 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 
 /** Buyers whose recorded place or pass this process remembers, to save rewriting them: a bound on memory. */
 const REMEMBERED_BUYERS = 100_000;
+/** How long the first record waits for others to share its statement, while none is in flight. */
+const GATHER_MS = 2;
+/** Records in one statement at most. */
+const MAX_BATCH = 500;
+
+/** One buyer's place or pass to record, and the caller waiting for it to be written. */
+interface PendingRecord {
+  saleId: string;
+  userId: string;
+  place?: number;
+  passExpiresMs?: number;
+  written(): void;
+  failed(error: unknown): void;
+}
 
 /**
  * What a room promised each buyer, kept in MySQL (`room_places`) so that a Redis that loses the room —
@@ -25,6 +39,13 @@ export class RoomRecord implements OnModuleInit {
   private readonly restored = new Set<string>();
   private readonly restoring = new Map<string, Promise<void>>();
   private connectionLosses = 0;
+  /**
+   * Records waiting for the next statement: a crowd joining at once is written in a few statements, not
+   * one each (group commit, as the worker writes orders). Each caller still waits for its own.
+   */
+  private pending: PendingRecord[] = [];
+  private writing = false;
+  private gatherTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly places: RoomPlaceRepository,
@@ -65,9 +86,39 @@ export class RoomRecord implements OnModuleInit {
     const admitted = ticket.state === 'admitted';
     const value = admitted ? `pass ${ticket.passExpiresMs}` : `place ${ticket.place}`;
     if (this.recorded.get(key) === value || (!admitted && ticket.place === undefined)) return;
-    if (admitted) await this.places.recordPass(saleId, userId, ticket.passExpiresMs);
-    else await this.places.recordPlace(saleId, userId, ticket.place!);
+    await new Promise<void>((written, failed) => {
+      this.pending.push(
+        admitted
+          ? { saleId, userId, passExpiresMs: ticket.passExpiresMs, written, failed }
+          : { saleId, userId, place: ticket.place!, written, failed },
+      );
+      if (!this.writing) this.gatherTimer ??= setTimeout(() => this.flush(), GATHER_MS);
+    });
     if (this.recorded.size >= REMEMBERED_BUYERS) this.recorded.clear();
     this.recorded.set(key, value);
+  }
+
+  /** Writes what is pending (places, then passes), then what gathered meanwhile. */
+  private flush(): void {
+    clearTimeout(this.gatherTimer);
+    this.gatherTimer = undefined;
+    const batch = this.pending.splice(0, MAX_BATCH);
+    if (batch.length === 0) return;
+    this.writing = true;
+    const places = batch.filter((record) => record.place !== undefined) as (PendingRecord & { place: number })[];
+    const passes = batch.filter((record) => record.passExpiresMs !== undefined) as (PendingRecord & {
+      passExpiresMs: number;
+    })[];
+    void this.places
+      .recordPlaces(places)
+      .then(() => this.places.recordPasses(passes))
+      .then(
+        () => batch.forEach((record) => record.written()),
+        (error: unknown) => batch.forEach((record) => record.failed(error)),
+      )
+      .finally(() => {
+        this.writing = false;
+        if (this.pending.length > 0) this.flush();
+      });
   }
 }
