@@ -254,11 +254,19 @@ export async function startRedisCluster(options = {}) {
       else hung.delete(port);
     },
     async killMasterAndAwaitFailover(port, { timeoutMs = 30_000, afterKill } = {}) {
-      const before = await topology();
-      const master = before.find((node) => node.port === port && node.role === 'master');
-      if (!master) throw new Error(`${port} is not a master`);
-      const replica = before.find((node) => node.role === 'replica' && node.masterId === master.id);
-      if (!replica) throw new Error(`master ${port} has no replica to fail over to`);
+      // On a busy machine a replica that was just told to replicate may not be in the view yet: wait for it.
+      let replica;
+      await waitUntil(
+        `a replica of master ${port} in the cluster's view`,
+        async () => {
+          const before = await topology();
+          const master = before.find((node) => node.port === port && node.role === 'master');
+          if (!master) throw new Error(`${port} is not a master`);
+          replica = before.find((node) => node.role === 'replica' && node.masterId === master.id);
+          return replica !== undefined;
+        },
+        timeoutMs,
+      );
       await killNode(port);
       afterKill?.();
       await waitUntil(

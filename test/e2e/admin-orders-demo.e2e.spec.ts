@@ -138,6 +138,8 @@ describe('admin orders and the oversell demo in Chromium (real API, worker, Redi
       await admin.reload();
       await admin.getByRole('heading', { name: 'Results: 200 buyers, 20 units per sale' }).waitFor();
       await admin.getByRole('heading', { name: 'Earlier runs' }).waitFor();
+      // The list loads after its heading shows: wait for its first entry rather than count too early.
+      await admin.locator('.demo-runs li').first().waitFor();
       expect(await admin.locator('.demo-runs li').count()).toBeGreaterThanOrEqual(1);
 
       const phone = await adminConsole(w, PHONE_CONTEXT);
