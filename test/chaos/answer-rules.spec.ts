@@ -84,7 +84,11 @@ describe('answer rules: a replay answers the order as it is', () => {
   const T = 100_000;
   const ORDER = 'S1-ORDER';
 
-  function judge(replayStatus: string, rowStatus: string) {
+  function judge(
+    replayStatus: string,
+    rowStatus: string,
+    replay: { faultsActive?: string; afterMs?: number; cancelled?: boolean } = {},
+  ) {
     const history = new History();
     const base = { api: 0, buyer: 1, faultsActive: '', subject: 'tok', quantity: 1 } as const;
     history.record({
@@ -97,25 +101,29 @@ describe('answer rules: a replay answers the order as it is', () => {
       sentAt: T,
       answeredAt: T + 5,
     });
+    if (replay.cancelled ?? true) {
+      history.record({
+        ...base,
+        kind: 'cancel',
+        subject: ORDER,
+        quantity: undefined,
+        outcome: 'ok',
+        status: 200,
+        sentAt: T + 1_000,
+        answeredAt: T + 1_010,
+      });
+    }
+    const sentAt = T + 1_005 + (replay.afterMs ?? 1_995);
     history.record({
       ...base,
-      kind: 'cancel',
-      subject: ORDER,
-      quantity: undefined,
-      outcome: 'ok',
-      status: 200,
-      sentAt: T + 1_000,
-      answeredAt: T + 1_010,
-    });
-    history.record({
-      ...base,
+      faultsActive: replay.faultsActive ?? '',
       kind: 'replay',
       outcome: 'ok',
       status: replayStatus === 'QUEUED' ? 202 : 201,
       orderNo: ORDER,
       orderStatus: replayStatus,
-      sentAt: T + 3_000,
-      answeredAt: T + 3_005,
+      sentAt,
+      answeredAt: sentAt + 5,
     });
     const world = {
       history,
@@ -134,6 +142,15 @@ describe('answer rules: a replay answers the order as it is', () => {
   it('PENDING_PAYMENT or QUEUED to a replay after the cancel is a violation', () => {
     expect(judge('PENDING_PAYMENT', 'CANCELLED')).toEqual(['a replay answers the order as it is']);
     expect(judge('QUEUED', 'CANCELLED')).toEqual(['a replay answers the order as it is']);
+  });
+
+  it('an expiry seen late while MySQL is slow (its commit after the statement) passes; long after, it is a violation', () => {
+    const expired = (afterMs: number, faultsActive: string) =>
+      judge('PENDING_PAYMENT', 'EXPIRED', { cancelled: false, afterMs, faultsActive });
+    expect(expired(2_500, '')).toEqual(['a replay answers the order as it is']);
+    expect(expired(2_500, 'mysql slow')).toEqual([]);
+    expect(expired(12_000, 'mysql slow')).toEqual(['a replay answers the order as it is']);
+    expect(expired(2_500, 'mysql paused')).toEqual([]);
   });
 
   it('the order answered CANCELLED passes', () => {

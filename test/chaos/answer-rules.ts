@@ -10,6 +10,11 @@ import type { RunWorld } from './world';
  * instances' sold-out flags, which take a moment (docs/failure-model.md "The answer rules").
  */
 const RETURN_GRACE_MS = 1_000;
+/**
+ * How long after its statement a change may commit while `mysql-slow` delays every chunk by up to 750 ms
+ * each way: the expiry's and the cancel's transactions make a handful of round trips after it.
+ */
+const SLOW_COMMIT_GRACE_MS = 10_000;
 
 /** How far around a request a reading of MySQL's end still counts for a `SALE_ENDED` given to it. */
 const ENDED_AROUND_MS = 1_000;
@@ -221,7 +226,12 @@ function orderAsItIs(world: RunWorld, state: FinalState, byToken: Map<string, Op
       if (operation.outcome !== 'ok' || !operation.orderNo) continue;
       const row = rows.get(operation.orderNo);
       if (!row || (row.status !== 'CANCELLED' && row.status !== 'EXPIRED')) continue;
-      const leftAt = Math.min(row.updatedAt + RETURN_GRACE_MS, cancelledAt.get(operation.orderNo) ?? Infinity);
+      // The row's last change is stamped when its statement ran; the change is seen once its transaction
+      // commits, seconds later when every round trip to MySQL is slowed. A replay that overlapped a paused
+      // MySQL races the commit at the resume: not judged.
+      if (operation.faultsActive.includes('mysql paused')) continue;
+      const grace = operation.faultsActive.includes('mysql slow') ? SLOW_COMMIT_GRACE_MS : RETURN_GRACE_MS;
+      const leftAt = Math.min(row.updatedAt + grace, cancelledAt.get(operation.orderNo) ?? Infinity);
       if (operation.sentAt < leftAt) continue;
       if (operation.orderStatus === 'QUEUED' || operation.orderStatus === 'PENDING_PAYMENT') {
         violations.push({
