@@ -27,6 +27,9 @@ const REHEARSAL_SALE_IDS = Number(BigInt(WARM_UP_SALE_ID) - BigInt(REHEARSAL_SAL
 /** Units a rehearsal sale is leased: more than a warm-up ever buys, so it never asks MySQL for a top-up. */
 export const REHEARSAL_UNITS = 1_000_000_000;
 
+/** The ids rehearsal sales take: from `from` (included) to `to` (excluded), compared as numbers. */
+export const REHEARSAL_SALE_ID_RANGE = { from: REHEARSAL_SALE_IDS_FROM, to: WARM_UP_SALE_ID } as const;
+
 /** A new rehearsal sale's id, one per warm-up: processes warming at once each rehearse in their own. */
 export function newRehearsalSaleId(): string {
   return (BigInt(REHEARSAL_SALE_IDS_FROM) + BigInt(randomInt(REHEARSAL_SALE_IDS))).toString();

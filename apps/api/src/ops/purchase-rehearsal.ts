@@ -9,7 +9,13 @@ import {
 } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { withDeadline } from '../common/deadline';
-import { newRehearsalSaleId, REHEARSAL_UNITS, rehearsalSaleFor, WARM_UP_CALLER_ID } from '../common/warm-up-caller';
+import {
+  newRehearsalSaleId,
+  REHEARSAL_SALE_ID_RANGE,
+  REHEARSAL_UNITS,
+  rehearsalSaleFor,
+  WARM_UP_CALLER_ID,
+} from '../common/warm-up-caller';
 
 /** The rehearsal sale's incarnation: it is loaded once and never reloaded. */
 const REHEARSAL_EPOCH = 1;
@@ -44,6 +50,11 @@ export class PurchaseRehearsal {
     const saleId = newRehearsalSaleId();
     const sale = rehearsalSaleFor(saleId, WARM_UP_CALLER_ID)!;
     const bucket = onlyBucket(saleId);
+    // What a process killed during its warm-up left of its rehearsal (its submit tokens' buyer rows):
+    // gone before this one writes its own.
+    await this.saleBuyers
+      .forgetSalesBetween(REHEARSAL_SALE_ID_RANGE.from, REHEARSAL_SALE_ID_RANGE.to)
+      .catch((error: Error) => this.logger.warn(`Earlier rehearsals' buyers left in MySQL: ${errorMessage(error)}`));
     try {
       await withDeadline(this.redis.ping(), OPEN_WITHIN_MS, 'Redis');
       const window = {
@@ -64,8 +75,8 @@ export class PurchaseRehearsal {
 
   /**
    * Deletes the rehearsal sale's keys and its buyers' rows. A process killed during its warm-up leaves
-   * them: a few hundred reservations and buyer rows under an id no sale has, which nothing reads (no
-   * writer was woken for them).
+   * them: a few hundred reservations under an id no sale has, which nothing reads (no writer was woken for
+   * them), and buyer rows, which the next process to warm up deletes (`open`).
    */
   async close(saleId: string): Promise<void> {
     try {

@@ -136,6 +136,11 @@ export class SalesService {
    * (docs/failure-model.md "The answer rules"): not while a Redis-backed sale has units in doubt or on
    * their way to Redis, nor while Redis cannot be read or does not hold the sale (lost with its data).
    * Those units are not sold, only not sellable right now: nobody may be told `sold_out` for them.
+   *
+   * Redis's balance counts at most the units MySQL still leases to it (`leased − inDoubt`): a copy of Redis
+   * older than its last sales (restored, or a replica promoted while it lagged) holds a balance MySQL has
+   * seen sold since, until the purchase path finds the copy stale. Such a reading is capped, and not
+   * settled. Both reads may straddle a lease or an order's write; either way the cap errs low.
    */
   async remainingSettled(sale: SaleDefinition): Promise<{ remaining: number; settled: boolean }> {
     if (!sellsFromRedis(sale.strategy)) return { remaining: await this.remainingUnits(sale), settled: true };
@@ -145,8 +150,9 @@ export class SalesService {
       this.leases.unitsOutsideMySql(sale.id),
       this.leases.leasesOnTheirWay(sale.id),
     ]);
-    const settled = fromRedis !== undefined && outside.inDoubt === 0 && onTheirWay === 0;
-    return { remaining: available + (fromRedis ?? 0), settled };
+    const stillLeased = Math.max(0, outside.leased - outside.inDoubt);
+    const settled = fromRedis !== undefined && fromRedis <= stillLeased && outside.inDoubt === 0 && onTheirWay === 0;
+    return { remaining: available + Math.min(fromRedis ?? 0, stillLeased), settled };
   }
 
   /**
