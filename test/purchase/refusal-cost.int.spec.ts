@@ -15,10 +15,12 @@ interface Guest {
  */
 describe('refusals cost no MySQL query per request (real Redis and MariaDB)', () => {
   const w = useStackWorld({ database: true });
-  const startedAt = Date.now();
+  let startedAt = 0;
   let queries = 0;
 
   beforeAll(() => {
+    // Runs after the world's own beforeAll: the API is up and connected to Redis by now.
+    startedAt = Date.now();
     const dataSource = w.stack.api.get(DataSource);
     const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
     dataSource.createQueryRunner = (mode) => {
