@@ -254,6 +254,6 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
       expect(played(summary)).toEqual([]);
       expect(report(summary)).toBe('no violation');
     },
-    120_000,
+    180_000,
   );
 });
