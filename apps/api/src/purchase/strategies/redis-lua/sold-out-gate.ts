@@ -116,6 +116,9 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
   noteSoldOut(sale: SaleLayout): void {
     if (this.flagTtlMs === 0 || this.isFlagged(sale.id)) return;
     this.read(sale, async () => {
+      // What renew asks too: a flag also makes Redis's SOLD_OUT final for every buyer, so none is set while
+      // units are in doubt (an incarnation lost since the purchase path looked).
+      if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) return undefined;
       // MySQL before Redis: a lease recorded after this read announces its grant, which drops the reading.
       if ((await this.leases.leasesOnTheirWay(sale.id)) > 0) return undefined;
       return this.withMySqlBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
