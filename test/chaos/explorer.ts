@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
 import { type FaultKind, scheduleArbitrary } from './commands';
-import { ExplorerError } from './explorer-error';
+import { DeadlinePassed, ExplorerError, withDeadline } from './explorer-error';
 import { answersByStatus, describe, type RoomSettings } from './history';
 import { playRun, type RunContext } from './run';
 
@@ -108,6 +108,11 @@ class ViolationFound extends Error {
  * shrinks a failing one), each run plays one on the real processes against a fresh sale, waits for
  * quiet, settles every unknown answer with a replay, and the checker judges the history.
  */
+/** Far beyond a run's longest schedule (its faults, quiet and checks take a few minutes at most). */
+const RUN_DEADLINE_MS = 15 * 60_000;
+/** Stopping and starting every process: well under a minute on a loaded machine. */
+const RECOVERY_DEADLINE_MS = 3 * 60_000;
+
 export async function explore(options: ExplorerOptions): Promise<ExplorerSummary> {
   const started = Date.now();
   const privateMysql = options.faults.includes('mysql-pause');
@@ -165,13 +170,17 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
         sales.set(saleKey, (sales.get(saleKey) ?? 0) + 1);
         let result: Awaited<ReturnType<typeof playRun>>;
         try {
-          result = await playRun(context, schedule, {
-            stock: options.stock,
-            perUserLimit: options.perUserLimit,
-            buckets,
-            strategy,
-            room,
-          });
+          result = await withDeadline(
+            playRun(context, schedule, {
+              stock: options.stock,
+              perUserLimit: options.perUserLimit,
+              buckets,
+              strategy,
+              room,
+            }),
+            RUN_DEADLINE_MS,
+            `run ${runs}`,
+          );
         } catch (error) {
           // The explorer's own failure: reported apart, the processes brought back, the next run starts.
           const explorerError = ExplorerError.wrap(error, `run ${runs} failed in the explorer`);
@@ -179,8 +188,14 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           options.onProgress?.(
             `run ${runs}: ${saleName}: EXPLORER ERROR, the run is not judged: ${explorerError.message}`,
           );
+          // A run that hung may still be playing against the processes: nothing can follow it.
+          if (error instanceof DeadlinePassed) {
+            broken = true;
+            options.onProgress?.('  EXPLORER ERROR, no further run: the hung run still holds the processes');
+            return;
+          }
           try {
-            await cluster.recover();
+            await withDeadline(cluster.recover(), RECOVERY_DEADLINE_MS, 'bringing the processes back');
           } catch (recovery) {
             broken = true;
             const message = ExplorerError.wrap(recovery, 'bringing the processes back').message;
