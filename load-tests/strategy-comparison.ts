@@ -18,7 +18,8 @@
 // Correctness: every strategy answers only what the contract promises; every strategy except those in
 // EXPECTED_TO_OVERSELL ends with 0 oversold and clean audits. Those exist to oversell: their oversold
 // units are the finding, reported as UNSAFE, never a failed threshold. Latency, per strategy: spike p95
-// under P95_MS, the instant's last buyer answered within ANSWERED_WITHIN s, nobody giving up.
+// under P95_MS, the instant's last buyer answered within ANSWERED_WITHIN s, nobody giving up — gating for
+// the default strategy (redis-lua), each other strategy's expectation, reported beside it.
 //
 //   k6 run load-tests/strategy-comparison.ts -e BASE_URL=http://localhost:3000
 //   k6 run load-tests/strategy-comparison.ts -e STRATEGIES=redis-lua,db-pessimistic   (a subset)
@@ -27,7 +28,13 @@ import type { Options, Scenario, Threshold } from 'k6/options';
 import { Api } from './lib/api.ts';
 import { type AuditExpectations, signInAdmin } from './lib/audit.ts';
 import { LOCK_STRATEGIES } from '../libs/contract/src/demo-run.ts';
-import { SALE_LIMITS, SALE_STRATEGIES, type SaleStrategy, UNSAFE_STRATEGIES } from '../libs/contract/src/sale.ts';
+import {
+  SALE_DEFAULTS,
+  SALE_LIMITS,
+  SALE_STRATEGIES,
+  type SaleStrategy,
+  UNSAFE_STRATEGIES,
+} from '../libs/contract/src/sale.ts';
 import {
   type ComparisonSpec,
   comparisonLoad,
@@ -91,8 +98,14 @@ const pausesHolder = (strategy: SaleStrategy): boolean => PAUSE_LOCK_HOLDER && L
 const startOf = (index: number): number => index * SLOT_SECONDS;
 const instantOf = (index: number): number => startOf(index) + SPIKE_SECONDS + SETTLE + INSTANT_PREP;
 
+/**
+ * Latency gates for the default strategy alone (the one a sale gets unless told otherwise); every other
+ * strategy's bounds are its expectation, reported beside its values: that db-pessimistic or redis-lock
+ * are slower under a spike is what the comparison exists to show, not a failure of the run.
+ */
+const GATED_STRATEGY: SaleStrategy = SALE_DEFAULTS.strategy;
 const LATENCY = SELECTED.flatMap((s) =>
-  strategyLatencyBounds(s, { p95Ms: config.p95Ms, answeredWithinMs: ANSWERED_WITHIN * 1000 }),
+  strategyLatencyBounds(s, { p95Ms: config.p95Ms, answeredWithinMs: ANSWERED_WITHIN * 1000 }, s === GATED_STRATEGY),
 );
 
 const COMPARISON: ComparisonSpec = {

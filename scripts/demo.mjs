@@ -10,17 +10,37 @@
 //   DEMO_URL=http://host:3000 ADMIN_PASSWORD=… npm run demo
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({
-  allowNegative: true,
-  options: {
-    stock: { type: 'string', default: '50' },
-    buyers: { type: 'string', default: '500' },
-    strategies: { type: 'string' },
-    // On by default: the paused holder is what shows redis-lock-unfenced's oversell.
-    'pause-lock-holder': { type: 'boolean', default: true },
-    url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT ?? 3000}` },
-  },
-});
+const USAGE = `Usage: npm run demo -- [options]
+  --stock N                 units per strategy's sale (50)
+  --buyers N                distinct buyers at once per sale (500)
+  --strategies a,b          the strategies to run (the admin console's default list)
+  --no-pause-lock-holder    no redis-lock holder paused past its TTL
+  --url URL                 the running app (DEMO_URL, or http://localhost:$PORT|3000)
+  --help                    this text
+ADMIN_PASSWORD signs the admin in (admin).`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    allowNegative: true,
+    options: {
+      stock: { type: 'string', default: '50' },
+      buyers: { type: 'string', default: '500' },
+      strategies: { type: 'string' },
+      // On by default: the paused holder is what shows redis-lock-unfenced's oversell.
+      'pause-lock-holder': { type: 'boolean', default: true },
+      url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT ?? 3000}` },
+      help: { type: 'boolean', default: false },
+    },
+  }));
+} catch (error) {
+  console.error(`demo: ${error.message} (npm run demo -- --help)`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const base = values.url.replace(/\/$/, '');
 const password = process.env.ADMIN_PASSWORD ?? 'admin';
 
@@ -60,6 +80,23 @@ function table(rows) {
 const UNSAFE = ['naive-unsafe', 'redis-lock-unfenced'];
 
 const show = (value, suffix = '') => (value === null || value === undefined ? '—' : `${value}${suffix}`);
+/** Every line fits 80 columns: the strategy names carry a mark, explained under the table. */
+const named = (strategy) => (UNSAFE.includes(strategy) ? `${strategy}*` : strategy);
+
+/**
+ * Progress on one line that rewrites itself on a terminal; elsewhere (a log, a pipe) one line as each
+ * strategy finishes, so a log holds no half-drawn lines.
+ */
+const terminal = process.stdout.isTTY === true;
+function progress(run) {
+  const finished = (r) => r.phase === 'done' || r.phase === 'failed';
+  const current = run.results.find((r) => !finished(r) && r.phase !== 'waiting') ?? null;
+  const done = run.results.filter(finished).length;
+  const doing = current
+    ? `${current.strategy} ${current.phase}${current.phase === 'buying' ? ` ${current.sent}/${values.buyers}` : ''}`
+    : run.status;
+  return `  ${done}/${run.results.length} done · ${doing}`.slice(0, (process.stdout.columns ?? 80) - 1);
+}
 
 const { token } = await call('POST', '/auth/admin', undefined, { password });
 const pauseLockHolder = values['pause-lock-holder'];
@@ -69,57 +106,77 @@ const { id } = await call('POST', '/admin/demo-runs', token, {
   strategies: values.strategies?.split(',').map((strategy) => strategy.trim()),
   pauseLockHolder,
 });
-console.log(
-  `Demo ${id}: ${values.buyers} buyers at once for ${values.stock} units, per strategy` +
-    `${pauseLockHolder ? ', the first lock holder paused past its TTL' : ''} (${base})`,
-);
+console.log(`Demo ${id}`);
+console.log(`${values.buyers} buyers at once for ${values.stock} units, per strategy`);
+if (pauseLockHolder) console.log('(the first lock holder of each lock strategy paused past its TTL)');
 
 let run;
-let lastLine = '';
+const reported = new Set();
 for (;;) {
   run = await call('GET', `/admin/demo-runs/${id}`, token);
-  const line = run.results
-    .map((r) => `${r.strategy}: ${r.phase}${r.phase === 'buying' ? ` ${r.sent}` : ''}`)
-    .join(' · ');
-  if (line !== lastLine) console.log(`  ${line}`);
-  lastLine = line;
+  if (terminal) process.stdout.write(`\r\x1b[2K${progress(run)}`);
+  else {
+    for (const r of run.results.filter(
+      (r) => (r.phase === 'done' || r.phase === 'failed') && !reported.has(r.strategy),
+    )) {
+      reported.add(r.strategy);
+      console.log(`  ${r.strategy} ${r.phase}`);
+    }
+  }
   if (run.status !== 'running') break;
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
+if (terminal) process.stdout.write('\r\x1b[2K');
 
 console.log('');
 console.log(
   table([
-    ['strategy', 'accepted', 'refused', 'errors', 'retried', 'oversold', 'req/s', 'p50', 'p95', 'audit'],
+    ['strategy', 'accepted', 'refused', 'errors', 'retried', 'oversold', 'audit'],
     ...run.results.map((r) => [
-      UNSAFE.includes(r.strategy) ? `${r.strategy} (UNSAFE)` : r.strategy,
+      named(r.strategy),
       r.accepted,
       r.refused,
       r.errors,
       show(r.retried),
       show(r.oversold),
-      show(r.requestsPerSecond),
-      show(r.p50Ms, ' ms'),
-      show(r.p95Ms, ' ms'),
-      r.audit ? (r.audit.ok ? 'ok' : `NOT ok (held ${r.audit.held} of ${r.audit.stock})`) : (r.error ?? '—'),
+      r.audit ? (r.audit.ok ? 'ok' : 'NOT ok') : r.error ? 'failed' : '—',
     ]),
   ]),
 );
 console.log('');
+console.log(
+  table([
+    ['strategy', 'req/s', 'p50', 'p95'],
+    ...run.results.map((r) => [
+      named(r.strategy),
+      show(r.requestsPerSecond),
+      show(r.p50Ms, ' ms'),
+      show(r.p95Ms, ' ms'),
+    ]),
+  ]),
+);
+console.log('');
+if (run.results.some((r) => UNSAFE.includes(r.strategy))) {
+  console.log('* UNSAFE: exists to show an oversell (naive-unsafe: no guard at all;');
+  console.log('  redis-lock-unfenced: trusts a lock its paused holder has lost).');
+}
+for (const r of run.results.filter((r) => r.error)) console.log(`${r.strategy} failed: ${r.error}`);
 const safeOversold = run.results.filter((r) => !UNSAFE.includes(r.strategy) && r.oversold !== 0);
 for (const unsafe of run.results.filter((r) => UNSAFE.includes(r.strategy) && r.oversold > 0)) {
-  console.log(`${unsafe.strategy} promised ${unsafe.oversold} unit(s) that do not exist: lost updates.`);
+  console.log(`${unsafe.strategy} promised ${unsafe.oversold} unit(s) that do not exist.`);
 }
 if (run.results.some((r) => r.retried > 0 || r.errors > 0)) {
-  console.log('retried: buyers told 503 + retry-after (optimistic retries ran out, or the lock could not be had or');
-  console.log('         was lost: nothing was sold) who tried again with the same token, as the storefront does,');
-  console.log('         twice at most; their final answer is in accepted, refused or errors. errors: still "try');
-  console.log('         again" after that, or no answer; never an oversell.');
+  console.log('retried: buyers told 503 + retry-after (optimistic retries ran out, or the');
+  console.log('  lock could not be had or was lost: nothing was sold) who tried again with');
+  console.log('  the same token, as the storefront does, twice at most; their final answer');
+  console.log('  is in accepted, refused or errors. errors: still "try again" after that,');
+  console.log('  or no answer; never an oversell.');
 }
 console.log(
   safeOversold.length === 0
     ? 'Every guarded strategy sold at most its stock, and its audit balanced.'
     : `UNEXPECTED: ${safeOversold.map((r) => r.strategy).join(', ')} did not end with oversold 0.`,
 );
-console.log(`Kept: open ${base}/admin/demo?run=${id} to see it in the admin console.`);
+console.log('Kept: see it in the admin console at');
+console.log(`  ${base}/admin/demo?run=${id}`);
 process.exit(run.status === 'finished' && safeOversold.length === 0 ? 0 : 1);

@@ -140,7 +140,7 @@ const isRoomState = (b: Json): boolean =>
   typeof b.measuredAdmitPerSecond === 'number';
 const isAudit = (b: Json): boolean =>
   hasStrings(b, 'saleId') &&
-  hasIntegers(b, 'stock', 'remaining', 'held', 'oversold', 'duplicateOrders', 'lostReservations') &&
+  hasIntegers(b, 'stock', 'remaining', 'held', 'oversold', 'oversoldPeak', 'duplicateOrders', 'lostReservations') &&
   typeof b.ok === 'boolean' &&
   isObject(b.ordersByStatus) &&
   hasIntegers(b.ordersByStatus, ...ORDER_STATUSES);

@@ -185,6 +185,49 @@ describe('strategy comparison: per strategy, from a recorded run', () => {
   });
 });
 
+describe('strategy comparison as it runs: latency gates for the default strategy, every other one reported', () => {
+  // As strategy-comparison.ts builds them: redis-lua's bounds gate, the others' are expectations.
+  const GATED = STRATEGIES.flatMap((s) =>
+    strategyLatencyBounds(s, { p95Ms: 500, answeredWithinMs: 10_000 }, s === 'redis-lua'),
+  );
+  const gatedSpec = () => spec({ latencyBounds: GATED });
+
+  it('the recorded busy run passes: redis-lua within its bounds, the slow strategies named as over their expectation', () => {
+    const v = judge(copy(), options(gatedSpec()));
+    expect(v.latency.pass).toBe(true);
+    expect(v.latency.reason).toBe(
+      'redis-lua within its bounds: spike purchase p95 < 500 ms, spike every request p95 < 500 ms, instant last ' +
+        'buyer answered < 10.0 s; over their expectation, reported only: db-optimistic spike purchase p95 21.9 s ≥ ' +
+        '500 ms, db-optimistic spike every request p95 20.8 s ≥ 500 ms, db-optimistic instant last buyer answered ' +
+        '16.6 s ≥ 10.0 s, db-optimistic buyers who gave up on 429/503 52 and 8 more',
+    );
+    expect(v.pass).toBe(true); // k6 exits 0: correctness held and the default strategy was fast enough
+    const report = buildReport(copy(), options(gatedSpec()), startedAt).split('\n');
+    expect(report).toContainEqual(
+      expect.stringMatching(/^ {2}db-optimistic +21\.9 s ⚠ +20\.8 s ⚠ +16\.6 s ⚠ +52 ⚠ +SLOWER THAN EXPECTED$/),
+    );
+    expect(report).toContainEqual('  · db-optimistic spike purchase p95 21.9 s ≥ 500 ms (expected, reported only)');
+    expect(report).toContainEqual(
+      expect.stringMatching(/^Latency gates only where a bound is marked to \(redis-lua\)/),
+    );
+  });
+
+  it('the default strategy over its bound still fails the run, and a correctness failure fails it whatever the latency', () => {
+    const data = copy();
+    const lua = GATED.find((b) => b.strategy === 'redis-lua' && b.label === 'spike purchase p95')!;
+    data.metrics[lua.metric]!.values[lua.stat] = 900;
+    data.metrics[lua.metric]!.thresholds = { [`${lua.stat}<${lua.below}`]: { ok: false } };
+    const slow = judge(data, options(gatedSpec()));
+    expect(slow.latency.pass).toBe(false);
+    expect(slow.latency.reason).toMatch(/^redis-lua spike purchase p95 900 ms ≥ 500 ms \(per strategy in the report\)/);
+    expect(slow.pass).toBe(false);
+
+    const oversold = judge(withOversold(copy(), 'db-pessimistic', 'spike', 2), options(gatedSpec()));
+    expect(oversold.latency.pass).toBe(true);
+    expect(oversold.pass).toBe(false);
+  });
+});
+
 describe('strategy comparison: the HTML report leads with the comparison', () => {
   const html = buildHtmlReport(copy(), options(), startedAt);
 

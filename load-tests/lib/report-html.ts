@@ -290,7 +290,18 @@ function comparisonSection(data: K6SummaryData, spec: ComparisonSpec, load: stri
   const latencyRows = results.map((r) =>
     latencyCells(r, columns).map((text, i): Cell => ({
       text,
-      className: i === columns.length + 1 ? (r.latency.pass ? 'pass' : 'fail') : text.endsWith('✗') ? 'fail' : '',
+      className:
+        i === columns.length + 1
+          ? r.latency.pass
+            ? 'pass'
+            : r.latency.gates
+              ? 'fail'
+              : 'unsafe'
+          : text.endsWith('✗')
+            ? 'fail'
+            : text.endsWith('⚠')
+              ? 'unsafe'
+              : '',
     })),
   );
   return `<h2>Per strategy</h2>

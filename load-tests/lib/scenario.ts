@@ -8,7 +8,7 @@ import type { Admin } from './audit.ts';
 import type { CommonConfig } from './config.ts';
 import { SETUP_THRESHOLD } from './metrics.ts';
 import { fmt, stat } from './summary-data.ts';
-import type { LatencyBound } from './verdict.ts';
+import { boundGates, type LatencyBound } from './verdict.ts';
 
 /** Setup and teardown time (teardown waits for each audited sale's queue to drain), and the report's stats. */
 export function runOptions(
@@ -45,7 +45,7 @@ export function correctnessThresholds(): Record<string, string[]> {
 export function latencyThresholds(config: CommonConfig, bounds: LatencyBound[]): Record<string, string[]> {
   const all: Record<string, string[]> = {};
   for (const bound of bounds) {
-    const expression = config.latencyGates ? `${bound.stat}<${bound.below}` : `${bound.stat}>=0`;
+    const expression = config.latencyGates && boundGates(bound) ? `${bound.stat}<${bound.below}` : `${bound.stat}>=0`;
     all[bound.metric] = [...(all[bound.metric] ?? []), expression];
   }
   return all;

@@ -41,7 +41,15 @@ export interface LatencyBound {
   below: number;
   /** `ms` (the default), `count` (e.g. buyers who gave up: below 1) or `percent`. */
   unit?: 'ms' | 'count' | 'percent';
+  /**
+   * False: an expectation, reported beside the value, that never fails the run (the comparison's
+   * strategies other than the default one, whose slowness under a spike is what the comparison shows).
+   */
+  gates?: boolean;
 }
+
+/** Whether a bound can fail the run (when latency gates at all: LATENCY_GATE). */
+export const boundGates = (bound: LatencyBound): boolean => bound.gates !== false;
 
 function show(bound: LatencyBound, value: number): string {
   if (bound.unit === 'percent') return `${fmt(value)} %`;
@@ -273,27 +281,44 @@ export function latencyVerdict(data: K6SummaryData, spec: VerdictSpec): Verdict 
   if (!setupCompleted(data)) return { pass: false, gates, reason: `not measured (setup did not complete)${suffix}` };
   const measured = judgeBounds(data, spec.latencyBounds).filter((m) => m.value !== undefined);
   if (measured.length === 0) return { pass: false, gates, reason: `nothing measured${suffix}` };
-  const strategies = [...new Set(measured.map((m) => m.bound.strategy).filter((s): s is string => s !== undefined))];
-  const over = measured.filter((m) => !m.pass);
+  const gating = measured.filter((m) => boundGates(m.bound));
+  // Expectations only: named when crossed, never failing the run.
+  const expectedOver = measured.filter((m) => !boundGates(m.bound) && !m.pass);
+  const expectations =
+    expectedOver.length > 0 ? `; over their expectation, reported only: ${namedFailures(expectedOver)}` : '';
+  const strategiesOf = (judged: JudgedBound[]) => [
+    ...new Set(judged.map((m) => m.bound.strategy).filter((s): s is string => s !== undefined)),
+  ];
+  const strategies = strategiesOf(measured);
+  const over = gating.filter((m) => !m.pass);
   if (over.length > 0) {
-    const named = over.slice(0, NAMED_FAILURES).map(overBound).join(', ');
-    const more = over.length > NAMED_FAILURES ? ` and ${over.length - NAMED_FAILURES} more` : '';
     const where = strategies.length > 0 ? ' (per strategy in the report)' : '';
-    return { pass: false, gates, reason: `${named}${more}${where}${suffix}` };
+    return { pass: false, gates, reason: `${namedFailures(over)}${where}${expectations}${suffix}` };
+  }
+  if (gating.length === 0) {
+    return { pass: true, gates, reason: `no bound gates this run, every one reported${expectations}${suffix}` };
   }
   // A count of 0 goes without saying when it passes.
-  const shown = measured.filter((m) => m.bound.unit !== 'count');
-  if (strategies.length > 0) {
+  const shown = gating.filter((m) => m.bound.unit !== 'count');
+  const gatingStrategies = strategiesOf(gating);
+  if (gatingStrategies.length > 0) {
     // The same bounds for every strategy: said once, with each one's values in the report's table.
     const kinds = new Map<string, LatencyBound>();
     for (const { bound } of shown) if (!kinds.has(bound.label)) kinds.set(bound.label, bound);
     const list = [...kinds.values()].map((b) => `${b.label} < ${show(b, b.below)}`).join(', ');
-    const each = strategies.length === 1 ? `${strategies[0]}` : `each of ${strategies.length} strategies`;
-    return { pass: true, gates, reason: `${each} within its bounds: ${list}${suffix}` };
+    const each =
+      gatingStrategies.length === 1 ? `${gatingStrategies[0]}` : `each of ${gatingStrategies.length} strategies`;
+    return { pass: true, gates, reason: `${each} within its bounds: ${list}${expectations}${suffix}` };
   }
   const list = shown.map((m) => `${m.bound.label} ${show(m.bound, m.value ?? 0)} < ${show(m.bound, m.bound.below)}`);
   const note = spec.passNotes?.latency ? [spec.passNotes.latency(data)] : [];
-  return { pass: true, gates, reason: `${[...note, ...list].join(', ')}${suffix}` };
+  return { pass: true, gates, reason: `${[...note, ...list].join(', ')}${expectations}${suffix}` };
+}
+
+/** The first few bounds crossed, by name; a comparison's table carries the rest. */
+function namedFailures(over: readonly JudgedBound[]): string {
+  const named = over.slice(0, NAMED_FAILURES).map(overBound).join(', ');
+  return `${named}${over.length > NAMED_FAILURES ? ` and ${over.length - NAMED_FAILURES} more` : ''}`;
 }
 
 export function verdicts(data: K6SummaryData, spec: VerdictSpec): Verdicts {

@@ -14,6 +14,7 @@ export interface Violation {
 export interface AuditAnswer {
   ok: boolean;
   oversold: number;
+  oversoldPeak: number;
   duplicateOrders: number;
   lostReservations: number;
   drift: number;
@@ -29,6 +30,8 @@ interface OrderRow {
   submit_token: string | null;
   /** MySQL's last change of the row (ms): when a cancelled, expired or FAILED order gave its units back. */
   updatedAt: number;
+  /** When MySQL wrote the row (ms), by the same clock. */
+  createdAt: number;
 }
 
 interface SaleRow {
@@ -53,8 +56,8 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
   const connection = await cluster.mysql();
   const redis = new Redis(cluster.redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
-    const [orders] = await connection.query<(OrderRow & { updated_at: Date } & RowDataPacket)[]>(
-      'SELECT order_no, user_id, quantity, status, submit_token, updated_at FROM orders WHERE sale_id = ?',
+    const [orders] = await connection.query<(OrderRow & { updated_at: Date; created_at: Date } & RowDataPacket)[]>(
+      'SELECT order_no, user_id, quantity, status, submit_token, created_at, updated_at FROM orders WHERE sale_id = ?',
       [world.sale.id],
     );
     const [[sale]] = await connection.query<(SaleRow & RowDataPacket)[]>(
@@ -73,10 +76,11 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
       backlog += await redis.xlen(keys.bucket(bucket).handoff);
     }
     return {
-      orders: orders.map(({ updated_at, ...row }) => ({
+      orders: orders.map(({ updated_at, created_at, ...row }) => ({
         ...row,
         quantity: Number(row.quantity),
         updatedAt: updated_at.getTime(),
+        createdAt: created_at.getTime(),
       })),
       sale: {
         stock: Number(sale!.stock),
@@ -212,15 +216,49 @@ export function check(world: RunWorld, state: FinalState): Violation[] {
       `MySQL has ${liveLeased} live leased units, Redis' balance is ${state.redisBalance} and nothing is unwritten`,
     );
   }
+  // Never oversold at any moment either, though expiries and cancels gave units back since: replayed from
+  // the rows, and the audit must remember it too.
+  const peak = heldPeak(state.orders);
+  if (peak > state.sale.stock) fail('no oversell, ever', `${peak} units held at once of ${state.sale.stock}`);
+  if (state.audit && state.audit.oversoldPeak < peak - state.sale.stock) {
+    fail(
+      'the audit keeps the oversell',
+      `the rows held ${peak} units at once of ${state.sale.stock}, the audit's oversoldPeak is ${state.audit.oversoldPeak}`,
+    );
+  }
   if (!state.audit) fail('audit', 'the audit did not answer');
   else if (!state.audit.ok) {
-    const { oversold, duplicateOrders, lostReservations, drift, books } = state.audit;
+    const { oversold, oversoldPeak, duplicateOrders, lostReservations, drift, books } = state.audit;
     fail(
       'audit ok',
-      `oversold ${oversold}, duplicateOrders ${duplicateOrders}, lostReservations ${lostReservations}, drift ${drift}, inDoubt ${books.inDoubt}, unitsAboveUserLimit ${books.unitsAboveUserLimit}, mysqlBooksBalance ${books.mysqlBooksBalance}`,
+      `oversold ${oversold}, oversoldPeak ${oversoldPeak}, duplicateOrders ${duplicateOrders}, lostReservations ${lostReservations}, drift ${drift}, inDoubt ${books.inDoubt}, unitsAboveUserLimit ${books.unitsAboveUserLimit}, mysqlBooksBalance ${books.mysqlBooksBalance}`,
     );
   }
   // The answer rules, each answer judged at the instants it was sent and given.
   violations.push(...judgeAnswers(world, state));
   return violations;
+}
+
+/**
+ * The most units the orders held at once, replayed from the rows by MySQL's one clock: each order holds
+ * from its row's writing until it ended (cancelled or expired: its row's last change). A row is written
+ * after its reservation and an order ends before its units can be sold again, so this never counts two
+ * orders of one unit at once; at the same millisecond, an end comes first.
+ */
+export function heldPeak(orders: readonly Pick<OrderRow, 'status' | 'quantity' | 'createdAt' | 'updatedAt'>[]): number {
+  const events: { at: number; units: number }[] = [];
+  for (const order of orders) {
+    const ended = order.status === 'CANCELLED' || order.status === 'EXPIRED';
+    if (!ended && !HOLDING.has(order.status)) continue;
+    events.push({ at: order.createdAt, units: order.quantity });
+    if (ended) events.push({ at: order.updatedAt, units: -order.quantity });
+  }
+  events.sort((a, b) => a.at - b.at || a.units - b.units);
+  let held = 0;
+  let peak = 0;
+  for (const event of events) {
+    held += event.units;
+    peak = Math.max(peak, held);
+  }
+  return peak;
 }

@@ -8,7 +8,7 @@ import {
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { saveElementScreenshot, saveScreenshot } from '../support/browser';
 import { waitFor } from '../support/fixtures';
-import { barChart, chartLabels, measureTable, pageWidth, type TableFit } from './fit-checks';
+import { barChart, chartLabels, drawnLines, measureTable, pageWidth, type TableFit } from './fit-checks';
 import { adminConsole, DESKTOP_CONTEXT, HOUR, PHONE_CONTEXT, useStorefrontWorld } from './storefront-world';
 
 /** The two widths the console must fit: a laptop window and a phone. */
@@ -194,7 +194,7 @@ describe('the admin console’s tables and charts fit a laptop and a phone in Ch
       }));
   }
 
-  it('the dashboard charts whole purchases per second: 3 purchases are 3, at 1280 and 390 px', () =>
+  it('the dashboard charts whole purchases per second (3 purchases are 3), the funnel and the latency, at 1280 and 390 px', () =>
     w.harness.scenario('dashboard-chart', async () => {
       for (const { prefix, context } of WIDTHS) {
         // Bought just before the look: the chart shows the last minute.
@@ -219,6 +219,41 @@ describe('the admin console’s tables and charts fit a laptop and a phone in Ch
         await saveElementScreenshot(chart, `${prefix}-admin-dashboard-chart`);
         const widths = await pageWidth(admin);
         expect(widths.scrollWidth).toBe(widths.windowWidth);
+
+        // The funnel's bars, each step named whole beside its bar.
+        const funnel = admin.getByRole('figure', { name: 'Sale funnel' });
+        await funnel.getByText('Reserved: 3 purchases').waitFor();
+        const funnelBars = await waitFor(
+          'the funnel drawn',
+          () => barChart(admin, '.funnel-chart'),
+          (bars) => bars.bars > 0,
+          10_000,
+        );
+        expect(funnelBars.ticks).toEqual(['Reserved', 'Written', 'Paid']);
+        const steps = await chartLabels(admin, '.funnel-chart');
+        expect({ prefix, cut: steps.cut, overlapping: steps.overlapping }).toEqual({
+          prefix,
+          cut: [],
+          overlapping: [],
+        });
+        await saveElementScreenshot(funnel, `${prefix}-admin-dashboard-funnel`);
+
+        // A reservation timed while the page samples: the latency chart draws its lines.
+        const late = await w.stack.client.guest('Di');
+        expect((await w.stack.client.buy(sale.id, late.token)).status).toBe(202);
+        await waitFor(
+          'the latency lines drawn',
+          () => drawnLines(admin, '.latency-chart'),
+          (lines) => lines > 0,
+          15_000,
+        );
+        await admin.getByRole('figure', { name: 'Reservation latency' }).getByText(/^p95 /).waitFor();
+        await saveElementScreenshot(admin.locator('.live-charts'), `${prefix}-admin-dashboard-live-charts`);
+        const withCharts = await pageWidth(admin);
+        expect({ prefix, scrollWidth: withCharts.scrollWidth }).toEqual({
+          prefix,
+          scrollWidth: withCharts.windowWidth,
+        });
       }
     }));
 

@@ -132,6 +132,17 @@ export function barChart(page: Page, selector = '.rate-chart'): Promise<{ bars: 
   })(${JSON.stringify(selector)})`);
 }
 
+/** A line chart's drawn lines: curves that join at least two points and take some room. */
+export function drawnLines(page: Page, selector: string): Promise<number> {
+  return page.evaluate<number>(`((selector) => {
+    const chart = document.querySelector(selector);
+    if (!chart) throw new Error('no chart matches ' + selector);
+    return Array.from(chart.querySelectorAll('svg path.recharts-line-curve')).filter(
+      (line) => (line.getAttribute('d') || '').includes('L') && line.getBoundingClientRect().width > 0,
+    ).length;
+  })(${JSON.stringify(selector)})`);
+}
+
 /** What of a box's content the window does not show: parts outside it, and parts wider than their own box. */
 export interface BoxFit {
   /** The box's right edge against the window's width. */

@@ -245,7 +245,7 @@ describe('the observability profile: Prometheus, its rules and Grafana as code',
       'flash_sale:handoff_backlog:sum',
       'flash_sale:orders_written:rate1m',
       'flash_sale_stock_drift',
-      'flash_sale_oversold_units',
+      'flash_sale_oversold_peak_units',
       'flash_sale_dependency_up',
       'flash_sale_redis_aof_enabled',
     ]) {

@@ -197,5 +197,13 @@ describe('stock drift and oversold gauges (API only: no reconciliation job write
     // Books no strategy but the unsafe ones would write: one unit held, none in stock.
     await w.db.query('UPDATE sales SET stock = 0, available = 0 WHERE id = ?', [sale.id]);
     expect(sample(await scrape(), series)).toBe(1);
+
+    // The peak beside it stays once the unit is given back: an oversell is never forgotten.
+    const peak = `flash_sale_oversold_peak_units{sale="${sale.id}",strategy="db-optimistic"}`;
+    expect(sample(await scrape(), peak)).toBe(1);
+    await w.db.query("UPDATE orders SET status = 'CANCELLED' WHERE sale_id = ?", [sale.id]);
+    const after = await scrape();
+    expect(sample(after, series)).toBe(0);
+    expect(sample(after, peak)).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 
 /** Resolves once the child has exited (at once if it already has). */
 export function exited(child: ChildProcess): Promise<void> {
@@ -13,4 +14,26 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Pr
   const gone = exited(child);
   child.kill(signal);
   await gone;
+}
+
+/**
+ * Runs one of the repository's scripts (`scripts/<name>`) to its end with `args`, its output piped as a
+ * log receives it (not a terminal), and `env` over this process's environment.
+ */
+export function runScript(
+  name: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'scripts', name), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -9,7 +9,7 @@ import {
 } from '../../scripts/lib/redis-cluster.mjs';
 import { startStack, type RunningStack } from './running-stack';
 import { createTestEnv, openDatabase, type TestEnv } from './test-env';
-import { openSaleRedis, type SaleRedisAccess } from './test-redis';
+import { openSaleRedis, type SaleRedisAccess, untilReady } from './test-redis';
 
 /** The real API (and worker) of one test file, ready once its `beforeAll` has run. */
 export interface StackWorld extends SaleRedisAccess {
@@ -68,7 +68,10 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
     const env = typeof options.env === 'function' ? await options.env() : options.env;
     world.testEnv = await createTestEnv({ ...redisEnv, ...env });
     if (options.database) world.db = await openDatabase(world.testEnv.config);
-    if (options.saleRedis) Object.assign(world, openSaleRedis(world.testEnv.config.redis));
+    if (options.saleRedis) {
+      Object.assign(world, openSaleRedis(world.testEnv.config.redis));
+      await untilReady(world.redis);
+    }
     world.stack = await startStack(world.testEnv.config, { worker: options.worker });
     world.client = world.stack.client;
     world.admin = await world.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);

@@ -33,6 +33,26 @@ export async function deleteKeys(redis: RedisClient, patterns: readonly string[]
   }
 }
 
+/**
+ * Resolves once `client` is ready: for a cluster client, once it has read the slot map. Commands wait for
+ * that on their own; code that reads `Cluster.slots` itself (ReplicaAcks) does not, so a test that opens a
+ * cluster client waits here before its first step.
+ */
+export async function untilReady(client: RedisClient, timeoutMs = 30_000): Promise<void> {
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      reject(new Error(`the Redis client was not ready within ${timeoutMs} ms (status ${client.status})`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('ready', onReady);
+  });
+}
+
 /** A Redis client with a random key prefix, so tests never collide; `cleanup` deletes its keys. */
 export function createTestRedis(): { redis: RedisClient; keys: KeyBuilder; cleanup(): Promise<void> } {
   const prefix = `fs-test-${randomBytes(4).toString('hex')}`;

@@ -64,7 +64,7 @@ export interface DemoStrategyResult {
    * correct "try again with the same token", never an oversell), or a timeout.
    */
   errors: number;
-  /** From the sale's audit: units promised beyond the stock. */
+  /** From the sale's audit: units promised beyond the stock (its `oversoldPeak`, kept after the orders expire). */
   oversold: number | null;
   requestsPerSecond: number | null;
   p50Ms: number | null;
@@ -72,7 +72,7 @@ export interface DemoStrategyResult {
   durationMs: number | null;
   audit: Pick<
     Audit,
-    'ok' | 'stock' | 'held' | 'oversold' | 'duplicateOrders' | 'lostReservations' | 'ordersByStatus'
+    'ok' | 'stock' | 'held' | 'oversold' | 'oversoldPeak' | 'duplicateOrders' | 'lostReservations' | 'ordersByStatus'
   > | null;
   error?: string;
 }

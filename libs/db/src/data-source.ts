@@ -17,6 +17,7 @@ import { SaleBuckets1764400000000 } from './migrations/1764400000000-sale-bucket
 import { SaleWindowVersion1764500000000 } from './migrations/1764500000000-sale-window-version';
 import { SaleWaitingRoom1764600000000 } from './migrations/1764600000000-sale-waiting-room';
 import { RoomPlaces1764700000000 } from './migrations/1764700000000-room-places';
+import { OversoldPeak1764800000000 } from './migrations/1764800000000-oversold-peak';
 import { UserEntity } from './entities/user.entity';
 import { DemoRunEntity } from './entities/demo-run.entity';
 
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   SaleWindowVersion1764500000000,
   SaleWaitingRoom1764600000000,
   RoomPlaces1764700000000,
+  OversoldPeak1764800000000,
 ];
 
 export interface DatabaseOptions {

@@ -40,6 +40,15 @@ export class RoomPlaceRepository {
     );
   }
 
+  /** The room's buyers (the admin's funnel): every one who joined, and those who hold or spent a pass. */
+  async buyerCounts(saleId: string): Promise<{ joined: number; admitted: number }> {
+    const [row] = (await this.dataSource.query(
+      'SELECT COUNT(*) AS joined, COUNT(pass_expires_at) AS admitted FROM room_places WHERE sale_id = ?',
+      [saleId],
+    )) as { joined: string | number; admitted: string | number }[];
+    return { joined: Number(row?.joined ?? 0), admitted: Number(row?.admitted ?? 0) };
+  }
+
   /** Every buyer of the room, with whether MySQL holds an order of theirs in the sale. */
   async placesOf(saleId: string): Promise<RoomPlaceRow[]> {
     const rows = (await this.dataSource.query(

@@ -12,6 +12,8 @@ export interface MySqlSaleBooks {
   rows: BookedOrder[];
   /** Units any single buyer holds above the per-user limit, summed over buyers. */
   unitsAboveUserLimit: number;
+  /** The most units the orders held beyond the stock before a cancel or expiry gave some back (`sales.oversold_peak`). */
+  oversoldPeak: number;
 }
 
 /** A sale's stock against the units its orders hold (PENDING_PAYMENT + PAID). */
@@ -20,6 +22,8 @@ export interface SaleHolding {
   strategy: SaleStrategy;
   stock: number;
   held: number;
+  /** `sales.oversold_peak`: the recorded peak, which `held` may have fallen below since. */
+  oversoldPeak: number;
 }
 
 /** What MySQL says about one sale, for the audit and the reconciliation job. */
@@ -29,24 +33,47 @@ export class SaleBooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Stock and held units of every sale, of any strategy, that ends after `since` (/metrics: oversold).
-   * One grouped read over the orders index by sale and status.
+   * Stock and held units of every sale, of any strategy, that ends after `since`, and of every sale that
+   * was ever oversold however long ago it ended (/metrics: oversold). One grouped read over the orders
+   * index by sale and status.
    */
   async recentHoldings(since: Date): Promise<SaleHolding[]> {
     const holding = HOLDING_STATUSES.map(() => '?').join(', ');
     const rows = (await this.dataSource.query(
-      `SELECT s.id, s.strategy, s.stock, COALESCE(SUM(o.quantity), 0) AS held
+      `SELECT s.id, s.strategy, s.stock, s.oversold_peak, COALESCE(SUM(o.quantity), 0) AS held
          FROM sales s LEFT JOIN orders o ON o.sale_id = s.id AND o.status IN (${holding})
-        WHERE s.ends_at > ?
-        GROUP BY s.id, s.strategy, s.stock`,
+        WHERE s.ends_at > ? OR s.oversold_peak > 0
+        GROUP BY s.id, s.strategy, s.stock, s.oversold_peak`,
       [...HOLDING_STATUSES, since],
-    )) as { id: string | number; strategy: SaleStrategy; stock: string | number; held: string | number }[];
+    )) as {
+      id: string | number;
+      strategy: SaleStrategy;
+      stock: string | number;
+      oversold_peak: string | number;
+      held: string | number;
+    }[];
     return rows.map((row) => ({
       saleId: String(row.id),
       strategy: row.strategy,
       stock: Number(row.stock),
       held: Number(row.held),
+      oversoldPeak: Number(row.oversold_peak),
     }));
+  }
+
+  /**
+   * Raises the recorded peak of each sale to the oversell seen now, where it is higher: an oversell whose
+   * orders are paid is never given back, so no give-back records it, and the sale's series would end with
+   * its window otherwise.
+   */
+  async recordOversoldPeaks(seen: readonly { saleId: string; oversold: number }[]): Promise<void> {
+    for (const { saleId, oversold } of seen) {
+      await this.dataSource.query('UPDATE sales SET oversold_peak = ? WHERE id = ? AND oversold_peak < ?', [
+        oversold,
+        saleId,
+        oversold,
+      ]);
+    }
   }
 
   /**
@@ -60,7 +87,7 @@ export class SaleBooksRepository {
 
   private async readIn(manager: EntityManager, saleId: string): Promise<MySqlSaleBooks | undefined> {
     const [sale] = (await manager.query(
-      'SELECT stock, available, leased, in_doubt, redis_epoch, per_user_limit FROM sales WHERE id = ?',
+      'SELECT stock, available, leased, in_doubt, redis_epoch, per_user_limit, oversold_peak FROM sales WHERE id = ?',
       [saleId],
     )) as Record<string, number>[];
     if (!sale) return undefined;
@@ -89,6 +116,7 @@ export class SaleBooksRepository {
         leaseEpoch: row.lease_epoch === null ? null : Number(row.lease_epoch),
       })),
       unitsAboveUserLimit: Number(excess?.excess ?? 0),
+      oversoldPeak: Number(sale['oversold_peak']),
     };
   }
 }

@@ -1,4 +1,10 @@
-import { returnedUnitsMove, type SaleDefinition, type SaleStockCounts, type StockMove } from '@flash-sale/domain';
+import {
+  HOLDING_STATUSES,
+  returnedUnitsMove,
+  type SaleDefinition,
+  type SaleStockCounts,
+  type StockMove,
+} from '@flash-sale/domain';
 import type { EntityManager } from 'typeorm';
 
 /** The `sales` columns of SaleStockCounts, for a SELECT that reads them with `saleStockCountsOf`. */
@@ -71,6 +77,29 @@ export class SaleStockRepository {
    * hold) if the row is still at the version `sale` was read at.
    */
   async returnUnits(manager: EntityManager, saleId: string, sale: SaleStockRow, units: number): Promise<boolean> {
-    return this.move(manager, saleId, sale.version, returnedUnitsMove(sale, units));
+    // The caller ended the orders first, in this transaction: what they held a moment ago is what is still
+    // held plus what they give back. The one moment an oversell can leave the books is just before this,
+    // so the peak is recorded here (read before the hot row's lock is taken, never under it).
+    const heldBefore = (await this.heldUnits(manager, saleId)) + units;
+    const oversoldBefore = heldBefore - sale.stock;
+    const move = returnedUnitsMove(sale, units);
+    if (oversoldBefore <= 0) return this.move(manager, saleId, sale.version, move);
+    const result = (await manager.query(
+      `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, version = version + 1,
+              oversold_peak = GREATEST(oversold_peak, ?)
+        WHERE id = ? AND version = ?`,
+      [move.available, move.leased, move.inDoubt, oversoldBefore, saleId, sale.version],
+    )) as { affectedRows: number };
+    return result.affectedRows === 1;
+  }
+
+  /** Units the sale's PENDING_PAYMENT and PAID orders hold (from the orders' index by sale and status). */
+  private async heldUnits(manager: EntityManager, saleId: string): Promise<number> {
+    const [row] = (await manager.query(
+      `SELECT COALESCE(SUM(quantity), 0) AS held FROM orders
+        WHERE sale_id = ? AND status IN (${HOLDING_STATUSES.map(() => '?').join(', ')})`,
+      [saleId, ...HOLDING_STATUSES],
+    )) as { held: string | number }[];
+    return Number(row?.held ?? 0);
   }
 }

@@ -25,10 +25,14 @@ export interface AuditFacts {
   ordersWithoutOwnReservation: number;
   /** Reservations with neither an order row nor a queued job. */
   lostReservations: number;
+  /** The peak MySQL recorded before units were given back (`sales.oversold_peak`). */
+  recordedOversoldPeak: number;
 }
 
 export interface AuditVerdict {
   oversold: number;
+  /** The most units the sale ever held beyond its stock: the recorded peak, or the oversell now if higher. */
+  oversoldPeak: number;
   duplicateOrders: number;
   lostReservations: number;
   /** Redis's balance + unwritten reservations (+ grants in flight) == its live leases. */
@@ -43,6 +47,11 @@ export function oversoldUnits(books: { held: number; stock: number }): number {
   return Math.max(0, books.held - books.stock);
 }
 
+/** The most units a sale ever held beyond its stock: its recorded peak, or what it holds beyond it now. */
+export function oversoldPeakUnits(books: { held: number; stock: number; oversoldPeak: number }): number {
+  return Math.max(oversoldUnits(books), books.oversoldPeak);
+}
+
 /**
  * The invariants of docs/architecture.md "What must never happen". Units in doubt (a Redis incarnation lost its
  * state and reconciliation has not settled it yet) are not a fault, but the books are not closed
@@ -50,17 +59,20 @@ export function oversoldUnits(books: { held: number; stock: number }): number {
  */
 export function auditVerdict(facts: AuditFacts): AuditVerdict {
   const oversold = oversoldUnits(facts);
+  // An oversell that happened stays one after its orders expire or are cancelled: the verdict keeps it.
+  const oversoldPeak = oversoldPeakUnits({ ...facts, oversoldPeak: facts.recordedOversoldPeak });
   const duplicateOrders = facts.unitsAboveUserLimit + facts.ordersWithoutOwnReservation;
   const redisBooksBalance = facts.drift === 0;
   const mysqlBooksBalance = facts.mysqlAvailable + facts.mysqlLeased + facts.held === facts.stock;
   return {
     oversold,
+    oversoldPeak,
     duplicateOrders,
     lostReservations: facts.lostReservations,
     redisBooksBalance,
     mysqlBooksBalance,
     ok:
-      oversold === 0 &&
+      oversoldPeak === 0 &&
       duplicateOrders === 0 &&
       facts.lostReservations === 0 &&
       facts.inDoubt === 0 &&

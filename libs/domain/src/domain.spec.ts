@@ -80,6 +80,7 @@ describe('audit verdict', () => {
     unitsAboveUserLimit: 0,
     ordersWithoutOwnReservation: 0,
     lostReservations: 0,
+    recordedOversoldPeak: 0,
   };
 
   it('is ok when nothing is oversold, duplicated or lost and both books balance', () => {
@@ -93,7 +94,9 @@ describe('audit verdict', () => {
   });
 
   it.each<[string, Partial<AuditFacts>, Partial<ReturnType<typeof auditVerdict>>]>([
-    ['oversold', { held: 12, mysqlAvailable: 0, mysqlLeased: 0 }, { oversold: 2 }],
+    ['oversold', { held: 12, mysqlAvailable: 0, mysqlLeased: 0 }, { oversold: 2, oversoldPeak: 2 }],
+    // Its orders expired since and the books balance again: the oversell it made is still one.
+    ['an oversell given back since', { recordedOversoldPeak: 3 }, { oversold: 0, oversoldPeak: 3 }],
     ['a user above the limit', { unitsAboveUserLimit: 1 }, { duplicateOrders: 1 }],
     ['an order without its own reservation', { ordersWithoutOwnReservation: 1 }, { duplicateOrders: 1 }],
     ['a lost reservation', { lostReservations: 1 }, { lostReservations: 1 }],

@@ -1,3 +1,4 @@
+import { untilReady } from '../../../test/support/test-redis';
 import type { Cluster } from 'ioredis';
 import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.mjs';
 import { createRedisClient } from './redis-client';
@@ -21,6 +22,7 @@ describe('replica acknowledgements across a failover (real Redis Cluster with re
   beforeAll(async () => {
     cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
     client = createRedisClient({ url: 'redis://unused', clusterNodes: cluster.nodes }) as Cluster;
+    await untilReady(client);
     acks = new ReplicaAcks(client, keys);
   }, 60_000);
 

@@ -1,3 +1,4 @@
+import { untilReady } from '../../../test/support/test-redis';
 import { issueTestToken } from '../../../test/support/private-redis';
 import { ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
 import type { Cluster } from 'ioredis';
@@ -17,6 +18,7 @@ describe('reservation scripts on a real Redis Cluster', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster();
     client = createRedisClient({ url: 'redis://unused', clusterNodes: cluster.nodes }) as Cluster;
+    await untilReady(client);
   });
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { MetricsModule } from '../metrics/metrics.module';
 import { SalesModule } from '../sales/sales.module';
 import { AuditController } from './audit.controller';
 import { AuditService } from './audit.service';
@@ -7,7 +8,7 @@ import { SaleDashboardService } from './sale-dashboard.service';
 
 /** A sale's audit (the proof that nothing was oversold, lost or duplicated) and its live dashboard. */
 @Module({
-  imports: [AuthModule, SalesModule],
+  imports: [AuthModule, MetricsModule, SalesModule],
   controllers: [AuditController],
   providers: [AuditService, SaleDashboardService],
 })

@@ -110,6 +110,7 @@ export class AuditService {
       unitsAboveUserLimit: mysql.unitsAboveUserLimit,
       ordersWithoutOwnReservation,
       lostReservations,
+      recordedOversoldPeak: mysql.oversoldPeak,
     });
     const redisBalance = redis?.remaining ?? 0;
     return {
@@ -119,6 +120,7 @@ export class AuditService {
       held: books.held,
       ordersByStatus,
       oversold: verdict.oversold,
+      oversoldPeak: verdict.oversoldPeak,
       duplicateOrders: verdict.duplicateOrders,
       lostReservations: verdict.lostReservations,
       ok: verdict.ok,

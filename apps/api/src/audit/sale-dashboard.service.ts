@@ -1,8 +1,10 @@
-import type { Sale } from '@flash-sale/contract';
-import { OrderQueryRepository } from '@flash-sale/db';
+import type { OrdersByStatus, ReservationLatency, Sale, SaleFunnel } from '@flash-sale/contract';
+import { OrderQueryRepository, RoomPlaceRepository } from '@flash-sale/db';
+import { sellsFromRedis } from '@flash-sale/domain';
 import { OrdersQueue } from '@flash-sale/queue';
 import { SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
+import { MetricsService } from '../metrics/metrics.service';
 import { SalesService } from '../sales/sales.service';
 import { AuditService, type AuditView } from './audit.service';
 
@@ -29,6 +31,13 @@ export interface SaleDashboardView {
    * seconds without orders left out), so a console opened or reloaded mid-sale draws the chart so far.
    */
   history: { at: string; purchases: number }[];
+  funnel: SaleFunnel;
+  /**
+   * The reservation script's latency as this API process timed it lately, for a Redis-backed sale only.
+   * A reading of the moment, as are `handoff` and the audit's drift: the console draws their series from
+   * successive samples.
+   */
+  reservationLatency?: ReservationLatency;
 }
 
 const HISTORY_SECONDS = 120;
@@ -46,15 +55,19 @@ export class SaleDashboardService {
     private readonly saleRedis: SaleRedisRepository,
     private readonly orders: OrdersQueue,
     private readonly orderQueries: OrderQueryRepository,
+    private readonly roomPlaces: RoomPlaceRepository,
+    private readonly metrics: MetricsService,
   ) {}
 
   async sample(saleId: string): Promise<SaleDashboardView> {
     const sale = await this.sales.get(saleId); // 404 SALE_NOT_FOUND before anything else is read
-    const [audit, handoff, failedJobs, history] = await Promise.all([
+    const [audit, handoff, failedJobs, history, roomBuyers, reservationLatency] = await Promise.all([
       this.audit.audit(sale.id),
       this.saleRedis.handoffDepth(sale),
       this.orders.failedWriterJobs(sale.id),
       this.history(sale.id),
+      sale.waitingRoom ? this.roomPlaces.buyerCounts(sale.id) : undefined,
+      sellsFromRedis(sale.strategy) ? this.metrics.reservationLatency() : undefined,
     ]);
     const purchases = Object.values(audit.ordersByStatus).reduce((sum, count) => sum + count, 0);
     return {
@@ -64,6 +77,8 @@ export class SaleDashboardService {
       purchases,
       sampledAt: new Date().toISOString(),
       history,
+      funnel: { ...roomBuyers, ...ordersFunnel(purchases, audit.ordersByStatus) },
+      ...(reservationLatency && { reservationLatency }),
     };
   }
 
@@ -71,4 +86,13 @@ export class SaleDashboardService {
     const seconds = await this.orderQueries.purchasesPerSecond(saleId, new Date(Date.now() - HISTORY_SECONDS * 1000));
     return seconds.map(({ at, purchases }) => ({ at: at.toISOString(), purchases }));
   }
+}
+
+/** The funnel's order steps: QUEUED (not written yet) and FAILED (refused by MySQL) count as reserved only. */
+function ordersFunnel(purchases: number, orders: OrdersByStatus): Omit<SaleFunnel, 'joined' | 'admitted'> {
+  return {
+    reserved: purchases,
+    written: orders.PENDING_PAYMENT + orders.PAID + orders.CANCELLED + orders.EXPIRED,
+    paid: orders.PAID,
+  };
 }

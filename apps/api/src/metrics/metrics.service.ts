@@ -1,5 +1,5 @@
 import { DatabaseHealth, SaleBooksRepository, SaleLayouts, SaleRepository, StockLeaseRepository } from '@flash-sale/db';
-import { DomainError, errorMessage, oversoldUnits } from '@flash-sale/domain';
+import { DomainError, errorMessage, oversoldPeakUnits, oversoldUnits } from '@flash-sale/domain';
 import { RedisConnection, SaleActivity, SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -7,6 +7,8 @@ import { toErrorResponse } from '../common/error-body';
 import { clusterMetricsFor } from './cluster-metrics';
 import { withDeadline } from '../common/deadline';
 import { ProductQueues } from '@flash-sale/queue';
+import type { ReservationLatency } from '@flash-sale/contract';
+import { RecentLatency } from './recent-latency';
 
 /** Job states that make up the queue depth (completed jobs are done: their order row proves them). */
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
@@ -20,6 +22,8 @@ const LEASE_STATES = ['granted', 'converted', 'in_doubt', 'returned', 'outstandi
 const HANDOFF_SERIES_WINDOW_MS = 15 * 60_000;
 /** Within the scrape's own deadline, so that a dependency that does not answer is reported down (0). */
 const DEPENDENCY_PROBE_DEADLINE_MS = SCRAPE_DEADLINE_MS / 2;
+/** The admin console's reservation latency: recent enough to follow a burst, long enough to hold a few calls. */
+const RECENT_LATENCY_WINDOW_MS = 10_000;
 
 export type PurchaseOutcome = 'accepted' | 'replayed';
 
@@ -83,6 +87,9 @@ export class MetricsService {
   /** One child per state, made once (see purchaseCounter). */
   private readonly roomAnswerCounters = new Map<string, Counter.Internal>();
 
+  /** The reservation script's percentiles for the admin console, from the histogram above. */
+  private readonly recentReservationLatency = new RecentLatency(RECENT_LATENCY_WINDOW_MS);
+
   constructor(
     private readonly productQueues: ProductQueues,
     leaseRepository: StockLeaseRepository,
@@ -131,6 +138,28 @@ export class MetricsService {
         for (const sale of await saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS))) {
           oversold.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldUnits(sale));
         }
+      },
+    );
+
+    this.scrapedGauge(
+      {
+        name: 'flash_sale_oversold_peak_units',
+        help:
+          'The most units a sale ever held beyond its stock, even if expiries or cancels gave them back since; per ' +
+          'recent sale, and per sale ever oversold however long ago it ended',
+        labelNames: ['sale', 'strategy'],
+        from: 'MySQL',
+        what: 'Oversold peak',
+      },
+      async (peak) => {
+        const sales = await saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS));
+        for (const sale of sales) peak.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldPeakUnits(sale));
+        // An oversell held by paid orders is never given back: recorded here, it outlives the sale's window.
+        await saleBooks.recordOversoldPeaks(
+          sales
+            .filter((sale) => oversoldUnits(sale) > sale.oversoldPeak)
+            .map((sale) => ({ saleId: sale.saleId, oversold: oversoldUnits(sale) })),
+        );
       },
     );
 
@@ -297,6 +326,18 @@ export class MetricsService {
 
   render(): Promise<string> {
     return this.cluster ? this.cluster.render() : this.registry.metrics();
+  }
+
+  /**
+   * Percentiles of the reservation script calls this process timed over the last RECENT_LATENCY_WINDOW_MS
+   * (recent-latency.ts); undefined on the first ask after a quiet spell.
+   */
+  async reservationLatency(): Promise<ReservationLatency | undefined> {
+    const { values } = await this.reservationScript.get();
+    const buckets = values
+      .filter((value) => value.metricName === 'flash_sale_reservation_script_seconds_bucket')
+      .map((value) => ({ le: value.labels.le === '+Inf' ? Infinity : Number(value.labels.le), count: value.value }));
+    return this.recentReservationLatency.read(Date.now(), buckets);
   }
 
   /** Starts timing one reservation script call; call the result when the script has answered. */

@@ -15,4 +15,13 @@ describe('AuditPanel', () => {
     render(<AuditPanel audit={makeAudit({ leases: { ...leases, granted: 0, inDoubt: 0 } })} />);
     expect(screen.queryByText(/Leased to Redis/)).not.toBeInTheDocument();
   });
+
+  it('keeps an oversell whose orders expired since: red, with the peak and what is left now', () => {
+    render(<AuditPanel audit={makeAudit({ ok: false, held: 0, oversold: 0, oversoldPeak: 450 })} />);
+    expect(screen.getByText('Oversold')).toBeInTheDocument();
+    expect(screen.queryByText(/Books balance/)).not.toBeInTheDocument();
+    expect(
+      screen.getByText('450 units oversold at the peak (0 now: expiries and cancels gave the rest back)'),
+    ).toBeInTheDocument();
+  });
 });

@@ -6,16 +6,20 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
 
 /**
  * The audit's verdict (docs/api.md `Audit`), recomputed from MySQL and Redis with every sample: green when
- * the books balance, red with the counts when they do not.
+ * the books balance, red with the counts when they do not — and for good once the sale was ever oversold.
  */
 export function AuditPanel({ audit }: { audit: Audit }) {
   const headingId = useId();
+  // The peak outlives the orders that made it: expired or cancelled, they gave their units back.
+  const givenBack = audit.oversoldPeak > audit.oversold;
   const counts = [
-    plural(audit.oversold, 'unit oversold', 'units oversold'),
+    givenBack
+      ? `${plural(audit.oversoldPeak, 'unit', 'units')} oversold at the peak (${audit.oversold.toLocaleString('en-US')} now: expiries and cancels gave the rest back)`
+      : plural(audit.oversold, 'unit oversold', 'units oversold'),
     plural(audit.duplicateOrders, 'duplicate order', 'duplicate orders'),
     plural(audit.lostReservations, 'lost reservation', 'lost reservations'),
   ];
-  const countersClean = audit.oversold === 0 && audit.duplicateOrders === 0 && audit.lostReservations === 0;
+  const countersClean = audit.oversoldPeak === 0 && audit.duplicateOrders === 0 && audit.lostReservations === 0;
   return (
     <section className="card panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Audit</h2>
@@ -23,7 +27,7 @@ export function AuditPanel({ audit }: { audit: Audit }) {
         {/* Only the headline is live: the counts can move every second while a sale goes wrong. */}
         <p className="audit-verdict__title" aria-live="polite">
           <span aria-hidden="true">{audit.ok ? '✓ ' : '✗ '}</span>
-          {audit.ok ? 'Books balance — no oversell' : 'Books do not balance'}
+          {audit.ok ? 'Books balance — no oversell' : audit.oversoldPeak > 0 ? 'Oversold' : 'Books do not balance'}
         </p>
         {audit.ok ? (
           <p className="audit-verdict__detail">{counts.join(' · ')}</p>

@@ -4,7 +4,7 @@ import { http, HttpResponse } from 'msw';
 import type { SaleDashboard } from '@flash-sale/contract';
 import { renderApp } from '../test/render';
 import { server } from '../test/server';
-import { dashboardRefused, makeAudit, makeDashboard, makeSale } from './test-fixtures';
+import { dashboardRefused, makeAudit, makeDashboard, makeRoomState, makeSale } from './test-fixtures';
 
 /** The value of a stat tile: <dt>label</dt><dd>value</dd>. */
 function statValue(label: string): string | null | undefined {
@@ -106,6 +106,68 @@ describe('SaleDashboardPage', () => {
     await waitFor(() => expect(statValue('Purchases')).toBe('103'), { timeout: 4_000 });
     expect(caption()).toHaveTextContent('Last second: 3 purchases. Busiest second: 12 purchases; 15 purchases');
     expect(caption().textContent).not.toMatch(/\d\.\d/);
+  });
+
+  it("shows a room sale's funnel, from the buyers who joined its room to the orders paid", async () => {
+    dashboardEndpoint(
+      makeDashboard({
+        sale: makeSale({ waitingRoom: { admitPerSecond: 50, passSeconds: 120 } }),
+        funnel: { joined: 1_250, admitted: 640, reserved: 69, written: 61, paid: 35 },
+      }),
+    );
+    server.use(http.get('/api/admin/sales/s-1/queue', () => HttpResponse.json(makeRoomState())));
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    const funnel = await screen.findByRole('figure', { name: 'Sale funnel' });
+    const steps = within(within(funnel).getByRole('list', { name: 'Funnel steps' }))
+      .getAllByRole('listitem')
+      .map((step) => step.textContent);
+    expect(steps).toEqual([
+      'Joined the room: 1,250 buyers',
+      'Admitted: 640 buyers',
+      'Reserved: 69 purchases',
+      'Written: 61 orders',
+      'Paid: 35 orders',
+    ]);
+  });
+
+  it('starts the funnel at the reservations for a sale without a room, and charts its latency, backlog and drift', async () => {
+    dashboardEndpoint(
+      makeDashboard({
+        handoff: { unwritten: 12, beingWritten: 3, failedJobs: 0 },
+        funnel: { reserved: 69, written: 61, paid: 35 },
+        reservationLatency: { p50Ms: 0.42, p95Ms: 1.8, p99Ms: 4.25, calls: 1_320, windowSeconds: 10 },
+      }),
+    );
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    const funnel = await screen.findByRole('figure', { name: 'Sale funnel' });
+    expect(
+      within(funnel)
+        .getAllByRole('listitem')
+        .map((step) => step.textContent),
+    ).toEqual(['Reserved: 69 purchases', 'Written: 61 orders', 'Paid: 35 orders']);
+    expect(screen.getByRole('figure', { name: 'Reservation latency' })).toHaveTextContent(
+      'p95 1.8 ms · p50 0.42 ms · p99 4.25 ms over 1,320 calls in the last 10 s',
+    );
+    expect(screen.getByRole('figure', { name: 'Hand-off backlog' })).toHaveTextContent(
+      'Now 12 reservations waiting to be written to MySQL (3 being written).',
+    );
+    expect(screen.getByRole('figure', { name: 'Drift' })).toHaveTextContent('Now 0 units between Redis and MySQL');
+  });
+
+  it('has no latency, backlog or drift to chart for a sale that sells from MySQL', async () => {
+    dashboardEndpoint(
+      makeDashboard({
+        sale: makeSale({ strategy: 'db-pessimistic' }),
+        funnel: { reserved: 69, written: 61, paid: 35 },
+      }),
+    );
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+
+    expect(await screen.findByText(/^db-pessimistic sells from MySQL/)).toBeInTheDocument();
+    expect(screen.queryByRole('figure', { name: 'Reservation latency' })).not.toBeInTheDocument();
+    expect(screen.getByRole('figure', { name: 'Sale funnel' })).toBeInTheDocument();
   });
 
   it('preloads the sale from its dashboard', async () => {

@@ -1,4 +1,4 @@
-import { ErrorCode, type SaleDashboard } from '@flash-sale/contract';
+import { ErrorCode, type SaleDashboard, sellsFromRedis } from '@flash-sale/contract';
 import { useId } from 'react';
 import { Link, useParams } from 'react-router';
 import { isApiError } from '../api/api-error';
@@ -7,10 +7,12 @@ import { Countdown } from '../components/Countdown';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { AuditPanel } from './AuditPanel';
 import { clockTimeElement } from './clock-time';
+import { LiveSeriesCharts } from './LiveSeriesCharts';
 import { ApiDocsLink, QueueDashboardLink } from './OpsLinks';
 import { OrdersByStatusTable } from './OrdersByStatusTable';
 import { PreloadNotice } from './PreloadNotice';
 import { PurchasesPerSecondChart } from './PurchasesPerSecondChart';
+import { SaleFunnelChart } from './SaleFunnelChart';
 import { Stat } from './Stat';
 import { purchasesPerSecond } from './purchases-per-second';
 import { canPreload, usePreloadSale } from './use-preload-sale';
@@ -19,13 +21,15 @@ import { WaitingRoomLivePanel } from './WaitingRoomLivePanel';
 
 /**
  * One sale, live: stock, purchases, the order queue, its waiting room (if it has one), purchases per
- * second and the audit's verdict.
+ * second, the funnel from the room to payment, latency, backlog and drift, and the audit's verdict.
  */
 export function SaleDashboardPage() {
   const { saleId = '' } = useParams();
   const dashboard = useSaleDashboard(saleId);
   const preload = usePreloadSale();
   const chartHeadingId = useId();
+  const funnelHeadingId = useId();
+  const liveHeadingId = useId();
 
   if (isApiError(dashboard.error, ErrorCode.SaleNotFound)) {
     return (
@@ -122,15 +126,38 @@ export function SaleDashboardPage() {
       {sale.waitingRoom && <WaitingRoomLivePanel key={sale.id} sale={sale} room={sale.waitingRoom} />}
 
       <div className="dashboard-grid">
-        <section className="card panel" aria-labelledby={chartHeadingId}>
-          <h2 id={chartHeadingId}>Purchases per second</h2>
-          <PurchasesPerSecondChart seconds={purchasesPerSecond(latest)} />
-        </section>
+        <div className="dashboard-grid__main">
+          <section className="card panel" aria-labelledby={chartHeadingId}>
+            <h2 id={chartHeadingId}>Purchases per second</h2>
+            <PurchasesPerSecondChart seconds={purchasesPerSecond(latest)} />
+          </section>
+          {latest.funnel && (
+            <section className="card panel" aria-labelledby={funnelHeadingId}>
+              <h2 id={funnelHeadingId}>Funnel</h2>
+              <SaleFunnelChart funnel={latest.funnel} />
+            </section>
+          )}
+        </div>
         <div className="dashboard-grid__side">
           <AuditPanel audit={audit} />
           <OrdersByStatusTable ordersByStatus={audit.ordersByStatus} />
         </div>
       </div>
+
+      <section className="card panel" aria-labelledby={liveHeadingId}>
+        <h2 id={liveHeadingId}>Latency, backlog and drift</h2>
+        {sellsFromRedis(sale.strategy) ? (
+          <>
+            <p className="admin-muted admin-small">One point per sample since this page opened, two minutes at most.</p>
+            <LiveSeriesCharts key={sale.id} sample={latest} />
+          </>
+        ) : (
+          <p className="admin-muted">
+            {sale.strategy} sells from MySQL: no hand-off to back up, no Redis copy to drift, no reservation script to
+            time.
+          </p>
+        )}
+      </section>
     </>
   );
 }

@@ -1,4 +1,10 @@
-import type { CreateSaleRequest, Sale, UpdateSaleRequest, WaitingRoomSettings } from '@flash-sale/contract';
+import type {
+  CreateSaleRequest,
+  Sale,
+  UpdateSaleRequest,
+  WaitingRoomSettings,
+  WaitingRoomState,
+} from '@flash-sale/contract';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -9,13 +15,17 @@ import { errorBody, makeDashboard, makeRoomState, makeSale } from './test-fixtur
 const ROOM: WaitingRoomSettings = { admitPerSecond: 50, maxShopping: 200, passSeconds: 60 };
 
 /** The sale's reads (storefront route, dashboard, room) and its PATCH, which records each body and answers `respond`. */
-function saleEndpoints(sale: Sale, respond?: (body: UpdateSaleRequest) => Response) {
+function saleEndpoints(
+  sale: Sale,
+  respond?: (body: UpdateSaleRequest) => Response,
+  roomState: Partial<WaitingRoomState> = {},
+) {
   const patches: UpdateSaleRequest[] = [];
   let current = sale;
   server.use(
     http.get(`/api/sales/${sale.id}`, () => HttpResponse.json(current)),
     http.get(`/api/admin/sales/${sale.id}/dashboard`, () => HttpResponse.json(makeDashboard({ sale: current }))),
-    http.get(`/api/admin/sales/${sale.id}/queue`, () => HttpResponse.json(makeRoomState())),
+    http.get(`/api/admin/sales/${sale.id}/queue`, () => HttpResponse.json(makeRoomState(roomState))),
     http.patch(`/api/admin/sales/${sale.id}`, async ({ request }) => {
       const body = (await request.json()) as UpdateSaleRequest;
       patches.push(body);
@@ -144,6 +154,35 @@ describe('the waiting room in the admin console', () => {
     expect(roomStat('Shopping')).toEqual({ value: '180', detail: 'of at most 200' });
     expect(roomStat('Admitting')).toEqual({ value: '49/s', detail: 'measured; configured 50/s' });
     expect(roomStat('Drains in').value).toBe('25 seconds');
+  });
+
+  it('says why the measured rate is below the configured one', async () => {
+    saleEndpoints(makeSale({ waitingRoom: ROOM }), undefined, { measuredAdmitPerSecond: 0.4, shopping: 200 });
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+    await screen.findByRole('region', { name: 'Waiting room' });
+    await waitFor(() =>
+      expect(roomStat('Admitting')).toEqual({
+        value: '0.4/s',
+        detail: 'measured; configured 50/s — held back: the shopper cap is full',
+      }),
+    );
+  });
+
+  it('a sold-out room says so: nobody more is let in, those still in the line are told at their next poll', async () => {
+    saleEndpoints(makeSale({ waitingRoom: ROOM, status: 'sold_out', remaining: 0 }), undefined, {
+      waiting: 106,
+      estimatedDrainSeconds: 0,
+    });
+    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+    await screen.findByRole('region', { name: 'Waiting room' });
+    await waitFor(() =>
+      expect(roomStat('Waiting')).toEqual({
+        value: '106',
+        detail: 'in the line, told sold out at their next poll',
+      }),
+    );
+    expect(roomStat('Admitting')).toEqual({ value: '—', detail: 'nobody more: sold out' });
+    expect(roomStat('Drains in')).toEqual({ value: '—', detail: 'sold out' });
   });
 
   it('the dashboard changes the rate and the cap live, keeping the pass length, and says so', async () => {

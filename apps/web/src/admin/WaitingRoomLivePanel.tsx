@@ -47,7 +47,7 @@ export function WaitingRoomLivePanel({ sale, room }: { sale: Sale; room: Waiting
   return (
     <section className="card panel waiting-room-panel" aria-labelledby={headingId}>
       <h2 id={headingId}>Waiting room</h2>
-      {state.data && <RoomStats state={state.data} />}
+      {state.data && <RoomStats state={state.data} sale={sale} />}
       {state.isPending && <p aria-live="polite">Loading the room…</p>}
       {state.isError && (
         <ErrorNotice
@@ -62,10 +62,27 @@ export function WaitingRoomLivePanel({ sale, room }: { sale: Sale; room: Waiting
   );
 }
 
-function RoomStats({ state }: { state: WaitingRoomState }) {
+/**
+ * Why the measured admission rate is below the configured one, when it is: the room counts the places it
+ * could fill (over the last few seconds), and the shopper cap and the units left both hold that back.
+ */
+function heldBackBy(state: WaitingRoomState): string {
+  if (state.measuredAdmitPerSecond >= state.admitPerSecond * 0.9) return '';
+  if (state.maxShopping !== null && state.shopping >= state.maxShopping) return ' — held back: the shopper cap is full';
+  return ' — held back by the units left, or a rate changed in the last seconds';
+}
+
+function RoomStats({ state, sale }: { state: WaitingRoomState; sale: Sale }) {
+  // A sold-out or ended sale lets nobody more in: whoever still waits is told so at their next poll.
+  const closed = sale.status === 'sold_out' || sale.status === 'ended';
+  const closedWhy = sale.status === 'ended' ? 'the sale ended' : 'sold out';
   return (
     <dl className="stat-grid admin-stats">
-      <Stat label="Waiting" value={n(state.waiting)} detail="in the line" />
+      <Stat
+        label="Waiting"
+        value={n(state.waiting)}
+        detail={closed ? `in the line, told ${closedWhy} at their next poll` : 'in the line'}
+      />
       <Stat label="Admitted" value={n(state.admitted)} detail="let out of the line" />
       <Stat
         label="Shopping"
@@ -74,13 +91,17 @@ function RoomStats({ state }: { state: WaitingRoomState }) {
       />
       <Stat
         label="Admitting"
-        value={rate(state.measuredAdmitPerSecond)}
-        detail={`measured; configured ${rate(state.admitPerSecond)}`}
+        value={closed ? '—' : rate(state.measuredAdmitPerSecond)}
+        detail={
+          closed
+            ? `nobody more: ${closedWhy}`
+            : `measured; configured ${rate(state.admitPerSecond)}${heldBackBy(state)}`
+        }
       />
       <Stat
         label="Drains in"
-        value={state.waiting === 0 ? '—' : formatSpan(state.estimatedDrainSeconds)}
-        detail={state.waiting === 0 ? 'nobody waiting' : 'at the measured rate'}
+        value={closed || state.waiting === 0 ? '—' : formatSpan(state.estimatedDrainSeconds)}
+        detail={closed ? closedWhy : state.waiting === 0 ? 'nobody waiting' : 'at the measured rate'}
       />
     </dl>
   );

@@ -36,6 +36,7 @@ export function makeAudit(overrides: Partial<Audit> = {}): Audit {
     held: 55,
     ordersByStatus: { QUEUED: 8, PENDING_PAYMENT: 20, PAID: 35, CANCELLED: 4, EXPIRED: 2, FAILED: 0 },
     oversold: 0,
+    oversoldPeak: 0,
     duplicateOrders: 0,
     lostReservations: 0,
     ok: true,

@@ -147,7 +147,7 @@ function InLine({ room }: { room: WaitingRoom }) {
       </div>
       <p className="field__hint">
         {moved > 0
-          ? `${count(moved)} places moved since you joined.`
+          ? `${count(moved)} ${moved === 1 ? 'place' : 'places'} moved since you joined.`
           : 'Your place moves as buyers ahead of you get their turn.'}
       </p>
     </>

@@ -47,6 +47,13 @@ export class SaleEntity {
   @column.unsignedInt({ default: 0 })
   version!: number;
 
+  /**
+   * The most units the sale's orders ever held beyond its stock: recorded before each cancel or expiry
+   * gives units back, so an oversell outlives the orders that made it (the audit's `oversoldPeak`).
+   */
+  @column.unsignedInt({ name: 'oversold_peak', default: 0 })
+  oversoldPeak!: number;
+
   @column.unsignedInt({ name: 'per_user_limit' })
   perUserLimit!: number;
 
