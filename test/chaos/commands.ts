@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { adminAction } from './admin-actions';
 import { API_INSTANCES, type ChaosCluster } from './cluster';
 import { crowd } from './crowd';
+import { stepTo } from './explorer-error';
 import { widerFaultCommands } from './faults/nemesis';
 import { clientCommands } from './client-commands';
 import { roomAdminCommand } from './room-commands';
@@ -79,6 +80,7 @@ export function command(
     check,
     run: async (model, real) => {
       real.played += 1;
+      stepTo(label);
       await run(model, real);
     },
     toString: () => label,

@@ -62,3 +62,14 @@ export async function withDeadline<T>(work: Promise<T>, ms: number, doing: strin
     clearTimeout(timer);
   }
 }
+
+/**
+ * What the run is doing now (a command of its schedule, or a phase around them) and since when: what the
+ * watchdog names when a run hangs, so the step that never finished is known without replaying it.
+ */
+export const currentStep = { step: 'starting', since: Date.now() };
+
+export function stepTo(step: string): void {
+  currentStep.step = step;
+  currentStep.since = Date.now();
+}

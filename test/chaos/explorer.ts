@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { Violation } from './checker';
 import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
 import { type FaultKind, scheduleArbitrary } from './commands';
-import { DeadlinePassed, ExplorerError, withDeadline } from './explorer-error';
+import { currentStep, DeadlinePassed, ExplorerError, withDeadline } from './explorer-error';
 import { answersByStatus, describe, type RoomSettings } from './history';
 import { playRun, type RunContext } from './run';
 
@@ -188,9 +188,16 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
           options.onProgress?.(
             `run ${runs}: ${saleName}: EXPLORER ERROR, the run is not judged: ${explorerError.message}`,
           );
+          // Its schedule, to replay it (`--seed S --path`, or read): kept with the processes' log.
+          const file = join(cluster.dir, `run-${runs}.explorer-error`);
+          writeFileSync(file, [explorerError.message, '', ...schedule.toString().split(/,(?![^(]*\))/)].join('\n'));
+          keepDirectory = true;
+          options.onProgress?.(`  schedule and processes' log: ${cluster.dir}`);
           // A run that hung may still be playing against the processes: nothing can follow it.
           if (error instanceof DeadlinePassed) {
             broken = true;
+            const stuckFor = Math.round((Date.now() - currentStep.since) / 1000);
+            options.onProgress?.(`  hung at: ${currentStep.step} (for ${stuckFor} s)`);
             options.onProgress?.('  EXPLORER ERROR, no further run: the hung run still holds the processes');
             return;
           }

@@ -3,7 +3,7 @@ import { check, fetchAudit, readFinalState, type Violation } from './checker';
 import type { ChaosCluster } from './cluster';
 import { type ChaosCommand, type FaultKind, initialModel, type Model, type Real } from './commands';
 import { SoldOutTrickle } from './crowd';
-import { ExplorerError } from './explorer-error';
+import { ExplorerError, stepTo } from './explorer-error';
 import { armWiderFaults } from './faults/nemesis';
 import { describe } from './history';
 import { type ExplorerMade, RowCensus, unexplainedRows } from './mysql-rows';
@@ -45,6 +45,7 @@ export async function playRun(
   shape: Omit<SaleUnderTest, 'id' | 'startsAt'>,
 ): Promise<RunResult> {
   const { cluster, adminJwt } = context;
+  stepTo('restoring every process before the run');
   await cluster.restoreAll();
   const census = await withMysql(cluster, (connection) => RowCensus.take(connection));
   const sale = await RunWorld.createSale(cluster, adminJwt, shape);
@@ -59,9 +60,11 @@ export async function playRun(
     await world.window.start();
     // A few buyers from the start, so that one buyer meets several faults; the schedule adds more.
     for (let index = 0; index < INITIAL_BUYERS; index++) await world.newBuyer(index % 2);
+    stepTo('arming the run-wide faults');
     await armWiderFaults(context.kinds, model, real);
     trickle?.start();
     await fc.asyncModelRun(() => ({ model, real }), schedule);
+    stepTo('settling (everything restored, quiet, replays) and checking');
     const violations = await settleAndCheck(cluster, world, adminJwt, trickle);
     for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
     violations.push(...(await foreignRows(cluster, census, context.made)));
