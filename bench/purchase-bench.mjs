@@ -32,7 +32,7 @@
  * (defaults and meaning: lib/settings.mjs and bench/README.md).
  */
 import { mkdirSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../scripts/lib/cli.mjs';
 import { ROOT } from './lib/app-dist.mjs';
 import { writeCreateSaleReport } from './lib/report/create-sale.mjs';
 import { writeOpeningReport } from './lib/report/opening.mjs';
@@ -63,14 +63,25 @@ import { cleanup, ensureBuilt, startStack, state } from './lib/stack.mjs';
  */
 const OPTIONAL_SECTIONS = ['scale', 'opening', 'create-sale'];
 
+const USAGE = `Usage: npm run bench -- [options]   (bench/README.md)
+  --only SECTION   run one section alone: ${OPTIONAL_SECTIONS.join(', ')}
+  --skip SECTION   leave a section out (repeatable)
+  --help           this text
+Settings come from the environment (BENCH_DURATION, BENCH_CONNECTIONS…): bench/README.md.`;
+
 function chosenSections(argv) {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
+    name: 'bench',
+    usage: USAGE,
     args: argv,
     options: { only: { type: 'string' }, skip: { type: 'string', multiple: true } },
   });
-  for (const name of [values.only, ...(values.skip ?? [])].filter((value) => value !== undefined))
-    if (!OPTIONAL_SECTIONS.includes(name))
-      throw new Error(`unknown section "${name}": --only / --skip take ${OPTIONAL_SECTIONS.join(', ')}`);
+  for (const name of [values.only, ...(values.skip ?? [])].filter((value) => value !== undefined)) {
+    if (!OPTIONAL_SECTIONS.includes(name)) {
+      console.error(`bench: unknown section "${name}": --only and --skip take ${OPTIONAL_SECTIONS.join(', ')}`);
+      process.exit(2);
+    }
+  }
   return { only: values.only, skip: new Set(values.skip ?? []) };
 }
 

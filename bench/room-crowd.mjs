@@ -22,11 +22,22 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseCommandLine } from '../scripts/lib/cli.mjs';
 import { answeringPid } from '../scripts/lib/probes.mjs';
 import { ROOT } from './lib/app-dist.mjs';
 import { importLoadTestsLib } from './lib/load-tests-lib.mjs';
 import { crowdHttp } from './lib/room-crowd/http.mjs';
 import { childPids, cpuSampler } from './lib/sampling.mjs';
+
+// Configured by its environment alone: an argument is a mistake worth one line, `--help` says which variables.
+parseCommandLine({
+  name: 'room-crowd',
+  usage:
+    'Usage: [VARIABLE=value …] npm run room-crowd   (bench/README.md "The waiting room\'s crowd")\n' +
+    'Variables: BASE_URL, ADMIN_PASSWORD, BUYERS, EARLY_BUYERS, START_DELAY, LATE_SECONDS, STOCK, ADMIT_PER_SECOND,\n' +
+    '  MAX_SHOPPING, PROBE_EVERY, MAX_WAIT, CONNECTIONS, P95_MS, ETA_ERROR_P90, STRATEGY',
+  options: {},
+});
 
 function setting(name, fallback, { min = 0, integer = true } = {}) {
   const raw = process.env[name];

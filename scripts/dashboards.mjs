@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './lib/cli.mjs';
 import { freePort, portIsFree } from './lib/ports.mjs';
 import { shortPath, spawnServer, waitForReady } from './lib/processes.mjs';
 
@@ -31,26 +31,17 @@ const USAGE = `Usage: npm run dashboards -- [options]
   --help           this text
 PROMETHEUS_PATH names the binary; METRICS_TOKEN is sent as the bearer token when set.`;
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      api: { type: 'string', default: `http://127.0.0.1:${process.env.PORT ?? 3000}` },
-      worker: { type: 'string', multiple: true },
-      port: { type: 'string' },
-      data: { type: 'string', default: path.join(ROOT, '.data', 'prometheus') },
-      check: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  }));
-} catch (error) {
-  console.error(`dashboards: ${error.message} (npm run dashboards -- --help)`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values } = parseCommandLine({
+  name: 'dashboards',
+  usage: USAGE,
+  options: {
+    api: { type: 'string', default: `http://127.0.0.1:${process.env.PORT ?? 3000}` },
+    worker: { type: 'string', multiple: true },
+    port: { type: 'string' },
+    data: { type: 'string', default: path.join(ROOT, '.data', 'prometheus') },
+    check: { type: 'boolean', default: false },
+  },
+});
 
 const token = process.env.METRICS_TOKEN;
 const headers = token ? { authorization: `Bearer ${token}` } : {};

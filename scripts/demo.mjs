@@ -8,7 +8,7 @@
 //                                             # default pauses one: without it redis-lock-unfenced never oversells)
 //   npm run demo -- --strategies db-optimistic,db-segmented
 //   DEMO_URL=http://host:3000 ADMIN_PASSWORD=… npm run demo
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './lib/cli.mjs';
 
 const USAGE = `Usage: npm run demo -- [options]
   --stock N                 units per strategy's sale (50)
@@ -19,28 +19,19 @@ const USAGE = `Usage: npm run demo -- [options]
   --help                    this text
 ADMIN_PASSWORD signs the admin in (admin).`;
 
-let values;
-try {
-  ({ values } = parseArgs({
-    allowNegative: true,
-    options: {
-      stock: { type: 'string', default: '50' },
-      buyers: { type: 'string', default: '500' },
-      strategies: { type: 'string' },
-      // On by default: the paused holder is what shows redis-lock-unfenced's oversell.
-      'pause-lock-holder': { type: 'boolean', default: true },
-      url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT ?? 3000}` },
-      help: { type: 'boolean', default: false },
-    },
-  }));
-} catch (error) {
-  console.error(`demo: ${error.message} (npm run demo -- --help)`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values } = parseCommandLine({
+  name: 'demo',
+  usage: USAGE,
+  allowNegative: true,
+  options: {
+    stock: { type: 'string', default: '50' },
+    buyers: { type: 'string', default: '500' },
+    strategies: { type: 'string' },
+    // On by default: the paused holder is what shows redis-lock-unfenced's oversell.
+    'pause-lock-holder': { type: 'boolean', default: true },
+    url: { type: 'string', default: process.env.DEMO_URL ?? `http://localhost:${process.env.PORT ?? 3000}` },
+  },
+});
 const base = values.url.replace(/\/$/, '');
 const password = process.env.ADMIN_PASSWORD ?? 'admin';
 

@@ -26,10 +26,14 @@ const usage =
   `usage: npm run k6 -- <scenario> [k6 run options]   (K6=<path> for another k6 binary)\n` +
   `scenarios: ${scenarios.join(', ')}`;
 
+if (requested === '--help' || requested === '-h') {
+  console.log(usage);
+  process.exit(0);
+}
 // `flash-sale-burst`, `flash-sale-burst.ts` or `load-tests/flash-sale-burst.ts` all name the scenario.
 const scenario = requested && path.basename(requested).replace(/\.(ts|js)$/, '');
 if (!scenario || requested.startsWith('-')) {
-  console.error(usage);
+  console.error(`k6: ${requested ? `"${requested}" is not a scenario` : 'no scenario named'} (npm run k6 -- --help)`);
   process.exit(2);
 }
 if (!scenarios.includes(scenario)) {

@@ -35,13 +35,4 @@ describe('npm run demo in the terminal (real API, worker, Redis, MariaDB)', () =
     expect(lines).toContainEqual(expect.stringMatching(/^strategy +req\/s +p50 +p95$/));
     expect(lines).toContain('Every guarded strategy sold at most its stock, and its audit balanced.');
   }, 120_000);
-
-  it('an unknown option is one line and exit 2; --help lists the options', async () => {
-    const unknown = await runDemo(w.client.baseUrl, 'unused', ['--stokc', '5']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim().split('\n')).toEqual(["demo: Unknown option '--stokc' (npm run demo -- --help)"]);
-    const help = await runDemo(w.client.baseUrl, 'unused', ['--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('--no-pause-lock-holder');
-  });
 });

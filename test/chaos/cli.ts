@@ -4,13 +4,23 @@
  * [--crowd N] [--keep-going] [--help]`:
  * the fault-schedule explorer (docs/chaos.md).
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { ChaosCluster } from './cluster';
 import { FAULT_KINDS, type FaultKind } from './commands';
 import { explore, type ExplorerOptions, type ExplorerSummary, ROOM_DRAWS, type RoomDraw } from './explorer';
 
-const { values } = parseArgs({
+/** `parseArgs`, with an unknown or malformed option said in one line (exit 2) rather than a stack trace. */
+function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    console.error(`chaos: ${(error as Error).message} (npm run chaos -- --help)`);
+    process.exit(2);
+  }
+}
+
+const { values } = parseCommandLine({
   options: {
     runs: { type: 'string', default: '20' },
     seed: { type: 'string' },
