@@ -54,6 +54,7 @@ module.exports = {
         '<rootDir>/{apps,libs}/*/src/**/*.spec.ts',
         '<rootDir>/load-tests/lib/**/*.spec.ts',
         '<rootDir>/test/chaos/*.spec.ts',
+        '<rootDir>/test/docs/*.spec.ts',
       ],
       testPathIgnorePatterns: ['\\.int\\.spec\\.ts$'],
     },

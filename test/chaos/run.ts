@@ -69,6 +69,11 @@ export async function playRun(
     for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
     violations.push(...(await foreignRows(cluster, census, context.made)));
     return { world, played: real.played, violations };
+  } catch (error) {
+    // The explorer's own failure mid-schedule, with its faults still in force: MySQL resumed first, so the
+    // clean-up below (whose readers talk to MySQL) cannot wait on a stopped server. Recovery does the rest.
+    cluster.resumeMysql();
+    throw error;
   } finally {
     for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
     await trickle?.stop();

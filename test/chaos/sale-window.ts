@@ -64,9 +64,14 @@ export class SaleWindowSampler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    // A reading stuck on a MySQL that never came back must not hold the explorer.
-    await Promise.race([this.chain, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
-    await this.connection?.end().catch(() => undefined);
+    // A reading stuck on a MySQL that never came back must not hold the explorer; nor may the goodbye,
+    // which waits for the server's answer: a connection whose reading did not end is destroyed.
+    const settled = await Promise.race([
+      this.chain.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), STOP_WAIT_MS).unref()),
+    ]);
+    if (settled) await this.connection?.end().catch(() => undefined);
+    else this.connection?.destroy();
     this.connection = undefined;
   }
 }

@@ -86,7 +86,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
 
     // Process A restarts the sale; its load waits at the gate far longer than a load normally takes.
     const { restarting, openGate } = await restartHeldAtLoad(saleId, before);
-    expect(await saleRedis.incarnationLoading(saleId)).toBe(before + 1);
+    expect(await scripts.incarnationLoading(saleId)).toBe(before + 1);
 
     // Meanwhile B verifies (reconciliation, say) and C loads (a purchase told "not loaded"): both find
     // Redis behind MySQL's new epoch for the whole of A's load.
@@ -101,7 +101,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     expect(await loading).toBe('refreshed');
     expect(await epochOf(saleId)).toBe(before + 1);
     expect((await saleRedis.incarnation(onlyBucket(saleId)))?.epoch).toBe(before + 1);
-    expect(await saleRedis.incarnationLoading(saleId)).toBeUndefined(); // its owner cleared the mark
+    expect(await scripts.incarnationLoading(saleId)).toBeUndefined(); // its owner cleared the mark
   }, 20_000);
 
   it('a process that died mid-restart holds the others up only until its mark expires: then the sale restarts', async () => {
@@ -109,7 +109,7 @@ describe('incarnation restart seen mid-way by another process (real Redis and Ma
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 40 });
     const before = await epochOf(saleId);
     // What a process leaves when it is killed between MySQL opening the next epoch and the load.
-    await saleRedis.markIncarnationLoading(saleId, before + 1, 3_000);
+    await scripts.markIncarnationLoading(saleId, before + 1, 3_000);
     expect(await new StockLeaseRepository(db).openEpoch(saleId, before)).toBe(before + 1);
 
     const startedAt = Date.now();

@@ -1,3 +1,4 @@
+import { waitFor } from '../../../test/support/fixtures';
 import { untilReady } from '../../../test/support/test-redis';
 import type { Cluster } from 'ioredis';
 import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/redis-cluster.mjs';
@@ -35,7 +36,13 @@ describe('replica acknowledgements across a failover (real Redis Cluster with re
   it("after the bucket's master is SIGKILLed and its replica promoted, confirmations come from the new master", async () => {
     const marker = keys.bucket(bucket).replicaAck;
     const victim = await cluster.masterOfSlot(await cluster.keySlot(marker));
-    expect(await acks.confirm(1, TIMEOUT_MS, bucket)).toBe(1);
+    // A replica acknowledges once its first sync is done, which a busy machine can take seconds to finish.
+    await waitFor(
+      "the bucket's replica in sync",
+      () => acks.confirm(1, TIMEOUT_MS, bucket),
+      (confirmed) => confirmed === 1,
+      30_000,
+    );
 
     const promoted = await cluster.killMasterAndAwaitFailover(victim);
     await cluster.restartAsReplica(victim); // the old master comes back as the promoted one's replica

@@ -1,5 +1,6 @@
 import { ErrorCode, type LoadedOrder } from '@flash-sale/domain';
-import { luaSource } from './lua-source';
+import { randomUUID } from 'node:crypto';
+import { defineScripts, type ScriptedClient } from './lua-source';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder, SaleBucket } from './sale-keys';
 
@@ -11,11 +12,9 @@ const SCRIPTS = {
   fsGrantLease: { file: 'grant-lease-3.lua', numberOfKeys: 3 },
   fsGiveBack: { file: 'give-back-4.lua', numberOfKeys: 4 },
   fsSetWindow: { file: 'set-window-1.lua', numberOfKeys: 1 },
+  // Compare-and-delete: a loading mark is cleared only by the process that set it.
+  fsClearOwnMark: { file: 'lock-release-1.lua', numberOfKeys: 1 },
 } as const;
-
-type ScriptName = keyof typeof SCRIPTS;
-type ScriptArg = string | number;
-type ScriptedClient = Record<ScriptName, (...keysThenArgs: ScriptArg[]) => Promise<unknown>>;
 
 /** The one table that maps the reservation script's negative return codes to error codes. */
 export const RESERVE_FAILURES: Readonly<Record<number, ErrorCode>> = {
@@ -103,23 +102,38 @@ export type GiveBackResult =
   | { kind: 'wrong-epoch' };
 
 /**
- * The only caller of the sale Lua scripts. Registers them with `defineCommand` (EVALSHA with a
- * transparent EVAL fallback) and turns their replies into typed results.
+ * The only caller of the sale Lua scripts. Registers them (`defineScripts`) and turns their replies into
+ * typed results; also keeps the mark a process sets while it loads an incarnation, which the load reads.
  */
 export class ReservationScripts {
-  private readonly scripted: ScriptedClient;
+  private readonly scripted: ScriptedClient<keyof typeof SCRIPTS>;
 
   constructor(
-    client: RedisClient,
+    private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
   ) {
-    for (const [name, script] of Object.entries(SCRIPTS)) {
-      client.defineCommand(name, {
-        numberOfKeys: script.numberOfKeys,
-        lua: luaSource(script.file),
-      });
-    }
-    this.scripted = client as unknown as ScriptedClient;
+    this.scripted = defineScripts(client, SCRIPTS);
+  }
+
+  /**
+   * Marks the sale as being loaded with incarnation `epoch` by this caller, for `ttlMs` at most (a process
+   * that dies mid-load holds up no one for longer). Returns the mark, for `clearIncarnationLoading`.
+   */
+  async markIncarnationLoading(saleId: string, epoch: number, ttlMs: number): Promise<string> {
+    const mark = `${epoch}:${randomUUID()}`;
+    await this.client.set(this.keys.incarnationLoading(saleId), mark, 'PX', ttlMs);
+    return mark;
+  }
+
+  /** The incarnation some process is loading into the sale's buckets right now, if any. */
+  async incarnationLoading(saleId: string): Promise<number | undefined> {
+    const mark = await this.client.get(this.keys.incarnationLoading(saleId));
+    return mark === null ? undefined : Number(mark.slice(0, mark.indexOf(':')));
+  }
+
+  /** Clears the caller's own mark; one set since by another loader stays. */
+  async clearIncarnationLoading(saleId: string, mark: string): Promise<void> {
+    await this.scripted.fsClearOwnMark(this.keys.incarnationLoading(saleId), mark);
   }
 
   async reserve(input: ReserveInput): Promise<ReserveResult> {

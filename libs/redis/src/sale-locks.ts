@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { luaSource } from './lua-source';
+import { defineScripts, type ScriptedClient } from './lua-source';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
 
@@ -8,8 +8,6 @@ const SCRIPTS = {
   fsLockRenew: { file: 'lock-renew-1.lua', numberOfKeys: 1 },
   fsLockRelease: { file: 'lock-release-1.lua', numberOfKeys: 1 },
 } as const;
-
-type ScriptedClient = Record<keyof typeof SCRIPTS, (...keysThenArgs: (string | number)[]) => Promise<unknown>>;
 
 export interface LockTiming {
   /** How long a grant lives unless its holder renews it. */
@@ -31,16 +29,13 @@ export interface LockTiming {
  * libraries (redlock and its forks) mint no fencing token, hence this small class.
  */
 export class SaleLocks {
-  private readonly scripted: ScriptedClient;
+  private readonly scripted: ScriptedClient<keyof typeof SCRIPTS>;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: KeyBuilder,
   ) {
-    for (const [name, script] of Object.entries(SCRIPTS)) {
-      redis.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: luaSource(script.file) });
-    }
-    this.scripted = redis as unknown as ScriptedClient;
+    this.scripted = defineScripts(redis, SCRIPTS);
   }
 
   /**

@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import type { SaleLayout } from '@flash-sale/domain';
-import { luaSource } from './lua-source';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
 import { redisReplyCode } from './redis-errors';
@@ -54,35 +52,7 @@ export class SaleRedisRepository {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
-  ) {
-    // Compare-and-delete: a mark is cleared only by the process that set it (lock-release-1.lua).
-    client.defineCommand(CLEAR_OWN_MARK, { numberOfKeys: 1, lua: luaSource('lock-release-1.lua') });
-  }
-
-  /**
-   * Marks the sale as being loaded with incarnation `epoch` by this caller, for `ttlMs` at most (a process
-   * that dies mid-load holds up no one for longer). Returns the mark, for `clearIncarnationLoading`.
-   */
-  async markIncarnationLoading(saleId: string, epoch: number, ttlMs: number): Promise<string> {
-    const mark = `${epoch}:${randomUUID()}`;
-    await this.client.set(this.keys.incarnationLoading(saleId), mark, 'PX', ttlMs);
-    return mark;
-  }
-
-  /** The incarnation some process is loading into the sale's buckets right now, if any. */
-  async incarnationLoading(saleId: string): Promise<number | undefined> {
-    const mark = await this.client.get(this.keys.incarnationLoading(saleId));
-    return mark === null ? undefined : Number(mark.slice(0, mark.indexOf(':')));
-  }
-
-  /** Clears the caller's own mark; one set since by another loader stays. */
-  async clearIncarnationLoading(saleId: string, mark: string): Promise<void> {
-    const scripted = this.client as unknown as Record<
-      typeof CLEAR_OWN_MARK,
-      (key: string, mark: string) => Promise<unknown>
-    >;
-    await scripted[CLEAR_OWN_MARK](this.keys.incarnationLoading(saleId), mark);
-  }
+  ) {}
 
   /** Stores a token made elsewhere (signed by the API) for the reservation script to check and consume. */
   async storeToken(bucket: SaleBucket, token: string, userId: string, ttlSeconds: number): Promise<void> {
@@ -372,9 +342,6 @@ export class SaleRedisRepository {
     for (const bucket of bucketsOf(sale)) await this.client.del(...this.keys.bucket(bucket).all());
   }
 }
-
-/** The command the compare-and-delete of `clearIncarnationLoading` is defined as on the client. */
-const CLEAR_OWN_MARK = 'fsClearOwnMark';
 
 /** The hand-off stream's field for an order (reserve-9.lua); give-backs use `g` (give-back-4.lua). */
 const ORDER_FIELD = 'r';

@@ -1,5 +1,5 @@
 import type { SaleDefinition } from '@flash-sale/domain';
-import { luaSource } from './lua-source';
+import { defineScripts, type ScriptedClient } from './lua-source';
 import type { RedisClient } from './redis-client';
 import type { KeyBuilder } from './sale-keys';
 
@@ -14,8 +14,6 @@ const SCRIPTS = {
 
 /** Buyers written back per call of the restore script: each call is short, so Redis serves others between them. */
 const RESTORE_CHUNK = 500;
-
-type ScriptedClient = Record<keyof typeof SCRIPTS, (...keysThenArgs: (string | number)[]) => Promise<unknown>>;
 
 /** A room's settings as Redis holds them (docs/architecture.md "The waiting room"). */
 export interface RoomSettings {
@@ -93,16 +91,13 @@ export interface RoomState {
  * the room's traffic never lands on the slot that sells.
  */
 export class WaitingRoomScripts {
-  private readonly scripted: ScriptedClient;
+  private readonly scripted: ScriptedClient<keyof typeof SCRIPTS>;
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
   ) {
-    for (const [name, script] of Object.entries(SCRIPTS)) {
-      client.defineCommand(name, { numberOfKeys: script.numberOfKeys, lua: luaSource(script.file) });
-    }
-    this.scripted = client as unknown as ScriptedClient;
+    this.scripted = defineScripts(client, SCRIPTS);
   }
 
   async configure(saleId: string, settings: RoomSettings): Promise<void> {

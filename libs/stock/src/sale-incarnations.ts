@@ -100,11 +100,11 @@ export class SaleIncarnations {
    * in doubt. A Redis that loses the mark lost the load too, so nothing waits for a load that is gone.
    */
   private async opening<T>(saleId: string, epoch: number, open: () => Promise<T>): Promise<T> {
-    const mark = await this.saleRedis.markIncarnationLoading(saleId, epoch, LOAD_MARK_TTL_MS);
+    const mark = await this.scripts.markIncarnationLoading(saleId, epoch, LOAD_MARK_TTL_MS);
     try {
       return await open();
     } finally {
-      await this.saleRedis.clearIncarnationLoading(saleId, mark).catch(() => undefined);
+      await this.scripts.clearIncarnationLoading(saleId, mark).catch(() => undefined);
     }
   }
 
@@ -115,7 +115,7 @@ export class SaleIncarnations {
   async awaitLoadInFlight(saleId: string, epoch: number): Promise<void> {
     const giveUpAt = Date.now() + LOAD_MARK_TTL_MS;
     for (;;) {
-      const loading = await this.saleRedis.incarnationLoading(saleId);
+      const loading = await this.scripts.incarnationLoading(saleId);
       if (loading === undefined || loading < epoch || Date.now() >= giveUpAt) return;
       await new Promise((resolve) => setTimeout(resolve, LOAD_POLL_MS));
     }
