@@ -69,7 +69,13 @@ const STRATEGY = process.env.STRATEGY || 'redis-lua';
 /** As load-tests/lib/flows.ts's RETRY_LATER_SECONDS: how long a "retry later" token or purchase is sent again. */
 const RETRY_LATER_MS = 15_000;
 
-const lib = await importLoadTestsLib(['room-buyer.ts', 'waiting-room.ts']);
+const lib = await importLoadTestsLib([
+  'room-arrivals.ts',
+  'room-buyer.ts',
+  'waiting-room.ts',
+  'room-words.ts',
+  'room-verdict.ts',
+]);
 const http = crowdHttp(BASE_URL, { connections: CONNECTIONS, buyConnections: 64 });
 const log = (line) => console.log(`[room-crowd] ${line}`);
 const thousands = (value) => (value === undefined ? '—' : Math.round(value).toLocaleString('en-US'));
@@ -295,7 +301,7 @@ async function main() {
       .join(', ')}; this driver's event-loop delay p50 ${(lag.percentile(50) / 1e6).toFixed(0)} ms, ` +
       `p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms (above a few tens of ms, part of every latency is the driver's)`,
     ...lib.roomLines(figures),
-    `Audit: held ${audit.held}, oversold ${audit.oversold}, duplicate orders ${audit.duplicateOrders}, lost reservations ` +
+    `Audit: held ${audit.held}, oversold ${audit.oversoldPeak} (at its peak), duplicate orders ${audit.duplicateOrders}, lost reservations ` +
       `${audit.lostReservations}, ok ${audit.ok ? 'yes' : 'NO'}${audit.drained ? '' : ' (queue NOT drained)'}`,
     ...(Object.keys(tally.unexpected).length > 0
       ? [

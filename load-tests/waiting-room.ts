@@ -25,7 +25,7 @@ import { WAITING_ROOM_LIMITS } from '../libs/contract/src/waiting-room.ts';
 import { commonConfig, envInt, envNumber, envStrategy } from './lib/config.ts';
 import { RETRY_LATER_SECONDS } from './lib/flows.ts';
 import { recordRoomFigures, ROOM_SERIES, runCrowd, signInCrowd } from './lib/room-flows.ts';
-import { roomArrivals } from './lib/room-buyer.ts';
+import { roomArrivals } from './lib/room-arrivals.ts';
 import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
 import { auditLine, gaveUpBound, p95Bound, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_ROOM } from './lib/shapes.ts';
@@ -34,7 +34,8 @@ import { summaryHandler } from './lib/summary.ts';
 import { declareSampledSeries, declareTimeline, startTimelineAt } from './lib/timeline.ts';
 import type { LatencyBound } from './lib/verdict.ts';
 import { ROOM_CORRECTNESS_THRESHOLDS, roomFairnessBounds, roomReport } from './lib/room-report.ts';
-import { ETA_ERROR_P90_PERCENT, roomFigures, roomFiguresFromSummary, roomLines } from './lib/waiting-room.ts';
+import { roomLines } from './lib/room-words.ts';
+import { ETA_ERROR_P90_PERCENT, roomFigures, roomFiguresFromSummary } from './lib/waiting-room.ts';
 
 const config = commonConfig();
 const EARLY = envInt('EARLY_BUYERS', DEFAULT_ROOM.early, 0, 20_000);

@@ -38,12 +38,13 @@
  * ones under .data/.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { installDependencies } from './lib/dependencies.mjs';
+import { seedDemoSale } from './lib/demo-sale.mjs';
 import { freePort, portIsFree } from './lib/ports.mjs';
 import { answeringPid, httpAnswers } from './lib/probes.mjs';
 import { killOnExit, terminate, waitUntil } from './lib/processes.mjs';
@@ -94,7 +95,7 @@ async function main() {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
   stopWhenOrphaned();
 
-  await installDependencies();
+  await installDependencies(ROOT, { log, runStep, npm: npm() });
   await build();
   instances.api = instanceCount('API_INSTANCES', requireBuilt('@flash-sale/config').defaultApiInstances());
   if (stopping) return;
@@ -132,7 +133,7 @@ async function main() {
   const apiUrl = `http://127.0.0.1:${ports.api}/api`;
   if (!(await waitForApi(apiUrl))) return fail(`the API did not answer on ${apiUrl}/sales within 60s`);
   await waitForEveryApiProcess(`http://127.0.0.1:${ports.api}/health`, instances.api);
-  await seedDemoSale(apiUrl).catch((error) =>
+  await seedDemoSale(apiUrl, ADMIN_PASSWORD, log).catch((error) =>
     log(`could not seed the demo sale (the app runs anyway): ${error.message}`),
   );
   if (!stopping) printSummary();
@@ -140,32 +141,6 @@ async function main() {
 
 // ---------------------------------------------------------------------------------------------
 // 1-2. Dependencies and build
-
-/**
- * `npm install` on a fresh clone or when the lockfile changed since the last install. `--no-save`:
- * npm must not rewrite the committed package-lock.json (it already lists every platform's optional
- * native packages), so a start leaves the clone as it found it.
- */
-async function installDependencies() {
-  const lockfile = path.join(ROOT, 'package-lock.json');
-  const modules = path.join(ROOT, 'node_modules');
-  let reason;
-  if (!existsSync(modules)) reason = 'node_modules is missing';
-  else if (existsSync(lockfile) && statSync(lockfile).mtimeMs > installedAt(modules))
-    reason = 'package-lock.json is newer than node_modules';
-  else return;
-  log(`${reason}: installing dependencies (a minute or two on a fresh clone)`);
-  await runStep('npm install', 'install', npm(), ['install', '--no-save', '--no-audit', '--no-fund']);
-  // npm may touch package-lock.json's mtime after node_modules; mark the install as the newer one.
-  const now = new Date();
-  utimesSync(modules, now, now);
-}
-
-/** npm writes node_modules/.package-lock.json on every install; the directory's own mtime is the fallback. */
-function installedAt(modules) {
-  const hidden = path.join(modules, '.package-lock.json');
-  return Math.max(statSync(modules).mtimeMs, existsSync(hidden) ? statSync(hidden).mtimeMs : 0);
-}
 
 /**
  * `tsc -b` is incremental: a no-change build takes about a second. Run directly, not via npx, to skip
@@ -319,37 +294,6 @@ async function waitForEveryApiProcess(healthUrl, count) {
     60_000,
     100,
   );
-}
-
-/** Creates one sale on an empty database, so the first page a developer opens has something to buy. */
-async function seedDemoSale(apiUrl) {
-  const sales = await request('GET', `${apiUrl}/sales`);
-  if (sales.length > 0) return log(`${sales.length} sale(s) already exist; not seeding`);
-  const { token } = await request('POST', `${apiUrl}/auth/admin`, { password: ADMIN_PASSWORD });
-  // No startsAt: the API's default, now — the first page a developer opens can buy at once.
-  const sale = await request(
-    'POST',
-    `${apiUrl}/admin/sales`,
-    {
-      name: 'Demo flash sale — limited sneakers',
-      description: 'A demo sale created by npm start: 100 pairs, one per customer, open from the start.',
-      priceCents: 4999,
-      stock: 100,
-      perUserLimit: 1,
-      endsAt: new Date(Date.now() + 2 * 3_600_000).toISOString(),
-    },
-    token,
-  );
-  log(`seeded demo sale ${sale.id} (${sale.status}, until ${sale.endsAt})`);
-}
-
-async function request(method, url, body, token) {
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${new URL(url).pathname} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
 }
 
 /** The banner: the last thing a start prints, so the URLs and the password stay on screen. */

@@ -65,8 +65,9 @@ export async function adminSales(http) {
     /** The audit's verdict and counts (not its details). */
     audit: async (saleId) => {
       const audit = await http.get(`/api/admin/sales/${saleId}/audit`, admin);
-      const { ok, oversold, duplicateOrders, lostReservations, stock, remaining, held, ordersByStatus } = audit;
-      return { ok, oversold, duplicateOrders, lostReservations, stock, remaining, held, ordersByStatus };
+      const { ok, oversold, oversoldPeak, duplicateOrders, lostReservations, stock, remaining, held, ordersByStatus } =
+        audit;
+      return { ok, oversold, oversoldPeak, duplicateOrders, lostReservations, stock, remaining, held, ordersByStatus };
     },
   };
 }

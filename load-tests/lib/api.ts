@@ -9,10 +9,22 @@ import type { Audit } from '../../libs/contract/src/audit.ts';
 import type { LockHolderPauseArmed } from '../../libs/contract/src/demo-run.ts';
 import type { Session as SessionAnswer } from '../../libs/contract/src/auth.ts';
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
-import { ORDER_STATUSES, type Order } from '../../libs/contract/src/order.ts';
+import type { Order } from '../../libs/contract/src/order.ts';
 import type { PurchaseAccepted, SubmitToken } from '../../libs/contract/src/purchase.ts';
 import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
 import type { WaitingRoomState } from '../../libs/contract/src/waiting-room.ts';
+import {
+  errorOf,
+  hasStrings,
+  isAudit,
+  isObject,
+  isOrder,
+  isRoomState,
+  isSale,
+  isSession,
+  type Json,
+  parse,
+} from './answer-shapes.ts';
 import { recordTimeline } from './timeline.ts';
 
 /** The value of the `endpoint` tag of every call: the report's latency per endpoint. */
@@ -93,57 +105,6 @@ export type PurchaseOutcome =
    */
   | { kind: 'retry_later'; status: 429 | 503; code: string; retryAfterSeconds: number }
   | { kind: 'unexpected'; status: number; code: string; message: string };
-
-// --- Parsing -----------------------------------------------------------------------------------
-
-type Json = Record<string, unknown>;
-
-function parse(res: RefinedResponse<'text'>): unknown {
-  if (typeof res.body !== 'string' || res.body === '') return undefined;
-  try {
-    return JSON.parse(res.body) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function hasStrings(value: Json, ...keys: string[]): boolean {
-  return keys.every((key) => typeof value[key] === 'string' && value[key] !== '');
-}
-
-function hasIntegers(value: Json, ...keys: string[]): boolean {
-  return keys.every((key) => Number.isInteger(value[key]));
-}
-
-function errorOf(body: unknown): ApiError {
-  if (isObject(body) && isObject(body.error) && typeof body.error.code === 'string') {
-    return { code: body.error.code, message: typeof body.error.message === 'string' ? body.error.message : '' };
-  }
-  return { code: '', message: '' };
-}
-
-const isSession = (b: Json): boolean => hasStrings(b, 'token') && isObject(b.user) && hasStrings(b.user, 'id');
-const isSale = (b: Json): boolean =>
-  hasStrings(b, 'id', 'name', 'startsAt', 'endsAt', 'strategy', 'status') &&
-  hasIntegers(b, 'priceCents', 'stock', 'remaining', 'perUserLimit');
-const isOrder = (b: Json): boolean =>
-  hasStrings(b, 'orderNo', 'saleId', 'userId', 'createdAt') &&
-  hasIntegers(b, 'quantity', 'amountCents') &&
-  (ORDER_STATUSES as readonly unknown[]).includes(b.status);
-const isRoomState = (b: Json): boolean =>
-  hasIntegers(b, 'waiting', 'admitted', 'shopping') &&
-  typeof b.admitPerSecond === 'number' &&
-  typeof b.measuredAdmitPerSecond === 'number';
-const isAudit = (b: Json): boolean =>
-  hasStrings(b, 'saleId') &&
-  hasIntegers(b, 'stock', 'remaining', 'held', 'oversold', 'oversoldPeak', 'duplicateOrders', 'lostReservations') &&
-  typeof b.ok === 'boolean' &&
-  isObject(b.ordersByStatus) &&
-  hasIntegers(b.ordersByStatus, ...ORDER_STATUSES);
 
 // --- The client --------------------------------------------------------------------------------
 

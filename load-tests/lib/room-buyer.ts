@@ -11,8 +11,10 @@
 // The no-pass probe waits for the buyer's place: before the opening `409 SALE_NOT_STARTED` comes first
 // in docs/api.md's order of errors, and would prove nothing.
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
-import { type Ticket, TICKET_STATES } from '../../libs/contract/src/waiting-room.ts';
+import type { Ticket } from '../../libs/contract/src/waiting-room.ts';
 import type { PurchaseOutcome } from './api.ts';
+import { isObject } from './answer-shapes.ts';
+import { errorCode, purchaseOutcome, retryDelayMs, retryLater, ticketProblem } from './room-answers.ts';
 
 /** An HTTP answer as either driver saw it; times are epoch ms on the driver's clock. */
 export interface Answer {
@@ -147,24 +149,6 @@ export interface RoomPlan {
   retryLaterMs: number;
 }
 
-/**
- * When each buyer arrives (epoch ms): the opening crowd, `early` buyers spread evenly from `from` until
- * `earlyUntil` (before the opening), then `late` buyers, `lateRate` a second from the opening on.
- */
-export function roomArrivals(o: {
-  from: number;
-  early: number;
-  earlyUntil: number;
-  opensAt: number;
-  late: number;
-  lateRate: number;
-}): number[] {
-  const spread = Math.max(0, o.earlyUntil - o.from);
-  const early = Array.from({ length: o.early }, (_, i) => o.from + (spread * i) / Math.max(1, o.early));
-  const late = Array.from({ length: o.late }, (_, k) => o.opensAt + ((k + 1) * 1000) / o.lateRate);
-  return [...early, ...late];
-}
-
 /** A buyer arriving at `at`, to join. */
 export function arrive(index: number, at: number, prober: boolean): RoomBuyer {
   return {
@@ -218,53 +202,7 @@ export function requestFor(buyer: RoomBuyer, plan: RoomPlan): RoomRequest {
   }
 }
 
-// --- Reading answers -----------------------------------------------------------------------------
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorCode(body: unknown): string {
-  return isObject(body) && isObject(body.error) && typeof body.error.code === 'string' ? body.error.code : '';
-}
-
-function isCount(value: unknown): boolean {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
-}
-
-/** A Ticket as docs/api.md describes it, or why not. */
-export function ticketProblem(body: unknown): string | undefined {
-  if (!isObject(body)) return 'the body is not a Ticket';
-  if (!(TICKET_STATES as readonly unknown[]).includes(body.state)) return `state ${JSON.stringify(body.state)}`;
-  if (!isCount(body.pollAfterMs)) return 'no pollAfterMs';
-  if (body.state === 'admitted' && (typeof body.pass !== 'string' || body.pass === ''))
-    return 'admitted without a pass';
-  if (body.state === 'waiting') {
-    if (body.position !== undefined && !(Number.isInteger(body.position) && (body.position as number) >= 1)) {
-      return `position ${JSON.stringify(body.position)}`;
-    }
-    if (body.estimatedWaitSeconds !== undefined && !isCount(body.estimatedWaitSeconds)) {
-      return `estimatedWaitSeconds ${JSON.stringify(body.estimatedWaitSeconds)}`;
-    }
-  }
-  return undefined;
-}
-
-/** `429 RATE_LIMITED` or `503 UNAVAILABLE` with `retry-after`: nothing happened, send it again later. */
-function retryLater(answer: Answer): boolean {
-  const code = errorCode(answer.body);
-  return (
-    (answer.status === 429 && code === ErrorCode.RateLimited) ||
-    (answer.status === 503 && code === ErrorCode.Unavailable)
-  );
-}
-
-function retryDelayMs(answer: Answer): number {
-  const seconds = answer.retryAfterSeconds;
-  return seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
-}
+// --- Reading answers: room-answers.ts ------------------------------------------------------------
 
 function unexpected(buyer: RoomBuyer, step: StepKind, answer: Answer, why?: string): RoomEvent {
   const code = errorCode(answer.body);
@@ -273,30 +211,6 @@ function unexpected(buyer: RoomBuyer, step: StepKind, answer: Answer, why?: stri
   buyer.broken = `${step}: ${message}`;
   buyer.next = undefined;
   return { kind: 'unexpected', endpoint: ENDPOINT_OF[step], status: answer.status, code, message };
-}
-
-/** A purchase answer against docs/api.md, as lib/api.ts's classifyPurchase reads a k6 response. */
-export function purchaseOutcome(answer: Answer, plan: RoomPlan): PurchaseOutcome {
-  const code = errorCode(answer.body);
-  const body = answer.body;
-  if (answer.status === plan.purchaseStatus) {
-    if (isObject(body) && typeof body.orderNo === 'string' && body.orderNo !== '') {
-      return { kind: 'accepted', orderNo: body.orderNo, status: answer.status };
-    }
-    return { kind: 'unexpected', status: answer.status, code, message: 'the body has no orderNo' };
-  }
-  if (answer.status === 410 && code === ErrorCode.SoldOut) return { kind: 'sold_out', status: 410 };
-  if (answer.status === 409 && code === ErrorCode.LimitReached) return { kind: 'limit_reached', status: 409 };
-  if (answer.status === 409 && code === ErrorCode.SaleNotStarted) return { kind: 'not_started', status: 409 };
-  if (retryLater(answer)) {
-    return {
-      kind: 'retry_later',
-      status: answer.status as 429 | 503,
-      code,
-      retryAfterSeconds: retryDelayMs(answer) / 1000,
-    };
-  }
-  return { kind: 'unexpected', status: answer.status, code, message: `HTTP ${answer.status} ${code}`.trim() };
 }
 
 // --- The machine ---------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 // import), so waiting-room.spec.ts renders a recorded run's report with it.
 import type { ReportOptions, SampledChart } from './report.ts';
 import type { LatencyBound } from './verdict.ts';
-import { roomCorrectnessNotes, roomFiguresFromSummary, roomOrderNote } from './waiting-room.ts';
+import { roomCorrectnessNotes, roomOrderNote } from './room-words.ts';
+import { roomFiguresFromSummary } from './waiting-room.ts';
 
 /** The room's Correctness thresholds: always built, so a failure always makes k6 exit 99. */
 export const ROOM_CORRECTNESS_THRESHOLDS: Record<string, string[]> = {

@@ -8,7 +8,8 @@
 //                room, its fairness too: "Fairness" there). Gates by default; with LATENCY_GATE=off its
 //                thresholds are built as `>=0` (never crossed) and the verdict is only reported.
 import { count, fmt, fmtMs, stat } from './summary-data.ts';
-import { roomCorrectnessFact, roomFiguresFromSummary } from './waiting-room.ts';
+import { roomCorrectnessFact } from './room-words.ts';
+import { roomFiguresFromSummary } from './waiting-room.ts';
 
 /**
  * Metrics whose thresholds are about speed (and the waiting room's fairness): they make the Latency

@@ -9,19 +9,19 @@ import { buildHtmlReport } from './report-html.ts';
 import { buildReport, type ReportOptions } from './report.ts';
 import { ROOM_CORRECTNESS_THRESHOLDS, roomFairnessBounds, roomReport } from './room-report.ts';
 import { verdicts } from './verdict.ts';
+import { judgeRoom, type RoomAudit } from './room-verdict.ts';
+import { roomLines } from './room-words.ts';
 import type { Answer, RoomBuyer, RoomPlan } from './room-buyer.ts';
-import { advance, arrive, requestFor, tamper, ticketProblem } from './room-buyer.ts';
+import { advance, arrive, requestFor, tamper } from './room-buyer.ts';
+import { ticketProblem } from './room-answers.ts';
 import {
   admissionInversions,
   etaErrorOf,
   etaPointErrorOf,
-  judgeRoom,
   percentile,
   ROOM_FIGURE_KEYS,
-  type RoomAudit,
   roomFigures,
   roomFiguresFromSummary,
-  roomLines,
   roomMetric,
   sellOutInstant,
   soldOutNotices,
@@ -167,7 +167,7 @@ function fairRun(shape: RoomShape = SHAPE): RoomBuyer[] {
 const copy = (buyers: RoomBuyer[]): RoomBuyer[] => JSON.parse(JSON.stringify(buyers)) as RoomBuyer[];
 const AUDIT: RoomAudit = {
   ok: true,
-  oversold: 0,
+  oversoldPeak: 0,
   duplicateOrders: 0,
   lostReservations: 0,
   held: SHAPE.stock,
@@ -347,7 +347,7 @@ describe('altered copies of the healthy run must fail', () => {
 
   it('an oversold audit, a slow purchase', () => {
     const f = roomFigures(healthy, SHAPE.stock, SHAPE.opensAt);
-    expect(judgeRoom(f, { ...AUDIT, oversold: 3, ok: false }, BOUNDS).correctness.reason).toMatch(
+    expect(judgeRoom(f, { ...AUDIT, oversoldPeak: 3, ok: false }, BOUNDS).correctness.reason).toMatch(
       /^OVERSOLD 3 unit\(s\); audit not clean/,
     );
     expect(judgeRoom(f, AUDIT, { purchaseP95Ms: 4 }).fairness.reason).toBe('purchase p95 5 ms ≥ 4 ms');

@@ -22,8 +22,8 @@ export function verdicts(t, audits, stock, latencyBounds, { unsafeAllowed = [] }
   const facts = [];
   for (const [label, audit] of audits) {
     if (unsafeAllowed.includes(label)) continue;
-    if (audit.oversold > 0)
-      facts.push(`OVERSOLD ${audit.oversold} unit(s) [${label}]: held ${audit.held} of a stock of ${audit.stock}`);
+    if (audit.oversoldPeak > 0)
+      facts.push(`OVERSOLD ${audit.oversoldPeak} unit(s) [${label}]: held ${audit.held} of a stock of ${audit.stock}`);
     if (!audit.ok) facts.push(`audit not clean [${label}]`);
   }
   if (stock !== undefined && t.accepted > stock) facts.push(`accepted ${t.accepted}, expected <=${stock}`);
