@@ -7,6 +7,7 @@ export * from './sale-keys';
 export * from './reservation-record';
 export * from './reservation-scripts';
 export * from './sale-redis.repository';
+export * from './drift-board';
 export * from './sale-locks';
 export * from './sale-activity';
 export * from './handoff-stream';

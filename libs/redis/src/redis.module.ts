@@ -15,6 +15,7 @@ import { ReservationScripts } from './reservation-scripts';
 import { SaleActivity } from './sale-activity';
 import { KeyBuilder } from './sale-keys';
 import { SaleLocks } from './sale-locks';
+import { DriftBoard } from './drift-board';
 import { SaleRedisRepository } from './sale-redis.repository';
 import { StockReturnSubscription } from './stock-return-subscription';
 import { WaitingRoomScripts } from './waiting-room-scripts';
@@ -51,6 +52,7 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
 const REPOSITORIES = [
   ReservationScripts,
   SaleRedisRepository,
+  DriftBoard,
   SaleActivity,
   HandoffStream,
   RateLimiterStore,

@@ -321,22 +321,6 @@ export class SaleRedisRepository {
     }
   }
 
-  /** Published by the reconciliation job: saleId -> drift. */
-  async publishDrift(drifts: ReadonlyMap<string, number>): Promise<void> {
-    if (drifts.size === 0) return;
-    await this.client.hset(this.keys.reconciliation, Object.fromEntries(drifts));
-  }
-
-  /** Every sale's last published drift (saleId -> units). */
-  async reconciledDrifts(): Promise<Record<string, string>> {
-    return this.client.hgetall(this.keys.reconciliation);
-  }
-
-  async lastReconciledDrift(saleId: string): Promise<number | undefined> {
-    const value = await this.client.hget(this.keys.reconciliation, saleId);
-    return value === null ? undefined : Number(value);
-  }
-
   /** Forget everything Redis knows about a sale (a brand-new sale must not inherit stale keys). */
   async reset(sale: SaleLayout): Promise<void> {
     for (const bucket of bucketsOf(sale)) await this.client.del(...this.keys.bucket(bucket).all());

@@ -9,7 +9,7 @@ import {
   unappliedGiveBackUnits,
 } from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { DriftBoard, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 
@@ -53,6 +53,7 @@ export class AuditService {
     private readonly saleBooks: SaleBooksRepository,
     private readonly orderQueries: OrderQueryRepository,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly drifts: DriftBoard,
     private readonly leaseRepository: StockLeaseRepository,
   ) {}
 
@@ -68,7 +69,7 @@ export class AuditService {
     ]);
     if (!mysql) throw new Error(`Sale ${sale.id} vanished from MySQL`);
     const [snapshot, lastDrift] = redisBacked
-      ? await Promise.all([this.saleRedis.snapshot(sale), this.saleRedis.lastReconciledDrift(sale.id)])
+      ? await Promise.all([this.saleRedis.snapshot(sale), this.drifts.of(sale.id)])
       : [undefined, undefined];
     // An ended sale whose Redis keys expired (retention) is MySQL's alone: nothing is left to compare.
     const retiredFromRedis = snapshot !== undefined && !snapshot.loaded && sale.endsAt <= new Date();

@@ -1,6 +1,6 @@
 import { DatabaseHealth, SaleBooksRepository, SaleLayouts, SaleRepository, StockLeaseRepository } from '@flash-sale/db';
 import { DomainError, errorMessage, oversoldPeakUnits, oversoldUnits } from '@flash-sale/domain';
-import { RedisConnection, SaleActivity, SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
+import { DriftBoard, RedisConnection, SaleActivity, SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
@@ -95,6 +95,7 @@ export class MetricsService {
     leaseRepository: StockLeaseRepository,
     activity: SaleActivity,
     saleRedis: SaleRedisRepository,
+    drifts: DriftBoard,
     layouts: SaleLayouts,
     saleBooks: SaleBooksRepository,
     redis: RedisConnection,
@@ -194,7 +195,7 @@ export class MetricsService {
         what: 'Stock drift',
       },
       async (stockDrift) => {
-        for (const [sale, drift] of Object.entries(await saleRedis.reconciledDrifts())) {
+        for (const [sale, drift] of Object.entries(await drifts.all())) {
           if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
         }
       },

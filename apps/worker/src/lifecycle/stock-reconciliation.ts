@@ -11,6 +11,7 @@ import {
   buyerBucket,
   ReservationScripts,
   SaleActivity,
+  DriftBoard,
   SaleRedisRepository,
   type SaleRedisSnapshot,
 } from '@flash-sale/redis';
@@ -66,6 +67,7 @@ export class StockReconciliation {
   constructor(
     private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly drifts: DriftBoard,
     private readonly scripts: ReservationScripts,
     private readonly leaseRepository: StockLeaseRepository,
     private readonly leases: StockLeases,
@@ -132,7 +134,7 @@ export class StockReconciliation {
       if (drift !== undefined) drifts.set(saleId, drift);
       if (drift) this.logger.warn(`Sale ${saleId}: Redis and MySQL drift by ${drift} unit(s)`);
     }
-    await this.saleRedis.publishDrift(drifts);
+    await this.drifts.publish(drifts);
     return { reconciled: saleIds.size, drifts };
   }
 
