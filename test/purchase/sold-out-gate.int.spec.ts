@@ -33,8 +33,10 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     keys = w.stack.api.get(KeyBuilder);
   });
 
+  // As a buyer sends it: a 503 + retry-after (the API re-verifying Redis after its connections dropped,
+  // slower on a busy machine) means nothing happened, and the same token is sent again.
   const buy = (saleId: string, guest: Guest, token: string, quantity?: number) =>
-    w.stack.client.call<Answer>('POST', `/api/sales/${saleId}/purchase`, {
+    w.stack.client.callRetryingAfter<Answer>('POST', `/api/sales/${saleId}/purchase`, {
       token: guest.token,
       json: quantity === undefined ? { token } : { token, quantity },
     });
