@@ -60,14 +60,24 @@ export class SaleStockRepository {
   }
 
   /**
-   * Applies `move` (libs/domain stock-moves.ts) if the row is still at `expectedVersion`. The caller computed
+   * Applies `move` (libs/domain stock-moves.ts) if the row is still at `expectedVersion`, raising the
+   * recorded oversell peak to `oversoldPeak` where that is higher. The caller computed
    * it from the row it read at that version, so no column can go below zero.
    */
-  async move(manager: EntityManager, saleId: string, expectedVersion: number, move: StockMove): Promise<boolean> {
+  async move(
+    manager: EntityManager,
+    saleId: string,
+    expectedVersion: number,
+    move: StockMove,
+    oversoldPeak = 0,
+  ): Promise<boolean> {
+    // The peak only where one is given (a give-back of an oversold sale): every other move, the purchase
+    // path's included, runs the statement it always ran.
+    const peak = oversoldPeak > 0 ? ', oversold_peak = GREATEST(oversold_peak, ?)' : '';
     const result = (await manager.query(
-      `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, version = version + 1
+      `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, version = version + 1${peak}
         WHERE id = ? AND version = ?`,
-      [move.available, move.leased, move.inDoubt, saleId, expectedVersion],
+      [move.available, move.leased, move.inDoubt, ...(oversoldPeak > 0 ? [oversoldPeak] : []), saleId, expectedVersion],
     )) as { affectedRows: number };
     return result.affectedRows === 1;
   }
@@ -81,16 +91,8 @@ export class SaleStockRepository {
     // held plus what they give back. The one moment an oversell can leave the books is just before this,
     // so the peak is recorded here (read before the hot row's lock is taken, never under it).
     const heldBefore = (await this.heldUnits(manager, saleId)) + units;
-    const oversoldBefore = heldBefore - sale.stock;
-    const move = returnedUnitsMove(sale, units);
-    if (oversoldBefore <= 0) return this.move(manager, saleId, sale.version, move);
-    const result = (await manager.query(
-      `UPDATE sales SET available = available + ?, leased = leased + ?, in_doubt = in_doubt + ?, version = version + 1,
-              oversold_peak = GREATEST(oversold_peak, ?)
-        WHERE id = ? AND version = ?`,
-      [move.available, move.leased, move.inDoubt, oversoldBefore, saleId, sale.version],
-    )) as { affectedRows: number };
-    return result.affectedRows === 1;
+    const oversoldBefore = Math.max(0, heldBefore - sale.stock);
+    return this.move(manager, saleId, sale.version, returnedUnitsMove(sale, units), oversoldBefore);
   }
 
   /** Units the sale's PENDING_PAYMENT and PAID orders hold (from the orders' index by sale and status). */

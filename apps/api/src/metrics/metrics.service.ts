@@ -1,4 +1,12 @@
-import { DatabaseHealth, SaleBooksRepository, SaleLayouts, SaleRepository, StockLeaseRepository } from '@flash-sale/db';
+import {
+  DatabaseHealth,
+  SaleBooksRepository,
+  type SaleHolding,
+  SaleLayouts,
+  SaleRepository,
+  StockLeaseRepository,
+} from '@flash-sale/db';
+import { singleFlight } from '@flash-sale/stock';
 import { DomainError, errorMessage, oversoldPeakUnits, oversoldUnits } from '@flash-sale/domain';
 import { DriftBoard, RedisConnection, SaleActivity, SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
@@ -125,6 +133,12 @@ export class MetricsService {
       },
     );
 
+    // The oversold series and its peak read the same holdings: one query per scrape, shared while it runs.
+    const holdingsInFlight = new Map<string, Promise<SaleHolding[]>>();
+    const recentHoldings = () =>
+      singleFlight(holdingsInFlight, 'recent', () =>
+        saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS)),
+      );
     this.scrapedGauge(
       {
         name: 'flash_sale_oversold_units',
@@ -136,7 +150,7 @@ export class MetricsService {
         what: 'Oversold units',
       },
       async (oversold) => {
-        for (const sale of await saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS))) {
+        for (const sale of await recentHoldings()) {
           oversold.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldUnits(sale));
         }
       },
@@ -153,7 +167,7 @@ export class MetricsService {
         what: 'Oversold peak',
       },
       async (peak) => {
-        const sales = await saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS));
+        const sales = await recentHoldings();
         for (const sale of sales) peak.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldPeakUnits(sale));
         // An oversell held by paid orders is never given back: recorded here, it outlives the sale's window.
         await saleBooks.recordOversoldPeaks(
