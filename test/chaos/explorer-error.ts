@@ -1,4 +1,5 @@
 import { renameSync, rmSync } from 'node:fs';
+import { withDeadline as deadline } from '../../apps/api/src/common/deadline';
 
 /**
  * A failure of the explorer's own machinery — a folder it cannot remove, a process it cannot start, a
@@ -46,21 +47,13 @@ export function removeFolder(dir: string): void {
 export class DeadlinePassed extends ExplorerError {}
 
 /**
- * `work`, or an ExplorerError once `ms` have passed without it settling. The explorer's watchdog: a run
- * or a recovery that hangs (a process that never answers, a socket nobody closes) ends the exploration
- * with an explorer error instead of holding it until the budget's owner gives up. The work itself is
- * not cancelled; the caller stops the cluster, which ends it.
+ * `work`, or a DeadlinePassed once `ms` have passed without it settling (the API's `withDeadline`). The
+ * explorer's watchdog: a run or a recovery that hangs (a process that never answers, a socket nobody
+ * closes) ends the exploration with an explorer error instead of holding it until the budget's owner gives
+ * up. The work itself is not cancelled; the caller stops the cluster, which ends it.
  */
-export async function withDeadline<T>(work: Promise<T>, ms: number, doing: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlinePassed(`${doing} did not finish in ${Math.round(ms / 1000)} s`)), ms);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function withDeadline<T>(work: Promise<T>, ms: number, doing: string): Promise<T> {
+  return deadline(work, ms, doing, () => new DeadlinePassed(`${doing} did not finish in ${Math.round(ms / 1000)} s`));
 }
 
 /**
