@@ -8,13 +8,23 @@ import { createTestEnv, type TestEnv } from '../support/test-env';
 
 /** Longer than ioredis's largest delay between two reconnection attempts (2 s). */
 const RECONNECT_WATCH_MS = 3_000;
+/** A shutdown that takes longer is one that waits for Redis to come back. */
+const CLOSE_WITHIN_MS = 10_000;
+
+const clientsOf = (app: INestApplicationContext) =>
+  [REDIS_CLIENT, QUEUE_CONNECTION].map((token) => app.get<RedisClient>(token, { strict: false }));
 
 /**
  * An API and a worker shut down while their Redis is gone (killed, never back): the shutdown finishes,
  * and none of their Redis clients goes on reconnecting afterwards — whose timers would keep the process
- * alive after it should have exited.
+ * alive after it should have exited. Whether the apps have noticed the loss when the shutdown begins
+ * (their clients reconnecting) or not yet (a shutdown that began as Redis went away: a graceful close
+ * whose QUIT and jobs can then never finish).
  */
-describe('shutting down while Redis is gone (a private redis-server, killed)', () => {
+describe.each([
+  ['after the apps have noticed', true],
+  ['as the shutdown begins', false],
+])('shutting down while Redis is gone (a private redis-server, killed %s)', (_when, noticedFirst) => {
   let redis: PrivateRedisServer;
   let testEnv: TestEnv;
   let stack: RunningStack;
@@ -33,26 +43,25 @@ describe('shutting down while Redis is gone (a private redis-server, killed)', (
 
   it('the API and the worker close, and none of their Redis clients reconnects afterwards', async () => {
     const worker = stack.worker!;
-    const clientsOf = (app: INestApplicationContext) =>
-      [REDIS_CLIENT, QUEUE_CONNECTION].map((token) => app.get<RedisClient>(token, { strict: false }));
     const clients = [...clientsOf(stack.api), ...clientsOf(worker)];
     await redis.kill();
-    await waitFor(
-      'every client to lose its connection',
-      async () => clients.map((client) => client.status),
-      (statuses) => statuses.every((status) => status !== 'ready'),
-      10_000,
-    );
-
-    // Commands waiting for Redis to come back, as the apps' own would be: a QUIT queued behind them is
-    // never sent.
-    for (const client of clients) client.ping().catch(() => undefined);
+    if (noticedFirst) {
+      await waitFor(
+        'every client to lose its connection',
+        async () => clients.map((client) => client.status),
+        (statuses) => statuses.every((status) => status !== 'ready'),
+        10_000,
+      );
+      // Commands waiting for Redis to come back, as the apps' own would be: a QUIT queued behind them is
+      // never sent.
+      for (const client of clients) client.ping().catch(() => undefined);
+    }
 
     // The worker's jobs cannot finish without Redis: its BullMQ workers must not wait for them, nor for a
     // QUIT that Redis will never answer.
     const closed = await Promise.race([
       Promise.all([stack.api.close(), worker.close()]).then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_WITHIN_MS).unref()),
     ]);
     expect(closed).toBe(true);
 

@@ -42,19 +42,54 @@ export class QueueWorkers {
     private readonly prefix: string,
   ) {}
 
-  start(name: QueueName, processor: Processor, options: Omit<WorkerOptions, 'connection' | 'prefix'>): Worker {
-    return new Worker(name, processor, { ...options, connection: this.connection, prefix: this.prefix });
+  /**
+   * A worker, its errors reported to `onError`, once its connections are open: BullMQ opens a worker's
+   * blocking connection in the background and, should the worker close before that ends (Redis lost just
+   * after the start), reports the failure to listeners its close has removed — an unhandled error.
+   */
+  async start(
+    name: QueueName,
+    processor: Processor,
+    options: Omit<WorkerOptions, 'connection' | 'prefix'>,
+    onError: (error: Error) => void,
+  ): Promise<Worker> {
+    const worker = new Worker(name, processor, { ...options, connection: this.connection, prefix: this.prefix });
+    worker.on('error', onError);
+    await worker.waitUntilReady();
+    return worker;
   }
 
   /**
    * Stops a worker: it takes no new job and, while Redis answers, lets its active jobs finish. While Redis
    * is away none of them could finish (a job's outcome is written to Redis): they are left to BullMQ's
    * stall recovery and the worker's connections are dropped at once, rather than a QUIT waiting for a
-   * Redis that may never come back.
+   * Redis that may never come back. Redis lost while the graceful close runs (a shutdown that began as
+   * Redis went away) is the same case: the close stops waiting, and the worker's blocking connection is
+   * dropped; what it still waits for fails when the app's connection closes (QueueModule).
    */
-  close(worker: Worker): Promise<void> {
-    return worker.close(this.connection.status !== 'ready');
+  async close(worker: Worker): Promise<void> {
+    if (this.connection.status !== 'ready') return worker.close(true);
+    let onLost = (): void => undefined;
+    const lost = new Promise<'lost'>((resolve) => (onLost = () => resolve('lost')));
+    this.connection.once('close', onLost);
+    const closing = worker.close(false);
+    try {
+      if ((await Promise.race([closing, lost])) !== 'lost') return;
+      closing.catch(() => undefined);
+      await dropBlockingConnection(worker);
+    } finally {
+      this.connection.off('close', onLost);
+    }
   }
+}
+
+/**
+ * A worker's blocking connection is its own (BullMQ duplicates the one it is given) and BullMQ keeps it
+ * private; its QUIT would wait in the offline queue of a client that reconnects for ever.
+ */
+async function dropBlockingConnection(worker: Worker): Promise<void> {
+  const { blockingConnection } = worker as unknown as { blockingConnection?: { client: Promise<RedisClient> } };
+  (await blockingConnection?.client)?.disconnect();
 }
 
 /** BullMQ for a whole app: one connection, the product's queues, and (for consumers) their workers. */

@@ -68,10 +68,12 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
       );
     });
     this.reconcileEverySaleAfterReconnects();
-    this.worker = this.workers.start(QueueName.OrderLifecycle, processorOf(QueueName.OrderLifecycle, this.handlers), {
-      concurrency: 16,
-    });
-    this.worker.on('error', (error) => this.logger.error(`Lifecycle worker error: ${error.message}`));
+    this.worker = await this.workers.start(
+      QueueName.OrderLifecycle,
+      processorOf(QueueName.OrderLifecycle, this.handlers),
+      { concurrency: 16 },
+      (error) => this.logger.error(`Lifecycle worker error: ${error.message}`),
+    );
   }
 
   /**

@@ -19,11 +19,11 @@ describe('WriteOrdersProcessor', () => {
   let drain: { drain: jest.Mock };
   let woken: unknown[][];
 
-  beforeEach(() => {
+  beforeEach(async () => {
     drain = { drain: jest.fn(async () => DRAINED) };
     woken = [];
     const workers = {
-      start: (name: QueueName, started: Processor, startedWith: object) => {
+      start: async (name: QueueName, started: Processor, startedWith: object) => {
         expect(name).toBe(QueueName.Orders);
         processor = started;
         options = startedWith;
@@ -31,7 +31,7 @@ describe('WriteOrdersProcessor', () => {
       },
     };
     const ordersQueue = { wakeWriters: async (buckets: readonly unknown[]) => void woken.push([...buckets]) };
-    new WriteOrdersProcessor(
+    await new WriteOrdersProcessor(
       drain as unknown as HandoffDrain,
       ordersQueue as unknown as OrdersQueue,
       workers as unknown as QueueWorkers,

@@ -38,18 +38,22 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
     @InjectAppConfig() private readonly config: AppConfig,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     const { worker: config } = this.config;
-    this.worker = this.workers.start(QueueName.Orders, processorOf(QueueName.Orders, this.handlers), {
-      // Sales written at once (one job per sale: its stream is written by one worker at a time).
-      concurrency: config.concurrency,
-      // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
-      // jobs are found stalled (checked twice as often) and run again elsewhere, where the entries it
-      // held are taken over. Short: a sale waits for its one job, so a dead lock stalls the whole sale.
-      lockDuration: config.lockDurationMs,
-      stalledInterval: Math.ceil(config.lockDurationMs / 2),
-    });
-    this.worker.on('error', (error) => this.logger.error(`Worker error: ${error.message}`));
+    this.worker = await this.workers.start(
+      QueueName.Orders,
+      processorOf(QueueName.Orders, this.handlers),
+      {
+        // Sales written at once (one job per sale: its stream is written by one worker at a time).
+        concurrency: config.concurrency,
+        // A worker that dies (SIGKILL, OOM) stops renewing its locks; after lockDuration its active
+        // jobs are found stalled (checked twice as often) and run again elsewhere, where the entries it
+        // held are taken over. Short: a sale waits for its one job, so a dead lock stalls the whole sale.
+        lockDuration: config.lockDurationMs,
+        stalledInterval: Math.ceil(config.lockDurationMs / 2),
+      },
+      (error) => this.logger.error(`Worker error: ${error.message}`),
+    );
     this.worker.on('failed', (job, error) =>
       this.logger.warn(`Job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`),
     );
