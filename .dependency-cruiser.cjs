@@ -3,8 +3,9 @@
  * - no cycles between the folders of an app or a library: each folder is a feature (a Nest module)
  *   or a layer, and features depend on each other one way only;
  * - no cycles between files either;
- * - each strategy's folder (apps/api/src/purchase/strategies/) stands alone (docs/architecture.md
- *   "Strategies");
+ * - each strategy's folder (apps/api/src/purchase/strategies/) stands alone, and only the registry
+ *   (strategies/stock-strategies.ts) reaches into one: the shared path asks a strategy through
+ *   StockStrategy's hooks (docs/architecture.md "Strategies");
  * - the dependency rule of docs/architecture.md "Parts": libs/domain uses only libs/contract and ulid;
  *   libs/db and libs/redis know nothing of each other nor of libs/stock, which spans both through them
  *   (no TypeORM, mysql2 or ioredis of its own); libs never import apps.
@@ -32,6 +33,14 @@ module.exports = {
       from: { path: `${STRATEGIES}${strategy}/` },
       to: { path: `${STRATEGIES}[^/]+/`, pathNot: `${STRATEGIES}(${strategy}|${reused}|mysql)/` },
     })),
+    {
+      name: 'strategies-behind-the-registry',
+      comment:
+        "The shared purchase path, the demo and the rest of the app know a strategy only through StockStrategies and StockStrategy's hooks: a file outside the strategies' folders importing one of them names a strategy.",
+      severity: 'error',
+      from: { path: '^apps/api/src/', pathNot: `${STRATEGIES}` },
+      to: { path: `${STRATEGIES}[^/]+/` },
+    },
     {
       name: 'no-folder-cycles',
       comment: 'Folders depend on each other one way only: move the shared piece down, or the route to its owner.',

@@ -3,6 +3,29 @@ import nx from '@nx/eslint-plugin';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import { readFileSync } from 'node:fs';
+
+/**
+ * The strategies' names, read from the contract's one table of them (libs/contract/src/sale.ts): outside
+ * that table and the strategies' own folders, code asks a strategy's hooks or its traits, never its name.
+ */
+const STRATEGY_NAMES = [
+  ...readFileSync(new URL('libs/contract/src/sale.ts', import.meta.url), 'utf8')
+    .split('const STRATEGY_TABLE = {')[1]
+    .split('} as const')[0]
+    .matchAll(/^ {2}'([a-z0-9-]+)': \{$/gm),
+].map(([, name]) => name);
+if (STRATEGY_NAMES.length === 0)
+  throw new Error('eslint.config.mjs: no strategy table found in libs/contract/src/sale.ts');
+const NO_STRATEGY_NAME = {
+  selector: `Literal[value=/^(${STRATEGY_NAMES.join('|')})$/]`,
+  message:
+    "A strategy's name lives in the contract's table and its own folder: ask StockStrategies for its hooks, or the table for its traits.",
+};
+const NO_RAW_SQL = {
+  selector: "CallExpression[callee.property.name='query']",
+  message: 'Raw SQL lives in a repository of libs/db.',
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.data/**', '.nx/**', 'coverage/**', 'load-tests/**/*.js'] },
@@ -79,14 +102,19 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.property.name='query']",
-          message: 'Raw SQL lives in a repository of libs/db.',
-        },
-      ],
+      'no-restricted-syntax': ['error', NO_RAW_SQL, NO_STRATEGY_NAME],
     },
+  },
+  {
+    // The strategies themselves may name themselves (and redis-lua's fallback the strategy it sells as).
+    files: ['apps/api/src/purchase/strategies/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_RAW_SQL] },
+  },
+  {
+    files: ['libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/contract/**'],
+    rules: { 'no-restricted-syntax': ['error', NO_STRATEGY_NAME] },
   },
   {
     // Tests may use the shared test support in test/support (real-service fixtures), which is not a project.

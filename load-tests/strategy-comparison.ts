@@ -27,8 +27,8 @@ import exec from 'k6/execution';
 import type { Options, Scenario, Threshold } from 'k6/options';
 import { Api } from './lib/api.ts';
 import { type AuditExpectations, signInAdmin } from './lib/audit.ts';
-import { LOCK_STRATEGIES } from '../libs/contract/src/demo-run.ts';
 import {
+  LOCK_STRATEGIES,
   SALE_DEFAULTS,
   SALE_LIMITS,
   SALE_STRATEGIES,

@@ -8,7 +8,11 @@
 //                                             # default pauses one: without it redis-lock-unfenced never oversells)
 //   npm run demo -- --strategies db-optimistic,db-segmented
 //   DEMO_URL=http://host:3000 ADMIN_PASSWORD=… npm run demo
+import { createRequire } from 'node:module';
 import { parseCommandLine } from './lib/cli.mjs';
+
+/** The contract's tables, built by `npm start` (or `npx tsc -b`): the demo names strategies as the console does. */
+const { UNSAFE_STRATEGIES } = createRequire(import.meta.url)('@flash-sale/contract');
 
 const USAGE = `Usage: npm run demo -- [options]
   --stock N                 units per strategy's sale (50)
@@ -67,12 +71,9 @@ function table(rows) {
     .join('\n');
 }
 
-/** The strategies that exist to oversell (libs/contract UNSAFE_STRATEGIES). */
-const UNSAFE = ['naive-unsafe', 'redis-lock-unfenced'];
-
 const show = (value, suffix = '') => (value === null || value === undefined ? '—' : `${value}${suffix}`);
 /** Every line fits 80 columns: the strategy names carry a mark, explained under the table. */
-const named = (strategy) => (UNSAFE.includes(strategy) ? `${strategy}*` : strategy);
+const named = (strategy) => (UNSAFE_STRATEGIES.includes(strategy) ? `${strategy}*` : strategy);
 
 /**
  * Progress on one line that rewrites itself on a terminal; elsewhere (a log, a pipe) one line as each
@@ -147,13 +148,13 @@ console.log(
   ]),
 );
 console.log('');
-if (run.results.some((r) => UNSAFE.includes(r.strategy))) {
+if (run.results.some((r) => UNSAFE_STRATEGIES.includes(r.strategy))) {
   console.log('* UNSAFE: exists to show an oversell (naive-unsafe: no guard at all;');
   console.log('  redis-lock-unfenced: trusts a lock its paused holder has lost).');
 }
 for (const r of run.results.filter((r) => r.error)) console.log(`${r.strategy} failed: ${r.error}`);
-const safeOversold = run.results.filter((r) => !UNSAFE.includes(r.strategy) && r.oversold !== 0);
-for (const unsafe of run.results.filter((r) => UNSAFE.includes(r.strategy) && r.oversold > 0)) {
+const safeOversold = run.results.filter((r) => !UNSAFE_STRATEGIES.includes(r.strategy) && r.oversold !== 0);
+for (const unsafe of run.results.filter((r) => UNSAFE_STRATEGIES.includes(r.strategy) && r.oversold > 0)) {
   console.log(`${unsafe.strategy} promised ${unsafe.oversold} unit(s) that do not exist.`);
 }
 if (run.results.some((r) => r.retried > 0 || r.errors > 0)) {

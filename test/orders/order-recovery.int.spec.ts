@@ -62,7 +62,7 @@ describe('order recovery and reconciliation (real API, worker, MariaDB, Redis)',
     expect(await countRows(w.db, `SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?, ?, ?, ?)`, orphans)).toBe(4);
     await waitFor(
       'the stream emptied',
-      () => w.saleRedis.handoffBacklog(sale),
+      () => w.handoff.backlog(sale),
       (n) => n === 0,
     );
     expect(await w.stack.worker!.get(HandoffSweep).run()).toBe(0); // nothing left to wake a writer for

@@ -167,10 +167,10 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
   });
 
   it('every hand-off is written exactly once after MariaDB comes back', async () => {
-    const { scripts, saleRedis } = access;
+    const { scripts, saleRedis, handoff } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 3000);
-    expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(3000);
+    expect(await handoff.backlog(singleBucketSale(saleId))).toBe(3000);
 
     worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
     const queue = worker.get(OrdersQueue).queue;
@@ -181,15 +181,15 @@ describe('the hand-off when MariaDB stops for 10 s mid-drain (private MariaDB, r
     await waitFor('the first orders', rows, (n) => n > 0, 30_000);
 
     await mariadb.stop();
-    const backlogWhileDown = await saleRedis.handoffBacklog(singleBucketSale(saleId));
+    const backlogWhileDown = await handoff.backlog(singleBucketSale(saleId));
     expect(backlogWhileDown).toBeGreaterThan(0); // the stop landed mid-drain
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     // Ten seconds without MySQL: nothing was dropped from the hand-off meanwhile.
-    expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(backlogWhileDown);
+    expect(await handoff.backlog(singleBucketSale(saleId))).toBe(backlogWhileDown);
     await mariadb.start();
 
     await waitFor('all 3,000 orders', rows, (n) => n >= 3000, 90_000);
-    await expectEveryOrderWrittenOnce(db, saleRedis, saleId, orders);
+    await expectEveryOrderWrittenOnce(db, handoff, saleId, orders);
     expect(await countRows(db, 'SELECT leased AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
   }, 180_000);
 });

@@ -104,14 +104,14 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
   });
 
   it('restarted, it ends with 1,000 orders, each exactly once', async () => {
-    const { keys, scripts, saleRedis } = access;
+    const { keys, scripts, saleRedis, handoff } = access;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
-    expect(await saleRedis.handoffBacklog(singleBucketSale(saleId))).toBe(1000);
+    expect(await handoff.backlog(singleBucketSale(saleId))).toBe(1000);
     const job = writeOrdersJob(singleBucketSale(saleId), testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
-    const handoff = keys.sale(saleId).handoff;
-    const unacknowledged = async () => Number(((await access.redis.xpending(handoff, HANDOFF_GROUP)) as [number])[0]);
+    const streamKey = keys.sale(saleId).handoff;
+    const unacknowledged = async () => Number(((await access.redis.xpending(streamKey, HANDOFF_GROUP)) as [number])[0]);
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
 
     const first = startWorker(testEnv.env);
@@ -133,7 +133,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
       30_000,
     );
 
-    await expectEveryOrderWrittenOnce(db, saleRedis, saleId, orders);
+    await expectEveryOrderWrittenOnce(db, handoff, saleId, orders);
     expect(await unacknowledged()).toBe(0);
     expect(await countRows(db, 'SELECT available AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
     expect((await queue.getJobCounts('failed'))['failed']).toBe(0);

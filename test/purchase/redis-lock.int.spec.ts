@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SaleStockRepository, StrategyPurchaseRepository } from '@flash-sale/db';
 import { createRedisClient, KeyBuilder, type RedisClient, SaleLocks } from '@flash-sale/redis';
-import type { Audit, DemoRunReport, LockHolderPauseArmed } from '@flash-sale/contract';
+import {
+  type Audit,
+  type DemoRunReport,
+  LOCK_STRATEGIES,
+  type LockHolderPauseArmed,
+  SALE_STRATEGIES,
+} from '@flash-sale/contract';
 import type { DataSource } from 'typeorm';
 import { exited } from '../support/child-process';
 import { countRows, waitFor } from '../support/fixtures';
@@ -338,6 +344,13 @@ describe('redis-lock: the lock, its fencing token, a paused and a crashed holder
     expect((await arm(luaSale.id)).status).toBe(400); // no lock to hold
     expect((await arm('987654321')).status).toBe(404);
     expect((await arm(luaSale.id, (await stack.client.guest()).token)).status).toBe(403);
+    // The contract's lockHolder trait and the strategies' own pause hooks agree, for every strategy.
+    for (const strategy of SALE_STRATEGIES) {
+      const sale = await stack.client.createSale(admin, { strategy, purpose: 'load-test' });
+      const { status } = await arm(sale.id);
+      expect({ strategy, status }).toEqual({ strategy, status: LOCK_STRATEGIES.includes(strategy) ? 200 : 400 });
+      if (status === 200) await locks.disarmPause(sale.id);
+    }
 
     // Armed through one API instance, the pause goes to the next grant wherever it happens: here this
     // test's own client, as another instance would be.

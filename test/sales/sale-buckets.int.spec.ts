@@ -1,6 +1,13 @@
 import { SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
 import type { SaleLayout } from '@flash-sale/domain';
-import { bucketsOf, buyerBucket, KeyBuilder, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import {
+  bucketsOf,
+  buyerBucket,
+  HandoffStream,
+  KeyBuilder,
+  ReservationScripts,
+  SaleRedisRepository,
+} from '@flash-sale/redis';
 import { HandoffSweep } from '../../apps/worker/src/lifecycle/handoff-sweep';
 import { inBatches } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
@@ -68,6 +75,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
   it('sells every unit to the buyers of one bucket (the others give theirs back), then SOLD_OUT; books balance', async () => {
     const sale = await hotSaleOverThreeBuckets(30);
     const redisRepository = w.stack.worker!.get(SaleRedisRepository);
+    const handoff = w.stack.worker!.get(HandoffStream);
     // Every bucket was leased a share of what MySQL had left; the rest waits in MySQL.
     const leased = await redisRepository.balances(sale);
     expect(leased.every((balance) => balance! > 0 && balance! <= 10)).toBe(true);
@@ -95,7 +103,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
     expect(new Set(await redisRepository.giveBackKeys(sale))).toEqual(applied);
     await waitFor(
       'the streams written',
-      () => redisRepository.handoffBacklog(sale),
+      () => handoff.backlog(sale),
       (n) => n === 0,
     );
   });

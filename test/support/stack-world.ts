@@ -22,7 +22,7 @@ export interface StackWorld extends SaleRedisAccess {
   db: DataSource;
   /** The file's own redis-server, when asked for (`redis: 'private'`): tests may kill and restart it. */
   redisServer: PrivateRedisServer;
-  // `redis`, `keys`, `scripts`, `saleRedis` (SaleRedisAccess): the file's Redis, when asked for (`saleRedis: true`).
+  // `redis`, `keys`, `scripts`, `saleRedis`, `handoff` (SaleRedisAccess): the file's Redis, when asked for (`saleRedis: true`).
   /** The file's own Redis Cluster, when asked for (`redis: 'cluster'`). */
   cluster: LocalRedisCluster;
 }

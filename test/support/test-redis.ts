@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   createRedisClient,
+  HandoffStream,
   KeyBuilder,
   type RedisClient,
   type RedisConnectionConfig,
@@ -73,11 +74,18 @@ export interface SaleRedisAccess {
   keys: KeyBuilder;
   scripts: ReservationScripts;
   saleRedis: SaleRedisRepository;
+  handoff: HandoffStream;
 }
 
 /** Opens a client on the test's Redis with its key prefix, and the repositories the tests drive it with. */
 export function openSaleRedis(config: RedisConnectionConfig & { keyPrefix: string }): SaleRedisAccess {
   const redis = createRedisClient(config);
   const keys = new KeyBuilder(config.keyPrefix);
-  return { redis, keys, scripts: new ReservationScripts(redis, keys), saleRedis: new SaleRedisRepository(redis, keys) };
+  return {
+    redis,
+    keys,
+    scripts: new ReservationScripts(redis, keys),
+    saleRedis: new SaleRedisRepository(redis, keys),
+    handoff: new HandoffStream(redis, keys),
+  };
 }

@@ -1,16 +1,12 @@
-import { type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
+import { type HandoffStream, singleBucketSale } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 import { countRows, waitFor } from './fixtures';
 
 /** Waits until a one-bucket sale's hand-off stream is empty: every entry written and acknowledged. */
-export async function handOffDrained(
-  saleRedis: SaleRedisRepository,
-  saleId: string,
-  timeoutMs?: number,
-): Promise<void> {
+export async function handOffDrained(handoff: HandoffStream, saleId: string, timeoutMs?: number): Promise<void> {
   await waitFor(
     'the stream emptied',
-    () => saleRedis.handoffBacklog(singleBucketSale(saleId)),
+    () => handoff.backlog(singleBucketSale(saleId)),
     (n) => n === 0,
     timeoutMs,
   );
@@ -22,11 +18,11 @@ export async function handOffDrained(
  */
 export async function expectEveryOrderWrittenOnce(
   db: DataSource,
-  saleRedis: SaleRedisRepository,
+  handoff: HandoffStream,
   saleId: string,
   orders: readonly { orderNo: string }[],
 ): Promise<void> {
-  await handOffDrained(saleRedis, saleId, 30_000);
+  await handOffDrained(handoff, saleId, 30_000);
   const count = (where: string) => countRows(db, `SELECT ${where} AS n FROM orders WHERE sale_id = ?`, [saleId]);
   expect(await count('COUNT(*)')).toBe(orders.length);
   expect(await count('COUNT(DISTINCT order_no)')).toBe(orders.length);

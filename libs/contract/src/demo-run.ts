@@ -7,9 +7,6 @@ import type { SaleStrategy } from './sale';
  */
 export const DEMO_LIMITS = { maxStock: 500, maxBuyers: 2_000 } as const;
 
-/** The strategies a demonstration's `pauseLockHolder` applies to. */
-export const LOCK_STRATEGIES: readonly SaleStrategy[] = ['redis-lock', 'redis-lock-unfenced'];
-
 /** How long `POST /api/admin/sales/:id/pause-lock-holder` keeps its pause armed when no buyer takes it. */
 export const LOCK_HOLDER_PAUSE_ARMED_SECONDS = 600;
 

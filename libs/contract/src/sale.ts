@@ -1,77 +1,8 @@
 import type { WaitingRoomRequest, WaitingRoomSettings } from './waiting-room';
 
 /**
- * Every way a sale can sell (docs/architecture.md "Strategies"), in the order the admin console offers
- * them. Adding one: its name here and its entries in SALE_STRATEGY_DESCRIPTIONS and SALE_STRATEGY_STOCK,
- * then its folder in apps/api/src/purchase/strategies/ (the API does not compile until it has one).
- */
-export const SALE_STRATEGIES = [
-  'redis-lua',
-  'db-optimistic',
-  'db-segmented',
-  'db-pessimistic',
-  'db-batched',
-  'redis-lock',
-  'redis-lock-unfenced',
-  'naive-unsafe',
-] as const;
-export type SaleStrategy = (typeof SALE_STRATEGIES)[number];
-
-/** How a strategy sells, as the admin console says it; an unsafe one says why it oversells. */
-export interface SaleStrategyDescription {
-  label: string;
-  description: string;
-  /** Only for the UNSAFE_STRATEGIES: what makes it oversell, shown when it is chosen. */
-  unsafeWarning?: string;
-}
-
-export const SALE_STRATEGY_DESCRIPTIONS: Record<SaleStrategy, SaleStrategyDescription> = {
-  'redis-lua': {
-    label: 'redis-lua (recommended)',
-    description:
-      'Reserves each unit atomically in Redis with a Lua script; orders reach MySQL through a queue. Fastest, never oversells.',
-  },
-  'db-optimistic': {
-    label: 'db-optimistic',
-    description: 'MySQL only: each purchase writes on condition of the row’s version and retries on a conflict.',
-  },
-  'db-segmented': {
-    label: 'db-segmented',
-    description:
-      'MySQL only: the stock is split into segment rows; each buyer takes from their own segment on condition of its version, so far fewer conflicts than one row.',
-  },
-  'db-pessimistic': {
-    label: 'db-pessimistic',
-    description:
-      'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
-  },
-  'db-batched': {
-    label: 'db-batched',
-    description:
-      'MySQL only: the purchases arriving together are sold in one transaction on the locked sale row (group commit), each buyer answered on their own.',
-  },
-  'redis-lock': {
-    label: 'redis-lock',
-    description:
-      'A per-sale lock in Redis around read, check and write in MySQL; a fencing token lets MySQL refuse a holder whose lock ran out.',
-  },
-  'redis-lock-unfenced': {
-    label: 'redis-lock-unfenced (UNSAFE)',
-    description: 'The same Redis lock, trusted without a fencing token.',
-    unsafeWarning:
-      'A lock holder paused longer than the lock lives (a GC pause, a slow network) writes its stale stock over the sales made meanwhile, so units are sold twice. It exists only to demonstrate that problem — never use it for a real sale.',
-  },
-  'naive-unsafe': {
-    label: 'naive-unsafe (UNSAFE)',
-    description: 'MySQL only: reads the stock and writes it back with no lock or condition.',
-    unsafeWarning:
-      'Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists only to demonstrate that problem — never use it for a real sale.',
-  },
-};
-
-/**
- * Where a sale keeps the units it sells from, declared by each strategy in SALE_STRATEGY_STOCK. What
- * creating, editing, preloading and auditing a sale do follows from it, never from a strategy's name:
+ * Where a sale keeps the units it sells from. What creating, editing, preloading and auditing a sale do
+ * follows from it, never from a strategy's name:
  * - `redis-leases`: MySQL leases units to Redis, which sells them. Only such a sale may spread over
  *   buckets, is loaded into Redis (preload) and has its window copied there.
  * - `sale-row`: the sale's row in MySQL.
@@ -79,22 +10,104 @@ export const SALE_STRATEGY_DESCRIPTIONS: Record<SaleStrategy, SaleStrategyDescri
  */
 export type SaleStockHome = 'redis-leases' | 'sale-row' | 'segment-rows';
 
-export const SALE_STRATEGY_STOCK = {
-  'redis-lua': 'redis-leases',
-  'db-optimistic': 'sale-row',
-  'db-segmented': 'segment-rows',
-  'db-pessimistic': 'sale-row',
-  'db-batched': 'sale-row',
-  'redis-lock': 'sale-row',
-  'redis-lock-unfenced': 'sale-row',
-  'naive-unsafe': 'sale-row',
-} as const satisfies Record<SaleStrategy, SaleStockHome>;
+/** What the rest of the product knows of a strategy: how the admin console names it, and its traits. */
+export interface SaleStrategyTraits {
+  label: string;
+  description: string;
+  stock: SaleStockHome;
+  /** The strategy a sale gets when none is asked for: the one the product recommends. */
+  recommended?: true;
+  /** Only for a strategy that exists to show an oversell: what makes it oversell, shown when it is chosen. */
+  unsafeWarning?: string;
+  /** It sells under a lock whose first holder a demonstration may pause (`pauseLockHolder`). */
+  lockHolder?: true;
+}
+
+/**
+ * Every way a sale can sell (docs/architecture.md "Strategies"), in the order the admin console offers
+ * them: the one table of strategies. Every list of them below (the unsafe, the lock strategies, the
+ * demonstration's order, the Redis-backed, the default) is derived from it. Adding a strategy: its entry
+ * here, then its folder in apps/api/src/purchase/strategies/ and its line in that folder's registry
+ * (the API does not compile until it has one).
+ */
+const STRATEGY_TABLE = {
+  'redis-lua': {
+    label: 'redis-lua (recommended)',
+    description:
+      'Reserves each unit atomically in Redis with a Lua script; orders reach MySQL through a queue. Fastest, never oversells.',
+    stock: 'redis-leases',
+    recommended: true,
+  },
+  'db-optimistic': {
+    label: 'db-optimistic',
+    description: 'MySQL only: each purchase writes on condition of the row’s version and retries on a conflict.',
+    stock: 'sale-row',
+  },
+  'db-segmented': {
+    label: 'db-segmented',
+    description:
+      'MySQL only: the stock is split into segment rows; each buyer takes from their own segment on condition of its version, so far fewer conflicts than one row.',
+    stock: 'segment-rows',
+  },
+  'db-pessimistic': {
+    label: 'db-pessimistic',
+    description:
+      'MySQL only: each purchase locks the sale row (SELECT … FOR UPDATE). Correct, but buyers wait in line.',
+    stock: 'sale-row',
+  },
+  'db-batched': {
+    label: 'db-batched',
+    description:
+      'MySQL only: the purchases arriving together are sold in one transaction on the locked sale row (group commit), each buyer answered on their own.',
+    stock: 'sale-row',
+  },
+  'redis-lock': {
+    label: 'redis-lock',
+    description:
+      'A per-sale lock in Redis around read, check and write in MySQL; a fencing token lets MySQL refuse a holder whose lock ran out.',
+    stock: 'sale-row',
+    lockHolder: true,
+  },
+  'redis-lock-unfenced': {
+    label: 'redis-lock-unfenced (UNSAFE)',
+    description: 'The same Redis lock, trusted without a fencing token.',
+    stock: 'sale-row',
+    lockHolder: true,
+    unsafeWarning:
+      'A lock holder paused longer than the lock lives (a GC pause, a slow network) writes its stale stock over the sales made meanwhile, so units are sold twice. It exists only to demonstrate that problem — never use it for a real sale.',
+  },
+  'naive-unsafe': {
+    label: 'naive-unsafe (UNSAFE)',
+    description: 'MySQL only: reads the stock and writes it back with no lock or condition.',
+    stock: 'sale-row',
+    unsafeWarning:
+      'Concurrent buyers read the same stock and all succeed, so it sells more units than it has. It exists only to demonstrate that problem — never use it for a real sale.',
+  },
+} as const satisfies Record<string, SaleStrategyTraits>;
+
+export type SaleStrategy = keyof typeof STRATEGY_TABLE;
+
+/** Every strategy, in the table's order. */
+export const SALE_STRATEGIES = Object.keys(STRATEGY_TABLE) as [SaleStrategy, ...SaleStrategy[]];
+
+/** Each strategy's traits, by name. */
+export const SALE_STRATEGY_TRAITS: Readonly<Record<SaleStrategy, SaleStrategyTraits>> = STRATEGY_TABLE;
+
+const strategiesWhere = (trait: (traits: SaleStrategyTraits) => unknown): readonly SaleStrategy[] =>
+  SALE_STRATEGIES.filter((strategy) => trait(SALE_STRATEGY_TRAITS[strategy]));
+
+/** Where each strategy's sales keep their units. */
+export const SALE_STRATEGY_STOCK = Object.fromEntries(
+  SALE_STRATEGIES.map((strategy) => [strategy, STRATEGY_TABLE[strategy].stock]),
+) as { readonly [Name in SaleStrategy]: (typeof STRATEGY_TABLE)[Name]['stock'] };
 
 /** The strategies whose sales Redis sells from leases (and the lease bookkeeping looks after). */
-export const REDIS_BACKED_STRATEGIES: readonly SaleStrategy[] = SALE_STRATEGIES.filter(sellsFromRedis);
+export const REDIS_BACKED_STRATEGIES: readonly SaleStrategy[] = strategiesWhere(
+  (traits) => traits.stock === 'redis-leases',
+);
 
 export function sellsFromRedis(strategy: SaleStrategy): boolean {
-  return SALE_STRATEGY_STOCK[strategy] === 'redis-leases';
+  return SALE_STRATEGY_TRAITS[strategy].stock === 'redis-leases';
 }
 
 /** The most buckets a sale of this strategy may spread over: only Redis-backed stock is spread. */
@@ -103,16 +116,22 @@ export function maxBucketsOf(strategy: SaleStrategy): number {
 }
 
 /** Strategies that exist to show an oversell, and say so wherever they are named. */
-export const UNSAFE_STRATEGIES: readonly SaleStrategy[] = ['naive-unsafe', 'redis-lock-unfenced'];
+export const UNSAFE_STRATEGIES: readonly SaleStrategy[] = strategiesWhere((traits) => traits.unsafeWarning);
+
+/** The strategies a demonstration's `pauseLockHolder` applies to. */
+export const LOCK_STRATEGIES: readonly SaleStrategy[] = strategiesWhere((traits) => traits.lockHolder);
+
+/** The recommended strategy: a new sale's default. */
+export const RECOMMENDED_STRATEGY = SALE_STRATEGIES.find((strategy) => SALE_STRATEGY_TRAITS[strategy].recommended)!;
 
 /**
  * The demonstration's strategies when it is not told which: every one, the unsafe first (their oversell
- * is what the audience waits for) and redis-lua last.
+ * is what the audience waits for) and the recommended last.
  */
 export const DEMO_DEFAULT_STRATEGIES: readonly SaleStrategy[] = [
   ...UNSAFE_STRATEGIES,
-  ...SALE_STRATEGIES.filter((strategy) => !UNSAFE_STRATEGIES.includes(strategy) && strategy !== 'redis-lua'),
-  'redis-lua',
+  ...strategiesWhere((traits) => !traits.unsafeWarning && !traits.recommended),
+  RECOMMENDED_STRATEGY,
 ];
 
 export const SALE_STATUSES = ['upcoming', 'live', 'sold_out', 'ended'] as const;
@@ -144,7 +163,7 @@ export const SALE_LIMITS = {
 /** What `POST /api/admin/sales` assumes for an optional field left out. */
 export const SALE_DEFAULTS = {
   perUserLimit: 1,
-  strategy: 'redis-lua',
+  strategy: RECOMMENDED_STRATEGY,
   paymentTimeoutSeconds: 600,
   purpose: 'shop',
 } as const satisfies {

@@ -1,8 +1,8 @@
-import type { HandedOffOrder } from '@flash-sale/domain';
+import type { HandedOffOrder, SaleLayout } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
 import { redisReplyCode } from './redis-errors';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
-import { HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
+import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
 
 /** Units a bucket gave back to MySQL (give-back-4.lua), to be added to the sale's `available`. */
 export interface GiveBack {
@@ -22,14 +22,18 @@ export interface HandoffEntry {
   giveBack?: GiveBack;
 }
 
+/** The hand-off stream's field for an order (reserve-9.lua); give-backs use `g` (give-back-4.lua). */
+const ORDER_FIELD = 'r';
+
 /** Raw stream entries as ioredis returns them: [id, [field, value, …]] (fields null for a deleted entry). */
 type RawEntry = [string, string[] | null];
 
 /**
- * The workers' side of a bucket's hand-off stream (the reservation script appends to it; see
- * reserve-9.lua; so does give-back-4.lua). Entries are read through the consumer group `HANDOFF_GROUP`, each worker process
- * being one consumer; an entry is acknowledged and deleted in one step once its order is written, so
- * the stream only ever holds what is not written yet.
+ * A sale's hand-off streams, one per bucket (the reservation script appends to them, see reserve-9.lua;
+ * so does give-back-4.lua). The workers read their entries through the consumer group `HANDOFF_GROUP`,
+ * each worker process being one consumer; an entry is acknowledged and deleted in one step once its
+ * order is written, so a stream only ever holds what is not written yet — which is what the audit, the
+ * metrics, load shedding and the lifecycle jobs count here (`backlog`, `depth`, `orderNumbers`).
  */
 export class HandoffStream {
   constructor(
@@ -84,6 +88,63 @@ export class HandoffStream {
       .exec();
     const failed = replies?.find(([error]) => error);
     if (!replies || failed) throw failed?.[0] ?? new Error('Redis aborted the hand-off acknowledgement');
+  }
+
+  /**
+   * Removes one entry from a bucket's stream: a give-back its process applied to MySQL itself,
+   * so no worker has to be woken for it (one that read it already applies it again, which changes nothing).
+   */
+  async dropEntry(bucket: SaleBucket, entryId: string): Promise<void> {
+    await this.client.xdel(this.keys.bucket(bucket).handoff, entryId);
+  }
+
+  /**
+   * Reservations of the sale not written to MySQL yet: the entries of its hand-off stream (a worker
+   * deletes an entry once its order is written).
+   */
+  async backlog(sale: SaleLayout): Promise<number> {
+    const lengths = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketBacklog(bucket)));
+    return lengths.reduce((sum, length) => sum + length, 0);
+  }
+
+  /** Entries in one bucket's hand-off stream. */
+  async bucketBacklog(bucket: SaleBucket): Promise<number> {
+    return this.client.xlen(this.keys.bucket(bucket).handoff);
+  }
+
+  /** Entries in the sale's hand-off streams, and how many of them a worker claimed and has not acknowledged. */
+  async depth(sale: SaleLayout): Promise<{ unwritten: number; beingWritten: number }> {
+    const depths = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketDepth(bucket)));
+    return {
+      unwritten: depths.reduce((sum, depth) => sum + depth.unwritten, 0),
+      beingWritten: depths.reduce((sum, depth) => sum + depth.beingWritten, 0),
+    };
+  }
+
+  private async bucketDepth(bucket: SaleBucket): Promise<{ unwritten: number; beingWritten: number }> {
+    const key = this.keys.bucket(bucket).handoff;
+    const replies = await this.client.multi().xlen(key).xpending(key, HANDOFF_GROUP).exec();
+    const [[lengthError, length], [pendingError, pending]] = (replies ?? []) as [
+      [Error | null, number],
+      [Error | null, [number, ...unknown[]] | null],
+    ];
+    if (lengthError) throw lengthError;
+    // No group yet (no worker read this sale's stream so far): nothing is being written.
+    if (pendingError && redisReplyCode(pendingError) !== 'NOGROUP') throw pendingError;
+    return { unwritten: Number(length ?? 0), beingWritten: pendingError ? 0 : Number(pending?.[0] ?? 0) };
+  }
+
+  /** The order numbers waiting in the sale's hand-off streams, each stream read at one instant. */
+  async orderNumbers(sale: SaleLayout): Promise<Set<string>> {
+    const orderNos = new Set<string>();
+    for (const bucket of bucketsOf(sale)) {
+      const entries = (await this.client.xrange(this.keys.bucket(bucket).handoff, '-', '+')) as [string, string[]][];
+      for (const [, fields] of entries) {
+        const value = fields[1];
+        if (fields[0] === ORDER_FIELD && value) orderNos.add(value.slice(0, value.indexOf('|')));
+      }
+    }
+    return orderNos;
   }
 
   private async readGroup(bucket: SaleBucket, consumer: string, count: number, from: string): Promise<HandoffEntry[]> {

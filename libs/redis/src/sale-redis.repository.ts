@@ -2,8 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import type { SaleLayout } from '@flash-sale/domain';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
-import { redisReplyCode } from './redis-errors';
-import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
+import { bucketsOf, type KeyBuilder, type SaleBucket } from './sale-keys';
 
 /** What the audit reads from Redis about one sale. */
 export interface SaleRedisSnapshot {
@@ -47,7 +46,10 @@ export interface SoldOutView {
   reservedBy: Set<string>;
 }
 
-/** Plain Redis reads and writes of a sale (everything that is not one of the Lua scripts). */
+/**
+ * Plain Redis reads and writes of a sale's keys: its tokens, balances, incarnation, windows, reservations,
+ * snapshot and retention (the hand-off stream's are HandoffStream's, the drift board's DriftBoard's).
+ */
 export class SaleRedisRepository {
   constructor(
     private readonly client: RedisClient,
@@ -71,14 +73,6 @@ export class SaleRedisRepository {
     const balances = await this.balances(sale);
     if (balances.every((balance) => balance === undefined)) return undefined;
     return balances.reduce<number>((sum, balance) => sum + (balance ?? 0), 0);
-  }
-
-  /**
-   * Removes one entry from a bucket's hand-off stream: a give-back its process applied to MySQL itself,
-   * so no worker has to be woken for it (one that read it already applies it again, which changes nothing).
-   */
-  async dropHandoffEntry(bucket: SaleBucket, entryId: string): Promise<void> {
-    await this.client.xdel(this.keys.bucket(bucket).handoff, entryId);
   }
 
   /** The return keys of the give-backs the sale's buckets have recorded (give-back-4.lua), applied in MySQL or not. */
@@ -252,55 +246,6 @@ export class SaleRedisRepository {
   }
 
   /**
-   * Reservations of the sale not written to MySQL yet: the entries of its hand-off stream (a worker
-   * deletes an entry once its order is written).
-   */
-  async handoffBacklog(sale: SaleLayout): Promise<number> {
-    const lengths = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketBacklog(bucket)));
-    return lengths.reduce((sum, length) => sum + length, 0);
-  }
-
-  /** Entries in one bucket's hand-off stream. */
-  async bucketBacklog(bucket: SaleBucket): Promise<number> {
-    return this.client.xlen(this.keys.bucket(bucket).handoff);
-  }
-
-  /** Entries in the sale's hand-off streams, and how many of them a worker claimed and has not acknowledged. */
-  async handoffDepth(sale: SaleLayout): Promise<{ unwritten: number; beingWritten: number }> {
-    const depths = await Promise.all(bucketsOf(sale).map((bucket) => this.bucketHandoffDepth(bucket)));
-    return {
-      unwritten: depths.reduce((sum, depth) => sum + depth.unwritten, 0),
-      beingWritten: depths.reduce((sum, depth) => sum + depth.beingWritten, 0),
-    };
-  }
-
-  private async bucketHandoffDepth(bucket: SaleBucket): Promise<{ unwritten: number; beingWritten: number }> {
-    const key = this.keys.bucket(bucket).handoff;
-    const replies = await this.client.multi().xlen(key).xpending(key, HANDOFF_GROUP).exec();
-    const [[lengthError, length], [pendingError, pending]] = (replies ?? []) as [
-      [Error | null, number],
-      [Error | null, [number, ...unknown[]] | null],
-    ];
-    if (lengthError) throw lengthError;
-    // No group yet (no worker read this sale's stream so far): nothing is being written.
-    if (pendingError && redisReplyCode(pendingError) !== 'NOGROUP') throw pendingError;
-    return { unwritten: Number(length ?? 0), beingWritten: pendingError ? 0 : Number(pending?.[0] ?? 0) };
-  }
-
-  /** The order numbers waiting in the sale's hand-off streams, each stream read at one instant. */
-  async handoffOrderNumbers(sale: SaleLayout): Promise<Set<string>> {
-    const orderNos = new Set<string>();
-    for (const bucket of bucketsOf(sale)) {
-      const entries = (await this.client.xrange(this.keys.bucket(bucket).handoff, '-', '+')) as [string, string[]][];
-      for (const [, fields] of entries) {
-        const value = fields[1];
-        if (fields[0] === ORDER_FIELD && value) orderNos.add(value.slice(0, value.indexOf('|')));
-      }
-    }
-    return orderNos;
-  }
-
-  /**
    * Retention: every key of the sale expires at `atMs` (epoch ms; one in the past deletes them now).
    * Idempotent. For ended sales whose reservations are all written (see SaleRetention in the worker).
    */
@@ -326,9 +271,6 @@ export class SaleRedisRepository {
     for (const bucket of bucketsOf(sale)) await this.client.del(...this.keys.bucket(bucket).all());
   }
 }
-
-/** The hand-off stream's field for an order (reserve-9.lua); give-backs use `g` (give-back-4.lua). */
-const ORDER_FIELD = 'r';
 
 async function execChecked(multi: ChainableCommander): Promise<void> {
   const replies = (await multi.exec()) as [Error | null, unknown][] | null;

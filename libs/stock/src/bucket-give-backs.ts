@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MovementMark, SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
-import { bucketsOf, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
+import { bucketsOf, type HandoffStream, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
 import { layoutOf } from './sale-lease-row';
 import { unitsWereMoving } from './units-moving';
 
@@ -14,6 +14,7 @@ export class BucketGiveBacks {
     private readonly repository: StockLeaseRepository,
     private readonly scripts: ReservationScripts,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff?: HandoffStream,
   ) {}
 
   /**
@@ -54,7 +55,7 @@ export class BucketGiveBacks {
         units: result.units,
         epoch: sale.redisEpoch,
       });
-      if (result.entryId) await this.saleRedis.dropHandoffEntry(donor, result.entryId);
+      if (result.entryId) await this.handoff?.dropEntry(donor, result.entryId);
       if (outcome === 'refused') return { gathered, stale: true };
       gathered += result.units;
     }

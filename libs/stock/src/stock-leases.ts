@@ -1,6 +1,6 @@
 import type { SaleLeaseRow, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
 import type { SaleEdit, SaleLayout } from '@flash-sale/domain';
-import type { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import type { HandoffStream, ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { BucketGiveBacks } from './bucket-give-backs';
 import { type Coalesced, coalesce, singleFlight } from './in-flight';
 import { LeaseGrants } from './lease-grants';
@@ -45,9 +45,11 @@ export class StockLeases {
     /** The active-sales index; every grant and load marks the sale. Absent where tests drive leases by hand. */
     activity?: SaleActivity,
     windowRepository?: SaleWindowRepository,
+    /** Drops the hand-off entry of a give-back MySQL has applied. Absent, a worker applies it again (a no-op). */
+    handoff?: HandoffStream,
   ) {
     this.grants = new LeaseGrants(repository, scripts, saleRedis, policy, activity);
-    this.giveBacks = new BucketGiveBacks(repository, scripts, saleRedis);
+    this.giveBacks = new BucketGiveBacks(repository, scripts, saleRedis, handoff);
     this.incarnations = new SaleIncarnations(repository, scripts, saleRedis, activity);
     this.windows = windowRepository && new SaleWindows(windowRepository, scripts, saleRedis, activity);
   }

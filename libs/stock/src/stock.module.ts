@@ -1,5 +1,5 @@
 import { OrderTransitionRepository, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
-import { ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream, ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import type { LeasePolicy } from './lease-policy';
 import { OrderLifecycle } from './order-lifecycle';
@@ -22,14 +22,22 @@ export class StockModule {
     const providers: Provider[] = [
       {
         provide: StockLeases,
-        inject: [StockLeaseRepository, ReservationScripts, SaleRedisRepository, SaleActivity, SaleWindowRepository],
+        inject: [
+          StockLeaseRepository,
+          ReservationScripts,
+          SaleRedisRepository,
+          SaleActivity,
+          SaleWindowRepository,
+          HandoffStream,
+        ],
         useFactory: (
           repository: StockLeaseRepository,
           scripts: ReservationScripts,
           saleRedis: SaleRedisRepository,
           activity: SaleActivity,
           windows: SaleWindowRepository,
-        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity, windows),
+          handoff: HandoffStream,
+        ) => new StockLeases(repository, scripts, saleRedis, options.leasePolicy, activity, windows, handoff),
       },
       {
         provide: OrderLifecycle,

@@ -9,7 +9,7 @@ import {
   unappliedGiveBackUnits,
 } from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
-import { DriftBoard, SaleRedisRepository } from '@flash-sale/redis';
+import { DriftBoard, HandoffStream, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 
@@ -53,6 +53,7 @@ export class AuditService {
     private readonly saleBooks: SaleBooksRepository,
     private readonly orderQueries: OrderQueryRepository,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff: HandoffStream,
     private readonly drifts: DriftBoard,
     private readonly leaseRepository: StockLeaseRepository,
   ) {}
@@ -150,7 +151,7 @@ export class AuditService {
     unwritten: readonly BookedReservation[],
   ): Promise<{ queued: number; queuedUnits: number; lost: number }> {
     if (unwritten.length === 0) return { queued: 0, queuedUnits: 0, lost: 0 };
-    const inStream = await this.saleRedis.handoffOrderNumbers(sale);
+    const inStream = await this.handoff.orderNumbers(sale);
     const notInStream = unwritten.filter((reservation) => !inStream.has(reservation.orderNo));
     const writtenSince = await this.orderQueries.writtenAmong(notInStream.map((reservation) => reservation.orderNo));
     let queued = 0;

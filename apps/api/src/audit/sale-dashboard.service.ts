@@ -2,7 +2,7 @@ import type { OrdersByStatus, ReservationLatency, Sale, SaleFunnel } from '@flas
 import { OrderQueryRepository, RoomPlaceRepository } from '@flash-sale/db';
 import { sellsFromRedis } from '@flash-sale/domain';
 import { OrdersQueue } from '@flash-sale/queue';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';
 import { SalesService } from '../sales/sales.service';
@@ -52,7 +52,7 @@ export class SaleDashboardService {
   constructor(
     private readonly sales: SalesService,
     private readonly audit: AuditService,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff: HandoffStream,
     private readonly orders: OrdersQueue,
     private readonly orderQueries: OrderQueryRepository,
     private readonly roomPlaces: RoomPlaceRepository,
@@ -63,7 +63,7 @@ export class SaleDashboardService {
     const sale = await this.sales.get(saleId); // 404 SALE_NOT_FOUND before anything else is read
     const [audit, handoff, failedJobs, history, roomBuyers, reservationLatency] = await Promise.all([
       this.audit.audit(sale.id),
-      this.saleRedis.handoffDepth(sale),
+      this.handoff.depth(sale),
       this.orders.failedWriterJobs(sale.id),
       this.history(sale.id),
       sale.waitingRoom ? this.roomPlaces.buyerCounts(sale.id) : undefined,

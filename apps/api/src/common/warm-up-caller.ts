@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { type SaleDefinition, WARM_UP_SALE_ID } from '@flash-sale/domain';
+import { REDIS_BACKED_STRATEGIES, type SaleDefinition, WARM_UP_SALE_ID } from '@flash-sale/domain';
 import type { FastifyRequest } from 'fastify';
 
 const WARM_UP_CALLER_PREFIX = 'warm-up-';
@@ -43,7 +43,7 @@ export function isRehearsalSale(saleId: string): boolean {
 /**
  * The rehearsal sale `saleId` names, for the warm-up's callers only: to everyone else it does not exist
  * (404). It lives in Redis alone, for as long as its warm-up runs: open since the epoch, one unit per
- * buyer, sold by `redis-lua` from one bucket, like the default sale.
+ * buyer, sold from Redis in one bucket (the rehearsal leases its units there), like the default sale.
  */
 export function rehearsalSaleFor(saleId: string, userId: string): SaleDefinition | undefined {
   if (!isRehearsalSale(saleId) || !userId.startsWith(WARM_UP_CALLER_PREFIX)) return undefined;
@@ -61,7 +61,7 @@ export function rehearsalSaleFor(saleId: string, userId: string): SaleDefinition
     perUserLimit: 1,
     startsAt: REHEARSAL_STARTS_AT,
     endsAt: REHEARSAL_ENDS_AT,
-    strategy: 'redis-lua',
+    strategy: REDIS_BACKED_STRATEGIES[0]!,
     paymentTimeoutSeconds: 600,
     purpose: 'bench',
     buckets: 1,

@@ -1,12 +1,12 @@
 import { DemoRunRepository } from '@flash-sale/db';
-import { type Audit, LOCK_STRATEGIES } from '@flash-sale/contract';
+import type { Audit } from '@flash-sale/contract';
 import { DomainError, ErrorCode, errorMessage } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { ulid } from 'ulid';
 import { ADMIN_USER_ID } from '../auth/auth.service';
-import { LockHolderPause } from '../purchase/strategies/redis-lock/lock-holder-pause';
+import { StockStrategies } from '../purchase/strategies/stock-strategies';
 import { type CreateDemoRunDto, DEMO_DEFAULT_STRATEGIES } from './demo-run.dto';
 import { type DemoRunReport, type DemoStrategyResult, emptyResult, percentile } from './demo-run.report';
 import { pool, SelfHttpClient } from './self-http-client';
@@ -44,7 +44,7 @@ export class DemoRunsService implements OnApplicationShutdown {
     private readonly runs: DemoRunRepository,
     private readonly jwt: JwtService,
     private readonly adapterHost: HttpAdapterHost,
-    private readonly lockHolderPause: LockHolderPause,
+    private readonly strategies: StockStrategies,
   ) {}
 
   async start(input: CreateDemoRunDto): Promise<{ id: string }> {
@@ -159,8 +159,8 @@ export class DemoRunsService implements OnApplicationShutdown {
 
     result.phase = 'buying';
     const latencies: number[] = [];
-    const pausesHolder = report.pauseLockHolder && LOCK_STRATEGIES.includes(result.strategy);
-    if (pausesHolder) await this.lockHolderPause.arm(saleId, Math.max(1, deadline - Date.now()));
+    const pauses = report.pauseLockHolder ? this.strategies.of(result.strategy).lockHolderPauses : undefined;
+    await pauses?.arm(saleId, Math.max(1, deadline - Date.now()));
     const started = performance.now();
     try {
       await pool(buyers, BURST_CONNECTIONS, async (buyer) => {
@@ -183,7 +183,7 @@ export class DemoRunsService implements OnApplicationShutdown {
         }
       });
     } finally {
-      if (pausesHolder) await this.lockHolderPause.disarm(saleId);
+      await pauses?.disarm(saleId);
     }
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);

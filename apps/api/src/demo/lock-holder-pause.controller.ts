@@ -2,7 +2,7 @@ import { LOCK_HOLDER_PAUSE_ARMED_SECONDS, LOCK_STRATEGIES, type LockHolderPauseA
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import { Controller, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/auth.guard';
-import { LockHolderPause } from '../purchase/strategies/redis-lock/lock-holder-pause';
+import { StockStrategies } from '../purchase/strategies/stock-strategies';
 import { SaleCatalog } from '../sales/sale-catalog';
 
 /**
@@ -16,14 +16,15 @@ import { SaleCatalog } from '../sales/sale-catalog';
 export class LockHolderPauseController {
   constructor(
     private readonly catalog: SaleCatalog,
-    private readonly pause: LockHolderPause,
+    private readonly strategies: StockStrategies,
   ) {}
 
   @Post(':id/pause-lock-holder')
   @HttpCode(HttpStatus.OK)
   async arm(@Param('id') saleId: string): Promise<LockHolderPauseArmed> {
     const sale = await this.catalog.get(saleId);
-    if (!LOCK_STRATEGIES.includes(sale.strategy)) {
+    const pauses = this.strategies.of(sale.strategy).lockHolderPauses;
+    if (!pauses) {
       throw new DomainError(
         ErrorCode.ValidationFailed,
         `Only a ${LOCK_STRATEGIES.join(' or ')} sale has a lock holder to pause; sale ${saleId} is ${sale.strategy}`,
@@ -36,7 +37,7 @@ export class LockHolderPauseController {
       );
     }
     const armedForMs = LOCK_HOLDER_PAUSE_ARMED_SECONDS * 1000;
-    await this.pause.arm(sale.id, armedForMs);
+    await pauses.arm(sale.id, armedForMs);
     return { saleId: sale.id, armedUntil: new Date(Date.now() + armedForMs).toISOString() };
   }
 }

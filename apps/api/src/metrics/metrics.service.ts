@@ -8,7 +8,7 @@ import {
 } from '@flash-sale/db';
 import { singleFlight } from '@flash-sale/stock';
 import { DomainError, errorMessage, oversoldPeakUnits, oversoldUnits } from '@flash-sale/domain';
-import { DriftBoard, RedisConnection, SaleActivity, SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
+import { DriftBoard, HandoffStream, RedisConnection, SaleActivity, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
@@ -102,7 +102,7 @@ export class MetricsService {
     private readonly productQueues: ProductQueues,
     leaseRepository: StockLeaseRepository,
     activity: SaleActivity,
-    saleRedis: SaleRedisRepository,
+    handoff: HandoffStream,
     drifts: DriftBoard,
     layouts: SaleLayouts,
     saleBooks: SaleBooksRepository,
@@ -225,9 +225,7 @@ export class MetricsService {
       },
       async (handoffBacklog) => {
         const saleIds = await activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
-        const backlogs = await Promise.all(
-          saleIds.map(async (saleId) => saleRedis.handoffBacklog(await layouts.of(saleId))),
-        );
+        const backlogs = await Promise.all(saleIds.map(async (saleId) => handoff.backlog(await layouts.of(saleId))));
         saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
       },
     );

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { ErrorCode } from '@flash-sale/domain';
-import { type SaleBucket, SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream, type SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RetryLaterError } from './retry-later.error';
 
@@ -34,7 +34,7 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
   private readonly backlogs = new Map<string, { bucket: SaleBucket; backlog: number }>();
 
   constructor(
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff: HandoffStream,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.bounds = config.protection.shedding;
@@ -98,7 +98,7 @@ export class LoadShedder implements OnModuleInit, OnApplicationShutdown {
   /** Refreshes the streams known to have a backlog (the ones still writing: usually few) and sums them. */
   private async totalBacklog(): Promise<number> {
     const streams = [...this.backlogs.entries()];
-    const current = await Promise.all(streams.map(([, { bucket }]) => this.saleRedis.bucketBacklog(bucket)));
+    const current = await Promise.all(streams.map(([, { bucket }]) => this.handoff.bucketBacklog(bucket)));
     let total = 0;
     streams.forEach(([key, { bucket }], i) => {
       const backlog = current[i] ?? 0;

@@ -6,8 +6,7 @@ import { SalesModule } from '../sales/sales.module';
 import { WaitingRoomModule } from '../waiting-room/waiting-room.module';
 import { PurchaseRoute } from './purchase.route';
 import { PurchaseService } from './purchase.service';
-import { STOCK_STRATEGY_PROVIDERS } from './strategies/stock-strategies';
-import { LockHolderPause } from './strategies/redis-lock/lock-holder-pause';
+import { STOCK_STRATEGY_PROVIDERS, StockStrategies } from './strategies/stock-strategies';
 import { SubmitTokens } from './submit-tokens';
 import { SubmitTokensController } from './submit-tokens.controller';
 import { TokenOrders } from './token-orders';
@@ -20,7 +19,8 @@ import { TokenOrders } from './token-orders';
   imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule, WaitingRoomModule],
   controllers: [SubmitTokensController],
   providers: [PurchaseRoute, PurchaseService, SubmitTokens, TokenOrders, ...STOCK_STRATEGY_PROVIDERS],
-  // The demonstration arms the paused lock holder (demo/demo-runs.service.ts, demo/lock-holder-pause.controller.ts).
-  exports: [LockHolderPause],
+  // The demonstration asks a sale's strategy for its paused lock holder (demo/demo-runs.service.ts,
+  // demo/lock-holder-pause.controller.ts).
+  exports: [StockStrategies],
 })
 export class PurchaseModule {}

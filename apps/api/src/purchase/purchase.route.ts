@@ -9,8 +9,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
 import { PURCHASE_BODY_SCHEMA, type PurchaseOrder, readPurchaseBody } from './purchase-body';
 import { PurchaseService } from './purchase.service';
-import type { PurchaseAccepted } from './stock-strategy';
-import { SoldOutFastPath } from './strategies/redis-lua/sold-out-fast-path';
+import type { EarlyAnswer, PurchaseAccepted } from './stock-strategy';
+import { StockStrategies } from './strategies/stock-strategies';
 
 /** The purchase route as Fastify knows it. */
 export const PURCHASE_ROUTE = '/api/sales/:id/purchase';
@@ -52,21 +52,25 @@ export const PURCHASE_OPENAPI = {
  *   2. the access token: 401 (`onRequest`, before the body is even parsed);
  *   3. the rate limits: 429 (PurchaseService spends them, PurchaseRateLimits says when);
  *   4. the body: 400; then the sale and the purchase rules (404, 409, 410, 403…), or 202 / 201.
- * The one exception to that order is the local sold-out answer (docs/api.md, "Buying"): given once the
- * caller and the body are known to be valid, before the rate limits, and counting none.
+ * The one exception to that order is a strategy's early answer, such as the local sold-out answer
+ * (docs/api.md, "Buying"): given once the caller and the body are known to be valid, before the rate
+ * limits, and counting none.
  */
 @Injectable()
 export class PurchaseRoute implements OnModuleInit {
+  private earlyAnswers: readonly EarlyAnswer[] = [];
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly auth: AuthGuard,
     private readonly shedder: LoadShedder,
     private readonly purchases: PurchaseService,
-    private readonly soldOut: SoldOutFastPath,
+    private readonly strategies: StockStrategies,
     private readonly metrics: MetricsService,
   ) {}
 
   onModuleInit(): void {
+    this.earlyAnswers = this.strategies.earlyAnswers();
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.route<{ Params: { id: string } }>({
       method: 'POST',
@@ -100,7 +104,7 @@ export class PurchaseRoute implements OnModuleInit {
     });
   }
 
-  /** The purchase's answer; `undefined` when the sold-out fast path has given it already. */
+  /** The purchase's answer; `undefined` when a strategy's early answer has been given already. */
   private async answer(
     userId: string,
     saleId: string,
@@ -114,10 +118,12 @@ export class PurchaseRoute implements OnModuleInit {
       return this.purchases.refuseBody(userId, saleId, error);
     }
     // Synchronous on a live sale: a live purchase waits for nothing here.
-    const refused = this.soldOut.refuses(saleId, userId, order);
-    if (refused === true || (refused !== false && (await refused))) {
-      this.soldOut.answer(reply);
-      return undefined;
+    for (const early of this.earlyAnswers) {
+      const applies = early.applies(saleId, userId, order);
+      if (applies === true || (applies !== false && (await applies))) {
+        early.give(reply);
+        return undefined;
+      }
     }
     return this.purchases.purchase(userId, saleId, order);
   }

@@ -1,5 +1,6 @@
 import type { OrderStatus, SaleTerms } from '@flash-sale/domain';
 import type { Provider, Type } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import type { PurchaseOrder } from './purchase-body';
 
 /**
@@ -17,10 +18,33 @@ export interface PurchaseAccepted {
 }
 
 /**
+ * A final answer a strategy can give before the purchase path has read the sale or spent a rate limit
+ * (docs/api.md's sold-out exception): asked for every purchase whose caller and body are valid, whatever
+ * the sale's strategy, so it must decide for its own sales only and answer `false` for any other.
+ */
+export interface EarlyAnswer {
+  /** True when the answer is certainly this (then `give` sends it). Synchronous on a live sale; never rejects. */
+  applies(saleId: string, userId: string, order: PurchaseOrder): boolean | Promise<boolean>;
+  give(reply: FastifyReply): void;
+}
+
+/** The demonstration's paused lock holder (docs/architecture.md "Strategies — the oversell demonstration"). */
+export interface LockHolderPauses {
+  /** The sale's next lock grant pauses past the lock's TTL; an unused arming is dropped after `forMs`. */
+  arm(saleId: string, forMs: number): Promise<void>;
+  disarm(saleId: string): Promise<void>;
+}
+
+/**
  * How a sale sells (docs/architecture.md "Strategies"). PurchaseService has checked the caller, the body
- * and the sale, and asks the sale's strategy; every refusal is thrown (`refusal`, `retryLater`).
+ * and the sale, and asks the sale's strategy; every refusal is thrown (`refusal`, `retryLater`). The
+ * optional members are what a strategy adds to the shared path; the shared path names no strategy.
  */
 export interface StockStrategy {
+  /** An answer given before the sale is read and the rate limits are spent (the route asks every strategy's). */
+  readonly earlyAnswer?: EarlyAnswer;
+  /** Present for a strategy that sells under a lock the demonstration may pause (the contract's `lockHolder`). */
+  readonly lockHolderPauses?: LockHolderPauses;
   /**
    * True when the strategy will count this purchase's rate limits itself, atomically with its own work
    * (redis-lua's reservation script); absent or false, PurchaseService spends them before `sell`. Asked

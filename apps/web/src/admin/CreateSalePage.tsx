@@ -1,7 +1,7 @@
 import {
   type CreateSaleRequest,
   SALE_STRATEGIES,
-  SALE_STRATEGY_DESCRIPTIONS,
+  SALE_STRATEGY_TRAITS,
   sellsFromRedis,
   UNSAFE_STRATEGIES,
 } from '@flash-sale/contract';
@@ -136,12 +136,12 @@ export function CreateSalePage() {
           <SelectField
             {...field('strategy')}
             label="Strategy"
-            hint={SALE_STRATEGY_DESCRIPTIONS[strategy].description}
+            hint={SALE_STRATEGY_TRAITS[strategy].description}
             describedBy={UNSAFE_STRATEGIES.includes(strategy) ? unsafeWarningId : undefined}
           >
             {SALE_STRATEGIES.map((value) => (
               <option key={value} value={value}>
-                {SALE_STRATEGY_DESCRIPTIONS[value].label}
+                {SALE_STRATEGY_TRAITS[value].label}
               </option>
             ))}
           </SelectField>
@@ -149,7 +149,7 @@ export function CreateSalePage() {
             {UNSAFE_STRATEGIES.includes(strategy) && (
               <div id={unsafeWarningId} className="notice notice--warning">
                 <strong className="notice__title">⚠ {strategy} oversells</strong>
-                <p>{SALE_STRATEGY_DESCRIPTIONS[strategy].unsafeWarning}</p>
+                <p>{SALE_STRATEGY_TRAITS[strategy].unsafeWarning}</p>
               </div>
             )}
           </div>

@@ -2,7 +2,7 @@ import { loadConfig } from '@flash-sale/config';
 import type { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import type { OrdersQueue } from '@flash-sale/queue';
 import type { SaleLayout } from '@flash-sale/domain';
-import { type SaleActivity, type SaleRedisRepository, singleBucketSale } from '@flash-sale/redis';
+import { type HandoffStream, type SaleActivity, singleBucketSale } from '@flash-sale/redis';
 import { Logger } from '@nestjs/common';
 import { HandoffSweep } from './handoff-sweep';
 
@@ -27,7 +27,7 @@ class FakeSales {
       return this.inWindow;
     },
   };
-  readonly saleRedis = { handoffBacklog: async (sale: SaleLayout) => this.backlogs.get(sale.id) ?? 0 };
+  readonly handoff = { backlog: async (sale: SaleLayout) => this.backlogs.get(sale.id) ?? 0 };
   readonly layouts = { of: async (saleId: string) => singleBucketSale(saleId) };
   readonly ordersQueue = {
     wakeWriters: async (sales: readonly SaleLayout[]) => void this.woken.push(sales.map((sale) => sale.id)),
@@ -44,7 +44,7 @@ describe('HandoffSweep', () => {
     sales = new FakeSales();
     sweep = new HandoffSweep(
       sales.saleRepository as unknown as SaleRepository,
-      sales.saleRedis as unknown as SaleRedisRepository,
+      sales.handoff as unknown as HandoffStream,
       sales.activity as unknown as SaleActivity,
       sales.ordersQueue as unknown as OrdersQueue,
       sales.layouts as unknown as SaleLayouts,

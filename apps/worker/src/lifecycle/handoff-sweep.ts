@@ -1,7 +1,7 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleLayouts, SaleRepository } from '@flash-sale/db';
 import { OrdersQueue } from '@flash-sale/queue';
-import { SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream, SaleActivity } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
 /** Sales marked active this recently are checked on every run. */
@@ -27,7 +27,7 @@ export class HandoffSweep {
 
   constructor(
     private readonly sales: SaleRepository,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff: HandoffStream,
     private readonly activity: SaleActivity,
     private readonly ordersQueue: OrdersQueue,
     private readonly layouts: SaleLayouts,
@@ -48,7 +48,7 @@ export class HandoffSweep {
       this.lastFullPassAt = now;
     }
     const sales = await Promise.all([...saleIds].map((saleId) => this.layouts.of(saleId)));
-    const backlogs = await Promise.all(sales.map((sale) => this.saleRedis.handoffBacklog(sale)));
+    const backlogs = await Promise.all(sales.map((sale) => this.handoff.backlog(sale)));
     const salesWithBacklog = sales.filter((_, i) => (backlogs[i] ?? 0) > 0);
     const withBacklog = salesWithBacklog.map((sale) => sale.id);
     if (withBacklog.length === 0) return 0;

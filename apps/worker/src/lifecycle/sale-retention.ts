@@ -1,6 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleLayouts } from '@flash-sale/db';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream, SaleRedisRepository } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 
 /**
@@ -16,6 +16,7 @@ import { Injectable } from '@nestjs/common';
 export class SaleRetention {
   constructor(
     private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff: HandoffStream,
     private readonly layouts: SaleLayouts,
     @InjectAppConfig() private readonly config: AppConfig,
   ) {}
@@ -24,7 +25,7 @@ export class SaleRetention {
   async retireIfWritten(saleId: string, endsAt: Date, now = Date.now()): Promise<boolean> {
     if (endsAt.getTime() > now) return false;
     const sale = await this.layouts.of(saleId);
-    if ((await this.saleRedis.handoffBacklog(sale)) > 0) return false;
+    if ((await this.handoff.backlog(sale)) > 0) return false;
     await this.saleRedis.expireAt(sale, this.expiresAt(endsAt));
     return true;
   }

@@ -12,6 +12,7 @@ import {
   ReservationScripts,
   SaleActivity,
   DriftBoard,
+  HandoffStream,
   SaleRedisRepository,
   type SaleRedisSnapshot,
 } from '@flash-sale/redis';
@@ -67,6 +68,7 @@ export class StockReconciliation {
   constructor(
     private readonly saleBooks: SaleBooksRepository,
     private readonly saleRedis: SaleRedisRepository,
+    private readonly handoff: HandoffStream,
     private readonly drifts: DriftBoard,
     private readonly scripts: ReservationScripts,
     private readonly leaseRepository: StockLeaseRepository,
@@ -213,7 +215,7 @@ export class StockReconciliation {
    */
   private async returnLeftoverLeases(sale: SaleLayout, endsAt: Date): Promise<boolean> {
     if (endsAt.getTime() + this.config.lifecycle.recoveryGraceMs > Date.now()) return false;
-    if ((await this.saleRedis.handoffBacklog(sale)) > 0) return false;
+    if ((await this.handoff.backlog(sale)) > 0) return false;
     if (!(await this.leases.returnLeasesOfEndedSale(sale.id))) return false;
     this.logger.log(`Sale ${sale.id} has ended: the units still leased to it go back to MySQL`);
     return true;

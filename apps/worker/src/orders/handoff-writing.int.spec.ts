@@ -7,6 +7,7 @@ import {
   type KeyBuilder,
   type RedisClient,
   type ReservationScripts,
+  type HandoffStream,
   type SaleRedisRepository,
   singleBucketSale,
 } from '@flash-sale/redis';
@@ -31,6 +32,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   let redis: RedisClient;
   let scripts: ReservationScripts;
   let saleRedis: SaleRedisRepository;
+  let handoff: HandoffStream;
   let workerA: INestApplicationContext;
   let workerB: INestApplicationContext;
   let queue: Queue;
@@ -40,7 +42,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   beforeAll(async () => {
     testEnv = await createTestEnv({ ORDER_JOB_ATTEMPTS: '3', HANDOFF_CLAIM_IDLE_MS: '300' });
     db = await openDatabase(testEnv.config);
-    ({ redis, keys, scripts, saleRedis } = openSaleRedis(testEnv.config.redis));
+    ({ redis, keys, scripts, saleRedis, handoff } = openSaleRedis(testEnv.config.redis));
     // Two independent worker processes' worth of state: each its own pool, writer and BullMQ worker.
     workerA = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
     workerB = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
@@ -66,7 +68,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
 
   const nudge = (saleId: string) => queue.add(...spread(writeOrdersJob(singleBucketSale(saleId), 3)));
   const spread = (job: ReturnType<typeof writeOrdersJob>) => [job.name, job.data, job.opts] as const;
-  const backlog = (saleId: string) => saleRedis.handoffBacklog(singleBucketSale(saleId));
+  const backlog = (saleId: string) => handoff.backlog(singleBucketSale(saleId));
   /** Waits until the sale has `count` written orders and nothing left in its hand-off stream. */
   const writtenAndDrained = async (saleId: string, count: number) => {
     await waitFor(
@@ -74,7 +76,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       () => ordersOf(saleId),
       (n) => n === count,
     );
-    await handOffDrained(saleRedis, saleId);
+    await handOffDrained(handoff, saleId);
   };
   const completedJobs = async (saleId: string): Promise<Job[]> =>
     (await queue.getJobs(['completed'])).filter((job) => job.data.saleId === saleId);
@@ -124,7 +126,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     // The same hand-off once more, as a stream restored from before the acknowledgement would hold it.
     await redis.xadd(keys.sale(saleId).handoff, '*', 'r', value);
     await nudge(saleId);
-    await handOffDrained(saleRedis, saleId);
+    await handOffDrained(handoff, saleId);
     expect(await rowsOfOrder(order!.orderNo)).toBe(1);
     expect(await leased(saleId)).toBe(4);
     expect(await available(saleId)).toBe(0);
@@ -143,7 +145,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     const leasedBefore = await leased(saleId);
     const availableBefore = await available(saleId);
     await nudge(saleId);
-    await handOffDrained(saleRedis, saleId);
+    await handOffDrained(handoff, saleId);
     const [row] = (await db.query('SELECT status, failure_reason, submit_token FROM orders WHERE order_no = ?', [
       order!.orderNo,
     ])) as { status: string; failure_reason: string; submit_token: string | null }[];

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { PurchaseOrder } from '../../purchase-body';
 import type { PurchaseAccepted, StockStrategy, StockStrategyPlugin } from '../../stock-strategy';
 import { LockedPurchases } from '../redis-lock/locked-purchases';
+import { LockHolderPause } from '../redis-lock/lock-holder-pause';
 
 /**
  * `redis-lock-unfenced`: redis-lock's lock, trusted to keep everyone else out. UNSAFE ON PURPOSE: right
@@ -11,7 +12,10 @@ import { LockedPurchases } from '../redis-lock/locked-purchases';
  */
 @Injectable()
 export class RedisLockUnfencedStrategy implements StockStrategy {
-  constructor(private readonly locked: LockedPurchases) {}
+  constructor(
+    private readonly locked: LockedPurchases,
+    readonly lockHolderPauses: LockHolderPause,
+  ) {}
 
   sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     return this.locked.sell(sale, userId, order, false, (statements, { order: { quantity } }, available) =>

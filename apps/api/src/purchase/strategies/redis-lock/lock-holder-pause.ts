@@ -1,5 +1,6 @@
 import { SaleLocks } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
+import type { LockHolderPauses } from '../../stock-strategy';
 import type { LockGrant } from './purchase-lock';
 
 /** How far past the lock's TTL the paused holder sleeps: its grant has surely gone to another by then. */
@@ -18,7 +19,7 @@ const PAST_TTL_MS = 1_000;
  * demonstration, or `POST /api/admin/sales/:id/pause-lock-holder` for a test sale); never otherwise.
  */
 @Injectable()
-export class LockHolderPause {
+export class LockHolderPause implements LockHolderPauses {
   constructor(private readonly locks: SaleLocks) {}
 
   /** The sale's next lock grant pauses; an unused arming is dropped after `forMs`. */

@@ -14,7 +14,10 @@ import { lockLost, PurchaseLock } from './purchase-lock';
  */
 @Injectable()
 export class RedisLockStrategy implements StockStrategy {
-  constructor(private readonly locked: LockedPurchases) {}
+  constructor(
+    private readonly locked: LockedPurchases,
+    readonly lockHolderPauses: LockHolderPause,
+  ) {}
 
   sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     return this.locked.sell(

@@ -4,6 +4,7 @@ import type { RedisDownFallback } from './redis-down-fallback';
 import { RedisLuaStrategy } from './redis-lua.strategy';
 import type { RedisReservation } from './redis-reservation';
 import type { RedisTokens } from './redis-tokens';
+import type { SoldOutFastPath } from './sold-out-fast-path';
 
 const ORDER = { token: 'submit-token-1', quantity: 1 };
 const SALE = { id: '7', strategy: 'redis-lua' } as SaleDefinition;
@@ -32,7 +33,7 @@ function strategyOf(scenario: Scenario) {
     sell: async () => (calls.push('fallback'), { orderNo: 'FS-F', status: 'PENDING_PAYMENT' }),
   } as unknown as RedisDownFallback;
   const durableAck = { admit: () => void calls.push('admit') } as unknown as DurableAck;
-  const strategy = new RedisLuaStrategy(reservation, fallback, {} as RedisTokens, durableAck);
+  const strategy = new RedisLuaStrategy(reservation, fallback, {} as RedisTokens, durableAck, {} as SoldOutFastPath);
   return { strategy, calls };
 }
 

@@ -26,6 +26,8 @@ export class RedisLuaStrategy implements StockStrategy {
     private readonly fallback: RedisDownFallback,
     private readonly tokens: RedisTokens,
     private readonly durableAck: DurableAck,
+    /** After a sell-out, 410 SOLD_OUT without touching Redis or spending a rate limit. */
+    readonly earlyAnswer: SoldOutFastPath,
   ) {}
 
   /** The reservation script counts them with the reservation; a purchase the fallback sells has them spent before. */
