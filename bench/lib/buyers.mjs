@@ -13,7 +13,7 @@ const PIPELINE_SIZE = 10_000;
 /** Call after ensureBuilt(): it loads the built app. */
 export function buyerFactory() {
   const jwt = require('jsonwebtoken');
-  const { buyerBucket, KeyBuilder, SaleRedisRepository } = require('@flash-sale/redis');
+  const { buyerBucket, KeyBuilder, SaleState } = require('@flash-sale/redis');
   // The API's own submit-token format and key derivation: a token the bench makes is one the API issues.
   const { SubmitTokenCodec } = requireBuilt('submitTokenCodec');
   const codec = new SubmitTokenCodec(JWT_SECRET);
@@ -32,7 +32,7 @@ export function buyerFactory() {
    * tokens are also written straight into Redis, where the reservation script looks for them; the
    * MySQL-only strategies check only the signature. `redis`: another Redis than the run's main one
    * (the scale section's cluster), where the tokens are stored through the app's own
-   * `SaleRedisRepository.storeToken`, in each buyer's bucket of a sale spread over `buckets`. `userIds`:
+   * `SaleState.storeToken`, in each buyer's bucket of a sale spread over `buckets`. `userIds`:
    * the buyers, taking turns, instead of new ones (buyers who come back, each time with a new token).
    */
   async function preparePairs(saleId, count, { storeInRedis = true, redis, buckets = 1, userIds } = {}) {
@@ -43,7 +43,7 @@ export function buyerFactory() {
       expiresAtMs: Date.now() + TOKEN_TTL_S * 1000,
       saleKeys: keys.sale(String(saleId)),
       storeInRedis,
-      repository: redis && new SaleRedisRepository(redis, keys),
+      repository: redis && new SaleState(redis, keys),
       layout: { id: String(saleId), buckets },
       userIds,
     };

@@ -1,6 +1,6 @@
 import { StockLeaseRepository } from '@flash-sale/db';
 import type { SaleLayout } from '@flash-sale/domain';
-import { SaleRedisRepository } from '@flash-sale/redis';
+import { SaleState } from '@flash-sale/redis';
 import { StockLeases } from '@flash-sale/stock';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -187,7 +187,7 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
 
     // The refill finds Redis current, then reads the buckets' balances: right then Redis comes back from
     // the older copy, in which buckets 0 and 1 still hold a unit each, both written as orders.
-    const saleRedis = new SaleRedisRepository(own.redis, own.keys);
+    const saleRedis = new SaleState(own.redis, own.keys);
     const realBalances = saleRedis.balances.bind(saleRedis);
     let restored = false;
     jest.spyOn(saleRedis, 'balances').mockImplementation(async (layout) => {

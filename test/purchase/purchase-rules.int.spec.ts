@@ -8,7 +8,7 @@ import {
   SALE_STRATEGIES,
   type SaleStrategy,
 } from '@flash-sale/domain';
-import { onlyBucket, type RedisClient, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { onlyBucket, type RedisClient, ReservationScripts, SaleState } from '@flash-sale/redis';
 import { DataSource } from 'typeorm';
 import { StockStrategies } from '../../apps/api/src/purchase/strategies/stock-strategies';
 import { SubmitTokens } from '../../apps/api/src/purchase/submit-tokens';
@@ -125,7 +125,7 @@ function domainStore(): Store {
 }
 
 /** reserve-9.lua on a real Redis, through ReservationScripts (its only caller). */
-function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleRedisRepository): Store {
+function redisStore(scripts: () => ReservationScripts, saleRedis: () => SaleState): Store {
   let nextSaleId = 1;
   const orderNumbers = new OrderNumberGenerator();
   const loadInput = (saleId: string, testCase: PurchaseRuleCase, window: { startsAt: Date; endsAt: Date }) => ({
@@ -230,14 +230,14 @@ describe('purchase rules: the same cases against every implementation', () => {
   let redis: RedisClient;
   let cleanupRedis: () => Promise<void>;
   let scripts: ReservationScripts;
-  let saleRedis: SaleRedisRepository;
+  let saleRedis: SaleState;
   let stack: RunningStack;
 
   beforeAll(async () => {
     const testRedis = createTestRedis();
     ({ redis, cleanup: cleanupRedis } = testRedis);
     scripts = new ReservationScripts(redis, testRedis.keys);
-    saleRedis = new SaleRedisRepository(redis, testRedis.keys);
+    saleRedis = new SaleState(redis, testRedis.keys);
     testEnv = await createTestEnv();
     db = new DataSource(dataSourceOptions({ url: testEnv.config.database.url, poolSize: 2 }));
     await db.initialize();

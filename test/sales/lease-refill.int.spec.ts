@@ -1,5 +1,5 @@
 import { StockLeaseRepository } from '@flash-sale/db';
-import { bucketsOf, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { bucketsOf, ReservationScripts, SaleState } from '@flash-sale/redis';
 import { StockReconciliation } from '../../apps/worker/src/lifecycle/stock-reconciliation';
 import { inBatches } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
@@ -100,6 +100,6 @@ describe('a lease caught between its Redis grant and its MySQL mark (real worker
     const after = await books();
     expect(Number(after.leased)).toBe(Number(before.leased) + 10);
     expect(Number(after.available)).toBe(Number(before.available) - 10);
-    expect(await stack.worker!.get(SaleRedisRepository).remaining(layout)).toBe(Number(after.leased));
+    expect(await stack.worker!.get(SaleState).remaining(layout)).toBe(Number(after.leased));
   });
 });

@@ -1,12 +1,11 @@
 import { StockLeaseRepository } from '@flash-sale/db';
 import type { SaleLayout } from '@flash-sale/domain';
-import { ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { ReservationScripts, SaleState } from '@flash-sale/redis';
 import { StockLeases } from '@flash-sale/stock';
-import type { DataSource } from 'typeorm';
+import { useStoreWorld } from '../support/stack-world';
 import { createLiveSale } from '../support/fixtures';
 import { PrivateRedisServer } from '../support/private-redis';
 import { buyerOfBucket, gateCalls, reserveOneUnit } from '../support/script-buyers';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
 import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
 
 /**
@@ -16,42 +15,28 @@ import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
  * empty. The unit was moving the whole time, so the refill must not report the sale sold out.
  */
 describe('a refill that meets a lease on its way to another bucket (real Redis and MariaDB)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let access: SaleRedisAccess;
+  const w = useStoreWorld();
 
   /** A process's own lease protocol, as each app builds it. */
   const processLeases = (
     scripts: ReservationScripts,
-    saleRedis: SaleRedisRepository,
-    repository = new StockLeaseRepository(db),
+    saleRedis: SaleState,
+    repository = new StockLeaseRepository(w.db),
   ) => new StockLeases(repository, scripts, saleRedis, { leaseSize: 1, lowWater: 0 });
 
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    db = await openDatabase(testEnv.config);
-    access = openSaleRedis(testEnv.config.redis);
-  });
-
-  afterAll(async () => {
-    await db?.destroy();
-    access?.redis.disconnect();
-    await testEnv?.cleanup();
-  });
-
   const buyerOf = buyerOfBucket;
-  const reserve = (sale: SaleLayout, userId: string, on = access) => reserveOneUnit(on, sale, userId);
+  const reserve = (sale: SaleLayout, userId: string, on: SaleRedisAccess = w) => reserveOneUnit(on, sale, userId);
 
   /** A process whose lease grants wait at a gate the test opens, once their MySQL half is recorded. */
   function gatedGrants() {
-    const scripts = new ReservationScripts(access.redis, access.keys);
+    const scripts = new ReservationScripts(w.redis, w.keys);
     const { reached: leaseRecorded, open: openGate } = gateCalls(scripts, 'grantLease');
-    return { leases: processLeases(scripts, access.saleRedis), leaseRecorded, openGate };
+    return { leases: processLeases(scripts, w.saleRedis), leaseRecorded, openGate };
   }
 
   /** A process whose first look at the buckets' balances is followed, before it goes on, by `meanwhile`. */
   function leasesLookingWhile(meanwhile: () => Promise<unknown>) {
-    const saleRedis = new SaleRedisRepository(access.redis, access.keys);
+    const saleRedis = new SaleState(w.redis, w.keys);
     const realBalances = saleRedis.balances.bind(saleRedis);
     let looked = false;
     jest.spyOn(saleRedis, 'balances').mockImplementation(async (sale) => {
@@ -62,23 +47,23 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
       }
       return seen;
     });
-    return processLeases(new ReservationScripts(access.redis, access.keys), saleRedis);
+    return processLeases(new ReservationScripts(w.redis, w.keys), saleRedis);
   }
 
   it('is not sold out while a lease recorded before its look lands in another bucket during it', async () => {
     // Stock 3 on 2 buckets, leases of 1: a unit in each bucket, the last one in MySQL.
-    const saleId = await createLiveSale(db, access.scripts, access.saleRedis, { stock: 3, buckets: 2, leaseSize: 1 });
+    const saleId = await createLiveSale(w.db, w.scripts, w.saleRedis, { stock: 3, buckets: 2, leaseSize: 1 });
     const sale: SaleLayout = { id: saleId, buckets: 2 };
-    expect(await access.saleRedis.balances(sale)).toEqual([1, 1]);
+    expect(await w.saleRedis.balances(sale)).toEqual([1, 1]);
     expect(await reserve(sale, buyerOf(sale, 0, 'first'))).toBe('reserved');
     expect(await reserve(sale, buyerOf(sale, 1, 'second'))).toBe('reserved');
-    expect(await access.saleRedis.balances(sale)).toEqual([0, 0]);
+    expect(await w.saleRedis.balances(sale)).toEqual([0, 0]);
 
     // Process P tops bucket 1 up with MySQL's last unit: the lease is recorded, its grant waits.
     const p = gatedGrants();
     const topUp = p.leases.topUp(saleId, 1);
     await p.leaseRecorded;
-    const [pending] = await new StockLeaseRepository(db).leasesOf(saleId, 1, 'PENDING');
+    const [pending] = await new StockLeaseRepository(w.db).leasesOf(saleId, 1, 'PENDING');
     expect(pending).toMatchObject({ bucket: 1, units: 1 });
 
     // A buyer of bucket 0 is refused, and process Q refills that bucket. P's grant lands (and is marked)
@@ -90,7 +75,7 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
       expect(await topUp).toBe(1);
     });
     const refilled = await q.refill(sale, 0, 1);
-    expect(await access.saleRedis.balances(sale)).toEqual([0, 1]);
+    expect(await w.saleRedis.balances(sale)).toEqual([0, 1]);
     // A unit was on its way the whole time: "try again", never "sold out".
     expect(refilled).toBeGreaterThan(0);
 
@@ -102,12 +87,12 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
     // Now nothing is left anywhere and nothing moves: the refill says so.
     const last = buyerOf(sale, 1, 'fourth');
     expect(await reserve(sale, last)).toBe('SOLD_OUT');
-    expect(await processLeases(access.scripts, access.saleRedis).refill(sale, 1, 1)).toBe(0);
+    expect(await processLeases(w.scripts, w.saleRedis).refill(sale, 1, 1)).toBe(0);
   });
 
   it('with one bucket, is not sold out while a lease recorded before its look is still on its way', async () => {
     // Stock 2 on one bucket, leases of 1: a unit in Redis, the last one in MySQL.
-    const saleId = await createLiveSale(db, access.scripts, access.saleRedis, { stock: 2, leaseSize: 1 });
+    const saleId = await createLiveSale(w.db, w.scripts, w.saleRedis, { stock: 2, leaseSize: 1 });
     const sale: SaleLayout = { id: saleId, buckets: 1 };
     expect(await reserve(sale, 'first')).toBe('reserved');
 
@@ -116,7 +101,7 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
     const topUp = p.leases.topUp(saleId, 0);
     await p.leaseRecorded;
     expect(await reserve(sale, 'second')).toBe('SOLD_OUT');
-    const q = processLeases(new ReservationScripts(access.redis, access.keys), access.saleRedis);
+    const q = processLeases(new ReservationScripts(w.redis, w.keys), w.saleRedis);
     expect(await q.leasesOnTheirWay(saleId)).toBe(1);
     // MySQL has nothing left to lease, yet a unit is on its way: "try again", never "sold out".
     expect(await q.refill(sale, 0, 1)).toBeGreaterThan(0);
@@ -131,11 +116,11 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
 
   it('sees a give-back not yet applied after Redis restarted without its data (MySQL keeps older ones)', async () => {
     const server = await PrivateRedisServer.start();
-    const own = openSaleRedis({ ...testEnv.config.redis, url: server.url });
-    const repository = new StockLeaseRepository(db);
+    const own = openSaleRedis({ ...w.testEnv.config.redis, url: server.url });
+    const repository = new StockLeaseRepository(w.db);
     try {
       // Stock 2 on 2 buckets, leases of 1: a unit in each bucket.
-      const saleId = await createLiveSale(db, own.scripts, own.saleRedis, { stock: 2, buckets: 2, leaseSize: 1 });
+      const saleId = await createLiveSale(w.db, own.scripts, own.saleRedis, { stock: 2, buckets: 2, leaseSize: 1 });
       const sale: SaleLayout = { id: saleId, buckets: 2 };
       const leases = processLeases(own.scripts, own.saleRedis, repository);
       // Bucket 0's buyer takes its unit; the next one is served by bucket 1's, given back and leased again.
@@ -155,7 +140,7 @@ describe('a refill that meets a lease on its way to another bucket (real Redis a
 
       // Process X takes bucket 1's unit back for a buyer of bucket 0, and dies before MySQL applies it:
       // the units are in the bucket's hand-off stream, in no bucket and not in MySQL.
-      const dying = new StockLeaseRepository(db);
+      const dying = new StockLeaseRepository(w.db);
       jest.spyOn(dying, 'applyGiveBack').mockRejectedValue(new Error('process X died'));
       const x = processLeases(new ReservationScripts(own.redis, own.keys), own.saleRedis, dying);
       await expect(x.refill(sale, 0, 1)).rejects.toThrow('process X died');

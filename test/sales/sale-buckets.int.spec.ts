@@ -1,13 +1,6 @@
 import { SaleLayouts, StockLeaseRepository } from '@flash-sale/db';
 import type { SaleLayout } from '@flash-sale/domain';
-import {
-  bucketsOf,
-  buyerBucket,
-  HandoffStream,
-  KeyBuilder,
-  ReservationScripts,
-  SaleRedisRepository,
-} from '@flash-sale/redis';
+import { bucketsOf, buyerBucket, HandoffStream, KeyBuilder, ReservationScripts, SaleState } from '@flash-sale/redis';
 import { HandoffSweep } from '../../apps/worker/src/lifecycle/handoff-sweep';
 import { inBatches } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
@@ -74,7 +67,7 @@ describe('a sale spread over buckets (real API, worker, Redis, MariaDB)', () => 
 
   it('sells every unit to the buyers of one bucket (the others give theirs back), then SOLD_OUT; books balance', async () => {
     const sale = await hotSaleOverThreeBuckets(30);
-    const redisRepository = w.stack.worker!.get(SaleRedisRepository);
+    const redisRepository = w.stack.worker!.get(SaleState);
     const handoff = w.stack.worker!.get(HandoffStream);
     // Every bucket was leased a share of what MySQL had left; the rest waits in MySQL.
     const leased = await redisRepository.balances(sale);

@@ -2,7 +2,7 @@ import { issueTestToken } from './private-redis';
 import { type HandedOffOrder, OrderNumberGenerator } from '@flash-sale/domain';
 import { StockLeases } from '@flash-sale/stock';
 import { StockLeaseRepository } from '@flash-sale/db';
-import { onlyBucket, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
+import { onlyBucket, type ReservationScripts, type SaleState } from '@flash-sale/redis';
 import type { DataSource } from 'typeorm';
 
 const HOUR = 3_600_000;
@@ -26,7 +26,7 @@ export interface SaleFixture {
 export async function createLiveSale(
   db: DataSource,
   scripts: ReservationScripts,
-  saleRedis: SaleRedisRepository,
+  saleRedis: SaleState,
   sale: SaleFixture,
 ): Promise<string> {
   const startsAt = new Date(Date.now() - HOUR);
@@ -59,7 +59,7 @@ export async function createLiveSale(
 /** Reserves one unit for each of `count` fresh users through the real script; returns the job payloads. */
 export async function reserveForUsers(
   scripts: ReservationScripts,
-  saleRedis: SaleRedisRepository,
+  saleRedis: SaleState,
   saleId: string,
   count: number,
 ): Promise<HandedOffOrder[]> {

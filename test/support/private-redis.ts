@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Socket } from 'node:net';
 import type { SaleLayout } from '@flash-sale/domain';
-import { buyerBucket, createRedisClient, onlyBucket, type SaleRedisRepository } from '@flash-sale/redis';
+import { buyerBucket, createRedisClient, onlyBucket, type SaleState } from '@flash-sale/redis';
 import { stopChild } from './child-process';
 import { freePort } from '../../scripts/lib/ports.mjs';
 
@@ -141,7 +141,7 @@ export class PrivateRedisServer {
  * token (the API's SubmitTokens signs them; the script only checks the Redis copy).
  */
 export async function issueTestToken(
-  saleRedis: SaleRedisRepository,
+  saleRedis: SaleState,
   sale: string | SaleLayout,
   userId: string,
   ttlSeconds: number,

@@ -32,6 +32,11 @@ export interface StackWorldOptions {
   env?: Record<string, string> | (() => Promise<Record<string, string>>);
   /** `false`: the API alone, no worker. */
   worker?: boolean;
+  /**
+   * `false`: no API nor worker at all — the environment, the database and the Redis access alone, for a
+   * file that drives the libraries itself or starts the apps as processes of its own (`stores()`).
+   */
+  apps?: boolean;
   /** Open the test database for assertions straight from MySQL (`world.db`). */
   database?: boolean;
   /** The shared test Redis (default), a private redis-server, or a private Redis Cluster. */
@@ -72,6 +77,7 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
       Object.assign(world, openSaleRedis(world.testEnv.config.redis));
       await untilReady(world.redis);
     }
+    if (options.apps === false) return;
     world.stack = await startStack(world.testEnv.config, { worker: options.worker });
     world.client = world.stack.client;
     world.admin = await world.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
@@ -88,4 +94,11 @@ export function useStackWorld(options: StackWorldOptions = {}): StackWorld {
     await world.testEnv?.cleanup();
   });
   return world;
+}
+
+/** A file's test environment, its database and a client on its Redis, without the apps (`apps: false`). */
+export function useStoreWorld(
+  options: Omit<StackWorldOptions, 'apps' | 'worker' | 'database' | 'saleRedis'> = {},
+): Omit<StackWorld, 'stack' | 'client' | 'admin'> {
+  return useStackWorld({ ...options, apps: false, database: true, saleRedis: true });
 }

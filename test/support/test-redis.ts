@@ -6,7 +6,7 @@ import {
   type RedisClient,
   type RedisConnectionConfig,
   ReservationScripts,
-  SaleRedisRepository,
+  SaleState,
 } from '@flash-sale/redis';
 import type { Redis } from 'ioredis';
 
@@ -73,7 +73,7 @@ export interface SaleRedisAccess {
   redis: RedisClient;
   keys: KeyBuilder;
   scripts: ReservationScripts;
-  saleRedis: SaleRedisRepository;
+  saleRedis: SaleState;
   handoff: HandoffStream;
 }
 
@@ -85,7 +85,7 @@ export function openSaleRedis(config: RedisConnectionConfig & { keyPrefix: strin
     redis,
     keys,
     scripts: new ReservationScripts(redis, keys),
-    saleRedis: new SaleRedisRepository(redis, keys),
+    saleRedis: new SaleState(redis, keys),
     handoff: new HandoffStream(redis, keys),
   };
 }

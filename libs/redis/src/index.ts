@@ -6,7 +6,7 @@ export * from './rate-limiter-store';
 export * from './sale-keys';
 export * from './reservation-record';
 export * from './reservation-scripts';
-export * from './sale-redis.repository';
+export * from './sale-state';
 export * from './drift-board';
 export * from './sale-locks';
 export * from './sale-activity';

@@ -16,7 +16,7 @@ import { SaleActivity } from './sale-activity';
 import { KeyBuilder } from './sale-keys';
 import { SaleLocks } from './sale-locks';
 import { DriftBoard } from './drift-board';
-import { SaleRedisRepository } from './sale-redis.repository';
+import { SaleState } from './sale-state';
 import { StockReturnSubscription } from './stock-return-subscription';
 import { WaitingRoomScripts } from './waiting-room-scripts';
 
@@ -51,7 +51,7 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
 /** The repositories over the product's Redis keys and scripts; every class here takes the one client. */
 const REPOSITORIES = [
   ReservationScripts,
-  SaleRedisRepository,
+  SaleState,
   DriftBoard,
   SaleActivity,
   HandoffStream,

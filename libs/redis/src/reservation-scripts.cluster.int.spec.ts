@@ -6,7 +6,7 @@ import { startRedisCluster, type LocalRedisCluster } from '../../../scripts/lib/
 import { createRedisClient } from './redis-client';
 import { ReservationScripts } from './reservation-scripts';
 import { KeyBuilder, onlyBucket, singleBucketSale } from './sale-keys';
-import { SaleRedisRepository } from './sale-redis.repository';
+import { SaleState } from './sale-state';
 
 /** Hash-tagged keys are not an assumption: the scripts run on a real three-master Redis Cluster. */
 describe('reservation scripts on a real Redis Cluster', () => {
@@ -40,7 +40,7 @@ describe('reservation scripts on a real Redis Cluster', () => {
 
   it('sells exactly the stock of several sales at once, each sale on its own slot', async () => {
     const scripts = new ReservationScripts(client, keys);
-    const saleRedis = new SaleRedisRepository(client, keys);
+    const saleRedis = new SaleState(client, keys);
     const saleIds = ['11', '12', '13', '14'];
     const now = Date.now();
     for (const saleId of saleIds) {

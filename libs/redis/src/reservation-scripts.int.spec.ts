@@ -2,7 +2,7 @@ import { issueTestToken } from '../../../test/support/private-redis';
 import { ErrorCode, OrderNumberGenerator } from '@flash-sale/domain';
 import { createRedisClient, type RedisClient } from './redis-client';
 import { ReservationScripts, type ReserveResult } from './reservation-scripts';
-import { SaleRedisRepository } from './sale-redis.repository';
+import { SaleState } from './sale-state';
 import type { KeyBuilder } from './sale-keys';
 import { createTestRedis, TEST_REDIS_URL } from '../../../test/support/test-redis';
 import { onlyBucket, singleBucketSale } from './sale-keys';
@@ -15,13 +15,13 @@ describe('reservation scripts (real Redis)', () => {
   let keys: KeyBuilder;
   let cleanup: () => Promise<void>;
   let scripts: ReservationScripts;
-  let repo: SaleRedisRepository;
+  let repo: SaleState;
   let nextSaleId = 1;
 
   beforeAll(() => {
     ({ redis, keys, cleanup } = createTestRedis());
     scripts = new ReservationScripts(redis, keys);
-    repo = new SaleRedisRepository(redis, keys);
+    repo = new SaleState(redis, keys);
   });
   afterAll(() => cleanup());
 

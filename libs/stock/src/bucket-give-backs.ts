@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MovementMark, SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
-import { bucketsOf, type HandoffStream, type ReservationScripts, type SaleRedisRepository } from '@flash-sale/redis';
+import { bucketsOf, type HandoffStream, type ReservationScripts, type SaleState } from '@flash-sale/redis';
 import { layoutOf } from './sale-lease-row';
 import { unitsWereMoving } from './units-moving';
 
@@ -13,7 +13,7 @@ export class BucketGiveBacks {
   constructor(
     private readonly repository: StockLeaseRepository,
     private readonly scripts: ReservationScripts,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly handoff?: HandoffStream,
   ) {}
 

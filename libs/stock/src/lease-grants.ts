@@ -5,7 +5,7 @@ import {
   type ReservationScripts,
   type SaleActivity,
   type SaleBucket,
-  type SaleRedisRepository,
+  type SaleState,
 } from '@flash-sale/redis';
 import type { LeasePolicy } from './lease-policy';
 import { markSaleChanged } from './sale-marks';
@@ -19,7 +19,7 @@ export class LeaseGrants {
   constructor(
     private readonly repository: StockLeaseRepository,
     private readonly scripts: ReservationScripts,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly policy: LeasePolicy,
     private readonly activity?: SaleActivity,
   ) {}

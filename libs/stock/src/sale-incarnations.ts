@@ -1,11 +1,5 @@
 import type { SaleLeaseRow, StockLeaseRepository } from '@flash-sale/db';
-import {
-  bucketsOf,
-  buyerBucket,
-  type ReservationScripts,
-  type SaleActivity,
-  type SaleRedisRepository,
-} from '@flash-sale/redis';
+import { bucketsOf, buyerBucket, type ReservationScripts, type SaleActivity, type SaleState } from '@flash-sale/redis';
 import { markSaleChanged } from './sale-marks';
 import { hasEnded, isRedisBacked, layoutOf, NEVER_OPENED, sellsFromLeases } from './sale-lease-row';
 
@@ -35,7 +29,7 @@ export class SaleIncarnations {
   constructor(
     private readonly repository: StockLeaseRepository,
     private readonly scripts: ReservationScripts,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly activity?: SaleActivity,
   ) {}
 

@@ -5,7 +5,7 @@ import {
   type RedisSaleWindow,
   type ReservationScripts,
   type SaleActivity,
-  type SaleRedisRepository,
+  type SaleState,
   type WindowWrite,
 } from '@flash-sale/redis';
 import { markSaleChanged } from './sale-marks';
@@ -22,7 +22,7 @@ export class SaleWindows {
   constructor(
     private readonly repository: SaleWindowRepository,
     private readonly scripts: ReservationScripts,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly activity?: SaleActivity,
   ) {}
 

@@ -1,6 +1,6 @@
 import type { SaleLeaseRow, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
 import type { SaleEdit, SaleLayout } from '@flash-sale/domain';
-import type { HandoffStream, ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import type { HandoffStream, ReservationScripts, SaleActivity, SaleState } from '@flash-sale/redis';
 import { BucketGiveBacks } from './bucket-give-backs';
 import { type Coalesced, coalesce, singleFlight } from './in-flight';
 import { LeaseGrants } from './lease-grants';
@@ -40,7 +40,7 @@ export class StockLeases {
   constructor(
     private readonly repository: StockLeaseRepository,
     scripts: ReservationScripts,
-    saleRedis: SaleRedisRepository,
+    saleRedis: SaleState,
     readonly policy: LeasePolicy,
     /** The active-sales index; every grant and load marks the sale. Absent where tests drive leases by hand. */
     activity?: SaleActivity,

@@ -1,5 +1,5 @@
 import { OrderTransitionRepository, SaleWindowRepository, StockLeaseRepository } from '@flash-sale/db';
-import { HandoffStream, ReservationScripts, SaleActivity, SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream, ReservationScripts, SaleActivity, SaleState } from '@flash-sale/redis';
 import { type DynamicModule, Global, Module, type Provider, type Type } from '@nestjs/common';
 import type { LeasePolicy } from './lease-policy';
 import { OrderLifecycle } from './order-lifecycle';
@@ -25,7 +25,7 @@ export class StockModule {
         inject: [
           StockLeaseRepository,
           ReservationScripts,
-          SaleRedisRepository,
+          SaleState,
           SaleActivity,
           SaleWindowRepository,
           HandoffStream,
@@ -33,7 +33,7 @@ export class StockModule {
         useFactory: (
           repository: StockLeaseRepository,
           scripts: ReservationScripts,
-          saleRedis: SaleRedisRepository,
+          saleRedis: SaleState,
           activity: SaleActivity,
           windows: SaleWindowRepository,
           handoff: HandoffStream,

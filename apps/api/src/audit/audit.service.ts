@@ -9,7 +9,7 @@ import {
   unappliedGiveBackUnits,
 } from '@flash-sale/domain';
 import type { Audit } from '@flash-sale/contract';
-import { DriftBoard, HandoffStream, SaleRedisRepository } from '@flash-sale/redis';
+import { DriftBoard, HandoffStream, SaleState } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
 
@@ -52,7 +52,7 @@ export class AuditService {
     private readonly catalog: SaleCatalog,
     private readonly saleBooks: SaleBooksRepository,
     private readonly orderQueries: OrderQueryRepository,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly handoff: HandoffStream,
     private readonly drifts: DriftBoard,
     private readonly leaseRepository: StockLeaseRepository,

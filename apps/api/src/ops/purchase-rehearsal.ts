@@ -1,12 +1,6 @@
 import { SaleBuyerRepository } from '@flash-sale/db';
 import { errorMessage } from '@flash-sale/domain';
-import {
-  onlyBucket,
-  RedisConnection,
-  ReservationScripts,
-  SaleRedisRepository,
-  singleBucketSale,
-} from '@flash-sale/redis';
+import { onlyBucket, RedisConnection, ReservationScripts, SaleState, singleBucketSale } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { withDeadline } from '../common/deadline';
 import {
@@ -38,7 +32,7 @@ export class PurchaseRehearsal {
   constructor(
     private readonly redis: RedisConnection,
     private readonly scripts: ReservationScripts,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly saleBuyers: SaleBuyerRepository,
   ) {}
 

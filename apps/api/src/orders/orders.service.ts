@@ -1,7 +1,7 @@
 import { OrderLifecycle, StockLeases } from '@flash-sale/stock';
 import { type OrderEntity, OrderQueryRepository, SaleRepository } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
-import { buyerBucket, ReservationScripts, SaleRedisRepository } from '@flash-sale/redis';
+import { buyerBucket, ReservationScripts, SaleState } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
 import { SaleCatalog } from '../sales/sale-catalog';
@@ -17,7 +17,7 @@ export class OrdersService {
     private readonly orders: OrderQueryRepository,
     private readonly sales: SaleRepository,
     private readonly catalog: SaleCatalog,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly lifecycle: OrderLifecycle,
     private readonly scripts: ReservationScripts,
     private readonly leases: StockLeases,

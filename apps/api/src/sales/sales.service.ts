@@ -11,21 +11,34 @@ import {
   type SalePurpose,
   sellsFromRedis,
 } from '@flash-sale/domain';
-import { SaleRedisRepository, WaitingRoomScripts } from '@flash-sale/redis';
+import { SaleState } from '@flash-sale/redis';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { Injectable } from '@nestjs/common';
 import type { CreateSaleDto, UpdateSaleDto } from './sale.dto';
 import { SaleCatalog } from './sale-catalog';
 import { newSaleOf, roomSettings, saleView } from './sale-mapping';
 
+/**
+ * What keeps a sale's waiting room in Redis as MySQL's settings say: the waiting-room module's, which
+ * registers itself at start (`keepRoomsWith`) — the room is that module's to write, and sales know
+ * nothing of it beyond these two moments.
+ */
+export interface SaleRooms {
+  /** A new sale with a room: nothing a reset database left under the same id, then its settings. */
+  open(sale: SaleDefinition): Promise<void>;
+  /** The room's settings or the sale's window changed (or were preloaded): written to Redis. */
+  write(sale: SaleDefinition): Promise<void>;
+}
+
 @Injectable()
 export class SalesService {
+  private rooms?: SaleRooms;
+
   constructor(
     private readonly sales: SaleRepository,
     private readonly catalog: SaleCatalog,
     private readonly leases: StockLeases,
-    private readonly saleRedis: SaleRedisRepository,
-    private readonly rooms: WaitingRoomScripts,
+    private readonly saleRedis: SaleState,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.defaultBuckets = config.purchase.saleBucketsDefault;
@@ -34,13 +47,18 @@ export class SalesService {
   /** Buckets of a redis-lua sale created without `buckets` (SALE_BUCKETS_DEFAULT). */
   private readonly defaultBuckets: number;
 
+  keepRoomsWith(rooms: SaleRooms): void {
+    this.rooms = rooms;
+  }
+
+  private roomsKept(): SaleRooms {
+    if (!this.rooms) throw new Error('No waiting-room module keeps the rooms: import WaitingRoomModule');
+    return this.rooms;
+  }
+
   async create(input: CreateSaleDto): Promise<Sale> {
     const sale = await this.sales.create(newSaleOf(input, this.defaultBuckets));
-    if (sale.waitingRoom) {
-      // A new id must not inherit a room left by a database that was reset under a living Redis.
-      await this.rooms.remove(sale.id);
-      await this.rooms.write(sale);
-    }
+    if (sale.waitingRoom) await this.roomsKept().open(sale);
     // Sold from MySQL: nothing to load, and every unit is still there.
     if (!sellsFromRedis(sale.strategy)) return saleView(sale, sale.stock);
     // A new id must not inherit keys left by a database that was reset under a living Redis.
@@ -85,7 +103,7 @@ export class SalesService {
       this.catalog.forget(sale.id);
     }
     if (input.waitingRoom !== undefined || (changes.endsAt && sale.waitingRoom)) {
-      await this.rooms.write(await this.catalog.get(sale.id));
+      await this.roomsKept().write(await this.catalog.get(sale.id));
     }
     if (changes.endsAt && sellsFromRedis(sale.strategy)) return this.preload(sale.id);
     return this.get(sale.id);
@@ -98,7 +116,7 @@ export class SalesService {
   async preload(saleId: string): Promise<Sale> {
     const sale = await this.catalog.get(saleId);
     if (sellsFromRedis(sale.strategy)) await this.leases.ensureLoaded(saleId);
-    if (sale.waitingRoom) await this.rooms.write(sale);
+    if (sale.waitingRoom) await this.roomsKept().write(sale);
     return this.get(saleId);
   }
 

@@ -2,6 +2,7 @@ import { RoomPlaceRepository } from '@flash-sale/db';
 import type { SaleDefinition } from '@flash-sale/domain';
 import { RedisConnection, type RoomTicket, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { type SaleRooms, SalesService } from '../sales/sales.service';
 
 /** Buyers whose recorded place or pass this process remembers, to save rewriting them: a bound on memory. */
 const REMEMBERED_BUYERS = 100_000;
@@ -31,7 +32,7 @@ interface PendingRecord {
  * as an error, and recorded by the buyer's next join or poll.
  */
 @Injectable()
-export class RoomRecord implements OnModuleInit {
+export class RoomRecord implements OnModuleInit, SaleRooms {
   private readonly logger = new Logger(RoomRecord.name);
   /** sale|user → the place or pass expiry this process recorded last. */
   private readonly recorded = new Map<string, string>();
@@ -51,13 +52,27 @@ export class RoomRecord implements OnModuleInit {
     private readonly places: RoomPlaceRepository,
     private readonly scripts: WaitingRoomScripts,
     private readonly redis: RedisConnection,
+    private readonly sales: SalesService,
   ) {}
 
   onModuleInit(): void {
+    // Creating, editing and preloading a sale write its room through here.
+    this.sales.keepRoomsWith(this);
     this.redis.onConnectionLost(() => {
       this.connectionLosses += 1;
       this.restored.clear();
     });
+  }
+
+  /** A new sale's room: a database reset under a living Redis may have left one under the same id. */
+  async open(sale: SaleDefinition): Promise<void> {
+    await this.scripts.remove(sale.id);
+    await this.scripts.write(sale);
+  }
+
+  /** The room's settings as MySQL holds them (the new rate and cap apply to the next admission everywhere). */
+  write(sale: SaleDefinition): Promise<void> {
+    return this.scripts.write(sale);
   }
 
   /** Before the room of `sale` runs a script on this connection: written back from MySQL, once. */

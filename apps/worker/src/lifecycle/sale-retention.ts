@@ -1,6 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleLayouts } from '@flash-sale/db';
-import { HandoffStream, SaleRedisRepository } from '@flash-sale/redis';
+import { HandoffStream, SaleState } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
 
 /**
@@ -15,7 +15,7 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class SaleRetention {
   constructor(
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly handoff: HandoffStream,
     private readonly layouts: SaleLayouts,
     @InjectAppConfig() private readonly config: AppConfig,

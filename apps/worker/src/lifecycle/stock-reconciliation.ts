@@ -13,7 +13,7 @@ import {
   SaleActivity,
   DriftBoard,
   HandoffStream,
-  SaleRedisRepository,
+  SaleState,
   type SaleRedisSnapshot,
 } from '@flash-sale/redis';
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
@@ -67,7 +67,7 @@ export class StockReconciliation {
 
   constructor(
     private readonly saleBooks: SaleBooksRepository,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly handoff: HandoffStream,
     private readonly drifts: DriftBoard,
     private readonly scripts: ReservationScripts,

@@ -22,7 +22,8 @@ const LINGER_MS = 5;
 /** A sale is marked active (for the background jobs) at most this often by one process. */
 const ACTIVITY_MARK_EVERY_MS = 1_000;
 
-type Record = (batchSize: number) => void;
+/** Counts one batch written, of `batchSize` orders, in the drain's result. */
+type CountBatch = (batchSize: number) => void;
 
 /** A stream's name in logs and in this process's per-stream state: the sale id, with `/bucket` when it has several. */
 function streamName(bucket: SaleBucket): string {
@@ -64,7 +65,7 @@ export class HandoffDrain {
     const saleId = sale.id;
     const buckets = bucketsOf(sale);
     const result: WriteOrdersResult = { written: 0, batches: [], batchCount: 0, reclaimed: 0, handedOn: false };
-    const record: Record = (size) => {
+    const countBatch: CountBatch = (size) => {
       result.written += size;
       result.batchCount += 1;
       result.batches.push(size);
@@ -74,14 +75,14 @@ export class HandoffDrain {
     let current: SaleBucket | undefined;
     try {
       for (current of buckets) {
-        await this.writeOwnUnacknowledged(current, record);
-        result.reclaimed += await this.writeAbandoned(current, record);
+        await this.writeOwnUnacknowledged(current, countBatch);
+        result.reclaimed += await this.writeAbandoned(current, countBatch);
       }
       current = undefined;
       const drained =
         buckets.length === 1
-          ? await this.writeNew(buckets[0]!, record)
-          : await this.writeNewInTurn(buckets, record, (bucket) => (current = bucket));
+          ? await this.writeNew(buckets[0]!, countBatch)
+          : await this.writeNewInTurn(buckets, countBatch, (bucket) => (current = bucket));
       result.handedOn = !drained;
     } catch (error) {
       // What this process was given stays pending for it: its next attempt reads it back first.
@@ -93,13 +94,13 @@ export class HandoffDrain {
   }
 
   /** What this consumer was given by an attempt that failed; one batch at a time (re-reading needs the ack). */
-  private async writeOwnUnacknowledged(bucket: SaleBucket, record: Record): Promise<void> {
+  private async writeOwnUnacknowledged(bucket: SaleBucket, countBatch: CountBatch): Promise<void> {
     const stream = streamName(bucket);
     if (!this.unacknowledgedHere.has(stream)) return;
     let own = await this.readOwnPending(bucket);
     while (own.length > 0) {
       await this.write(bucket, own);
-      record(own.length);
+      countBatch(own.length);
       own = await this.readOwnPending(bucket, own[own.length - 1]!.id);
     }
     this.unacknowledgedHere.delete(stream);
@@ -109,7 +110,7 @@ export class HandoffDrain {
    * What other consumers were given and never acknowledged for HANDOFF_CLAIM_IDLE_MS (their worker died or
    * stopped mid-batch). Looked for now and then, not on every job: such entries must idle first anyway.
    */
-  private async writeAbandoned(bucket: SaleBucket, record: Record): Promise<number> {
+  private async writeAbandoned(bucket: SaleBucket, countBatch: CountBatch): Promise<number> {
     const now = Date.now();
     const stream = streamName(bucket);
     if (now - (this.lastClaimAt.get(stream) ?? 0) < this.config.worker.claimIdleMs / 2) return 0;
@@ -128,7 +129,7 @@ export class HandoffDrain {
       if (claimed.entries.length === 0) continue;
       this.logger.warn(`Sale ${stream}: took over ${claimed.entries.length} hand-off(s) a worker left unwritten`);
       await this.write(bucket, claimed.entries);
-      record(claimed.entries.length);
+      countBatch(claimed.entries.length);
       reclaimed += claimed.entries.length;
     } while (cursor !== '0-0');
     return reclaimed;
@@ -138,7 +139,7 @@ export class HandoffDrain {
    * New entries, reading the next batch while the current one is written. Returns false when it
    * stopped at MAX_DRAIN_MS with entries possibly left (the caller then queues the sale's next job).
    */
-  private async writeNew(bucket: SaleBucket, record: Record): Promise<boolean> {
+  private async writeNew(bucket: SaleBucket, countBatch: CountBatch): Promise<boolean> {
     const deadline = Date.now() + MAX_DRAIN_MS;
     let entries = await this.readNew(bucket);
     while (entries.length > 0) {
@@ -150,7 +151,7 @@ export class HandoffDrain {
         await following?.catch(() => undefined);
         throw error;
       }
-      record(entries.length);
+      countBatch(entries.length);
       if (!following) return false;
       entries = await following;
       if (entries.length === 0 && Date.now() < deadline) {
@@ -167,7 +168,7 @@ export class HandoffDrain {
    */
   private async writeNewInTurn(
     buckets: readonly SaleBucket[],
-    record: Record,
+    countBatch: CountBatch,
     writing: (bucket: SaleBucket) => void,
   ): Promise<boolean> {
     const deadline = Date.now() + MAX_DRAIN_MS;
@@ -183,7 +184,7 @@ export class HandoffDrain {
         readAt = 0;
         if (entries.length === 0) continue;
         await this.write(bucket, entries);
-        record(entries.length);
+        countBatch(entries.length);
         written += entries.length;
         anyFull ||= entries.length === this.config.worker.batchSize;
       }

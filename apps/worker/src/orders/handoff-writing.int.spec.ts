@@ -8,7 +8,7 @@ import {
   type RedisClient,
   type ReservationScripts,
   type HandoffStream,
-  type SaleRedisRepository,
+  type SaleState,
   singleBucketSale,
 } from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -31,7 +31,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
   let db: DataSource;
   let redis: RedisClient;
   let scripts: ReservationScripts;
-  let saleRedis: SaleRedisRepository;
+  let saleRedis: SaleState;
   let handoff: HandoffStream;
   let workerA: INestApplicationContext;
   let workerB: INestApplicationContext;

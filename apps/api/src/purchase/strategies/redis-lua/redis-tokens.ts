@@ -1,6 +1,6 @@
 import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import type { SaleLayout } from '@flash-sale/domain';
-import { buyerBucket, RedisConnection, SaleRedisRepository } from '@flash-sale/redis';
+import { buyerBucket, RedisConnection, SaleState } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { SubmitTokenCodec } from '../../submit-token-codec';
 import { RedisBuyers } from './redis-buyers';
@@ -15,7 +15,7 @@ export class RedisTokens {
   private readonly logger = new Logger(RedisTokens.name);
 
   constructor(
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly redisBuyers: RedisBuyers,
     private readonly redis: RedisConnection,
     @InjectAppConfig() private readonly config: AppConfig,

@@ -2,7 +2,7 @@ import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
 import { SaleBuyerRepository } from '@flash-sale/db';
 import { StockLeases } from '@flash-sale/stock';
 import { decidePurchase, ErrorCode, type SaleTerms, type SaleLayout } from '@flash-sale/domain';
-import { SaleRedisRepository, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
+import { SaleState, type SoldOutView, StockReturnSubscription } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { SubmitTokens } from '../../submit-tokens';
 
@@ -45,7 +45,7 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly stockReturns: StockReturnSubscription,
-    private readonly saleRedis: SaleRedisRepository,
+    private readonly saleRedis: SaleState,
     private readonly leases: StockLeases,
     private readonly submitTokens: SubmitTokens,
     private readonly saleBuyers: SaleBuyerRepository,

@@ -50,7 +50,7 @@ export interface SoldOutView {
  * Plain Redis reads and writes of a sale's keys: its tokens, balances, incarnation, windows, reservations,
  * snapshot and retention (the hand-off stream's are HandoffStream's, the drift board's DriftBoard's).
  */
-export class SaleRedisRepository {
+export class SaleState {
   constructor(
     private readonly client: RedisClient,
     private readonly keys: KeyBuilder,
