@@ -15,8 +15,9 @@ const SOLD_OUT = toErrorResponse(SOLD_OUT_ERROR);
 /**
  * After a sale sells out, nearly all of its traffic is buyers who will be told 410 SOLD_OUT. The
  * purchase route (purchase.route.ts) asks this first (redis-lua's early answer) and, when `SoldOutGate`
- * is certain, the answer is given here, without touching Redis: no reservation script, and no rate limit counted (docs/api.md's
- * sold-out exception — a final answer that changes nothing needs no protection). It is asked only once
+ * is certain, the answer is given here, without touching Redis: no reservation script, and no rate
+ * limit counted (docs/api.md's sold-out exception — a final answer that changes nothing needs no
+ * protection). It is asked only once
  * the access token (401) and the body (400) are known to be valid; it decides only for a known sale (404)
  * whose window, token, limit and stock the gate vouches for, and answers what the full path would (same
  * status, body, metric and log line).
