@@ -96,16 +96,10 @@ export class SaleState {
    */
   async incarnation(bucket: SaleBucket): Promise<BucketIncarnation | undefined> {
     const sale = this.keys.bucket(bucket);
-    const replies = (await this.client
-      .multi()
-      .hmget(sale.meta, 'epoch', 'reservedUnits')
-      .hkeys(sale.grants)
-      .hkeys(sale.givebacks)
-      .exec()) as [Error | null, unknown][] | null;
-    if (!replies) throw new Error('Redis aborted the incarnation read');
-    const failed = replies.find(([error]) => error);
-    if (failed) throw failed[0];
-    const [meta, grants, giveBacks] = replies.map(([, value]) => value) as [(string | null)[], string[], string[]];
+    const [meta, grants, giveBacks] = (await execChecked(
+      this.client.multi().hmget(sale.meta, 'epoch', 'reservedUnits').hkeys(sale.grants).hkeys(sale.givebacks),
+      'the incarnation read',
+    )) as [(string | null)[], string[], string[]];
     if (meta[0] === null) return undefined;
     return {
       epoch: Number(meta[0]),
@@ -208,19 +202,18 @@ export class SaleState {
   private async bucketSnapshot(bucket: SaleBucket): Promise<SaleRedisSnapshot> {
     const keys = this.keys.bucket(bucket);
     // One MULTI (all keys share the bucket's hash tag): the ledgers are read at one instant.
-    const replies = (await this.client
-      .multi()
-      .get(keys.stock)
-      .hgetall(keys.reservations)
-      .hgetall(keys.returned)
-      .hmget(keys.meta, 'epoch', 'reservedUnits')
-      .hgetall(keys.grants)
-      .hgetall(keys.givebacks)
-      .exec()) as [Error | null, unknown][] | null;
-    if (!replies) throw new Error('Redis aborted the snapshot transaction');
-    const failed = replies.find(([error]) => error);
-    if (failed) throw failed[0];
-    const [stock, reservations, returned, meta, grants, givebacks] = replies.map(([, value]) => value) as [
+    const replies = await execChecked(
+      this.client
+        .multi()
+        .get(keys.stock)
+        .hgetall(keys.reservations)
+        .hgetall(keys.returned)
+        .hmget(keys.meta, 'epoch', 'reservedUnits')
+        .hgetall(keys.grants)
+        .hgetall(keys.givebacks),
+      'the snapshot transaction',
+    );
+    const [stock, reservations, returned, meta, grants, givebacks] = replies as [
       string | null,
       Record<string, string>,
       Record<string, string>,
@@ -272,9 +265,11 @@ export class SaleState {
   }
 }
 
-async function execChecked(multi: ChainableCommander): Promise<void> {
+/** Runs a MULTI and returns its replies' values, or throws its first error (or the abort). */
+async function execChecked(multi: ChainableCommander, what = 'the transaction'): Promise<unknown[]> {
   const replies = (await multi.exec()) as [Error | null, unknown][] | null;
-  if (!replies) throw new Error('Redis aborted the transaction');
+  if (!replies) throw new Error(`Redis aborted ${what}`);
   const failed = replies.find(([error]) => error);
   if (failed) throw failed[0];
+  return replies.map(([, value]) => value);
 }

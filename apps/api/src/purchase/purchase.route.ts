@@ -118,7 +118,9 @@ export class PurchaseRoute implements OnModuleInit {
       return this.purchases.refuseBody(userId, saleId, error);
     }
     // Synchronous on a live sale: a live purchase waits for nothing here.
-    for (const early of this.earlyAnswers) {
+    // An indexed loop: no iterator allocated per purchase.
+    for (let i = 0; i < this.earlyAnswers.length; i++) {
+      const early = this.earlyAnswers[i]!;
       const applies = early.applies(saleId, userId, order);
       if (applies === true || (applies !== false && (await applies))) {
         early.give(reply);
