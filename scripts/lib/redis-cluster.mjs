@@ -58,6 +58,8 @@ const NODE_COMMAND_TIMEOUT_MS = 5_000;
  * @property {(port: number, signal: 'SIGSTOP' | 'SIGCONT') => void} signal SIGSTOP (a node that hangs:
  *   it answers nothing, replicates nothing) or SIGCONT. The cluster's own reads ask other nodes while
  *   it hangs.
+ * @property {(port: number) => Promise<void>} killNode SIGKILLs the node on `port` (a replica, say) and
+ *   resolves once it is gone; `restartAsReplica` brings it back.
  * @property {(port: number, options?: { timeoutMs?: number, afterKill?: () => void }) => Promise<number>}
  *   killMasterAndAwaitFailover SIGKILLs the master on `port` and waits until its replica has taken its
  *   slots over and every node neither killed nor hung says `cluster_state:ok`; resolves with the
@@ -253,6 +255,7 @@ export async function startRedisCluster(options = {}) {
       if (signal === 'SIGSTOP') hung.add(port);
       else hung.delete(port);
     },
+    killNode,
     async killMasterAndAwaitFailover(port, { timeoutMs = 30_000, afterKill } = {}) {
       // On a busy machine a replica that was just told to replicate may not be in the view yet: wait for it.
       let replica;

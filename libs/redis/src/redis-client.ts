@@ -2,6 +2,9 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
 
+/** How often a cluster client reads the slot map on its own. */
+const SLOT_MAP_READ_INTERVAL_MS = 5_000;
+
 /**
  * A process that serves requests (the API) fails a Redis command after this many reconnect attempts,
  * so a request gets its 503 rather than waiting for Redis to come back.
@@ -33,7 +36,14 @@ export function createRedisClient(config: RedisConnectionConfig, options: RedisO
       const [host, port] = node.split(':');
       return { host: host ?? '127.0.0.1', port: Number(port ?? 6379) };
     });
-    return new Cluster(nodes, { redisOptions: options, scaleReads: 'master' });
+    // The slot map is read again on a timer too, not only when a command is redirected: a failover
+    // this client did not see die (a partition, a manual failover) is then noticed even by a process
+    // that sends nothing to the moved slots (RedisConnection.onConnectionLost).
+    return new Cluster(nodes, {
+      redisOptions: options,
+      scaleReads: 'master',
+      slotsRefreshInterval: SLOT_MAP_READ_INTERVAL_MS,
+    });
   }
   return new Redis(config.url, options);
 }

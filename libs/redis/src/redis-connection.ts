@@ -1,12 +1,23 @@
+import { EventEmitter } from 'node:events';
 import { Cluster, type Redis } from 'ioredis';
 import type { RedisClient } from './redis-client';
 
 /**
  * The state of the shared Redis connection, for the code that answers differently while Redis is
  * down (the MySQL fallback, limits that cannot be counted) or must act when it comes back.
+ *
+ * "Lost" and "back" mean the same for one Redis and for a cluster: the copy of the data this process
+ * talks to may have changed. A single client drops its connection when that happens (any restart or
+ * failover closes it). A cluster client stays `ready` when one of its masters fails over — it only
+ * reads its slot map again — so for a cluster a master that leaves the client's pool, or a slot that
+ * another master serves, is a loss too, and the next slot map read after it is the way back.
  */
 export class RedisConnection {
-  constructor(private readonly client: RedisClient) {}
+  private readonly masters?: ClusterMasters;
+
+  constructor(private readonly client: RedisClient) {
+    if (client instanceof Cluster) this.masters = new ClusterMasters(client);
+  }
 
   /** Whether commands are being sent now (not queued behind a reconnect). */
   get isReady(): boolean {
@@ -33,11 +44,14 @@ export class RedisConnection {
       if (connectedBefore) listener();
       connectedBefore = true;
     });
+    this.masters?.on('back', listener);
   }
 
   /**
    * Called each time a connection that had been ready is lost, before it reconnects: ioredis sends the
-   * commands queued meanwhile as soon as it is back, before any 'ready' listener hears of it.
+   * commands queued meanwhile as soon as it is back, before any 'ready' listener hears of it. In a
+   * cluster, also each time a master is lost or replaced (see the class's comment): before the client
+   * can send a command to the replica promoted in its place.
    */
   onConnectionLost(listener: () => void): void {
     let connectedBefore = this.isReady;
@@ -45,6 +59,7 @@ export class RedisConnection {
     this.onClose(() => {
       if (connectedBefore) listener();
     });
+    this.masters?.on('lost', listener);
   }
 
   async ping(): Promise<void> {
@@ -78,4 +93,49 @@ export class RedisConnection {
 /** `INFO persistence` says whether the append-only file is on. */
 function persistenceIn(info: string): 'aof' | 'none' {
   return /^aof_enabled:1\r?$/m.test(info) ? 'aof' : 'none';
+}
+
+/**
+ * Watches a ready cluster client's masters. `lost`: a master left the client's pool (its connection
+ * ended: killed, or dropped by a slot map without it), or a slot map read names another master for a
+ * slot (a failover its client did not see die: a partition, a manual failover, a slot moved). The
+ * first comes before the client can send anything to a replica promoted in the dead master's place:
+ * until the slot map is read again, its slots still name the dead master. `back`: the first slot map
+ * read after a loss (which may still name the dead master, until the cluster promotes its replica: a
+ * command sent to it then fails, and the next loss follows).
+ */
+class ClusterMasters extends EventEmitter {
+  /** The master of each slot at the last slot map read; empty until the first. */
+  private mastersBySlot: string[] = [];
+  private lostSinceRead = false;
+
+  constructor(private readonly cluster: Cluster) {
+    super();
+    cluster.on('-node', (node: Redis) => {
+      if (cluster.status !== 'ready' || node.options.readOnly) return;
+      this.lose();
+      // The client reads its slot map again only when a command is redirected or on its timer: ask now,
+      // so that `back` does not wait for either (a failed read is tried again by the timer).
+      cluster.refreshSlotsCache();
+    });
+    cluster.on('refresh', () => this.slotMapRead());
+  }
+
+  private slotMapRead(): void {
+    const now = this.cluster.slots.map((nodes) => nodes[0] ?? '');
+    const before = this.mastersBySlot;
+    this.mastersBySlot = now;
+    if (this.cluster.status === 'ready' && before.some((master, slot) => master !== '' && master !== now[slot])) {
+      this.lose();
+    }
+    if (this.lostSinceRead) {
+      this.lostSinceRead = false;
+      this.emit('back');
+    }
+  }
+
+  private lose(): void {
+    this.lostSinceRead = true;
+    this.emit('lost');
+  }
 }

@@ -1,5 +1,6 @@
 import type { StockLeases, VerifyOutcome } from '@flash-sale/stock';
 import { EventEmitter } from 'node:events';
+import { Cluster } from 'ioredis';
 import { type RedisClient, RedisConnection } from '@flash-sale/redis';
 import { IncarnationGuard } from './incarnation-guard';
 
@@ -7,8 +8,15 @@ import { IncarnationGuard } from './incarnation-guard';
  * A real RedisConnection over a client whose drops and reconnections the test drives, and leases that
  * count verifications.
  */
-function fakes(readyAtStart: boolean) {
-  const client = Object.assign(new EventEmitter(), { status: readyAtStart ? 'ready' : 'connecting' });
+function fakes(readyAtStart: boolean, kind: 'redis' | 'cluster' = 'redis') {
+  const client = Object.assign(new EventEmitter(), {
+    status: readyAtStart ? 'ready' : 'connecting',
+    // A cluster client's slot map (slot → [master, replicas]) and the read RedisConnection asks of it.
+    slots: [['127.0.0.1:7000']],
+    refreshSlotsCache: () => undefined,
+  });
+  // A cluster client for RedisConnection, whose events the test drives (no node is ever reached).
+  if (kind === 'cluster') Object.setPrototypeOf(client, Cluster.prototype);
   const connection = new RedisConnection(client as unknown as RedisClient);
   const verified: string[] = [];
   const pending: ((outcome: VerifyOutcome) => void)[] = [];
@@ -32,6 +40,12 @@ function fakes(readyAtStart: boolean) {
       client.emit('close');
     },
     finish: () => pending.shift()?.('current'),
+    /** A cluster master's connection ends, then the slot map names its promoted replica. */
+    failOver: (promoted: string) => {
+      client.emit('-node', { options: { readOnly: false } });
+      client.slots = [[promoted]];
+      client.emit('refresh');
+    },
   };
 }
 
@@ -70,5 +84,23 @@ describe('IncarnationGuard', () => {
     finish();
     await before;
     expect(guard.mustVerify('1')).toBe(true);
+  });
+
+  it("in a cluster, a master's failover (the client stays ready) asks again, and tokens issued before it may lack their purchase", async () => {
+    const { guard, verified, failOver, finish } = fakes(true, 'cluster');
+    const issuedBefore = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(guard.mustVerify('1')).toBe(false);
+    failOver('127.0.0.1:7003');
+    expect(guard.mustVerify('1')).toBe(true);
+    const verifying = guard.verify('1');
+    expect(verified).toEqual(['1']);
+    finish();
+    await verifying;
+    expect(guard.mustVerify('1')).toBe(false);
+    // The promoted replica is the current copy from the failover on: only an older token can have
+    // bought in the copy that died.
+    expect(guard.mayLackPurchaseOf(issuedBefore)).toBe(true);
+    expect(guard.mayLackPurchaseOf(Date.now() + 60_000)).toBe(false);
   });
 });

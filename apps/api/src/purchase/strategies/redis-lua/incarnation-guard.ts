@@ -6,9 +6,10 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 const CLOCK_MARGIN_MS = 10_000;
 
 /**
- * When this instance's Redis connection drops and comes back (Redis restarted, or a failover moved it to a
- * replica), the Redis it now talks to may hold no state or a stale copy of a sale — which would sell
- * units MySQL already saw converted. Before a sale sells again here, its incarnation is verified once
+ * When this instance's Redis connection drops and comes back (Redis restarted, or a failover moved it to
+ * a replica; in a cluster, also when one master is lost or replaced: RedisConnection.onConnectionLost),
+ * the Redis it now talks to may hold no state or a stale copy of a sale — which would sell units MySQL
+ * already saw converted. Before a sale sells again here, its incarnation is verified once
  * (StockLeases.verifyIncarnation) and, if lost, restarted on fresh leases. Until the first reconnect
  * this costs the purchase path one boolean test.
  */
@@ -30,9 +31,12 @@ export class IncarnationGuard implements OnModuleInit {
 
   onModuleInit(): void {
     if (this.redis.isReady) this.connectedSince = Date.now();
-    this.redis.onReady(() => {
+    const current = (): void => {
       if (this.connectedSince === Number.POSITIVE_INFINITY) this.connectedSince = Date.now();
-    });
+    };
+    this.redis.onReady(current);
+    // A cluster client stays ready across one master's failover: it is back when its slot map is.
+    this.redis.onReconnect(current);
     // Armed when the connection drops, not when it comes back: ioredis sends the commands queued
     // meanwhile as soon as it reconnects, before anyone hears of it, and a purchase queued then must
     // already wait for the verification.

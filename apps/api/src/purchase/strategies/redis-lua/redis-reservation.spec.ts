@@ -239,6 +239,32 @@ describe('RedisReservation', () => {
     expect(calls).not.toContain('noteSoldOut');
   });
 
+  it('on its last try too: a SOLD_OUT is final only once no unit is in doubt', async () => {
+    // A stale copy replaced on the way (the refill's 1), then MySQL empty: the last try is a SOLD_OUT
+    // while the lost copy's leases are in doubt.
+    const soldOut = refused(ErrorCode.SoldOut);
+    const inDoubt = world([refused(ErrorCode.TokenInvalid), soldOut, soldOut, soldOut], {
+      tokenSigned: true,
+      refills: [1, 0],
+      inDoubt: 3,
+    });
+    expect((await refusalOf(inDoubt.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.Unavailable);
+    expect(inDoubt.calls).not.toContain('noteSoldOut');
+    // The same tries with nothing in doubt: sold out, and flagged.
+    const settled = world([refused(ErrorCode.TokenInvalid), soldOut, soldOut, soldOut], {
+      tokenSigned: true,
+      refills: [1, 0],
+    });
+    expect((await refusalOf(settled.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
+    expect(settled.calls.slice(-3)).toEqual(['unitsOutsideMySql', 'noteSoldOut', 'orderOfToken']);
+    // Redis lost the sale on the last try: not proven either way.
+    const lostAgain = world([refused(ErrorCode.TokenInvalid), soldOut, soldOut, refused(ErrorCode.SoldOut, true)], {
+      tokenSigned: true,
+      refills: [1, 0],
+    });
+    expect((await refusalOf(lostAgain.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.Unavailable);
+  });
+
   it('answers 503, not SOLD_OUT, when every attempt found units that went to others', async () => {
     const soldOut = refused(ErrorCode.SoldOut);
     const { reservation } = world([soldOut, soldOut, soldOut, soldOut], { refills: [1, 1, 1, 1] });

@@ -102,9 +102,11 @@ export class RedisReservation {
           throw rateLimited(result.waitMs);
         case 'refused': {
           if (attempt === MAX_RESERVE_ATTEMPTS) {
-            // Units kept arriving and going to others: not known to be sold out, so not SOLD_OUT.
-            if (result.code === ErrorCode.SoldOut && !attempts.mysqlWasEmpty) break;
-            return this.finalRefusal(attempts, result.code);
+            if (result.code !== ErrorCode.SoldOut) return this.finalRefusal(attempts, result.code);
+            // Units kept arriving and going to others, or Redis lost the sale again: not known to be sold
+            // out, so not SOLD_OUT. Otherwise proven as on any other try.
+            if (result.saleNotLoaded || !attempts.mysqlWasEmpty) break;
+            return this.soldOutUnlessInDoubt(attempts);
           }
           const next = await this.afterRefusal(attempts, result);
           if (next !== 'retry') return next;
@@ -162,12 +164,7 @@ export class RedisReservation {
         attempts.mysqlWasEmpty = (await this.leases.refill(sale, bucket.index, order.quantity)) === 0;
         return 'retry';
       }
-      if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
-        throw retryLater('The last units are being recounted after an outage; retry with the same token');
-      }
-      // Later buyers of this sale may then be answered by the flag (purchase/strategies/redis-lua/sold-out-fast-path.ts).
-      this.soldOut.noteSoldOut(sale);
-      return this.finalRefusal(attempts, result.code);
+      return this.soldOutUnlessInDoubt(attempts);
     }
     if (
       result.code === ErrorCode.TokenInvalid &&
@@ -192,6 +189,20 @@ export class RedisReservation {
   }
 
   /**
+   * Redis refused and MySQL had nothing left to lease: SOLD_OUT, unless units are in doubt after an
+   * outage (a lost incarnation's leases, not yet counted back) — those may still be sold.
+   */
+  private async soldOutUnlessInDoubt(attempts: Attempts): Promise<never | WrittenOrder> {
+    const { sale } = attempts;
+    if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
+      throw retryLater('The last units are being recounted after an outage; retry with the same token');
+    }
+    // Later buyers of this sale may then be answered by the flag (purchase/strategies/redis-lua/sold-out-fast-path.ts).
+    this.soldOut.noteSoldOut(sale);
+    return this.finalRefusal(attempts, ErrorCode.SoldOut);
+  }
+
+  /**
    * Redis refuses a token signed for this buyer as sold out or over the limit: true of Redis's copy, but
    * a copy can lack a purchase MySQL holds — a lagging replica promoted, or an older copy refreshed,
    * after the worker wrote orders it had read from the lost one. Such a copy still holds the token
@@ -210,16 +221,16 @@ export class RedisReservation {
     throw refusal(code);
   }
 
-  /**
-   * A fresh reservation is `QUEUED`. A replay answers its order as it is (docs/api.md "Buying"): MySQL's
-   * status, or `QUEUED` while the worker has not written it — its reservation may be written, paid,
-   * cancelled or expired by now.
-   */
   /** Whether this copy of Redis may lack a purchase made with the token (IncarnationGuard.mayLackPurchaseOf). */
   private mayLackPurchase(token: string): boolean {
     return this.incarnations.mayLackPurchaseOf(this.tokens.issuedAtMs(token));
   }
 
+  /**
+   * A fresh reservation is `QUEUED`. A replay answers its order as it is (docs/api.md "Buying"): MySQL's
+   * status, or `QUEUED` while the worker has not written it — its reservation may be written, paid,
+   * cancelled or expired by now.
+   */
   private async accepted(attempts: Attempts, result: Reserved): Promise<PurchaseAccepted> {
     const counted = !attempts.offTheBooks;
     // Epoch 0: a replay of an order MySQL sold itself (the fallback), or that ended before Redis was
