@@ -12,11 +12,18 @@ export type RoomReading = RoomStockReading & { settled: boolean; at: number };
 
 /** How old a reading of a sale's remaining units may be when a poll uses it. */
 const FRESH_MS = 500;
+/**
+ * How old a reading may be to answer a poll while the next one is read. Older (no poll came for a
+ * while: after a sell-out buyers poll seldom), units may have come back since — an expired or cancelled
+ * order — and the poll waits for the new reading rather than say `sold_out` from the old one.
+ */
+const SERVE_WHILE_READING_MS = 2 * FRESH_MS;
 
 /**
  * The units a room's sale has left, as its polls need them: to admit no more shoppers than units remain
  * and to tell every waiting buyer `sold_out` without a Redis command. One reading per sale at a time,
- * refreshed in the background once older than FRESH_MS, so polls never wait for MySQL after the first.
+ * refreshed in the background once older than FRESH_MS, so a steady flow of polls never waits for MySQL
+ * after the first (a poll after a lull waits for one read: see SERVE_WHILE_READING_MS).
  *
  * A reading carries the room's `sold` read just before it: the room takes off it whatever its buyers bought
  * since, on any instance (room-*.lua), so a reading that is a moment old admits nobody for a unit already
@@ -38,8 +45,13 @@ export class RoomStock {
     if (last && now - last.at < FRESH_MS) return last;
     const refresh = this.refresh(sale);
     if (!last) return refresh;
-    refresh.catch(() => undefined); // the last reading serves meanwhile; the next poll tries again
-    return last;
+    if (now - last.at < SERVE_WHILE_READING_MS) {
+      refresh.catch(() => undefined); // the last reading serves meanwhile; the next poll tries again
+      return last;
+    }
+    // Too old to answer on its own. If the stock cannot be read now, the old reading still admits (the
+    // room's own count takes off what was bought since), but it says `sold_out` to nobody.
+    return refresh.catch(() => ({ ...last, settled: false }));
   }
 
   /**
