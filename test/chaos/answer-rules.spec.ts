@@ -80,6 +80,69 @@ describe('answer rules: one token, the same answer from every process', () => {
  * Rule 3 continued: a promised token replayed after its order was cancelled or expired is answered with
  * the order as it is.
  */
+describe('answer rules: no sale after its end', () => {
+  const T = 100_000; // the admin ends the sale (MySQL's new end) at this instant
+  const REOPENED = T + 10_000; // ...and reopens it (a new end an hour later) at this one
+  const ORDER = 'S1-ORDER';
+
+  /** MySQL read every 250 ms: open until T, ended from T until REOPENED, open again after. */
+  const samples: EndsAtSample[] = Array.from({ length: 120 }, (_, i) => {
+    const startedAt = T - 5_000 + i * 250;
+    return { startedAt, answeredAt: startedAt + 5, endsAt: startedAt >= T && startedAt < REOPENED ? T : T + 3_600_000 };
+  });
+
+  function judge(operations: Omit<Operation, 'index' | 'api' | 'buyer' | 'faultsActive'>[]) {
+    const history = new History();
+    for (const operation of operations) history.record({ api: 0, buyer: 1, faultsActive: '', ...operation });
+    const world = { history, window: { samples }, sale: { stock: 10 }, dataLossAfter: () => undefined };
+    const state = {
+      orders: [
+        { order_no: ORDER, user_id: 'u1', quantity: 1, status: 'PENDING_PAYMENT', submit_token: 'tok', updatedAt: 0 },
+      ],
+    } as unknown as FinalState;
+    return judgeAnswers(world as unknown as RunWorld, state)
+      .map((violation) => violation.invariant)
+      .filter((invariant) => invariant === 'no sale after its end');
+  }
+
+  const attempt = { kind: 'buy', subject: 'tok', quantity: 1 } as const;
+  const accepted = { outcome: 'ok', status: 202, orderNo: ORDER } as const;
+  const unknown = { outcome: 'info', status: 503 } as const;
+
+  it('a 202 to a purchase sent while the sale had ended is a violation', () => {
+    expect(judge([{ ...attempt, ...accepted, sentAt: T + 2_000, answeredAt: T + 2_010 }])).toEqual([
+      'no sale after its end',
+    ]);
+  });
+
+  it('an attempt with an unknown outcome while ended, accepted after a reopen, may have reserved after the reopen: no violation', () => {
+    expect(
+      judge([
+        { ...attempt, ...unknown, sentAt: T + 2_000, answeredAt: T + 2_006 },
+        { ...attempt, kind: 'replay', ...accepted, sentAt: REOPENED + 5_000, answeredAt: REOPENED + 5_020 },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('every attempt that may have reserved sent while ended is a violation, however many', () => {
+    expect(
+      judge([
+        { ...attempt, ...unknown, sentAt: T + 2_000, answeredAt: T + 2_006 },
+        { ...attempt, kind: 'replay', ...accepted, sentAt: T + 4_000, answeredAt: T + 4_020 },
+      ]),
+    ).toEqual(['no sale after its end']);
+  });
+
+  it('a purchase made before the end, answered its order after it, is no violation', () => {
+    expect(
+      judge([
+        { ...attempt, ...accepted, sentAt: T - 2_000, answeredAt: T - 1_990 },
+        { ...attempt, kind: 'replay', ...accepted, sentAt: T + 2_000, answeredAt: T + 2_010 },
+      ]),
+    ).toEqual([]);
+  });
+});
+
 describe('answer rules: a replay answers the order as it is', () => {
   const T = 100_000;
   const ORDER = 'S1-ORDER';

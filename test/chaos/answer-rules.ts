@@ -113,28 +113,40 @@ export function unitsTaken(claims: readonly UnitClaim[], operation: Operation, g
 /**
  * (b) No `202`/`201` to a purchase sent after the sale's end as MySQL recorded it then. MySQL's end is
  * known at an instant when a reading before it and a reading after it show the same value (an end is
- * only ever written anew: a later instant, or a reopen's later end). A token's purchase is judged at
- * the first time it was sent and not refused: a replay of a token bought before the end is answered its
- * order, rightly, and a token refused `SALE_ENDED` may buy once a reopen moved the end.
+ * only ever written anew: a later instant, or a reopen's later end). A promised token reserved at one of
+ * the attempts that may have reserved: the promised one, and the unknown ones before it (a refusal did
+ * nothing). It breaks the rule only if every one of them was sent while the sale had certainly ended: a
+ * replay of a token bought before the end is answered its order, rightly, and a token whose attempt
+ * during the end had an unknown outcome (its reply lost) may have reserved at a later attempt, once a
+ * reopen moved the end.
  */
 function noSaleAfterTheEnd(samples: readonly EndsAtSample[], byToken: Map<string, Operation[]>): Violation[] {
   const violations: Violation[] = [];
   for (const answers of byToken.values()) {
     const promised = answers.find((operation) => operation.outcome === 'ok');
     if (!promised) continue;
-    // The attempts that may have reserved: the promised one and unknown ones before it (a refusal did nothing).
     const mayHaveReserved = answers.filter((o) => o.index <= promised.index && o.outcome !== 'fail');
-    const sent = Math.min(...mayHaveReserved.map((o) => o.sentAt));
-    const before = samples.filter((sample) => sample.answeredAt <= sent).at(-1);
-    const after = samples.find((sample) => sample.startedAt >= sent);
-    if (before && after && before.endsAt === after.endsAt && before.endsAt <= sent) {
+    const endedAt = mayHaveReserved.map((o) => certainEndBefore(samples, o.sentAt));
+    if (endedAt.every((ended) => ended !== undefined)) {
+      const first = mayHaveReserved[0]!;
+      const { before, after } = endedAt[0]!;
       violations.push({
         invariant: 'no sale after its end',
-        detail: `${describe(promised)}: token#${shortToken(promised.subject)} was sent ${instant(sent)}, after the end MySQL held from ${instant(before.answeredAt)} to ${instant(after.startedAt)}: ${instant(before.endsAt)}`,
+        detail: `${describe(promised)}: token#${shortToken(promised.subject)} was sent ${instant(first.sentAt)}, after the end MySQL held from ${instant(before.answeredAt)} to ${instant(after.startedAt)}: ${instant(before.endsAt)}${mayHaveReserved.length > 1 ? ` (and each of its ${mayHaveReserved.length} attempts that may have reserved was sent while the sale had ended)` : ''}`,
       });
     }
   }
   return violations;
+}
+
+/** The readings that prove MySQL's end was `sent` or earlier at that instant; undefined if none do. */
+function certainEndBefore(
+  samples: readonly EndsAtSample[],
+  sent: number,
+): { before: EndsAtSample; after: EndsAtSample } | undefined {
+  const before = samples.filter((sample) => sample.answeredAt <= sent).at(-1);
+  const after = samples.find((sample) => sample.startedAt >= sent);
+  return before && after && before.endsAt === after.endsAt && before.endsAt <= sent ? { before, after } : undefined;
 }
 
 /**
