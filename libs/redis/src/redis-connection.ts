@@ -122,10 +122,10 @@ class ClusterMasters extends EventEmitter {
   }
 
   private slotMapRead(): void {
-    const now = this.cluster.slots.map((nodes) => nodes[0] ?? '');
+    const current = this.cluster.slots.map((nodes) => nodes[0] ?? '');
     const before = this.mastersBySlot;
-    this.mastersBySlot = now;
-    if (this.cluster.status === 'ready' && before.some((master, slot) => master !== '' && master !== now[slot])) {
+    this.mastersBySlot = current;
+    if (this.cluster.status === 'ready' && before.some((master, slot) => master !== '' && master !== current[slot])) {
       this.lose();
     }
     if (this.lostSinceRead) {
