@@ -25,29 +25,37 @@ describe('isDependencyDown', () => {
 });
 
 describe('toErrorResponse', () => {
-  it('a dependency that is down: 503 UNAVAILABLE, retry after a second', () => {
-    expect(toErrorResponse(withCode('ECONNREFUSED'))).toEqual({
-      status: 503,
-      body: { error: { code: ErrorCode.Unavailable, message: 'A dependency is unavailable; please retry' } },
-      unexpected: true,
-      retryAfter: 1,
-    });
-  });
-
-  it('optimistic-lock retries exhausted: 503 UNAVAILABLE + retry-after, an expected outcome', () => {
-    expect(toErrorResponse(new OptimisticLockExhaustedError('gave up'))).toEqual({
-      status: 503,
-      body: { error: { code: ErrorCode.Unavailable, message: 'Too busy right now; please retry' } },
-      unexpected: false,
-      retryAfter: 1,
-    });
-  });
-
-  it('anything else: a bare 500 INTERNAL', () => {
-    expect(toErrorResponse(new Error('secret detail'))).toEqual({
-      status: 500,
-      body: { error: { code: ErrorCode.Internal, message: 'Internal error' } },
-      unexpected: true,
-    });
+  it.each([
+    {
+      when: 'a dependency that is down: 503 UNAVAILABLE, retry after a second',
+      error: withCode('ECONNREFUSED'),
+      response: {
+        status: 503,
+        body: { error: { code: ErrorCode.Unavailable, message: 'A dependency is unavailable; please retry' } },
+        unexpected: true,
+        retryAfter: 1,
+      },
+    },
+    {
+      when: 'optimistic-lock retries exhausted: 503 UNAVAILABLE + retry-after, an expected outcome',
+      error: new OptimisticLockExhaustedError('gave up'),
+      response: {
+        status: 503,
+        body: { error: { code: ErrorCode.Unavailable, message: 'Too busy right now; please retry' } },
+        unexpected: false,
+        retryAfter: 1,
+      },
+    },
+    {
+      when: 'anything else: a bare 500 INTERNAL',
+      error: new Error('secret detail'),
+      response: {
+        status: 500,
+        body: { error: { code: ErrorCode.Internal, message: 'Internal error' } },
+        unexpected: true,
+      },
+    },
+  ])('$when', ({ error, response }) => {
+    expect(toErrorResponse(error)).toEqual(response);
   });
 });

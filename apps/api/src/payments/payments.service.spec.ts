@@ -56,11 +56,26 @@ describe('PaymentsService.applyNotification', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  it('applies a first delivery, moves the order to PAID, counts it paid and marks its sale once committed', async () => {
-    const { service, calls, paidCounted } = paymentsWith('claimed', 'PAID');
-    await expect(service.applyNotification(notification)).resolves.toBe('applied');
-    expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1', 'mark sale 7']);
-    expect(paidCounted()).toBe(1);
+  it.each([
+    {
+      name: 'applies a first delivery, moves the order to PAID, counts it paid and marks its sale once committed',
+      orderStatusAfter: 'PAID',
+      outcome: 'applied',
+      calls: ['claim PAY-1 tx-1', 'paid 1', 'mark sale 7'],
+      paid: 1,
+    },
+    {
+      name: 'marks the payment for refund when the order expired or was cancelled first',
+      orderStatusAfter: 'EXPIRED',
+      outcome: 'refund-required',
+      calls: ['claim PAY-1 tx-1', 'paid 1', 'refund PAY-1'],
+      paid: 0,
+    },
+  ] as const)('$name', async ({ orderStatusAfter, outcome, calls: expectedCalls, paid }) => {
+    const { service, calls, paidCounted } = paymentsWith('claimed', orderStatusAfter);
+    await expect(service.applyNotification(notification)).resolves.toBe(outcome);
+    expect(calls).toEqual(expectedCalls);
+    expect(paidCounted()).toBe(paid);
   });
 
   it('acknowledges a repeated delivery, or a transaction already used elsewhere, without applying or counting it', async () => {
@@ -78,13 +93,6 @@ describe('PaymentsService.applyNotification', () => {
     await expect(service.applyNotification(notification)).resolves.toBe('duplicate');
     expect(calls).toEqual(['claim PAY-1 tx-1']);
     expect(errors).toHaveBeenCalledWith('Second transaction tx-1 for PAY-1: refund it');
-  });
-
-  it('marks the payment for refund when the order expired or was cancelled first', async () => {
-    const { service, calls, paidCounted } = paymentsWith('claimed', 'EXPIRED');
-    await expect(service.applyNotification(notification)).resolves.toBe('refund-required');
-    expect(calls).toEqual(['claim PAY-1 tx-1', 'paid 1', 'refund PAY-1']);
-    expect(paidCounted()).toBe(0);
   });
 
   it('refuses an unknown payment (404) and a wrong amount (400) before claiming anything', async () => {
