@@ -41,6 +41,12 @@ function saleEndpoints(
   return patches;
 }
 
+/** Opens the sale's dashboard as an admin, once its waiting-room panel is there. */
+async function openRoomPanel() {
+  renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
+  await screen.findByRole('region', { name: 'Waiting room' });
+}
+
 /** The value of a stat tile of the room panel: <dt>label</dt><dd>value</dd><dd>detail</dd>. */
 function roomStat(label: string) {
   const panel = screen.getByRole('region', { name: 'Waiting room' });
@@ -146,9 +152,7 @@ describe('the waiting room in the admin console', () => {
 
   it('the dashboard shows the room live: waiting, admitted, shopping, both rates and the drain time', async () => {
     saleEndpoints(makeSale({ waitingRoom: ROOM }));
-    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
-
-    await screen.findByRole('region', { name: 'Waiting room' });
+    await openRoomPanel();
     await waitFor(() => expect(roomStat('Waiting').value).toBe('1,200'));
     expect(roomStat('Admitted').value).toBe('640');
     expect(roomStat('Shopping')).toEqual({ value: '180', detail: 'of at most 200' });
@@ -158,8 +162,7 @@ describe('the waiting room in the admin console', () => {
 
   it('says why the measured rate is below the configured one', async () => {
     saleEndpoints(makeSale({ waitingRoom: ROOM }), undefined, { measuredAdmitPerSecond: 0.4, shopping: 200 });
-    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
-    await screen.findByRole('region', { name: 'Waiting room' });
+    await openRoomPanel();
     await waitFor(() =>
       expect(roomStat('Admitting')).toEqual({
         value: '0.4/s',
@@ -173,8 +176,7 @@ describe('the waiting room in the admin console', () => {
       waiting: 106,
       estimatedDrainSeconds: 0,
     });
-    renderApp('/admin/sales/s-1', { adminToken: 'admin-jwt' });
-    await screen.findByRole('region', { name: 'Waiting room' });
+    await openRoomPanel();
     await waitFor(() =>
       expect(roomStat('Waiting')).toEqual({
         value: '106',

@@ -14,6 +14,21 @@ const room = () => screen.getByRole('region', { name: /line|waiting room|turn|so
 const place = () => within(room()).getByText('Your place', { selector: 'dt' }).nextElementSibling?.textContent;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Opens the sale page of a room that places the buyer 5th, refuses the first poll (retry after 1 s), then places them 4th. */
+function openRoomRefusingOnePoll(code: ErrorCode, status: number) {
+  fakeShop({ sale: roomSale() });
+  const queue = fakeWaitingRoom(
+    '7',
+    inOrder(
+      aTicket({ position: 5 }),
+      () => HttpResponse.json(errorBody(code), { status, headers: { 'retry-after': '1' } }),
+      aTicket({ position: 4, pollAfterMs: 10_000 }),
+    ),
+  );
+  renderApp('/sales/7');
+  return queue;
+}
+
 describe('the waiting room on a sale page', () => {
   it('joins, shows the place, the wait and the progress, then buys with the pass once admitted', async () => {
     const shop = fakeShop({ sale: roomSale() });
@@ -131,16 +146,7 @@ describe('the waiting room on a sale page', () => {
   });
 
   it('waits the retry-after of a 429 before polling again, and shows nothing for it', async () => {
-    fakeShop({ sale: roomSale() });
-    const queue = fakeWaitingRoom(
-      '7',
-      inOrder(
-        aTicket({ position: 5 }),
-        () => HttpResponse.json(errorBody(ErrorCode.RateLimited), { status: 429, headers: { 'retry-after': '1' } }),
-        aTicket({ position: 4, pollAfterMs: 10_000 }),
-      ),
-    );
-    renderApp('/sales/7');
+    const queue = openRoomRefusingOnePoll(ErrorCode.RateLimited, 429);
 
     await waitFor(() => expect(place()).toBe('4'), { timeout: 4_000 });
     const [, limited, after] = queue.calls;
@@ -149,16 +155,7 @@ describe('the waiting room on a sale page', () => {
   });
 
   it('backs off after a 503 as its retry-after says, says so, and recovers', async () => {
-    fakeShop({ sale: roomSale() });
-    const queue = fakeWaitingRoom(
-      '7',
-      inOrder(
-        aTicket({ position: 5 }),
-        () => HttpResponse.json(errorBody(ErrorCode.Unavailable), { status: 503, headers: { 'retry-after': '1' } }),
-        aTicket({ position: 4, pollAfterMs: 10_000 }),
-      ),
-    );
-    renderApp('/sales/7');
+    const queue = openRoomRefusingOnePoll(ErrorCode.Unavailable, 503);
 
     expect(await screen.findByText(/briefly unavailable.*Trying again in 1 s/)).toBeInTheDocument();
     await waitFor(() => expect(place()).toBe('4'), { timeout: 4_000 });
