@@ -20,10 +20,11 @@ import http, { type RefinedResponse } from 'k6/http';
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
 import { Api, type Session } from './lib/api.ts';
+import { SALE_DEFAULTS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt } from './lib/config.ts';
 import { sleepUntil } from './lib/flows.ts';
 import { recordPurchase, recordUnexpected } from './lib/metrics.ts';
-import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { type OneSaleRun, oneSaleRun } from './lib/run.ts';
 import { auditLine, burstScenario, p95Bound, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { count, summaryHandler } from './lib/summary.ts';
 import { declareTimeline, startTimelineAt } from './lib/timeline.ts';
@@ -33,6 +34,8 @@ const BOTS = envInt('BOTS', 5, 1, 1_000);
 const HONEST = envInt('HONEST', 200, 1, 100_000);
 const DURATION_S = envInt('DURATION', 20, 5, 3_600);
 const START_DELAY = envInt('START_DELAY', 10, 2, 300);
+/** The rate limits are the API's, whatever the strategy: the sale has the default one. */
+const STRATEGY = SALE_DEFAULTS.strategy;
 const PURCHASE_LIMIT = envInt('PURCHASE_LIMIT', 10);
 const PURCHASE_WINDOW_S = envInt('PURCHASE_WINDOW', 10);
 const TOKEN_LIMIT = envInt('TOKEN_LIMIT', 10);
@@ -91,20 +94,12 @@ export const options: Options = {
 const api = new Api(config.baseUrl, config.httpTimeout);
 const BOT_STATUSES = http.expectedStatuses(201, 202, 403, 409, 410, 429);
 
-export function setup(): OneSaleRun {
-  return setupOneSale(
-    config,
-    START_DELAY,
-    (id) => ({
-      name: `k6 bot swarm ${id}`,
-      description: `k6 bot-swarm: ${BOTS} bots over the limits, ${HONEST} honest buyers`,
-      priceCents: 999,
-      stock: STOCK,
-      perUserLimit: 1,
-    }),
-    'Creating the sale',
-  );
-}
+export const { setup, teardown } = oneSaleRun(config, {
+  scenario: 'bot-swarm',
+  about: `${BOTS} bots over the limits, ${HONEST} honest buyers`,
+  opensInSeconds: START_DELAY,
+  sale: { priceCents: 999, stock: STOCK, perUserLimit: 1, strategy: STRATEGY },
+});
 
 /** A `429` as docs/api.md has it: code RATE_LIMITED and a `retry-after` of at least one second. */
 function properlyLimited(res: RefinedResponse<'text'>): boolean {
@@ -169,7 +164,7 @@ export function honest(data: OneSaleRun): void {
   // Like the storefront: a 429 (or a 409 SALE_NOT_STARTED from a clock a little ahead) is retried
   // with the same token after the wait it names.
   for (let attempt = 0; attempt < 20; attempt++) {
-    const { outcome, res } = api.purchase(session.value, data.saleId, token.value.token, 'redis-lua', { tags });
+    const { outcome, res } = api.purchase(session.value, data.saleId, token.value.token, STRATEGY, { tags });
     if (res.status === 429 && properlyLimited(res)) {
       honestWaits.add(1);
       sleep(Number(res.headers['Retry-After']));
@@ -185,10 +180,6 @@ export function honest(data: OneSaleRun): void {
     return;
   }
   check(null, { 'an honest buyer gets a unit': () => false });
-}
-
-export function teardown(data: OneSaleRun): void {
-  auditSales(config, [[data.saleId, { label: 'bot swarm', tags: { strategy: 'redis-lua' } }]]);
 }
 
 export const handleSummary = summaryHandler({

@@ -26,7 +26,7 @@ import {
   recordUnexpected,
   warnSome,
 } from './lib/metrics.ts';
-import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { type OneSaleRun, oneSaleRun } from './lib/run.ts';
 import { auditLine, buyerLatencyBounds, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, summaryHandler } from './lib/summary.ts';
@@ -66,23 +66,14 @@ export const options: Options = {
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): OneSaleRun {
-  return setupOneSale(
-    config,
-    0,
-    (id) => ({
-      name: `k6 duplicate clicks ${id}`,
-      description: `k6 duplicate-clicks: up to ${SHAPE.peakRate} buyers/s × (${CLICKS} clicks + ${EXTRA_TOKENS} tokens)`,
-      priceCents: 1999,
-      stock: STOCK,
-      perUserLimit: PER_USER_LIMIT,
-      strategy: STRATEGY,
-    }),
-    `Creating the ${STRATEGY} sale`,
-    (sale) =>
-      `sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}): about ${plannedArrivals(SHAPE)} buyers`,
-  );
-}
+export const { setup, teardown } = oneSaleRun(config, {
+  scenario: 'duplicate-clicks',
+  about: `up to ${SHAPE.peakRate} buyers/s × (${CLICKS} clicks + ${EXTRA_TOKENS} tokens)`,
+  opensInSeconds: 0,
+  sale: { priceCents: 1999, stock: STOCK, perUserLimit: PER_USER_LIMIT, strategy: STRATEGY },
+  announce: (sale) =>
+    `sale ${sale.id} (${STRATEGY}, stock ${STOCK}, limit ${PER_USER_LIMIT}): about ${plannedArrivals(SHAPE)} buyers`,
+});
 
 /** The same answer: same outcome, and the same order number when accepted. */
 function sameAnswer(a: PurchaseOutcome, b: PurchaseOutcome): boolean {
@@ -197,10 +188,6 @@ export default function (data: OneSaleRun): void {
         o.userId === buyer.session.userId && (o.status === 'QUEUED' || o.status === 'PENDING_PAYMENT'),
     });
   }
-}
-
-export function teardown(data: OneSaleRun): void {
-  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY } }]]);
 }
 
 export const handleSummary = summaryHandler({

@@ -16,7 +16,7 @@ import { Api } from './lib/api.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envSpike, envStrategy } from './lib/config.ts';
 import { buy, prepareBuyer } from './lib/flows.ts';
-import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { type OneSaleRun, oneSaleRun } from './lib/run.ts';
 import { auditLine, buyerLatencyBounds, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_SHAPES, DEFAULT_STOCK, plannedArrivals, shapeSeconds, spikeScenario } from './lib/shapes.ts';
 import { count, summaryHandler } from './lib/summary.ts';
@@ -39,32 +39,19 @@ export const options: Options = {
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): OneSaleRun {
-  return setupOneSale(
-    config,
-    0,
-    (id) => ({
-      name: `k6 burst ${id}`,
-      description: `k6 flash-sale-burst: up to ${SHAPE.peakRate} buyers/s, ${STOCK} units`,
-      priceCents: 4999,
-      stock: STOCK,
-      perUserLimit: 1,
-      strategy: STRATEGY,
-    }),
-    `Creating the ${STRATEGY} sale`,
-    (sale) => `sale ${sale.id} (${STRATEGY}, stock ${STOCK}): about ${plannedArrivals(SHAPE)} buyers arrive`,
-  );
-}
+export const { setup, teardown } = oneSaleRun(config, {
+  scenario: 'flash-sale-burst',
+  about: `up to ${SHAPE.peakRate} buyers/s, ${STOCK} units`,
+  opensInSeconds: 0,
+  sale: { priceCents: 4999, stock: STOCK, perUserLimit: 1, strategy: STRATEGY },
+  announce: (sale) => `sale ${sale.id} (${STRATEGY}, stock ${STOCK}): about ${plannedArrivals(SHAPE)} buyers arrive`,
+});
 
 export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   const buyer = prepareBuyer(api, data.saleId, `k6-burst-${data.runId}-${exec.scenario.iterationInTest}`);
   if (!buyer) return;
   buy(api, buyer, data.saleId, STRATEGY);
-}
-
-export function teardown(data: OneSaleRun): void {
-  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY } }]]);
 }
 
 export const handleSummary = summaryHandler({

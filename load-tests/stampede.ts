@@ -17,7 +17,7 @@ import { Api } from './lib/api.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { commonConfig, envInt, envStrategy } from './lib/config.ts';
 import { buyAtTheInstant } from './lib/flows.ts';
-import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { type OneSaleRun, oneSaleRun } from './lib/run.ts';
 import { auditLine, burstScenario, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_STAMPEDE, DEFAULT_STOCK } from './lib/shapes.ts';
 import { count, fmt, summaryHandler } from './lib/summary.ts';
@@ -47,30 +47,18 @@ export const options: Options = {
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): OneSaleRun {
-  return setupOneSale(
-    config,
-    START_DELAY,
-    (id) => ({
-      name: `k6 stampede ${id}`,
-      description: `k6 stampede: ${USERS} buyers in one instant, ${STOCK} units`,
-      priceCents: 4999,
-      stock: STOCK,
-      perUserLimit: 1,
-      strategy: STRATEGY,
-    }),
-    `Creating the ${STRATEGY} sale`,
-    (sale) => `sale ${sale.id} (${STRATEGY}, stock ${STOCK}) opens at ${sale.startsAt} for ${USERS} buyers`,
-  );
-}
+export const { setup, teardown } = oneSaleRun(config, {
+  scenario: 'stampede',
+  about: `${USERS} buyers in one instant, ${STOCK} units`,
+  opensInSeconds: START_DELAY,
+  sale: { priceCents: 4999, stock: STOCK, perUserLimit: 1, strategy: STRATEGY },
+  announce: (sale) => `sale ${sale.id} (${STRATEGY}, stock ${STOCK}) opens at ${sale.startsAt} for ${USERS} buyers`,
+  held: EXPECTED_ACCEPTED,
+});
 
 export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
   buyAtTheInstant(api, data.saleId, `k6-stampede-${data.runId}-${exec.vu.idInTest}`, data.startsAtMs, STRATEGY);
-}
-
-export function teardown(data: OneSaleRun): void {
-  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY }, held: EXPECTED_ACCEPTED }]]);
 }
 
 export const handleSummary = summaryHandler({

@@ -26,7 +26,7 @@ import { commonConfig, envInt, envNumber, envStrategy } from './lib/config.ts';
 import { RETRY_LATER_SECONDS } from './lib/flows.ts';
 import { recordRoomFigures, ROOM_SERIES, runCrowd, signInCrowd } from './lib/room-flows.ts';
 import { roomArrivals } from './lib/room-arrivals.ts';
-import { auditSales, type OneSaleRun, setupOneSale } from './lib/run.ts';
+import { type OneSaleRun, oneSaleRun } from './lib/run.ts';
 import { auditLine, gaveUpBound, p95Bound, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_ROOM } from './lib/shapes.ts';
 import { signInAdmin } from './lib/audit.ts';
@@ -93,25 +93,21 @@ export const options: Options = {
 
 const api = new Api(config.baseUrl, config.httpTimeout);
 
-export function setup(): OneSaleRun {
-  return setupOneSale(
-    config,
-    START_DELAY,
-    (id) => ({
-      name: `k6 waiting room ${id}`,
-      description: `k6 waiting-room: ${EARLY} buyers before the opening, ${LATE} after, ${STOCK} units`,
-      priceCents: 4999,
-      stock: STOCK,
-      perUserLimit: 1,
-      strategy: STRATEGY,
-      waitingRoom: { admitPerSecond: ADMIT_PER_SECOND, maxShopping: MAX_SHOPPING },
-    }),
-    `Creating the ${STRATEGY} sale with a waiting room`,
-    (sale) =>
-      `sale ${sale.id} (${STRATEGY}, stock ${STOCK}, room ${ADMIT_PER_SECOND}/s under ${MAX_SHOPPING} shopping) ` +
-      `opens at ${sale.startsAt}: ${EARLY} buyers join before, ${LATE} after`,
-  );
-}
+export const { setup, teardown } = oneSaleRun(config, {
+  scenario: 'waiting-room',
+  about: `${EARLY} buyers before the opening, ${LATE} after, ${STOCK} units`,
+  opensInSeconds: START_DELAY,
+  sale: {
+    priceCents: 4999,
+    stock: STOCK,
+    perUserLimit: 1,
+    strategy: STRATEGY,
+    waitingRoom: { admitPerSecond: ADMIT_PER_SECOND, maxShopping: MAX_SHOPPING },
+  },
+  announce: (sale) =>
+    `sale ${sale.id} (${STRATEGY}, stock ${STOCK}, room ${ADMIT_PER_SECOND}/s under ${MAX_SHOPPING} shopping) ` +
+    `opens at ${sale.startsAt}: ${EARLY} buyers join before, ${LATE} after`,
+});
 
 export default function (data: OneSaleRun): void {
   startTimelineAt(data.loadStartMs);
@@ -152,10 +148,6 @@ export default function (data: OneSaleRun): void {
   const figures = roomFigures(buyers, STOCK, data.startsAtMs);
   recordRoomFigures(figures, buyers, { originMs: data.loadStartMs, bucketSeconds: BUCKET_SECONDS });
   console.log(roomLines(figures).join('\n'));
-}
-
-export function teardown(data: OneSaleRun): void {
-  auditSales(config, [[data.saleId, { label: STRATEGY, tags: { strategy: STRATEGY } }]]);
 }
 
 export const handleSummary = summaryHandler({

@@ -1,7 +1,7 @@
 // Setup and teardown as every scenario runs them: setup signs the admin in, gives the run an id, creates
 // the scenario's sales and stamps the instant the load starts; teardown waits for each sale's queue to
 // drain and audits it (lib/audit.ts).
-import type { CreateSaleRequest, Sale } from '../../libs/contract/src/sale.ts';
+import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
 import { type Admin, type AuditExpectations, auditChecks, signInAdmin, waitForQuiet } from './audit.ts';
 import { type CommonConfig, runId as newRunId } from './config.ts';
 import { completeSetup } from './metrics.ts';
@@ -33,22 +33,42 @@ export interface OneSaleRun extends RunData {
   startsAtMs: number;
 }
 
+/** A scenario's one sale: its fields but the name, description and window, which oneSaleRun gives it. */
+export type OneSale = Omit<CreateSaleRequest, 'name' | 'description' | 'startsAt' | 'endsAt'> & {
+  strategy: SaleStrategy;
+};
+
 /**
- * The setup() of a scenario on one load-test sale opening `startDelaySeconds` from now (`sale` makes its
- * fields from the run id); `describe` says what the run is about to do.
+ * setup() and teardown() of a scenario on one load-test sale, `k6 <scenario> <run id>`, opening
+ * `opensInSeconds` from now: setup creates it and says what the run will do (`announce`); teardown
+ * audits it under its strategy (`held`: the units it must hold at the end, when the scenario knows them).
  */
-export function setupOneSale(
+export function oneSaleRun(
   config: CommonConfig,
-  startDelaySeconds: number,
-  sale: (runId: string) => Omit<CreateSaleRequest, 'startsAt' | 'endsAt'>,
-  what: string,
-  describe?: (sale: Sale) => string,
-): OneSaleRun {
-  return setupRun(config, (admin, runId) => {
-    const created = createSaleOpeningLater(admin, startDelaySeconds, sale(runId), what);
-    if (describe) console.log(describe(created));
-    return { saleId: created.id, startsAtMs: Date.parse(created.startsAt) };
-  });
+  run: {
+    scenario: string;
+    about: string;
+    opensInSeconds: number;
+    sale: OneSale;
+    announce?: (sale: Sale) => string;
+    held?: number;
+  },
+): { setup: () => OneSaleRun; teardown: (data: OneSaleRun) => void } {
+  const { strategy } = run.sale;
+  return {
+    setup: () =>
+      setupRun(config, (admin, runId) => {
+        const fields = {
+          ...run.sale,
+          name: `k6 ${run.scenario} ${runId}`,
+          description: `k6 ${run.scenario}: ${run.about}`,
+        };
+        const created = createSaleOpeningLater(admin, run.opensInSeconds, fields, `Creating the ${strategy} sale`);
+        if (run.announce) console.log(run.announce(created));
+        return { saleId: created.id, startsAtMs: Date.parse(created.startsAt) };
+      }),
+    teardown: (data) => auditSales(config, [[data.saleId, { label: strategy, tags: { strategy }, held: run.held }]]),
+  };
 }
 
 /** A teardown(): the admin signs in again, then each sale is audited once its queue has drained. */
