@@ -70,15 +70,14 @@ const STRATEGY = process.env.STRATEGY || 'redis-lua';
 const RETRY_LATER_MS = 15_000;
 
 const lib = await importLoadTestsLib([
-  'room-arrivals.ts',
+  'room-answers.ts',
   'room-buyer.ts',
   'waiting-room.ts',
   'room-words.ts',
   'room-verdict.ts',
 ]);
-const http = crowdHttp(BASE_URL, { connections: CONNECTIONS, buyConnections: 64 });
+const http = crowdHttp(BASE_URL, { connections: CONNECTIONS, buyConnections: 64, readAnswer: lib.readAnswer });
 const log = (line) => console.log(`[room-crowd] ${line}`);
-const thousands = (value) => (value === undefined ? '—' : Math.round(value).toLocaleString('en-US'));
 
 /** The API's processes (each `GET /health` on a fresh connection names the one that answered), for CPU. */
 async function apiPids() {
@@ -122,7 +121,7 @@ async function signIn(runId) {
       `${refused} of ${BUYERS} guest sign-ins refused: start the API with RATE_LIMIT_PROFILE=load-test (npm run start:load)`,
     );
   }
-  log(`${thousands(BUYERS)} buyers signed in in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`${lib.n(BUYERS)} buyers signed in in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return sessions;
 }
 
@@ -151,9 +150,9 @@ function sampleRoom(admin, saleId, buyers, opensAt) {
         lastAt = at;
         const s = answer.body ?? {};
         log(
-          `${((at - opensAt) / 1000).toFixed(0).padStart(4)} s: waiting ${thousands(s.waiting)}, admitted ${thousands(s.admitted)}, ` +
-            `shopping ${thousands(s.shopping)}, measured ${s.measuredAdmitPerSecond ?? '—'}/s; polls ${thousands(perSecond)}/s; ` +
-            `bought ${thousands(bought)}, told sold out ${thousands(told)}; load ${loadavg()[0].toFixed(1)}`,
+          `${((at - opensAt) / 1000).toFixed(0).padStart(4)} s: waiting ${lib.n(s.waiting)}, admitted ${lib.n(s.admitted)}, ` +
+            `shopping ${lib.n(s.shopping)}, measured ${s.measuredAdmitPerSecond ?? '—'}/s; polls ${lib.n(perSecond)}/s; ` +
+            `bought ${lib.n(bought)}, told sold out ${lib.n(told)}; load ${loadavg()[0].toFixed(1)}`,
         );
       }
       await sleep(1000 - ((Date.now() - at) % 1000));
@@ -204,7 +203,7 @@ async function main() {
   const admin = (await http.must('POST', '/api/auth/admin', 201, { json: { password: ADMIN_PASSWORD } })).token;
   const pids = await apiPids();
   log(
-    `${thousands(BUYERS)} buyers (${thousands(EARLY)} before the opening, ${thousands(LATE)} over ${LATE_SECONDS} s after) ` +
+    `${lib.n(BUYERS)} buyers (${lib.n(EARLY)} before the opening, ${lib.n(LATE)} over ${LATE_SECONDS} s after) ` +
       `against ${BASE_URL}; ${cpus().length} cores, load ${loadavg()[0].toFixed(1)}`,
   );
   const sessions = await signIn(runId);
@@ -227,19 +226,19 @@ async function main() {
   });
   const opensAt = Date.parse(sale.startsAt);
   log(
-    `sale ${sale.id} (${STRATEGY}, stock ${thousands(STOCK)}, room ${ADMIT_PER_SECOND}/s under ${MAX_SHOPPING} shopping) ` +
+    `sale ${sale.id} (${STRATEGY}, stock ${lib.n(STOCK)}, room ${ADMIT_PER_SECOND}/s under ${MAX_SHOPPING} shopping) ` +
       `opens at ${sale.startsAt}`,
   );
 
-  const arrivals = lib.roomArrivals({
+  const buyers = lib.arriveCrowd({
     from: Date.now(),
     early: EARLY,
     earlyUntil: opensAt - 3000,
     opensAt,
     late: LATE,
     lateRate: LATE / LATE_SECONDS,
+    proberEvery: PROBE_EVERY,
   });
-  const buyers = arrivals.map((at, i) => lib.arrive(i, at, i % PROBE_EVERY === PROBE_EVERY - 1));
   const plan = {
     saleId: sale.id,
     buyers: BUYERS,
@@ -262,7 +261,7 @@ async function main() {
   lag.disable();
   await sampler.stop();
   const unfinished = buyers.filter((b) => b.next).length;
-  if (unfinished > 0) log(`${thousands(unfinished)} buyers still waiting at the deadline (MAX_WAIT ${MAX_WAIT} s)`);
+  if (unfinished > 0) log(`${lib.n(unfinished)} buyers still waiting at the deadline (MAX_WAIT ${MAX_WAIT} s)`);
 
   const audit = await auditWhenQuiet(admin, sale.id);
   const figures = lib.roomFigures(buyers, STOCK, opensAt);
@@ -282,17 +281,12 @@ async function main() {
     `Fairness:    ${verdict.fairness.pass ? 'PASS' : 'FAIL'} — ${verdict.fairness.reason}`,
     `Result:      ${verdict.pass ? 'PASS (exit 0)' : 'FAIL (exit 1)'}`,
     '-'.repeat(100),
-    `Buyers ${thousands(figures.buyers)}: joined before the opening ${thousands(figures.joinedBeforeOpening)}, after ` +
-      `${thousands(figures.joinedAfterOpening)}; admitted ${thousands(figures.admitted)}; bought ${thousands(figures.bought)}; ` +
-      `inversions ${thousands(figures.inversions)} (+${thousands(figures.aheadOfCrowd)} ahead of the crowd); ETA error p50 ` +
-      `${figures.etaErrorP50?.toFixed(1) ?? '—'} %, p90 ${figures.etaErrorP90?.toFixed(1) ?? '—'} %; sold-out notice max ` +
-      `${figures.noticeMaxIntervals?.toFixed(2) ?? '—'} poll intervals; purchase p95 ${figures.purchaseP95Ms ?? '—'} ms`,
-    `Polls ${thousands(figures.polls)} (${thousands(pollsPerSecond)}/s over the run's ${seconds.toFixed(0)} s); ` +
-      `${thousands(tally.requests)} requests from the crowd` +
+    `Polls ${lib.n(figures.polls)} (${lib.n(pollsPerSecond)}/s over the run's ${seconds.toFixed(0)} s); ` +
+      `${lib.n(tally.requests)} requests from the crowd` +
       (apiPerPoll === undefined
         ? '; API CPU not measured (not on this machine)'
-        : `; API CPU ${thousands(apiPerPoll)} µs per poll (${usage.api} % of a core, ${pids.length} process(es)), ` +
-          `machine ${thousands(machinePerPoll)} µs per poll (this driver ${usage.loadGenerator} % of a core)`),
+        : `; API CPU ${lib.n(apiPerPoll)} µs per poll (${usage.api} % of a core, ${pids.length} process(es)), ` +
+          `machine ${lib.n(machinePerPoll)} µs per poll (this driver ${usage.loadGenerator} % of a core)`),
     `Latency as the crowd saw it (p50 / p95 / p99 ms): ${Object.entries(tally.latency)
       .map(([endpoint, values]) => {
         const p = (q) => lib.percentile(values, q)?.toFixed(0) ?? '—';

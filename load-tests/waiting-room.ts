@@ -25,9 +25,9 @@ import { WAITING_ROOM_LIMITS } from '../libs/contract/src/waiting-room.ts';
 import { commonConfig, envInt, envNumber, envStrategy } from './lib/config.ts';
 import { RETRY_LATER_SECONDS } from './lib/flows.ts';
 import { recordRoomFigures, ROOM_SERIES, runCrowd, signInCrowd } from './lib/room-flows.ts';
-import { roomArrivals } from './lib/room-arrivals.ts';
+import { arriveCrowd } from './lib/room-buyer.ts';
 import { type OneSaleRun, oneSaleRun } from './lib/run.ts';
-import { auditLine, gaveUpBound, p95Bound, runOptions, scenarioThresholds } from './lib/scenario.ts';
+import { auditLine, p95Bound, runOptions, scenarioThresholds } from './lib/scenario.ts';
 import { DEFAULT_ROOM } from './lib/shapes.ts';
 import { signInAdmin } from './lib/audit.ts';
 import { summaryHandler } from './lib/summary.ts';
@@ -65,11 +65,9 @@ const BUCKET_SECONDS = declareTimeline(RUN_SECONDS + 30);
 declareSampledSeries(ROOM_SERIES);
 
 const LATENCY: LatencyBound[] = [
-  ...roomFairnessBounds(ETA_ERROR_P90),
-  p95Bound(config, 'purchase p95', 'purchase_duration'),
+  ...roomFairnessBounds({ etaErrorP90Percent: ETA_ERROR_P90, purchaseP95Ms: config.p95Ms }),
   // The room's requests (joins, polls, tokens, purchases), not the crowd's sign-ins before it.
   p95Bound(config, 'every room request p95', 'http_req_duration{phase:room}'),
-  gaveUpBound(),
 ];
 
 export const options: Options = {
@@ -121,15 +119,16 @@ export default function (data: OneSaleRun): void {
   if (Date.now() > earlyUntil) {
     console.warn(`signing the crowd in took past the opening's eve: raise START_DELAY (${START_DELAY} s)`);
   }
-  const arrivals = roomArrivals({
+  const buyers = arriveCrowd({
     from: Date.now(),
     early: Math.min(EARLY, sessions.length),
     earlyUntil,
     opensAt: data.startsAtMs,
     late: Math.max(0, sessions.length - EARLY),
     lateRate: LATE_RATE,
+    proberEvery: PROBE_EVERY,
   });
-  const buyers = runCrowd({
+  runCrowd({
     api,
     sessions,
     plan: {
@@ -138,8 +137,7 @@ export default function (data: OneSaleRun): void {
       purchaseStatus: expectedPurchase(STRATEGY).status,
       retryLaterMs: RETRY_LATER_SECONDS * 1000,
     },
-    arrivals,
-    proberEvery: PROBE_EVERY,
+    buyers,
     parallel: PARALLEL,
     deadline: data.startsAtMs + (LATE_SECONDS + MAX_WAIT) * 1000,
     admin,

@@ -7,9 +7,14 @@ import type { ApiError } from './api.ts';
 export type Json = Record<string, unknown>;
 
 export function parse(res: RefinedResponse<'text'>): unknown {
-  if (typeof res.body !== 'string' || res.body === '') return undefined;
+  return parseJson(res.body);
+}
+
+/** A body's JSON; undefined when it is empty or not JSON. */
+export function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string' || text === '') return undefined;
   try {
-    return JSON.parse(res.body) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }

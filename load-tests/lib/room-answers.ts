@@ -1,10 +1,31 @@
-// What a waiting-room buyer reads in an answer (docs/api.md): a Ticket's shape, a purchase's outcome,
-// a "retry later". Pure, as the buyer's state machine (room-buyer.ts) that uses it.
+// What a waiting-room buyer reads in an answer (docs/api.md): the answer itself, a Ticket's shape, a
+// purchase's outcome, a "retry later". Pure, as the buyer's state machine (room-buyer.ts) that uses it.
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import { TICKET_STATES } from '../../libs/contract/src/waiting-room.ts';
 import type { PurchaseOutcome } from './api.ts';
-import { isObject } from './answer-shapes.ts';
+import { isObject, parseJson } from './answer-shapes.ts';
 import type { Answer, RoomPlan } from './room-buyer.ts';
+
+/**
+ * An HTTP answer as either driver reads it off the wire (`text`: the body, `retryAfter`: the header); a
+ * `retry-after` that is not a positive number of seconds counts as none.
+ */
+export function readAnswer(raw: {
+  status: number;
+  text: unknown;
+  retryAfter: unknown;
+  sentAt: number;
+  answeredAt: number;
+}): Answer {
+  const retryAfter = Number(raw.retryAfter);
+  return {
+    status: raw.status,
+    body: parseJson(raw.text),
+    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    sentAt: raw.sentAt,
+    answeredAt: raw.answeredAt,
+  };
+}
 
 export function errorCode(body: unknown): string {
   return isObject(body) && isObject(body.error) && typeof body.error.code === 'string' ? body.error.code : '';

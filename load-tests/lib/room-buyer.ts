@@ -134,10 +134,8 @@ export interface RoomBuyer {
 
 /** Something a driver counts in its own metrics (k6) or tallies (Node). */
 export type RoomEvent =
-  | { kind: 'purchase'; outcome: PurchaseOutcome; durationMs: number; final: boolean }
-  | { kind: 'unexpected'; endpoint: RoomEndpoint; status: number; code: string; message: string }
-  | { kind: 'retried'; endpoint: RoomEndpoint; status: number }
-  | { kind: 'probe'; probe: StepKind; result: 'refused' | 'token_issued' | 'inconclusive' };
+  | { kind: 'purchase'; outcome: PurchaseOutcome; durationMs: number }
+  | { kind: 'unexpected'; endpoint: RoomEndpoint; status: number; code: string; message: string };
 
 export interface RoomPlan {
   saleId: string;
@@ -163,6 +161,26 @@ export function arrive(index: number, at: number, prober: boolean): RoomBuyer {
     probesRefused: 0,
     probesInconclusive: 0,
   };
+}
+
+/**
+ * A crowd of buyers, each arriving at its instant (epoch ms): the opening crowd, `early` buyers spread
+ * evenly from `from` until `earlyUntil` (before the opening), then `late` buyers, `lateRate` a second
+ * from the opening on. Every `proberEvery`-th buyer is a prober.
+ */
+export function arriveCrowd(o: {
+  from: number;
+  early: number;
+  earlyUntil: number;
+  opensAt: number;
+  late: number;
+  lateRate: number;
+  proberEvery: number;
+}): RoomBuyer[] {
+  const spread = Math.max(0, o.earlyUntil - o.from);
+  const early = Array.from({ length: o.early }, (_, i) => o.from + (spread * i) / Math.max(1, o.early));
+  const late = Array.from({ length: o.late }, (_, k) => o.opensAt + ((k + 1) * 1000) / o.lateRate);
+  return [...early, ...late].map((at, i) => arrive(i, at, i % o.proberEvery === o.proberEvery - 1));
 }
 
 /** A pass with one character of its middle changed: no longer what the API signed. */
@@ -202,22 +220,30 @@ export function requestFor(buyer: RoomBuyer, plan: RoomPlan): RoomRequest {
   }
 }
 
-// --- Reading answers: room-answers.ts ------------------------------------------------------------
+/** The buyer is done: nothing more to send. */
+function stop(buyer: RoomBuyer, outcome: BuyerOutcome): void {
+  buyer.outcome = outcome;
+  buyer.next = undefined;
+}
 
 function unexpected(buyer: RoomBuyer, step: StepKind, answer: Answer, why?: string): RoomEvent {
   const code = errorCode(answer.body);
   const message = why ?? `HTTP ${answer.status}${code ? ` ${code}` : ''}`;
-  buyer.outcome = 'broken';
+  stop(buyer, 'broken');
   buyer.broken = `${step}: ${message}`;
-  buyer.next = undefined;
   return { kind: 'unexpected', endpoint: ENDPOINT_OF[step], status: answer.status, code, message };
 }
 
-// --- The machine ---------------------------------------------------------------------------------
-
-/** What a prober does once it has bought: the two probes that hold its pass. */
-function afterPurchase(buyer: RoomBuyer, at: number): Step | undefined {
-  return buyer.prober ? { kind: 'probe_tampered_pass', at } : undefined;
+/**
+ * A token or a purchase told to come back later: sent again after `waitMs` while the buyer's retry window
+ * lasts (it opens at the first such answer); past it, the buyer gives up. Whether it is sent again.
+ */
+function sendAgain(buyer: RoomBuyer, kind: 'token' | 'purchase', answer: Answer, waitMs: number, plan: RoomPlan) {
+  buyer.retryUntil ??= answer.sentAt + plan.retryLaterMs;
+  const at = answer.answeredAt + waitMs;
+  if (at <= buyer.retryUntil) buyer.next = { kind, at };
+  else stop(buyer, 'gave_up');
+  return buyer.outcome !== 'gave_up';
 }
 
 function onTicket(buyer: RoomBuyer, step: StepKind, answer: Answer): RoomEvent | undefined {
@@ -260,13 +286,11 @@ function onTicket(buyer: RoomBuyer, step: StepKind, answer: Answer): RoomEvent |
         buyer.toldSoldOutAt = at;
         buyer.noticeIntervalMs = step === 'poll' ? pollingAt : undefined;
       }
-      buyer.outcome = 'told_sold_out';
-      buyer.next = undefined;
+      stop(buyer, 'told_sold_out');
       return undefined;
     case 'ended':
       buyer.toldEndedAt ??= at;
-      buyer.outcome = 'told_ended';
-      buyer.next = undefined;
+      stop(buyer, 'told_ended');
       return undefined;
   }
 }
@@ -275,28 +299,20 @@ function probed(buyer: RoomBuyer): boolean {
   return buyer.probesRefused + buyer.tokensWithoutPass + buyer.probesInconclusive > 0;
 }
 
-function onProbe(buyer: RoomBuyer, step: StepKind, answer: Answer, next: Step | undefined): RoomEvent {
+function onProbe(buyer: RoomBuyer, step: StepKind, answer: Answer, next: Step | undefined): RoomEvent | undefined {
   const code = errorCode(answer.body);
-  let result: 'refused' | 'token_issued' | 'inconclusive';
-  if (answer.status === 403 && code === ErrorCode.AdmissionRequired) {
-    buyer.probesRefused++;
-    result = 'refused';
-  } else if (answer.status === 201) {
-    buyer.tokensWithoutPass++;
-    result = 'token_issued';
-  } else if (
+  if (answer.status === 403 && code === ErrorCode.AdmissionRequired) buyer.probesRefused++;
+  else if (answer.status === 201) buyer.tokensWithoutPass++;
+  else if (
     answer.status === 429 ||
     answer.status === 410 ||
     (answer.status === 409 && code === ErrorCode.SaleNotStarted)
   ) {
     // A rule docs/api.md puts first answered (a limit, the sale sold out or ended): no token either.
     buyer.probesInconclusive++;
-    result = 'inconclusive';
-  } else {
-    return unexpected(buyer, step, answer);
-  }
+  } else return unexpected(buyer, step, answer);
   buyer.next = next;
-  return { kind: 'probe', probe: step, result };
+  return undefined;
 }
 
 /**
@@ -324,13 +340,13 @@ export function advance(buyer: RoomBuyer, answer: Answer, plan: RoomPlan): RoomE
         // The room lost this ticket (Redis restarted without its data): join again, as docs/api.md says.
         buyer.rejoins++;
         buyer.next = { kind: 'join', at };
-        return { kind: 'retried', endpoint: 'queue_poll', status: 404 };
+        return undefined;
       }
       if (retryLater(answer)) {
         if (answer.status === 429) buyer.pollsRateLimited++;
         else buyer.roomUnavailable++;
         buyer.next = { kind: step.kind, at: at + retryDelayMs(answer) };
-        return { kind: 'retried', endpoint: ENDPOINT_OF[step.kind], status: answer.status };
+        return undefined;
       }
       return unexpected(buyer, step.kind, answer);
     }
@@ -344,19 +360,12 @@ export function advance(buyer: RoomBuyer, answer: Answer, plan: RoomPlan): RoomE
       }
       if (answer.status === 410 && (code === ErrorCode.SoldOut || code === ErrorCode.SaleEnded)) {
         buyer.tokenSoldOutAt ??= code === ErrorCode.SoldOut ? at : undefined;
-        buyer.outcome = 'refused';
-        buyer.next = undefined;
+        stop(buyer, 'refused');
         return undefined;
       }
       if (retryLater(answer)) {
-        buyer.retryUntil ??= answer.sentAt + plan.retryLaterMs;
-        if (at + retryDelayMs(answer) <= buyer.retryUntil) {
-          buyer.next = { kind: 'token', at: at + retryDelayMs(answer) };
-          return { kind: 'retried', endpoint: 'token', status: answer.status };
-        }
-        buyer.outcome = 'gave_up';
-        buyer.next = undefined;
-        return { kind: 'retried', endpoint: 'token', status: answer.status };
+        sendAgain(buyer, 'token', answer, retryDelayMs(answer), plan);
+        return undefined;
       }
       return unexpected(buyer, 'token', answer);
     }
@@ -364,13 +373,8 @@ export function advance(buyer: RoomBuyer, answer: Answer, plan: RoomPlan): RoomE
       const outcome = purchaseOutcome(answer, plan);
       const durationMs = answer.answeredAt - answer.sentAt;
       if (outcome.kind === 'retry_later' || outcome.kind === 'not_started') {
-        buyer.retryUntil ??= answer.sentAt + plan.retryLaterMs;
         const wait = outcome.kind === 'retry_later' ? outcome.retryAfterSeconds * 1000 : 50;
-        if (at + wait <= buyer.retryUntil) {
-          buyer.next = { kind: 'purchase', at: at + wait };
-          return { kind: 'purchase', outcome, durationMs, final: false };
-        }
-        buyer.outcome = 'gave_up';
+        if (sendAgain(buyer, 'purchase', answer, wait, plan)) return { kind: 'purchase', outcome, durationMs };
       } else if (outcome.kind === 'accepted') {
         buyer.outcome = 'bought';
       } else if (outcome.kind === 'unexpected') {
@@ -380,8 +384,10 @@ export function advance(buyer: RoomBuyer, answer: Answer, plan: RoomPlan): RoomE
         buyer.outcome = 'refused';
       }
       buyer.purchase = { sentAt: answer.sentAt, answeredAt: at, outcome: outcome.kind };
-      buyer.next = outcome.kind === 'unexpected' ? undefined : afterPurchase(buyer, at);
-      return { kind: 'purchase', outcome, durationMs, final: true };
+      // Then a prober tries its pass twice more: tampered with, and presented by another buyer.
+      const probing = buyer.prober && outcome.kind !== 'unexpected';
+      buyer.next = probing ? { kind: 'probe_tampered_pass', at } : undefined;
+      return { kind: 'purchase', outcome, durationMs };
     }
   }
 }

@@ -8,10 +8,10 @@ import http, { type ObjectBatchRequest, type RefinedResponse } from 'k6/http';
 import { Counter, Gauge } from 'k6/metrics';
 import type { Api, Session } from './api.ts';
 import { purchaseGaveUp, recordPurchase, recordUnexpected } from './metrics.ts';
+import { readAnswer } from './room-answers.ts';
 import {
   advance,
   type Answer,
-  arrive,
   type RoomBuyer,
   type RoomEndpoint,
   type RoomEvent,
@@ -60,20 +60,13 @@ export function signInCrowd(
 
 function answerOf(res: RefinedResponse<'text'>, sentAt: number): Answer {
   const t = res.timings;
-  let body: unknown;
-  try {
-    body = typeof res.body === 'string' && res.body !== '' ? (JSON.parse(res.body) as unknown) : undefined;
-  } catch {
-    body = undefined;
-  }
-  const retryAfter = Number(res.headers['Retry-After']);
-  return {
+  return readAnswer({
     status: res.status,
-    body,
-    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    text: res.body,
+    retryAfter: res.headers['Retry-After'],
     sentAt,
     answeredAt: sentAt + t.blocked + t.connecting + t.tls_handshaking + t.sending + t.waiting + t.receiving,
-  };
+  });
 }
 
 function count(event: RoomEvent | undefined, tags: Record<string, string>): void {
@@ -86,10 +79,8 @@ export interface CrowdRun {
   /** Buyer `i` signs its requests with `sessions[i]`. */
   sessions: Session[];
   plan: RoomPlan;
-  /** Each buyer's arrival (epoch ms), in index order. */
-  arrivals: number[];
-  /** Every `proberEvery`-th buyer also probes the token route (lib/room-buyer.ts). */
-  proberEvery: number;
+  /** The buyers, arrived (lib/room-buyer.ts's arriveCrowd), in index order. */
+  buyers: RoomBuyer[];
   /** At most this many requests in one batch. */
   parallel: number;
   /** Buyers still waiting then stop (and count as never told, if the sale sold out). */
@@ -98,18 +89,15 @@ export interface CrowdRun {
   tags: Record<string, string>;
 }
 
-/** Runs the crowd until every buyer is done, or the deadline; returns every buyer's record. */
-export function runCrowd(run: CrowdRun): RoomBuyer[] {
-  const { api, sessions, plan, tags } = run;
-  const buyers = sessions.map((_, i) =>
-    arrive(i, run.arrivals[i] ?? Date.now(), i % run.proberEvery === run.proberEvery - 1),
-  );
+/** Runs the crowd until every buyer is done, or the deadline, recording what each one saw in its record. */
+export function runCrowd(run: CrowdRun): void {
+  const { api, sessions, plan, buyers, tags } = run;
   const gaveUp = new Set<number>();
   let nextSampleAt = Date.now();
   for (;;) {
     const now = Date.now();
     const pending = buyers.filter((b) => b.next !== undefined);
-    if (pending.length === 0 || now >= run.deadline) return buyers;
+    if (pending.length === 0 || now >= run.deadline) return;
     const due = pending
       .filter((b) => (b.next?.at ?? Infinity) <= now)
       .sort((a, b) => (a.next?.at ?? 0) - (b.next?.at ?? 0))

@@ -1,13 +1,9 @@
-// The Node crowd's verdicts (bench/room-crowd.mjs): the same facts, and the same words, as the k6
-// scenario's thresholds and report.
-import {
-  n,
-  roomCorrectnessFailures,
-  roomCorrectnessNotes,
-  roomFairnessFailures,
-  roomFairnessNotes,
-} from './room-words.ts';
-import { ETA_ERROR_P90_PERCENT, type RoomFigures } from './waiting-room.ts';
+// The Node crowd's verdicts (bench/room-crowd.mjs): Correctness from its audit and the room's facts, in the
+// k6 scenario's words; Fairness by k6's own latency verdict, over the end-of-test data k6 would have held.
+import { roomFairnessBounds } from './room-report.ts';
+import { roomCorrectnessFailures, roomCorrectnessNotes, roomOrderNote } from './room-words.ts';
+import { latencyVerdict } from './verdict.ts';
+import { ETA_ERROR_P90_PERCENT, ROOM_FIGURE_KEYS, type RoomFigures, roomMetric } from './waiting-room.ts';
 
 /** A sale's audit as the Node crowd reads it (`GET /api/admin/sales/:id/audit`), and whether its queue had drained. */
 export interface RoomAudit {
@@ -25,45 +21,55 @@ export interface RoomVerdict {
   reason: string;
 }
 
-/**
- * Both verdicts of a run judged outside k6 (the Node crowd), with the audit and the purchase p95 bound:
- * the same facts, and the same words, as the k6 scenario's thresholds and report.
- */
+/** What k6's end-of-test data would hold had k6 driven this crowd: its gauges, the purchase p95, the give-ups. */
+export function roomSummary(f: RoomFigures): K6SummaryData {
+  const metrics: Record<string, { values: Record<string, number> }> = {
+    setup_completed: { values: { count: 1 } },
+    purchase_gave_up: { values: { count: f.gaveUp } },
+  };
+  if (f.purchaseP95Ms !== undefined) metrics['purchase_duration'] = { values: { 'p(95)': f.purchaseP95Ms } };
+  for (const key of ROOM_FIGURE_KEYS) {
+    const value = f[key];
+    if (value !== undefined) metrics[roomMetric(key)] = { values: { value } };
+  }
+  return { metrics } as unknown as K6SummaryData;
+}
+
+function auditFailures(audit: RoomAudit | null): string[] {
+  if (!audit) return ['no audit could be read'];
+  const wrong = audit.oversoldPeak > 0 ? [`OVERSOLD ${audit.oversoldPeak} unit(s)`] : [];
+  if (!audit.ok || !audit.drained || audit.duplicateOrders > 0 || audit.lostReservations > 0) {
+    wrong.push(
+      `audit not clean: ok ${audit.ok}, queue ${audit.drained ? 'drained' : 'NOT drained'}, duplicate orders ` +
+        `${audit.duplicateOrders}, lost reservations ${audit.lostReservations}`,
+    );
+  }
+  return wrong;
+}
+
+/** Both verdicts of a run judged outside k6 (the Node crowd), with its audit and the purchase p95 bound. */
 export function judgeRoom(
   f: RoomFigures,
   audit: RoomAudit | null,
   bounds: { purchaseP95Ms: number; etaP90Below?: number },
 ): { correctness: RoomVerdict; fairness: RoomVerdict; pass: boolean } {
-  const etaBound = bounds.etaP90Below ?? ETA_ERROR_P90_PERCENT;
-  const wrong: string[] = [];
-  if (!audit) wrong.push('no audit could be read');
-  else {
-    if (audit.oversoldPeak > 0) wrong.push(`OVERSOLD ${audit.oversoldPeak} unit(s)`);
-    if (!audit.ok || !audit.drained || audit.duplicateOrders > 0 || audit.lostReservations > 0) {
-      wrong.push(
-        `audit not clean: ok ${audit.ok}, queue ${audit.drained ? 'drained' : 'NOT drained'}, duplicate orders ` +
-          `${audit.duplicateOrders}, lost reservations ${audit.lostReservations}`,
-      );
-    }
-  }
-  if (f.broken > 0) wrong.push(`${f.broken} buyer(s) stopped by an answer outside the contract`);
-  wrong.push(...roomCorrectnessFailures(f));
+  const wrong = [
+    ...auditFailures(audit),
+    ...(f.broken > 0 ? [`${f.broken} buyer(s) stopped by an answer outside the contract`] : []),
+    ...roomCorrectnessFailures(f),
+  ];
   const correctness: RoomVerdict =
     wrong.length > 0
       ? { pass: false, reason: wrong.join('; ') }
       : { pass: true, reason: `0 oversold, audit clean (held ${audit?.held}); ${roomCorrectnessNotes(f)}` };
-
-  const slow = roomFairnessFailures(f, etaBound);
-  const p95 = f.purchaseP95Ms;
-  if (p95 === undefined) slow.push('purchase p95 not measured (no purchase)');
-  else if (p95 >= bounds.purchaseP95Ms) slow.push(`purchase p95 ${n(p95, 1)} ms ≥ ${bounds.purchaseP95Ms} ms`);
-  if (f.gaveUp > 0) slow.push(`${f.gaveUp} buyer(s) gave up on 429/503`);
-  const fairness: RoomVerdict =
-    slow.length > 0
-      ? { pass: false, reason: slow.join('; ') }
-      : {
-          pass: true,
-          reason: `${roomFairnessNotes(f, etaBound)}, purchase p95 ${n(p95, 1)} ms < ${bounds.purchaseP95Ms} ms`,
-        };
-  return { correctness, fairness, pass: correctness.pass && fairness.pass };
+  const latencyBounds = roomFairnessBounds({
+    etaErrorP90Percent: bounds.etaP90Below ?? ETA_ERROR_P90_PERCENT,
+    purchaseP95Ms: bounds.purchaseP95Ms,
+  });
+  const { pass, reason } = latencyVerdict(roomSummary(f), {
+    latencyBounds,
+    latencyGates: true,
+    passNotes: { latency: () => roomOrderNote(f) },
+  });
+  return { correctness, fairness: { pass, reason }, pass: correctness.pass && pass };
 }

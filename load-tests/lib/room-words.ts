@@ -1,6 +1,6 @@
-// The waiting room's verdicts in words: what the k6 report, the thresholds' failures and the Node
-// crowd's verdict say about the figures (waiting-room.ts).
-import { ETA_ERROR_P90_PERCENT, NOTICE_POLL_INTERVALS, type RoomFigures } from './waiting-room.ts';
+// The waiting room's figures (waiting-room.ts) in words: what the k6 report, its Correctness facts and
+// the Node crowd's verdict say of them.
+import { NOTICE_POLL_INTERVALS, type RoomFigures } from './waiting-room.ts';
 
 /** `12,345.6`: by hand, as k6's runtime reads toLocaleString's locale as a radix. */
 export function n(value: number | undefined, digits = 0): string {
@@ -63,25 +63,9 @@ export function roomCorrectnessNotes(f: RoomFigures): string {
   );
 }
 
-/** Fairness's facts about the room when they fail; empty when they hold. */
-export function roomFairnessFailures(f: RoomFigures, etaP90Below = ETA_ERROR_P90_PERCENT): string[] {
-  const facts: string[] = [];
-  if (f.inversions > 0) facts.push(`${f.inversions} admission inversion(s) among buyers who joined after the opening`);
-  if (f.aheadOfCrowd > 0)
-    facts.push(`${f.aheadOfCrowd} admission(s) ahead of a buyer of the opening crowd still waiting`);
-  if (f.etaUnmeasured > 0) facts.push('ETA not measured (no buyer admitted after a ticket with a place)');
-  else if ((f.etaErrorP90 ?? 0) >= etaP90Below) facts.push(`ETA error p90 ${pct(f.etaErrorP90)} ≥ ${pct(etaP90Below)}`);
-  return facts;
-}
-
 /** What Fairness says of the join order when it holds. */
 export function roomOrderNote(f: RoomFigures): string {
   return `0 admission inversions (${f.inversionsJudged} admissions after the opening judged)`;
-}
-
-/** What Fairness says of the room when it holds. */
-export function roomFairnessNotes(f: RoomFigures, etaP90Below = ETA_ERROR_P90_PERCENT): string {
-  return `${roomOrderNote(f)}, ETA error p90 ${pct(f.etaErrorP90)} < ${pct(etaP90Below)}`;
 }
 
 /** The figures, a few lines, for the text report and the Node crowd alike. */

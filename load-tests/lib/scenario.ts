@@ -8,7 +8,7 @@ import type { Admin } from './audit.ts';
 import type { CommonConfig } from './config.ts';
 import { SETUP_THRESHOLD } from './metrics.ts';
 import { fmt, stat } from './summary-data.ts';
-import { boundGates, type LatencyBound } from './verdict.ts';
+import { boundGates, gaveUpBound, type LatencyBound } from './verdict.ts';
 
 /** Setup and teardown time (teardown waits for each audited sale's queue to drain), and the report's stats. */
 export function runOptions(
@@ -54,11 +54,6 @@ export function latencyThresholds(config: CommonConfig, bounds: LatencyBound[]):
 /** The p95 bound of a metric, for a scenario's latency bounds. */
 export function p95Bound(config: CommonConfig, label: string, metric: string): LatencyBound {
   return { label, metric, stat: 'p(95)', below: config.p95Ms };
-}
-
-/** No buyer left still told "retry later" after RETRY_LATER_SECONDS (lib/flows.ts): the API kept up. */
-export function gaveUpBound(metric = 'purchase_gave_up'): LatencyBound {
-  return { label: 'buyers who gave up on 429/503', metric, stat: 'count', below: 1, unit: 'count' };
 }
 
 /**

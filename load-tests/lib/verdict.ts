@@ -49,6 +49,11 @@ export interface LatencyBound {
   gates?: boolean;
 }
 
+/** No buyer left still told "retry later" after RETRY_LATER_SECONDS (lib/flows.ts, lib/room-buyer.ts): the API kept up. */
+export function gaveUpBound(): LatencyBound {
+  return { label: 'buyers who gave up on 429/503', metric: 'purchase_gave_up', stat: 'count', below: 1, unit: 'count' };
+}
+
 /** Whether a bound can fail the run (when latency gates at all: LATENCY_GATE). */
 export const boundGates = (bound: LatencyBound): boolean => bound.gates !== false;
 

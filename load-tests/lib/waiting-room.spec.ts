@@ -1,25 +1,12 @@
-// The waiting room's buyer (room-buyer.ts) and verdicts (waiting-room.ts). A small fair room — FIFO after
-// an opening draw, a fixed admission rate, sold_out at every poll after the last unit — answers the real
+// The waiting room's verdicts (waiting-room.ts, room-verdict.ts). A small fair room — FIFO after an
+// opening draw, a fixed admission rate, sold_out at every poll after the last unit — answers the real
 // buyer state machine, so the fixture is what a healthy run records; altered copies of it (an inversion,
-// a buyer told sold out too late, ETAs far off, a token issued without a pass…) must fail. Then the k6
-// report of a recorded run (fixtures/waiting-room-pass.json, k6 1.3 against the real stack), and copies
-// of it whose room thresholds failed.
-import recordedRun from './fixtures/waiting-room-pass.json';
-import { buildHtmlReport } from './report-html.ts';
-import { buildReport, type ReportOptions } from './report.ts';
-import { ROOM_CORRECTNESS_THRESHOLDS, roomFairnessBounds, roomReport } from './room-report.ts';
-import { verdicts } from './verdict.ts';
-import { judgeRoom, type RoomAudit } from './room-verdict.ts';
+// a buyer told sold out too late, ETAs far off, a token issued without a pass…) must fail.
+import { advance, arrive, requestFor, type RoomBuyer, type RoomPlan } from './room-buyer.ts';
+import { judgeRoom, type RoomAudit, roomSummary } from './room-verdict.ts';
 import { roomLines } from './room-words.ts';
-import type { Answer, RoomBuyer, RoomPlan } from './room-buyer.ts';
-import { advance, arrive, requestFor, tamper } from './room-buyer.ts';
-import { ticketProblem } from './room-answers.ts';
 import {
   admissionInversions,
-  etaErrorOf,
-  etaPointErrorOf,
-  percentile,
-  ROOM_FIGURE_KEYS,
   roomFigures,
   roomFiguresFromSummary,
   roomMetric,
@@ -207,7 +194,7 @@ describe('the fair room: what a healthy run records', () => {
       /^0 oversold, audit clean \(held 160\); no token without a pass \(\d+ probe\(s\) refused 403 ADMISSION_REQUIRED\); every waiting buyer told sold out within 2 poll intervals \(80 buyers, max /,
     );
     expect(verdict.fairness.reason).toMatch(
-      /^0 admission inversions \(40 admissions after the opening judged\), ETA error p90 .* < 25 %, purchase p95 5 ms < 500 ms$/,
+      /^0 admission inversions \(40 admissions after the opening judged\), ETA error p90 .* < 25 %, purchase p95 5.0 ms < 500 ms$/,
     );
     expect(verdict.pass).toBe(true);
   });
@@ -227,14 +214,15 @@ describe('the fair room: what a healthy run records', () => {
   });
 
   it('survives the trip through k6: every figure as a gauge, read back from the end-of-test data', () => {
-    const metrics: Record<string, K6SummaryMetric> = {};
-    for (const key of ROOM_FIGURE_KEYS) {
-      const value = figures[key];
-      if (value !== undefined)
-        metrics[roomMetric(key)] = { type: 'gauge', contains: 'default', values: { value, min: value, max: value } };
-    }
-    const data = { metrics } as unknown as K6SummaryData;
-    expect(roomFiguresFromSummary(data)).toEqual(JSON.parse(JSON.stringify(figures)));
+    expect(roomFiguresFromSummary(roomSummary(figures))).toEqual(JSON.parse(JSON.stringify(figures)));
+    // A crowd that never finished set no gauge: its counts read 0, its measurements nothing.
+    const unset = roomFiguresFromSummary({ metrics: {} } as unknown as K6SummaryData);
+    expect(unset).toMatchObject({ buyers: 0, soldOut: 0, etaUnmeasured: 0, noticesFailed: 0 });
+    expect([unset.etaErrorP90, unset.sellOutAfterOpeningMs, unset.purchaseP95Ms]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(roomMetric('etaErrorP90')).toBe('room_eta_error_p90');
     expect(roomMetric('admittedThenSoldOut')).toBe('room_admitted_then_sold_out');
   });
@@ -259,7 +247,7 @@ describe('altered copies of the healthy run must fail', () => {
     expect(order.overtaken).toBe(1);
     const verdict = judge(buyers);
     expect(verdict.fairness.pass).toBe(false);
-    expect(verdict.fairness.reason).toBe('1 admission inversion(s) among buyers who joined after the opening');
+    expect(verdict.fairness.reason).toBe('admission inversions 1');
     expect(verdict.correctness.pass).toBe(true);
   });
 
@@ -281,7 +269,7 @@ describe('altered copies of the healthy run must fail', () => {
     if (!crowdMember || !late || crowdMember.lastWaitingSentAt === undefined) throw new Error('fixture too small');
     late.admittedAt = crowdMember.lastWaitingSentAt - 1;
     expect(admissionInversions(buyers).aheadOfCrowd).toBeGreaterThanOrEqual(1);
-    expect(judge(buyers).fairness.reason).toMatch(/admission\(s\) ahead of a buyer of the opening crowd still waiting/);
+    expect(judge(buyers).fairness.reason).toMatch(/^admissions ahead of the opening crowd [1-9]/);
   });
 
   it('a waiting buyer told sold out three poll intervals after the sell-out', () => {
@@ -292,7 +280,7 @@ describe('altered copies of the healthy run must fail', () => {
     told.toldSoldOutAt = sellOutAt + 3 * told.noticeIntervalMs;
     const notices = soldOutNotices(buyers, sellOutAt);
     expect(notices.late).toBe(1);
-    expect(notices.maxIntervals).toBeCloseTo(3);
+    expect(Math.max(...notices.intervals)).toBeCloseTo(3);
     const verdict = judge(buyers);
     expect(verdict.correctness.pass).toBe(false);
     expect(verdict.correctness.reason).toBe(
@@ -323,7 +311,7 @@ describe('altered copies of the healthy run must fail', () => {
     for (const b of buyers) if (b.eta) b.eta.seconds = b.eta.seconds * 3 + 6;
     const f = roomFigures(buyers, SHAPE.stock, SHAPE.opensAt);
     expect(f.etaErrorP90).toBeGreaterThan(100);
-    expect(judge(buyers).fairness.reason).toMatch(/^ETA error p90 \d+ % ≥ 25 %/);
+    expect(judge(buyers).fairness.reason).toMatch(/^ETA error p90 [\d.]+ % ≥ 25 %/);
   });
 
   it('a token issued without a pass', () => {
@@ -350,196 +338,6 @@ describe('altered copies of the healthy run must fail', () => {
     expect(judgeRoom(f, { ...AUDIT, oversoldPeak: 3, ok: false }, BOUNDS).correctness.reason).toMatch(
       /^OVERSOLD 3 unit\(s\); audit not clean/,
     );
-    expect(judgeRoom(f, AUDIT, { purchaseP95Ms: 4 }).fairness.reason).toBe('purchase p95 5 ms ≥ 4 ms');
-  });
-});
-
-describe('the buyer', () => {
-  const at = (t: number, status: number, body: unknown, retryAfterSeconds?: number): Answer => ({
-    status,
-    body,
-    sentAt: t,
-    answeredAt: t + 10,
-    retryAfterSeconds,
-  });
-
-  it('honours pollAfterMs, probes once it has a place, and buys with its pass', () => {
-    const b = arrive(3, 0, true);
-    expect(requestFor(b, plan(10))).toEqual({
-      endpoint: 'queue_join',
-      method: 'POST',
-      path: '/api/sales/42/queue',
-      json: {},
-      as: 3,
-    });
-    advance(b, at(0, 201, { state: 'waiting', opensAt: 'x', estimatedWaitSeconds: 12, pollAfterMs: 5000 }), plan(10));
-    expect(b.joinedBeforeOpening).toBe(true);
-    expect(b.preDrawEta).toEqual({ sentAt: 0, at: 10, seconds: 12 });
-    expect(b.next).toEqual({ kind: 'poll', at: 5010 });
-    advance(b, at(5010, 200, { state: 'waiting', position: 4, estimatedWaitSeconds: 2, pollAfterMs: 1000 }), plan(10));
-    expect(b.eta).toEqual({ sentAt: 5010, at: 5020, seconds: 2 });
-    // Its place known, the prober asks for a token without a pass, then polls when it was due.
-    expect(b.next).toEqual({ kind: 'probe_no_pass', at: 5020 });
-    advance(b, at(5020, 403, error('ADMISSION_REQUIRED')), plan(10));
-    expect(b.next).toEqual({ kind: 'poll', at: 6020 });
-    advance(b, at(6020, 200, { state: 'admitted', pass: 'p4ss', pollAfterMs: 1000 }), plan(10));
-    expect(requestFor(b, plan(10)).json).toEqual({ pass: 'p4ss' });
-    advance(b, at(6030, 201, { token: 't0k', expiresAt: '' }), plan(10));
-    expect(requestFor(b, plan(10))).toMatchObject({ path: '/api/sales/42/purchase', json: { token: 't0k' } });
-    const bought = advance(b, at(6040, 202, { orderNo: 'S42-1', status: 'QUEUED' }), plan(10));
-    expect(bought).toEqual({
-      kind: 'purchase',
-      outcome: { kind: 'accepted', orderNo: 'S42-1', status: 202 },
-      durationMs: 10,
-      final: true,
-    });
-    expect(b.outcome).toBe('bought');
-    // Then its pass, tampered with, and presented by the next buyer.
-    expect(requestFor(b, plan(10)).json).toEqual({ pass: tamper('p4ss') });
-    advance(b, at(6050, 403, error('ADMISSION_REQUIRED')), plan(10));
-    expect(requestFor(b, plan(10))).toMatchObject({ json: { pass: 'p4ss' }, as: 4 });
-    advance(b, at(6060, 201, { token: 'leak', expiresAt: '' }), plan(10));
-    expect([b.probesRefused, b.tokensWithoutPass, b.next]).toEqual([2, 1, undefined]);
-    expect(tamper('p4ss')).not.toBe('p4ss');
-  });
-
-  it('waits out 429 and 503, joins again after a 404, stops on an answer outside the contract', () => {
-    const b = arrive(0, 0, false);
-    advance(b, at(0, 503, error('UNAVAILABLE'), 2), plan(1));
-    expect(b.next).toEqual({ kind: 'join', at: 2010 });
-    advance(b, at(2010, 201, { state: 'waiting', position: 9, estimatedWaitSeconds: 1, pollAfterMs: 3000 }), plan(1));
-    advance(b, at(5020, 429, error('RATE_LIMITED'), 1), plan(1));
-    expect([b.pollsRateLimited, b.next]).toEqual([1, { kind: 'poll', at: 6030 }]);
-    advance(b, at(6030, 404, error('NOT_FOUND')), plan(1));
-    expect([b.rejoins, b.next]).toEqual([1, { kind: 'join', at: 6040 }]);
-    const broken = advance(b, at(6040, 201, { state: 'lost', pollAfterMs: 1 }), plan(1));
-    expect(broken).toMatchObject({ kind: 'unexpected', endpoint: 'queue_join', status: 201 });
-    expect([b.outcome, b.broken, b.next]).toEqual(['broken', 'join: not a Ticket: state "lost"', undefined]);
-  });
-
-  it('reads a Ticket as docs/api.md describes it', () => {
-    expect(ticketProblem({ state: 'waiting', pollAfterMs: 1000 })).toBeUndefined();
-    expect(ticketProblem({ state: 'admitted', pollAfterMs: 1000 })).toBe('admitted without a pass');
-    expect(ticketProblem({ state: 'waiting', position: 0, pollAfterMs: 1000 })).toBe('position 0');
-    expect(ticketProblem({ state: 'sold_out' })).toBe('no pollAfterMs');
-  });
-
-  it('an ETA is judged by what can be proven: its request and the admission window, a second either way', () => {
-    const b: RoomBuyer = {
-      ...arrive(0, 0, false),
-      eta: { sentAt: 0, at: 400, seconds: 10 },
-      lastWaitingSentAt: 9_500,
-      admittedAt: 10_400,
-    };
-    expect(etaErrorOf(b)).toBe(0);
-    // Predicted at 5.4 s at the latest (+1 s), admitted after 9.5 s: 3.1 s off a wait of at most 10.4 s.
-    expect(etaErrorOf({ ...b, eta: { sentAt: 0, at: 400, seconds: 5 } })).toBeCloseTo((9_500 - 6_400) / 10_400);
-    // One point against the other (9,950 − 200 ms), no allowance: 10 s is 2.6 % off.
-    expect(etaPointErrorOf(b)).toBeCloseTo(250 / 9_750);
-  });
-
-  it('nearest-rank percentiles', () => {
-    expect(percentile([], 90)).toBeUndefined();
-    expect(percentile([5, 1, 4, 2, 3], 50)).toBe(3);
-    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90)).toBe(9);
-  });
-});
-
-describe('the k6 report of a recorded run (k6 1.3, 600 buyers, the real stack)', () => {
-  const options: ReportOptions = {
-    name: 'waiting-room',
-    config: { baseUrl: 'http://localhost:3710', latencyGates: true, resultsDir: 'load-tests/results' },
-    latencyBounds: [
-      ...roomFairnessBounds(25),
-      { label: 'purchase p95', metric: 'purchase_duration', stat: 'p(95)', below: 500 },
-      { label: 'every room request p95', metric: 'http_req_duration{phase:room}', stat: 'p(95)', below: 500 },
-    ],
-    load: '300 buyers before the opening, 300 after',
-    timelineBucketSeconds: 2,
-    ...roomReport(15),
-    details: (data) => roomLines(roomFiguresFromSummary(data)),
-  };
-  const recorded = () => JSON.parse(JSON.stringify(recordedRun)) as K6SummaryData;
-  const judge = (data: K6SummaryData) =>
-    verdicts(data, { latencyBounds: options.latencyBounds, latencyGates: true, passNotes: options.passNotes });
-  /** The run had gauge `metric` been `value`, and its threshold judged it as k6 would. */
-  const withGauge = (metric: string, value: number, ok: boolean): K6SummaryData => {
-    const data = recorded();
-    const gauge = data.metrics[metric];
-    if (!gauge?.thresholds) throw new Error(`${metric} has no threshold in the fixture`);
-    gauge.values['value'] = value;
-    for (const source of Object.keys(gauge.thresholds)) gauge.thresholds[source] = { ok };
-    return data;
-  };
-
-  it('carries every room threshold, and both verdicts pass with the room in their reasons', () => {
-    for (const metric of Object.keys(ROOM_CORRECTNESS_THRESHOLDS))
-      expect(recorded().metrics[metric]?.thresholds).toBeDefined();
-    expect(roomFiguresFromSummary(recorded())).toMatchObject({
-      buyers: 600,
-      bought: 400,
-      inversionsJudged: 100,
-      noticesOwed: 200,
-    });
-    const v = judge(recorded());
-    expect(v.correctness.reason).toBe(
-      '0 oversold, audit clean (held 400), every answer in the contract (400 purchase answers); no token without a ' +
-        'pass (128 probe(s) refused 403 ADMISSION_REQUIRED); every waiting buyer told sold out within 2 poll ' +
-        'intervals (200 buyers, max 1)',
-    );
-    expect(v.latency.reason).toBe(
-      '0 admission inversions (100 admissions after the opening judged), ETA error p90 0 % < 25 %, purchase p95 ' +
-        '25 ms < 500 ms, every room request p95 20 ms < 500 ms',
-    );
-    expect(v.pass).toBe(true);
-  });
-
-  it('a token issued without a pass fails Correctness, naming it', () => {
-    const v = judge(withGauge('room_tokens_without_pass', 2, false));
-    expect(v.correctness).toMatchObject({
-      pass: false,
-      reason: "2 submit token(s) issued without the buyer's own valid pass",
-    });
-    expect(v.pass).toBe(false);
-  });
-
-  it('buyers told sold out late fail Correctness; a crowd that never finished too', () => {
-    const late = withGauge('room_notices_failed', 3, false);
-    late.metrics['room_notices_late']!.values['value'] = 3;
-    late.metrics['room_notice_max_intervals']!.values['value'] = 4.2;
-    expect(judge(late).correctness.reason).toBe(
-      'waiting buyers not told in time: 3 told sold out after more than 2 poll intervals (max 4.2)',
-    );
-    const unfinished = recorded();
-    unfinished.metrics['room_judged'] = {
-      type: 'counter',
-      contains: 'default',
-      values: { count: 0, rate: 0 },
-      thresholds: { 'count>=1': { ok: false } },
-    };
-    expect(judge(unfinished).correctness.reason).toMatch(/^the waiting-room crowd did not finish/);
-  });
-
-  it('an inversion fails Fairness, which the headline names and the exit code follows', () => {
-    const data = withGauge('room_inversions', 3, false);
-    const v = judge(data);
-    expect(v.correctness.pass).toBe(true);
-    expect(v.latency).toMatchObject({ pass: false, reason: 'admission inversions 3' });
-    const report = buildReport(data, options, new Date('2026-11-27T19:24:37Z'));
-    expect(report).toContain('Fairness:    FAIL — admission inversions 3');
-    expect(report).toContain('Result:      FAIL (k6 exits 99: fairness failed and gates)');
-  });
-
-  it('an ETA error p90 over its bound fails Fairness', () => {
-    expect(judge(withGauge('room_eta_error_p90', 41, false)).latency.reason).toBe('ETA error p90 41 % ≥ 25 %');
-  });
-
-  it('the HTML page charts the room and the admissions, the opening and the sell-out marked', () => {
-    const html = buildHtmlReport(recorded(), options, new Date('2026-11-27T19:24:37Z'));
-    expect(html).toContain('<td>Fairness</td><td><b class="pass">PASS</b></td>');
-    expect(html).toContain('<figcaption>Waiting room <small>(buyers, sampled once a second)</small>');
-    expect(html).toContain('<figcaption>Admissions <small>(per second)</small>');
-    expect(html).toContain('<span class="mark">1 the opening</span> · <span class="mark">2 sold out</span>');
-    expect(html.match(/<svg /g)).toHaveLength(8); // four charts, each drawn for a wide and a narrow page
+    expect(judgeRoom(f, AUDIT, { purchaseP95Ms: 4 }).fairness.reason).toBe('purchase p95 5.0 ms ≥ 4.0 ms');
   });
 });

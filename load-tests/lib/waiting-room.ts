@@ -15,7 +15,7 @@
 //                had joined before it (after the opening) — or anyone of the opening crowd — was
 //                provably still waiting; the ETA of a buyer's first ticket with a place within
 //                ETA_ERROR_P90_PERCENT of its actual wait for 90 % of the buyers.
-import type { RoomBuyer } from './room-buyer.ts';
+import type { Eta, RoomBuyer } from './room-buyer.ts';
 
 /** A waiting buyer must hear `sold_out` within this many of its poll intervals after the sell-out. */
 export const NOTICE_POLL_INTERVALS = 2;
@@ -32,11 +32,6 @@ export function percentile(values: readonly number[], p: number): number | undef
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/** Buyers whose join order means something: joined once (a rejoin starts at the back again). */
-function ordered(buyers: readonly RoomBuyer[]): RoomBuyer[] {
-  return buyers.filter((b) => b.joinSentAt !== undefined && b.joinAnsweredAt !== undefined && b.rejoins === 0);
 }
 
 /**
@@ -78,7 +73,8 @@ export interface Inversions {
  * no order to keep; but every one of it is ahead of whoever joins after the opening.
  */
 export function admissionInversions(buyers: readonly RoomBuyer[]): Inversions {
-  const joined = ordered(buyers);
+  // A rejoin starts at the back again: only a buyer who joined once has a place in the order.
+  const joined = buyers.filter((b) => b.joinSentAt !== undefined && b.joinAnsweredAt !== undefined && b.rejoins === 0);
   const after = joined.filter((b) => b.joinedBeforeOpening === false);
   const crowd = joined.filter((b) => b.joinedBeforeOpening === true);
   const admittedAfter = after.filter((b) => b.admittedAt !== undefined);
@@ -102,6 +98,14 @@ export function admissionInversions(buyers: readonly RoomBuyer[]): Inversions {
   return { inversions, aheadOfCrowd, overtaken: overtaken.size, judged: admittedAfter.length, worstMs };
 }
 
+/** The buyer's admission window after an ETA, if it was admitted after it without joining again. */
+function admissionAfter(buyer: RoomBuyer, eta: Eta | undefined): { from: number; to: number } | undefined {
+  if (!eta || buyer.admittedAt === undefined || buyer.lastWaitingSentAt === undefined || buyer.rejoins > 0) {
+    return undefined;
+  }
+  return { from: buyer.lastWaitingSentAt, to: buyer.admittedAt };
+}
+
 /**
  * |ETA − actual| ÷ actual wait (a fraction), provable only: the API computed the ETA while its request was
  * in flight, so the instant it predicts lies between the request's departure + ETA and its answer + ETA,
@@ -111,13 +115,12 @@ export function admissionInversions(buyers: readonly RoomBuyer[]): Inversions {
  * admitted after such an ETA (or joined again).
  */
 export function etaErrorOf(buyer: RoomBuyer, eta = buyer.eta): number | undefined {
-  if (!eta || buyer.admittedAt === undefined || buyer.lastWaitingSentAt === undefined || buyer.rejoins > 0) {
-    return undefined;
-  }
+  const admission = admissionAfter(buyer, eta);
+  if (!eta || !admission) return undefined;
   const earliestPredicted = eta.sentAt + eta.seconds * 1000 - ETA_RESOLUTION_MS;
   const latestPredicted = eta.at + eta.seconds * 1000 + ETA_RESOLUTION_MS;
-  const miss = Math.max(0, buyer.lastWaitingSentAt - latestPredicted, earliestPredicted - buyer.admittedAt);
-  return miss / Math.max(ETA_RESOLUTION_MS, buyer.admittedAt - eta.sentAt);
+  const miss = Math.max(0, admission.from - latestPredicted, earliestPredicted - admission.to);
+  return miss / Math.max(ETA_RESOLUTION_MS, admission.to - eta.sentAt);
 }
 
 /**
@@ -127,21 +130,16 @@ export function etaErrorOf(buyer: RoomBuyer, eta = buyer.eta): number | undefine
  * judged: on a wait of a few seconds they alone exceed 25 %.
  */
 export function etaPointErrorOf(buyer: RoomBuyer): number | undefined {
-  const eta = buyer.eta;
-  if (!eta || buyer.admittedAt === undefined || buyer.lastWaitingSentAt === undefined || buyer.rejoins > 0) {
-    return undefined;
-  }
-  const actual = Math.max(
-    ETA_RESOLUTION_MS,
-    (buyer.lastWaitingSentAt + buyer.admittedAt) / 2 - (eta.sentAt + eta.at) / 2,
-  );
+  const { eta } = buyer;
+  const admission = admissionAfter(buyer, eta);
+  if (!eta || !admission) return undefined;
+  const actual = Math.max(ETA_RESOLUTION_MS, (admission.from + admission.to) / 2 - (eta.sentAt + eta.at) / 2);
   return Math.abs(eta.seconds * 1000 - actual) / actual;
 }
 
 export interface Notices {
   /** Buyers waiting at the sell-out, or joining after it: each must be told. */
   owed: number;
-  told: number;
   /** Told later than NOTICE_POLL_INTERVALS of their poll interval after the sell-out (or their join). */
   late: number;
   /** Waiting at the end of the run, never told. */
@@ -150,8 +148,6 @@ export interface Notices {
   admittedAfter: number;
   /** Delays in poll intervals, of the buyers told. */
   intervals: number[];
-  maxIntervals?: number;
-  p50Intervals?: number;
 }
 
 /**
@@ -161,105 +157,45 @@ export interface Notices {
  * answer `sold_out` at once: 0 intervals).
  */
 export function soldOutNotices(buyers: readonly RoomBuyer[], sellOutAt: number): Notices {
-  const notices: Notices = { owed: 0, told: 0, late: 0, neverTold: 0, admittedAfter: 0, intervals: [] };
+  const notices: Notices = { owed: 0, late: 0, neverTold: 0, admittedAfter: 0, intervals: [] };
   for (const b of buyers) {
     if (b.joinSentAt === undefined || b.outcome === 'broken') continue;
     // Admitted, unless provably after the sell-out (its last `waiting` asked for after it): not owed.
     if (b.admittedAt !== undefined && (b.lastWaitingSentAt ?? -Infinity) <= sellOutAt) continue;
     notices.owed++;
-    if (b.admittedAt !== undefined) {
-      notices.admittedAfter++;
-      continue;
-    }
-    if (b.toldSoldOutAt === undefined) {
-      if (b.toldEndedAt === undefined) notices.neverTold++;
-      continue;
-    }
-    notices.told++;
-    const delay = Math.max(0, b.toldSoldOutAt - Math.max(sellOutAt, b.joinSentAt));
-    const intervals = b.noticeIntervalMs ? delay / b.noticeIntervalMs : 0;
-    notices.intervals.push(intervals);
-    if (intervals > NOTICE_POLL_INTERVALS) notices.late++;
+    if (b.admittedAt !== undefined) notices.admittedAfter++;
+    else if (b.toldSoldOutAt !== undefined) {
+      const delay = Math.max(0, b.toldSoldOutAt - Math.max(sellOutAt, b.joinSentAt));
+      const intervals = b.noticeIntervalMs ? delay / b.noticeIntervalMs : 0;
+      notices.intervals.push(intervals);
+      if (intervals > NOTICE_POLL_INTERVALS) notices.late++;
+    } else if (b.toldEndedAt === undefined) notices.neverTold++;
   }
-  notices.maxIntervals = notices.intervals.length > 0 ? notices.intervals.reduce((a, b) => Math.max(a, b)) : undefined;
-  notices.p50Intervals = percentile(notices.intervals, 50);
   return notices;
 }
 
-/** Every figure both drivers print and k6's thresholds judge (times in ms, errors in %). */
-export interface RoomFigures {
-  buyers: number;
-  joinedBeforeOpening: number;
-  joinedAfterOpening: number;
-  admitted: number;
-  bought: number;
-  toldSoldOut: number;
-  /** Admitted, then refused `410 SOLD_OUT` at the token or the purchase: more shoppers than units let in. */
-  admittedThenSoldOut: number;
-  /** Answers outside the contract stopped them. */
-  broken: number;
-  gaveUp: number;
-  rejoined: number;
-  polls: number;
-  pollsRateLimited: number;
-  roomUnavailable: number;
-  probes: number;
-  probesRefused: number;
-  probesInconclusive: number;
-  tokensWithoutPass: number;
-  /** 1 when the sale sold out in the run (the notices were measured), else 0. */
-  soldOut: number;
-  /** Sell-out instant, ms after the opening. */
-  sellOutAfterOpeningMs?: number;
-  noticesOwed: number;
-  noticesLate: number;
-  noticesNeverTold: number;
-  admittedAfterSellOut: number;
-  /** late + never told + admitted after the sell-out: Correctness's number. */
-  noticesFailed: number;
-  noticeMaxIntervals?: number;
-  noticeP50Intervals?: number;
-  inversions: number;
-  aheadOfCrowd: number;
-  overtaken: number;
-  inversionsJudged: number;
-  worstOvertakingMs?: number;
-  etaSamples: number;
-  /** 1 when no buyer's ETA could be judged (nobody admitted after a ticket with a place), else 0. */
-  etaUnmeasured: number;
-  etaErrorP50?: number;
-  etaErrorP90?: number;
-  /** The ETA against the middle of the admission window, no allowance (etaPointErrorOf): reported only. */
-  etaPointErrorP50?: number;
-  etaPointErrorP90?: number;
-  preDrawEtaSamples: number;
-  preDrawEtaErrorP50?: number;
-  preDrawEtaErrorP90?: number;
-  purchases: number;
-  purchaseP95Ms?: number;
-}
-
+const defined = (values: Array<number | undefined>): number[] => values.filter((v): v is number => v !== undefined);
 const percent = (fractions: number[], p: number): number | undefined => {
   const value = percentile(fractions, p);
   return value === undefined ? undefined : value * 100;
 };
 
-/** The figures of a run: its buyers, the sale's stock and its opening instant (epoch ms). */
-export function roomFigures(buyers: readonly RoomBuyer[], stock: number, opensAt: number): RoomFigures {
+/**
+ * Every figure both drivers print and k6's thresholds judge, from a run's buyers, the sale's stock and its
+ * opening instant (epoch ms). Times in ms after the opening, errors in %; undefined where nothing was
+ * measured.
+ */
+export function roomFigures(buyers: readonly RoomBuyer[], stock: number, opensAt: number) {
   const sellOutAt = sellOutInstant(buyers, stock);
   const notices = sellOutAt === undefined ? undefined : soldOutNotices(buyers, sellOutAt);
   const order = admissionInversions(buyers);
-  const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined);
   const eta = defined(buyers.map((b) => etaErrorOf(b)));
   const point = defined(buyers.map((b) => etaPointErrorOf(b)));
   const preDraw = defined(buyers.map((b) => (b.preDrawEta ? etaErrorOf(b, b.preDrawEta) : undefined)));
-  const purchases = buyers
-    .filter((b) => b.purchase)
-    .map((b) => (b.purchase ? b.purchase.answeredAt - b.purchase.sentAt : 0));
+  const purchases = buyers.flatMap((b) => (b.purchase ? [b.purchase.answeredAt - b.purchase.sentAt] : []));
   const count = (keep: (b: RoomBuyer) => boolean) => buyers.filter(keep).length;
-  const probes = (b: RoomBuyer) => b.probesRefused + b.tokensWithoutPass + b.probesInconclusive;
   const sum = (of: (b: RoomBuyer) => number) => buyers.reduce((total, b) => total + of(b), 0);
-  const failed = notices ? notices.late + notices.neverTold + notices.admittedAfter : 0;
+  const intervals = notices?.intervals ?? [];
   return {
     buyers: buyers.length,
     joinedBeforeOpening: count((b) => b.joinedBeforeOpening === true),
@@ -267,37 +203,43 @@ export function roomFigures(buyers: readonly RoomBuyer[], stock: number, opensAt
     admitted: count((b) => b.admittedAt !== undefined),
     bought: count((b) => b.outcome === 'bought'),
     toldSoldOut: count((b) => b.toldSoldOutAt !== undefined),
+    /** Admitted, then refused `410 SOLD_OUT` at the token or the purchase: more shoppers than units let in. */
     admittedThenSoldOut: count(
       (b) => b.admittedAt !== undefined && (b.tokenSoldOutAt !== undefined || b.purchase?.outcome === 'sold_out'),
     ),
+    /** Stopped by an answer outside the contract. */
     broken: count((b) => b.outcome === 'broken'),
     gaveUp: count((b) => b.outcome === 'gave_up'),
     rejoined: count((b) => b.rejoins > 0),
     polls: sum((b) => b.polls),
     pollsRateLimited: sum((b) => b.pollsRateLimited),
     roomUnavailable: sum((b) => b.roomUnavailable),
-    probes: sum(probes),
+    probes: sum((b) => b.probesRefused + b.tokensWithoutPass + b.probesInconclusive),
     probesRefused: sum((b) => b.probesRefused),
     probesInconclusive: sum((b) => b.probesInconclusive),
     tokensWithoutPass: sum((b) => b.tokensWithoutPass),
+    /** 1 when the sale sold out in the run (the notices were measured), else 0. */
     soldOut: sellOutAt === undefined ? 0 : 1,
     sellOutAfterOpeningMs: sellOutAt === undefined ? undefined : sellOutAt - opensAt,
     noticesOwed: notices?.owed ?? 0,
     noticesLate: notices?.late ?? 0,
     noticesNeverTold: notices?.neverTold ?? 0,
     admittedAfterSellOut: notices?.admittedAfter ?? 0,
-    noticesFailed: failed,
-    noticeMaxIntervals: notices?.maxIntervals,
-    noticeP50Intervals: notices?.p50Intervals,
+    /** Late, never told or admitted after the sell-out: Correctness's number. */
+    noticesFailed: notices ? notices.late + notices.neverTold + notices.admittedAfter : 0,
+    noticeMaxIntervals: intervals.length > 0 ? intervals.reduce((a, b) => Math.max(a, b)) : undefined,
+    noticeP50Intervals: percentile(intervals, 50),
     inversions: order.inversions,
     aheadOfCrowd: order.aheadOfCrowd,
     overtaken: order.overtaken,
     inversionsJudged: order.judged,
     worstOvertakingMs: order.worstMs,
     etaSamples: eta.length,
+    /** 1 when no buyer's ETA could be judged (nobody admitted after a ticket with a place), else 0. */
     etaUnmeasured: eta.length === 0 ? 1 : 0,
     etaErrorP50: percent(eta, 50),
     etaErrorP90: percent(eta, 90),
+    /** The ETA against the middle of the admission window, no allowance (etaPointErrorOf): reported only. */
     etaPointErrorP50: percent(point, 50),
     etaPointErrorP90: percent(point, 90),
     preDrawEtaSamples: preDraw.length,
@@ -308,79 +250,31 @@ export function roomFigures(buyers: readonly RoomBuyer[], stock: number, opensAt
   };
 }
 
+export type RoomFigures = ReturnType<typeof roomFigures>;
+
+/** The figures of a run without buyers: every key, undefined where there is nothing to measure. */
+const NO_FIGURES = roomFigures([], 1, 0);
+
 /** The keys of RoomFigures, each a k6 gauge `room_<snake_case>` (load-tests/waiting-room.ts). */
-export const ROOM_FIGURE_KEYS = [
-  'buyers',
-  'joinedBeforeOpening',
-  'joinedAfterOpening',
-  'admitted',
-  'bought',
-  'toldSoldOut',
-  'admittedThenSoldOut',
-  'broken',
-  'gaveUp',
-  'rejoined',
-  'polls',
-  'pollsRateLimited',
-  'roomUnavailable',
-  'probes',
-  'probesRefused',
-  'probesInconclusive',
-  'tokensWithoutPass',
-  'soldOut',
-  'sellOutAfterOpeningMs',
-  'noticesOwed',
-  'noticesLate',
-  'noticesNeverTold',
-  'admittedAfterSellOut',
-  'noticesFailed',
-  'noticeMaxIntervals',
-  'noticeP50Intervals',
-  'inversions',
-  'aheadOfCrowd',
-  'overtaken',
-  'inversionsJudged',
-  'worstOvertakingMs',
-  'etaSamples',
-  'etaUnmeasured',
-  'etaErrorP50',
-  'etaErrorP90',
-  'etaPointErrorP50',
-  'etaPointErrorP90',
-  'preDrawEtaSamples',
-  'preDrawEtaErrorP50',
-  'preDrawEtaErrorP90',
-  'purchases',
-  'purchaseP95Ms',
-] as const satisfies ReadonlyArray<keyof RoomFigures>;
+export const ROOM_FIGURE_KEYS = Object.keys(NO_FIGURES) as Array<keyof RoomFigures>;
 
 /** `etaErrorP90` → `room_eta_error_p90`. */
 export function roomMetric(key: keyof RoomFigures): string {
   return `room_${key.replace(/[A-Z0-9]+/g, (part) => `_${part.toLowerCase()}`)}`;
 }
 
-/** The figures back from k6's end-of-test data (the gauges the VU set; absent ones undefined, counts 0). */
+/**
+ * The figures back from k6's end-of-test data: the gauges the VU set; one it did not set is 0 if it is a
+ * count, undefined if it is a measurement.
+ */
 export function roomFiguresFromSummary(data: K6SummaryData): RoomFigures {
   const figures: Record<string, number | undefined> = {};
   for (const key of ROOM_FIGURE_KEYS) {
     const value = data.metrics[roomMetric(key)]?.values['value'];
-    figures[key] = typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+    const unset = NO_FIGURES[key] === undefined ? undefined : 0;
+    figures[key] = typeof value === 'number' && Number.isFinite(value) ? value : unset;
   }
-  const optional = new Set<string>([
-    'sellOutAfterOpeningMs',
-    'noticeMaxIntervals',
-    'noticeP50Intervals',
-    'worstOvertakingMs',
-    'etaErrorP50',
-    'etaErrorP90',
-    'etaPointErrorP50',
-    'etaPointErrorP90',
-    'preDrawEtaErrorP50',
-    'preDrawEtaErrorP90',
-    'purchaseP95Ms',
-  ]);
-  for (const key of ROOM_FIGURE_KEYS) if (!optional.has(key)) figures[key] ??= 0;
-  return figures as unknown as RoomFigures;
+  return figures as RoomFigures;
 }
 
 /** Buyers' admissions per second over time (each at the read of its `admitted` ticket), from `originMs`. */

@@ -6,14 +6,15 @@
  */
 import { Agent, request } from 'undici';
 
-export function crowdHttp(baseUrl, { connections, buyConnections }) {
+export function crowdHttp(baseUrl, { connections, buyConnections, readAnswer }) {
   const crowd = new Agent({ connections, pipelining: 1, keepAliveTimeout: 30_000 });
   const buying = new Agent({ connections: buyConnections, pipelining: 1, keepAliveTimeout: 30_000 });
   const admin = new Agent({ connections: 4, pipelining: 1, keepAliveTimeout: 30_000 });
 
   /**
-   * One request as lib/room-buyer.ts's Answer: status, parsed body, retry-after, and when it left and
-   * was answered (epoch ms). A failure to connect is status 0.
+   * One request as lib/room-buyer.ts's Answer, read by `readAnswer` (lib/room-answers.ts, as the k6 crowd
+   * reads its own): status, parsed body, retry-after, and when it left and was answered (epoch ms). A
+   * failure to connect is status 0.
    */
   async function call(method, path, { token, json, pool = 'crowd' } = {}) {
     const headers = {};
@@ -30,20 +31,13 @@ export function crowdHttp(baseUrl, { connections, buyConnections }) {
         bodyTimeout: 60_000,
       });
       const text = await answer.body.text();
-      let body;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const retryAfter = Number(answer.headers['retry-after']);
-      return {
+      return readAnswer({
         status: answer.statusCode,
-        body,
-        retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+        text,
+        retryAfter: answer.headers['retry-after'],
         sentAt,
         answeredAt: Date.now(),
-      };
+      });
     } catch (error) {
       return {
         status: 0,
