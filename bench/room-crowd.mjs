@@ -70,6 +70,7 @@ const STRATEGY = process.env.STRATEGY || 'redis-lua';
 const RETRY_LATER_MS = 15_000;
 
 const lib = await importLoadTestsLib([
+  'answer-shapes.ts',
   'room-answers.ts',
   'room-buyer.ts',
   'waiting-room.ts',
@@ -242,7 +243,7 @@ async function main() {
   const plan = {
     saleId: sale.id,
     buyers: BUYERS,
-    purchaseStatus: STRATEGY === 'redis-lua' ? 202 : 201,
+    purchase: lib.expectedPurchase(STRATEGY),
     retryLaterMs: RETRY_LATER_MS,
   };
   const deadline = opensAt + (LATE_SECONDS + MAX_WAIT) * 1000;

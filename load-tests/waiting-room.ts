@@ -19,7 +19,8 @@
 //
 //   k6 run load-tests/waiting-room.ts -e BASE_URL=http://localhost:3000
 import type { Options } from 'k6/options';
-import { Api, expectedPurchase } from './lib/api.ts';
+import { Api } from './lib/api.ts';
+import { expectedPurchase } from './lib/answer-shapes.ts';
 import { SALE_LIMITS } from '../libs/contract/src/sale.ts';
 import { WAITING_ROOM_LIMITS } from '../libs/contract/src/waiting-room.ts';
 import { commonConfig, envInt, envNumber, envStrategy } from './lib/config.ts';
@@ -134,7 +135,7 @@ export default function (data: OneSaleRun): void {
     plan: {
       saleId: data.saleId,
       buyers: sessions.length,
-      purchaseStatus: expectedPurchase(STRATEGY).status,
+      purchase: expectedPurchase(STRATEGY),
       retryLaterMs: RETRY_LATER_SECONDS * 1000,
     },
     buyers,

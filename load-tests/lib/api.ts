@@ -10,11 +10,12 @@ import type { LockHolderPauseArmed } from '../../libs/contract/src/demo-run.ts';
 import type { Session as SessionAnswer } from '../../libs/contract/src/auth.ts';
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import type { Order } from '../../libs/contract/src/order.ts';
-import type { PurchaseAccepted, SubmitToken } from '../../libs/contract/src/purchase.ts';
+import type { SubmitToken } from '../../libs/contract/src/purchase.ts';
 import type { CreateSaleRequest, Sale, SaleStrategy } from '../../libs/contract/src/sale.ts';
 import type { WaitingRoomState } from '../../libs/contract/src/waiting-room.ts';
 import {
   errorOf,
+  expectedPurchase,
   hasStrings,
   isAudit,
   isObject,
@@ -24,6 +25,8 @@ import {
   isSession,
   type Json,
   parse,
+  purchaseOutcome,
+  retryAfterSeconds,
 } from './answer-shapes.ts';
 import { recordTimeline } from './timeline.ts';
 
@@ -76,15 +79,6 @@ export interface Session {
   token: string;
   userId: string;
   name: string;
-}
-
-export function expectedPurchase(strategy: SaleStrategy): {
-  status: 201 | 202;
-  orderStatus: PurchaseAccepted['status'];
-} {
-  return strategy === 'redis-lua'
-    ? { status: 202, orderStatus: 'QUEUED' }
-    : { status: 201, orderStatus: 'PENDING_PAYMENT' };
 }
 
 // --- Results -----------------------------------------------------------------------------------
@@ -325,45 +319,15 @@ export class Api {
 
 /**
  * A purchase answer against docs/api.md: success is exactly the strategy's status and body (202 QUEUED for
- * redis-lua, 201 PENDING_PAYMENT for db-optimistic, db-pessimistic and naive-unsafe); the refusals a
- * flash sale is expected to produce are 410 SOLD_OUT and 409 LIMIT_REACHED; anything else is unexpected.
+ * redis-lua, 201 PENDING_PAYMENT for the MySQL strategies); answer-shapes.ts's purchaseOutcome says the rest.
  */
 export function classifyPurchase(res: RefinedResponse<'text'>, strategy: SaleStrategy): PurchaseOutcome {
-  const body = parse(res);
-  const success = expectedPurchase(strategy);
-  if (res.status === success.status) {
-    if (isObject(body) && hasStrings(body, 'orderNo') && body.status === success.orderStatus) {
-      return { kind: 'accepted', orderNo: body.orderNo as string, status: res.status };
-    }
-    return {
-      kind: 'unexpected',
-      status: res.status,
-      code: '',
-      message: `body is not {orderNo, status: "${success.orderStatus}"}`,
-    };
-  }
-  const error = errorOf(body);
-  if (res.status === 410 && error.code === ErrorCode.SoldOut) return { kind: 'sold_out', status: 410 };
-  if (res.status === 409 && error.code === ErrorCode.LimitReached) return { kind: 'limit_reached', status: 409 };
-  if (res.status === 409 && error.code === ErrorCode.SaleNotStarted) return { kind: 'not_started', status: 409 };
-  if (
-    (res.status === 429 && error.code === ErrorCode.RateLimited) ||
-    (res.status === 503 && error.code === ErrorCode.Unavailable)
-  ) {
-    const retryAfter = Number(res.headers['Retry-After']);
-    return {
-      kind: 'retry_later',
-      status: res.status,
-      code: error.code,
-      retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 1,
-    };
-  }
-  return {
-    kind: 'unexpected',
+  const answer = {
     status: res.status,
-    code: error.code,
-    message: error.message || res.error || `HTTP ${res.status}`,
+    body: parse(res),
+    retryAfterSeconds: retryAfterSeconds(res.headers['Retry-After']),
   };
+  return purchaseOutcome(answer, expectedPurchase(strategy), res.error);
 }
 
 /** A `409 SALE_NOT_STARTED` that outlived its retries: the clocks are too far apart, an unexpected answer. */

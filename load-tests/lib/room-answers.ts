@@ -1,15 +1,12 @@
 // What a waiting-room buyer reads in an answer (docs/api.md): the answer itself, a Ticket's shape, a
-// purchase's outcome, a "retry later". Pure, as the buyer's state machine (room-buyer.ts) that uses it.
+// "retry later" (a purchase's outcome: answer-shapes.ts). Pure, as the buyer's state machine
+// (room-buyer.ts) that uses it.
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import { TICKET_STATES } from '../../libs/contract/src/waiting-room.ts';
-import type { PurchaseOutcome } from './api.ts';
-import { isObject, parseJson } from './answer-shapes.ts';
-import type { Answer, RoomPlan } from './room-buyer.ts';
+import { errorOf, isObject, parseJson, retryAfterSeconds } from './answer-shapes.ts';
+import type { Answer } from './room-buyer.ts';
 
-/**
- * An HTTP answer as either driver reads it off the wire (`text`: the body, `retryAfter`: the header); a
- * `retry-after` that is not a positive number of seconds counts as none.
- */
+/** An HTTP answer as either driver reads it off the wire (`text`: the body, `retryAfter`: the header). */
 export function readAnswer(raw: {
   status: number;
   text: unknown;
@@ -17,18 +14,17 @@ export function readAnswer(raw: {
   sentAt: number;
   answeredAt: number;
 }): Answer {
-  const retryAfter = Number(raw.retryAfter);
   return {
     status: raw.status,
     body: parseJson(raw.text),
-    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    retryAfterSeconds: retryAfterSeconds(raw.retryAfter),
     sentAt: raw.sentAt,
     answeredAt: raw.answeredAt,
   };
 }
 
 export function errorCode(body: unknown): string {
-  return isObject(body) && isObject(body.error) && typeof body.error.code === 'string' ? body.error.code : '';
+  return errorOf(body).code;
 }
 
 function isCount(value: unknown): boolean {
@@ -65,28 +61,4 @@ export function retryLater(answer: Answer): boolean {
 export function retryDelayMs(answer: Answer): number {
   const seconds = answer.retryAfterSeconds;
   return seconds !== undefined && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
-}
-
-/** A purchase answer against docs/api.md, as lib/api.ts's classifyPurchase reads a k6 response. */
-export function purchaseOutcome(answer: Answer, plan: RoomPlan): PurchaseOutcome {
-  const code = errorCode(answer.body);
-  const body = answer.body;
-  if (answer.status === plan.purchaseStatus) {
-    if (isObject(body) && typeof body.orderNo === 'string' && body.orderNo !== '') {
-      return { kind: 'accepted', orderNo: body.orderNo, status: answer.status };
-    }
-    return { kind: 'unexpected', status: answer.status, code, message: 'the body has no orderNo' };
-  }
-  if (answer.status === 410 && code === ErrorCode.SoldOut) return { kind: 'sold_out', status: 410 };
-  if (answer.status === 409 && code === ErrorCode.LimitReached) return { kind: 'limit_reached', status: 409 };
-  if (answer.status === 409 && code === ErrorCode.SaleNotStarted) return { kind: 'not_started', status: 409 };
-  if (retryLater(answer)) {
-    return {
-      kind: 'retry_later',
-      status: answer.status as 429 | 503,
-      code,
-      retryAfterSeconds: retryDelayMs(answer) / 1000,
-    };
-  }
-  return { kind: 'unexpected', status: answer.status, code, message: `HTTP ${answer.status} ${code}`.trim() };
 }

@@ -4,7 +4,12 @@ import { ticketProblem } from './room-answers.ts';
 import { advance, type Answer, arrive, requestFor, type RoomBuyer, type RoomPlan, tamper } from './room-buyer.ts';
 import { etaErrorOf, etaPointErrorOf, percentile } from './waiting-room.ts';
 
-const plan = (buyers: number): RoomPlan => ({ saleId: '42', buyers, purchaseStatus: 202, retryLaterMs: 15_000 });
+const plan = (buyers: number): RoomPlan => ({
+  saleId: '42',
+  buyers,
+  purchase: { status: 202, orderStatus: 'QUEUED' },
+  retryLaterMs: 15_000,
+});
 const error = (code: string) => ({ error: { code, message: code } });
 
 describe('the buyer', () => {

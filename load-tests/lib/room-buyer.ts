@@ -13,8 +13,8 @@
 import { ErrorCode } from '../../libs/contract/src/error-code.ts';
 import type { Ticket } from '../../libs/contract/src/waiting-room.ts';
 import type { PurchaseOutcome } from './api.ts';
-import { isObject } from './answer-shapes.ts';
-import { errorCode, purchaseOutcome, retryDelayMs, retryLater, ticketProblem } from './room-answers.ts';
+import { type ExpectedPurchase, isObject, purchaseOutcome } from './answer-shapes.ts';
+import { errorCode, retryDelayMs, retryLater, ticketProblem } from './room-answers.ts';
 
 /** An HTTP answer as either driver saw it; times are epoch ms on the driver's clock. */
 export interface Answer {
@@ -141,8 +141,8 @@ export interface RoomPlan {
   saleId: string;
   /** Buyers in the run: `probe_other_buyer` borrows the next buyer's session. */
   buyers: number;
-  /** `redis-lua` answers `202 QUEUED`, the MySQL strategies `201 PENDING_PAYMENT`. */
-  purchaseStatus: 201 | 202;
+  /** What the sale's strategy answers an accepted purchase (answer-shapes.ts's expectedPurchase). */
+  purchase: ExpectedPurchase;
   /** How long a token or purchase answered `429`/`503` + `retry-after` is sent again. */
   retryLaterMs: number;
 }
@@ -370,7 +370,7 @@ export function advance(buyer: RoomBuyer, answer: Answer, plan: RoomPlan): RoomE
       return unexpected(buyer, 'token', answer);
     }
     case 'purchase': {
-      const outcome = purchaseOutcome(answer, plan);
+      const outcome = purchaseOutcome(answer, plan.purchase);
       const durationMs = answer.answeredAt - answer.sentAt;
       if (outcome.kind === 'retry_later' || outcome.kind === 'not_started') {
         const wait = outcome.kind === 'retry_later' ? outcome.retryAfterSeconds * 1000 : 50;

@@ -35,7 +35,12 @@ interface RoomShape {
 
 const SHAPE: RoomShape = { early: 120, late: 120, lateEveryMs: 100, stock: 160, admitPerSecond: 20, opensAt: 10_000 };
 const LATENCY_MS = 5;
-const plan = (buyers: number): RoomPlan => ({ saleId: '42', buyers, purchaseStatus: 202, retryLaterMs: 15_000 });
+const plan = (buyers: number): RoomPlan => ({
+  saleId: '42',
+  buyers,
+  purchase: { status: 202, orderStatus: 'QUEUED' },
+  retryLaterMs: 15_000,
+});
 const error = (code: string) => ({ error: { code, message: code } });
 
 /** The fair room: answers each request at the instant it arrives. */
