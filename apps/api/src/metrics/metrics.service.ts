@@ -1,14 +1,11 @@
-import { DatabaseHealth, SaleBooksRepository, SaleLayouts, SaleRepository, StockLeaseRepository } from '@flash-sale/db';
 import { DomainError } from '@flash-sale/domain';
-import { DriftBoard, HandoffStream, RedisConnection, SaleActivity, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { toErrorResponse } from '../common/error-body';
 import { clusterMetricsFor } from './cluster-metrics';
-import { ProductQueues } from '@flash-sale/queue';
 import type { ReservationLatency } from '@flash-sale/contract';
 import { RecentLatency } from './recent-latency';
-import { registerScrapedGauges } from './scraped-gauges';
+import { ScrapedGauges } from './scraped-gauges';
 
 /** The admin console's reservation latency: recent enough to follow a burst, long enough to hold a few calls. */
 const RECENT_LATENCY_WINDOW_MS = 10_000;
@@ -79,34 +76,9 @@ export class MetricsService {
   /** The reservation script's percentiles for the admin console, from the histogram above. */
   private readonly recentReservationLatency = new RecentLatency(RECENT_LATENCY_WINDOW_MS);
 
-  constructor(
-    productQueues: ProductQueues,
-    leaseRepository: StockLeaseRepository,
-    activity: SaleActivity,
-    handoff: HandoffStream,
-    drifts: DriftBoard,
-    layouts: SaleLayouts,
-    saleBooks: SaleBooksRepository,
-    redis: RedisConnection,
-    database: DatabaseHealth,
-    sales: SaleRepository,
-    rooms: WaitingRoomScripts,
-  ) {
+  constructor(scrapedGauges: ScrapedGauges) {
     collectDefaultMetrics({ register: this.registry });
-
-    registerScrapedGauges(this.registry, this.logger, {
-      productQueues,
-      leaseRepository,
-      activity,
-      handoff,
-      drifts,
-      layouts,
-      saleBooks,
-      redis,
-      database,
-      sales,
-      rooms,
-    });
+    scrapedGauges.registerOn(this.registry, this.logger);
   }
 
   get contentType(): string {

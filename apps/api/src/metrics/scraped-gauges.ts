@@ -9,7 +9,7 @@ import {
 import { singleFlight } from '@flash-sale/stock';
 import { errorMessage, oversoldPeakUnits, oversoldUnits } from '@flash-sale/domain';
 import { DriftBoard, HandoffStream, RedisConnection, SaleActivity, WaitingRoomScripts } from '@flash-sale/redis';
-import type { Logger } from '@nestjs/common';
+import { Injectable, type Logger } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
 import { withDeadline } from '../common/deadline';
 import { ProductQueues } from '@flash-sale/queue';
@@ -27,199 +27,191 @@ const HANDOFF_SERIES_WINDOW_MS = 15 * 60_000;
 /** Within the scrape's own deadline, so that a dependency that does not answer is reported down (0). */
 const DEPENDENCY_PROBE_DEADLINE_MS = SCRAPE_DEADLINE_MS / 2;
 
-/** What the scrape-time gauges read: Redis, MySQL and the queues. */
-export interface ScrapeSources {
-  productQueues: ProductQueues;
-  leaseRepository: StockLeaseRepository;
-  activity: SaleActivity;
-  handoff: HandoffStream;
-  drifts: DriftBoard;
-  layouts: SaleLayouts;
-  saleBooks: SaleBooksRepository;
-  redis: RedisConnection;
-  database: DatabaseHealth;
-  sales: SaleRepository;
-  rooms: WaitingRoomScripts;
-}
-
 /**
- * The gauges read from Redis, MySQL or a queue at scrape time, registered on `registry`: the dependency
- * probes, Redis persistence, oversold units and their peak, queue depth, stock drift, hand-off backlog,
- * waiting rooms and lease units. No request path touches them; `logger` says what a scrape could not read.
+ * The gauges read from Redis, MySQL or a queue at scrape time: the dependency probes, Redis persistence,
+ * oversold units and their peak, queue depth, stock drift, hand-off backlog, waiting rooms and lease
+ * units. No request path touches them.
  */
-export function registerScrapedGauges(registry: Registry, logger: Logger, sources: ScrapeSources): void {
-  const {
-    productQueues,
-    leaseRepository,
-    activity,
-    handoff,
-    drifts,
-    layouts,
-    saleBooks,
-    redis,
-    database,
-    sales,
-    rooms,
-  } = sources;
-  const scrapedGauge = scrapedGaugeOn(registry, logger);
+@Injectable()
+export class ScrapedGauges {
+  constructor(
+    private readonly productQueues: ProductQueues,
+    private readonly leaseRepository: StockLeaseRepository,
+    private readonly activity: SaleActivity,
+    private readonly handoff: HandoffStream,
+    private readonly drifts: DriftBoard,
+    private readonly layouts: SaleLayouts,
+    private readonly saleBooks: SaleBooksRepository,
+    private readonly redis: RedisConnection,
+    private readonly database: DatabaseHealth,
+    private readonly sales: SaleRepository,
+    private readonly rooms: WaitingRoomScripts,
+  ) {}
 
-  registerDependencyGauge(registry, logger, { redis: () => redis.ping(), mysql: () => database.ping() });
+  /** Registers every gauge on `registry`; `logger` says what a scrape could not read. */
+  registerOn(registry: Registry, logger: Logger): void {
+    const scrapedGauge = scrapedGaugeOn(registry, logger);
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_redis_aof_enabled',
-      help:
-        'Whether each Redis node that takes writes (each master of a cluster) keeps its append-only file (1) or ' +
-        'not (0): without it, a Redis crash loses the purchases not yet written to MySQL',
-      labelNames: ['node'],
-      from: 'Redis',
-      what: 'Redis persistence',
-      aggregator: 'min',
-    },
-    async (aofEnabled) => {
-      for (const { node, persistence } of await redis.persistenceOfEachMaster()) {
-        aofEnabled.set({ node }, persistence === 'aof' ? 1 : 0);
-      }
-    },
-  );
+    registerDependencyGauge(registry, logger, { redis: () => this.redis.ping(), mysql: () => this.database.ping() });
 
-  // The oversold series and its peak read the same holdings: one query per scrape, shared while it runs.
-  const holdingsInFlight = new Map<string, Promise<SaleHolding[]>>();
-  const recentHoldings = () =>
-    singleFlight(holdingsInFlight, 'recent', () =>
-      saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS)),
+    scrapedGauge(
+      {
+        name: 'flash_sale_redis_aof_enabled',
+        help:
+          'Whether each Redis node that takes writes (each master of a cluster) keeps its append-only file (1) or ' +
+          'not (0): without it, a Redis crash loses the purchases not yet written to MySQL',
+        labelNames: ['node'],
+        from: 'Redis',
+        what: 'Redis persistence',
+        aggregator: 'min',
+      },
+      async (aofEnabled) => {
+        for (const { node, persistence } of await this.redis.persistenceOfEachMaster()) {
+          aofEnabled.set({ node }, persistence === 'aof' ? 1 : 0);
+        }
+      },
     );
-  scrapedGauge(
-    {
-      name: 'flash_sale_oversold_units',
-      help:
-        'Units held by orders (PENDING_PAYMENT + PAID) beyond the stock, per recent sale of any strategy: 0 but for ' +
-        'the unsafe strategies of the oversell demonstration',
-      labelNames: ['sale', 'strategy'],
-      from: 'MySQL',
-      what: 'Oversold units',
-    },
-    async (oversold) => {
-      for (const sale of await recentHoldings()) {
-        oversold.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldUnits(sale));
-      }
-    },
-  );
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_oversold_peak_units',
-      help:
-        'The most units a sale ever held beyond its stock, even if expiries or cancels gave them back since; per ' +
-        'recent sale, and per sale ever oversold however long ago it ended',
-      labelNames: ['sale', 'strategy'],
-      from: 'MySQL',
-      what: 'Oversold peak',
-    },
-    async (peak) => {
-      const recent = await recentHoldings();
-      for (const sale of recent) peak.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldPeakUnits(sale));
-      // An oversell held by paid orders is never given back: recorded here, it outlives the sale's window.
-      await saleBooks.recordOversoldPeaks(
-        recent
-          .filter((sale) => oversoldUnits(sale) > sale.oversoldPeak)
-          .map((sale) => ({ saleId: sale.saleId, oversold: oversoldUnits(sale) })),
+    // The oversold series and its peak read the same holdings: one query per scrape, shared while it runs.
+    const holdingsInFlight = new Map<string, Promise<SaleHolding[]>>();
+    const recentHoldings = () =>
+      singleFlight(holdingsInFlight, 'recent', () =>
+        this.saleBooks.recentHoldings(new Date(Date.now() - SALE_SERIES_WINDOW_MS)),
       );
-    },
-  );
+    scrapedGauge(
+      {
+        name: 'flash_sale_oversold_units',
+        help:
+          'Units held by orders (PENDING_PAYMENT + PAID) beyond the stock, per recent sale of any strategy: 0 but for ' +
+          'the unsafe strategies of the oversell demonstration',
+        labelNames: ['sale', 'strategy'],
+        from: 'MySQL',
+        what: 'Oversold units',
+      },
+      async (oversold) => {
+        for (const sale of await recentHoldings()) {
+          oversold.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldUnits(sale));
+        }
+      },
+    );
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_queue_depth',
-      help: 'Jobs in a BullMQ queue by state, read at scrape time',
-      labelNames: ['queue', 'state'],
-      from: 'queue',
-      what: 'Queue depth',
-    },
-    (queueDepth) =>
-      Promise.all(
-        productQueues.all.map(async (queue) => {
-          // Each queue on its own: one that does not answer leaves the others' series.
-          try {
-            const counts = await withDeadline(queue.getJobCounts(...QUEUE_STATES), SCRAPE_DEADLINE_MS, 'queue');
-            for (const state of QUEUE_STATES) queueDepth.set({ queue: queue.name, state }, counts[state] ?? 0);
-          } catch (error) {
-            logger.warn(`Queue depth of "${queue.name}" unavailable: ${errorMessage(error)}`);
-          }
-        }),
-      ),
-  );
+    scrapedGauge(
+      {
+        name: 'flash_sale_oversold_peak_units',
+        help:
+          'The most units a sale ever held beyond its stock, even if expiries or cancels gave them back since; per ' +
+          'recent sale, and per sale ever oversold however long ago it ended',
+        labelNames: ['sale', 'strategy'],
+        from: 'MySQL',
+        what: 'Oversold peak',
+      },
+      async (peak) => {
+        const recent = await recentHoldings();
+        for (const sale of recent) peak.set({ sale: sale.saleId, strategy: sale.strategy }, oversoldPeakUnits(sale));
+        // An oversell held by paid orders is never given back: recorded here, it outlives the sale's window.
+        await this.saleBooks.recordOversoldPeaks(
+          recent
+            .filter((sale) => oversoldUnits(sale) > sale.oversoldPeak)
+            .map((sale) => ({ saleId: sale.saleId, oversold: oversoldUnits(sale) })),
+        );
+      },
+    );
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_stock_drift',
-      help: 'Units by which Redis and MySQL disagree per sale, as last measured by the reconciliation job (0 = agree)',
-      labelNames: ['sale'],
-      from: 'Redis',
-      what: 'Stock drift',
-    },
-    async (stockDrift) => {
-      for (const [sale, drift] of Object.entries(await drifts.all())) {
-        if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
-      }
-    },
-  );
+    scrapedGauge(
+      {
+        name: 'flash_sale_queue_depth',
+        help: 'Jobs in a BullMQ queue by state, read at scrape time',
+        labelNames: ['queue', 'state'],
+        from: 'queue',
+        what: 'Queue depth',
+      },
+      (queueDepth) =>
+        Promise.all(
+          this.productQueues.all.map(async (queue) => {
+            // Each queue on its own: one that does not answer leaves the others' series.
+            try {
+              const counts = await withDeadline(queue.getJobCounts(...QUEUE_STATES), SCRAPE_DEADLINE_MS, 'queue');
+              for (const state of QUEUE_STATES) queueDepth.set({ queue: queue.name, state }, counts[state] ?? 0);
+            } catch (error) {
+              logger.warn(`Queue depth of "${queue.name}" unavailable: ${errorMessage(error)}`);
+            }
+          }),
+        ),
+    );
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_handoff_backlog',
-      help: "Reservations waiting in a sale's hand-off stream to be written to MySQL (recently active sales)",
-      labelNames: ['sale'],
-      from: 'Redis',
-      what: 'Hand-off backlog',
-    },
-    async (handoffBacklog) => {
-      const saleIds = await activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
-      const backlogs = await Promise.all(saleIds.map(async (saleId) => handoff.backlog(await layouts.of(saleId))));
-      saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
-    },
-  );
+    scrapedGauge(
+      {
+        name: 'flash_sale_stock_drift',
+        help: 'Units by which Redis and MySQL disagree per sale, as last measured by the reconciliation job (0 = agree)',
+        labelNames: ['sale'],
+        from: 'Redis',
+        what: 'Stock drift',
+      },
+      async (stockDrift) => {
+        for (const [sale, drift] of Object.entries(await this.drifts.all())) {
+          if (Number.isFinite(Number(drift))) stockDrift.set({ sale }, Number(drift));
+        }
+      },
+    );
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_waiting_room',
-      help:
-        'Per sale with a waiting room (recent ones): buyers waiting, admitted and still shopping, admitted since the ' +
-        'opening, and the admission rate measured over the last seconds (admitted per second)',
-      labelNames: ['sale', 'measure'],
-      from: 'Redis',
-      what: 'Waiting rooms',
-    },
-    async (room) => {
-      for (const sale of await sales.roomSaleIdsEndingAfter(new Date(Date.now() - SALE_SERIES_WINDOW_MS))) {
-        const state = await rooms.state(sale);
-        if (!state) continue;
-        room.set({ sale, measure: 'waiting' }, state.waiting);
-        room.set({ sale, measure: 'shopping' }, state.shopping);
-        room.set({ sale, measure: 'admitted' }, state.admitted);
-        room.set({ sale, measure: 'admit_rate' }, state.measuredAdmitPerSecond);
-      }
-    },
-  );
+    scrapedGauge(
+      {
+        name: 'flash_sale_handoff_backlog',
+        help: "Reservations waiting in a sale's hand-off stream to be written to MySQL (recently active sales)",
+        labelNames: ['sale'],
+        from: 'Redis',
+        what: 'Hand-off backlog',
+      },
+      async (handoffBacklog) => {
+        const saleIds = await this.activity.activeSince(Date.now() - HANDOFF_SERIES_WINDOW_MS);
+        const backlogs = await Promise.all(
+          saleIds.map(async (saleId) => this.handoff.backlog(await this.layouts.of(saleId))),
+        );
+        saleIds.forEach((sale, i) => handoffBacklog.set({ sale }, backlogs[i] ?? 0));
+      },
+    );
 
-  scrapedGauge(
-    {
-      name: 'flash_sale_lease_units',
-      help:
-        'Stock leased from MySQL to Redis per sale (recent Redis-backed sales): granted, converted to orders, ' +
-        'in doubt (a lost Redis incarnation, awaiting settlement), returned by settlements, outstanding (sales.leased)',
-      labelNames: ['sale', 'state'],
-      from: 'MySQL',
-      what: 'Lease units',
-    },
-    async (leaseUnits) => {
-      const ledgers = await leaseRepository.recentLedgers(new Date(Date.now() - SALE_SERIES_WINDOW_MS));
-      for (const [sale, ledger] of ledgers) {
-        const values = { ...ledger, in_doubt: ledger.inDoubt };
-        for (const state of LEASE_STATES) leaseUnits.set({ sale, state }, values[state]);
-      }
-    },
-  );
+    scrapedGauge(
+      {
+        name: 'flash_sale_waiting_room',
+        help:
+          'Per sale with a waiting room (recent ones): buyers waiting, admitted and still shopping, admitted since the ' +
+          'opening, and the admission rate measured over the last seconds (admitted per second)',
+        labelNames: ['sale', 'measure'],
+        from: 'Redis',
+        what: 'Waiting rooms',
+      },
+      async (room) => {
+        for (const sale of await this.sales.roomSaleIdsEndingAfter(new Date(Date.now() - SALE_SERIES_WINDOW_MS))) {
+          const state = await this.rooms.state(sale);
+          if (!state) continue;
+          room.set({ sale, measure: 'waiting' }, state.waiting);
+          room.set({ sale, measure: 'shopping' }, state.shopping);
+          room.set({ sale, measure: 'admitted' }, state.admitted);
+          room.set({ sale, measure: 'admit_rate' }, state.measuredAdmitPerSecond);
+        }
+      },
+    );
+
+    scrapedGauge(
+      {
+        name: 'flash_sale_lease_units',
+        help:
+          'Stock leased from MySQL to Redis per sale (recent Redis-backed sales): granted, converted to orders, ' +
+          'in doubt (a lost Redis incarnation, awaiting settlement), returned by settlements, outstanding (sales.leased)',
+        labelNames: ['sale', 'state'],
+        from: 'MySQL',
+        what: 'Lease units',
+      },
+      async (leaseUnits) => {
+        const ledgers = await this.leaseRepository.recentLedgers(new Date(Date.now() - SALE_SERIES_WINDOW_MS));
+        for (const [sale, ledger] of ledgers) {
+          const values = { ...ledger, in_doubt: ledger.inDoubt };
+          for (const state of LEASE_STATES) leaseUnits.set({ sale, state }, values[state]);
+        }
+      },
+    );
+  }
 }
 
 interface ScrapedGaugeSpec<Label extends string> {
