@@ -1,16 +1,9 @@
 // The waiting room's buyer (room-buyer.ts) answer by answer: what it sends, how it reads a Ticket, waits
 // out "retry later", joins again and stops; and the ETA error and percentiles it is judged with.
+import { apiError, roomPlan } from './fixtures/room.ts';
 import { ticketProblem } from './room-answers.ts';
-import { advance, type Answer, arrive, requestFor, type RoomBuyer, type RoomPlan, tamper } from './room-buyer.ts';
+import { advance, type Answer, arrive, requestFor, type RoomBuyer, tamper } from './room-buyer.ts';
 import { etaErrorOf, etaPointErrorOf, percentile } from './waiting-room.ts';
-
-const plan = (buyers: number): RoomPlan => ({
-  saleId: '42',
-  buyers,
-  purchase: { status: 202, orderStatus: 'QUEUED' },
-  retryLaterMs: 15_000,
-});
-const error = (code: string) => ({ error: { code, message: code } });
 
 describe('the buyer', () => {
   const at = (t: number, status: number, body: unknown, retryAfterSeconds?: number): Answer => ({
@@ -23,28 +16,36 @@ describe('the buyer', () => {
 
   it('honours pollAfterMs, probes once it has a place, and buys with its pass', () => {
     const b = arrive(3, 0, true);
-    expect(requestFor(b, plan(10))).toEqual({
+    expect(requestFor(b, roomPlan(10))).toEqual({
       endpoint: 'queue_join',
       method: 'POST',
       path: '/api/sales/42/queue',
       json: {},
       as: 3,
     });
-    advance(b, at(0, 201, { state: 'waiting', opensAt: 'x', estimatedWaitSeconds: 12, pollAfterMs: 5000 }), plan(10));
+    advance(
+      b,
+      at(0, 201, { state: 'waiting', opensAt: 'x', estimatedWaitSeconds: 12, pollAfterMs: 5000 }),
+      roomPlan(10),
+    );
     expect(b.joinedBeforeOpening).toBe(true);
     expect(b.preDrawEta).toEqual({ sentAt: 0, at: 10, seconds: 12 });
     expect(b.next).toEqual({ kind: 'poll', at: 5010 });
-    advance(b, at(5010, 200, { state: 'waiting', position: 4, estimatedWaitSeconds: 2, pollAfterMs: 1000 }), plan(10));
+    advance(
+      b,
+      at(5010, 200, { state: 'waiting', position: 4, estimatedWaitSeconds: 2, pollAfterMs: 1000 }),
+      roomPlan(10),
+    );
     expect(b.eta).toEqual({ sentAt: 5010, at: 5020, seconds: 2 });
     // Its place known, the prober asks for a token without a pass, then polls when it was due.
     expect(b.next).toEqual({ kind: 'probe_no_pass', at: 5020 });
-    advance(b, at(5020, 403, error('ADMISSION_REQUIRED')), plan(10));
+    advance(b, at(5020, 403, apiError('ADMISSION_REQUIRED')), roomPlan(10));
     expect(b.next).toEqual({ kind: 'poll', at: 6020 });
-    advance(b, at(6020, 200, { state: 'admitted', pass: 'p4ss', pollAfterMs: 1000 }), plan(10));
-    expect(requestFor(b, plan(10)).json).toEqual({ pass: 'p4ss' });
-    advance(b, at(6030, 201, { token: 't0k', expiresAt: '' }), plan(10));
-    expect(requestFor(b, plan(10))).toMatchObject({ path: '/api/sales/42/purchase', json: { token: 't0k' } });
-    const bought = advance(b, at(6040, 202, { orderNo: 'S42-1', status: 'QUEUED' }), plan(10));
+    advance(b, at(6020, 200, { state: 'admitted', pass: 'p4ss', pollAfterMs: 1000 }), roomPlan(10));
+    expect(requestFor(b, roomPlan(10)).json).toEqual({ pass: 'p4ss' });
+    advance(b, at(6030, 201, { token: 't0k', expiresAt: '' }), roomPlan(10));
+    expect(requestFor(b, roomPlan(10))).toMatchObject({ path: '/api/sales/42/purchase', json: { token: 't0k' } });
+    const bought = advance(b, at(6040, 202, { orderNo: 'S42-1', status: 'QUEUED' }), roomPlan(10));
     expect(bought).toEqual({
       kind: 'purchase',
       outcome: { kind: 'accepted', orderNo: 'S42-1', status: 202 },
@@ -52,24 +53,28 @@ describe('the buyer', () => {
     });
     expect(b.outcome).toBe('bought');
     // Then its pass, tampered with, and presented by the next buyer.
-    expect(requestFor(b, plan(10)).json).toEqual({ pass: tamper('p4ss') });
-    advance(b, at(6050, 403, error('ADMISSION_REQUIRED')), plan(10));
-    expect(requestFor(b, plan(10))).toMatchObject({ json: { pass: 'p4ss' }, as: 4 });
-    advance(b, at(6060, 201, { token: 'leak', expiresAt: '' }), plan(10));
+    expect(requestFor(b, roomPlan(10)).json).toEqual({ pass: tamper('p4ss') });
+    advance(b, at(6050, 403, apiError('ADMISSION_REQUIRED')), roomPlan(10));
+    expect(requestFor(b, roomPlan(10))).toMatchObject({ json: { pass: 'p4ss' }, as: 4 });
+    advance(b, at(6060, 201, { token: 'leak', expiresAt: '' }), roomPlan(10));
     expect([b.probesRefused, b.tokensWithoutPass, b.next]).toEqual([2, 1, undefined]);
     expect(tamper('p4ss')).not.toBe('p4ss');
   });
 
   it('waits out 429 and 503, joins again after a 404, stops on an answer outside the contract', () => {
     const b = arrive(0, 0, false);
-    advance(b, at(0, 503, error('UNAVAILABLE'), 2), plan(1));
+    advance(b, at(0, 503, apiError('UNAVAILABLE'), 2), roomPlan(1));
     expect(b.next).toEqual({ kind: 'join', at: 2010 });
-    advance(b, at(2010, 201, { state: 'waiting', position: 9, estimatedWaitSeconds: 1, pollAfterMs: 3000 }), plan(1));
-    advance(b, at(5020, 429, error('RATE_LIMITED'), 1), plan(1));
+    advance(
+      b,
+      at(2010, 201, { state: 'waiting', position: 9, estimatedWaitSeconds: 1, pollAfterMs: 3000 }),
+      roomPlan(1),
+    );
+    advance(b, at(5020, 429, apiError('RATE_LIMITED'), 1), roomPlan(1));
     expect([b.pollsRateLimited, b.next]).toEqual([1, { kind: 'poll', at: 6030 }]);
-    advance(b, at(6030, 404, error('NOT_FOUND')), plan(1));
+    advance(b, at(6030, 404, apiError('NOT_FOUND')), roomPlan(1));
     expect([b.rejoins, b.next]).toEqual([1, { kind: 'join', at: 6040 }]);
-    const broken = advance(b, at(6040, 201, { state: 'lost', pollAfterMs: 1 }), plan(1));
+    const broken = advance(b, at(6040, 201, { state: 'lost', pollAfterMs: 1 }), roomPlan(1));
     expect(broken).toMatchObject({ kind: 'unexpected', endpoint: 'queue_join', status: 201 });
     expect([b.outcome, b.broken, b.next]).toEqual(['broken', 'join: not a Ticket: state "lost"', undefined]);
   });

@@ -2,7 +2,8 @@
 // opening draw, a fixed admission rate, sold_out at every poll after the last unit — answers the real
 // buyer state machine, so the fixture is what a healthy run records; altered copies of it (an inversion,
 // a buyer told sold out too late, ETAs far off, a token issued without a pass…) must fail.
-import { advance, arrive, requestFor, type RoomBuyer, type RoomPlan } from './room-buyer.ts';
+import { apiError, roomPlan } from './fixtures/room.ts';
+import { advance, arrive, requestFor, type RoomBuyer } from './room-buyer.ts';
 import { judgeRoom, type RoomAudit, roomSummary } from './room-verdict.ts';
 import { roomLines } from './room-words.ts';
 import {
@@ -35,13 +36,6 @@ interface RoomShape {
 
 const SHAPE: RoomShape = { early: 120, late: 120, lateEveryMs: 100, stock: 160, admitPerSecond: 20, opensAt: 10_000 };
 const LATENCY_MS = 5;
-const plan = (buyers: number): RoomPlan => ({
-  saleId: '42',
-  buyers,
-  purchase: { status: 202, orderStatus: 'QUEUED' },
-  retryLaterMs: 15_000,
-});
-const error = (code: string) => ({ error: { code, message: code } });
 
 /** The fair room: answers each request at the instant it arrives. */
 class FairRoom {
@@ -105,7 +99,7 @@ class FairRoom {
 
   answer(buyer: RoomBuyer, t: number): { status: number; body: unknown } {
     this.catchUp(t);
-    const request = requestFor(buyer, plan(this.shape.early + this.shape.late));
+    const request = requestFor(buyer, roomPlan(this.shape.early + this.shape.late));
     const json = request.json as { pass?: string; token?: string } | undefined;
     switch (buyer.next?.kind) {
       case 'join': {
@@ -122,10 +116,10 @@ class FairRoom {
         const own = json?.pass === `pass-${request.as}` && this.admitted.has(request.as);
         return own
           ? { status: 201, body: { token: `token-${buyer.index}`, expiresAt: '' } }
-          : { status: 403, body: error('ADMISSION_REQUIRED') };
+          : { status: 403, body: apiError('ADMISSION_REQUIRED') };
       }
       case 'purchase':
-        if (this.units === 0) return { status: 410, body: error('SOLD_OUT') };
+        if (this.units === 0) return { status: 410, body: apiError('SOLD_OUT') };
         this.units--;
         this.shopping--;
         return { status: 202, body: { orderNo: `S42-${buyer.index}`, status: 'QUEUED' } };
@@ -151,7 +145,7 @@ function fairRun(shape: RoomShape = SHAPE): RoomBuyer[] {
     if (!due?.next) return buyers;
     const sentAt = due.next.at;
     const { status, body } = room.answer(due, sentAt);
-    advance(due, { status, body, sentAt, answeredAt: sentAt + LATENCY_MS }, plan(buyers.length));
+    advance(due, { status, body, sentAt, answeredAt: sentAt + LATENCY_MS }, roomPlan(buyers.length));
   }
   throw new Error('the run did not end');
 }
