@@ -1,13 +1,11 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
-import { closeWithin } from '../support/bounded-close';
 import { waitFor } from '../support/fixtures';
-import { PrivateRedisServer } from '../support/private-redis';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
+import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
 
 type Buyer = { token: string; userId: string };
 
@@ -28,18 +26,14 @@ type Buyer = { token: string; userId: string };
  * to make MySQL slow at the chosen moment.
  */
 describe('answers after an outage are true (private redis-server, real MariaDB)', () => {
-  let redis: PrivateRedisServer;
-  let testEnv: TestEnv;
-  let db: DataSource;
+  let world: OutageWorld;
   let first: RunningStack;
   let second: RunningStack;
   let worker: INestApplicationContext | undefined;
   let admin: string;
 
   beforeEach(async () => {
-    redis = await PrivateRedisServer.start({ persistent: true });
-    testEnv = await createTestEnv({
-      REDIS_URL: redis.url,
+    world = await startOutageWorld({
       REDIS_FALLBACK: 'on',
       LEASE_SIZE: '2',
       LEASE_LOW_WATER: '0',
@@ -47,22 +41,18 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
       RECOVERY_INTERVAL_MS: '1000',
       RECOVERY_GRACE_MS: '1000',
     });
-    db = await openDatabase(testEnv.config);
-    first = await startStack(testEnv.config, { worker: false });
-    second = await startStack(testEnv.config, { worker: false });
-    admin = await first.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    first = await startStack(world.testEnv.config, { worker: false });
+    second = await startStack(world.testEnv.config, { worker: false });
+    admin = await first.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
   });
 
   afterEach(async () => {
-    await closeWithin(10_000, first?.close(), second?.close(), worker?.close());
+    await closeOutageWorld(world, first?.close(), second?.close(), worker?.close());
     worker = undefined;
-    await redis.destroy();
-    await db.destroy();
-    await testEnv.cleanup();
   });
 
   const startWorker = async () => {
-    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
+    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(world.testEnv.config), { logger: false });
   };
   const stopWorker = async () => {
     await worker?.close();
@@ -86,7 +76,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
   }
 
   async function orderStatuses(saleId: string): Promise<Record<string, string>> {
-    const rows = (await db.query('SELECT order_no, status FROM orders WHERE sale_id = ?', [saleId])) as {
+    const rows = (await world.db.query('SELECT order_no, status FROM orders WHERE sale_id = ?', [saleId])) as {
       order_no: string;
       status: string;
     }[];
@@ -95,7 +85,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
 
   /** Holds `LOCK TABLES sales WRITE` on a connection of its own: every other reader of the sale waits. */
   async function lockSalesTable(): Promise<QueryRunner> {
-    const runner = db.createQueryRunner();
+    const runner = world.db.createQueryRunner();
     await runner.connect();
     await runner.query('LOCK TABLES sales WRITE');
     return runner;
@@ -105,7 +95,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
     await waitFor(
       'a query waiting for the sales table',
       async () =>
-        (await db.query(
+        (await world.db.query(
           "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE state LIKE '%lock%' AND info LIKE '%sales%'",
         )) as { n: string }[],
       ([row]) => Number(row!.n) > 0,
@@ -122,7 +112,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
     await first.client.orderWritten(adaBought.body.orderNo!, ada.token);
     const cydToken = await first.client.submitToken(saleId, cyd.token);
     // Redis's data as it is now — one unit left — is what it will come back with.
-    const olderCopy = redis.snapshot();
+    const olderCopy = world.redis.snapshot();
     const bobBought = await first.client.buy(saleId, bob.token);
     expect(bobBought.status).toBe(202);
     await first.client.orderWritten(bobBought.body.orderNo!, bob.token);
@@ -134,9 +124,9 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
     try {
       await untilSomeoneWaitsOnSales();
       // ...while Redis restarts from the older copy, which still has a unit to sell.
-      await redis.kill();
-      redis.restoreSnapshot(olderCopy);
-      await redis.restart();
+      await world.redis.kill();
+      world.redis.restoreSnapshot(olderCopy);
+      await world.redis.restart();
       await untilReadyOnRedis(first);
     } finally {
       await lock.query('UNLOCK TABLES');
@@ -170,7 +160,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
     const others = await Promise.all(Array.from({ length: 4 }, () => second.client.guest()));
 
     // A buyer Redis never saw, with a token issued while Redis is down: the fallback may sell to her.
-    await redis.kill();
+    await world.redis.kill();
     const zoeToken = await first.client.submitToken(saleId, zoe.token);
     const bought = await waitFor(
       'the fallback to sell',
@@ -181,7 +171,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
     expect(bought.status).toBe(201);
 
     // Redis back with its data; no worker, so nothing loads Zoe's order into Redis behind the flag.
-    await redis.restart();
+    await world.redis.restart();
     await Promise.all([untilReadyOnRedis(first), untilReadyOnRedis(second)]);
     const sold: ApiResponse<PurchaseAnswer>[] = [];
     for (const other of others) sold.push(await second.client.buy(saleId, other.token));
@@ -205,14 +195,14 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
     const saleId = (await first.client.createSale(admin, { name: 'Lost reservation', stock: 3, perUserLimit: 1 })).id;
     const ada = await first.client.guest();
     const adaToken = await first.client.submitToken(saleId, ada.token);
-    const olderCopy = redis.snapshot();
+    const olderCopy = world.redis.snapshot();
     const promised = await purchase(first, saleId, ada, adaToken);
     expect(promised.status).toBe(202);
 
     // No worker has written it: the copy Redis comes back from has neither the reservation nor its hand-off.
-    await redis.kill();
-    redis.restoreSnapshot(olderCopy);
-    await redis.restart();
+    await world.redis.kill();
+    world.redis.restoreSnapshot(olderCopy);
+    await world.redis.restart();
     await Promise.all([untilReadyOnRedis(first), untilReadyOnRedis(second)]);
 
     const replayed = await waitFor(

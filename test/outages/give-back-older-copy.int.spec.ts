@@ -4,14 +4,11 @@ import { SaleState } from '@flash-sale/redis';
 import { StockLeases } from '@flash-sale/stock';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { closeWithin } from '../support/bounded-close';
 import { countRows, createLiveSale, waitFor } from '../support/fixtures';
-import { PrivateRedisServer } from '../support/private-redis';
 import { buyerOfBucket, reserveOneUnit } from '../support/script-buyers';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
+import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
 import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
 
 /**
@@ -26,49 +23,43 @@ import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
  * copy), MariaDB, and a real worker that writes the orders; the refill is driven through StockLeases.
  */
 describe('a give-back from a Redis restored from an older copy (private redis-server, real MariaDB)', () => {
-  let redis: PrivateRedisServer;
-  let testEnv: TestEnv;
-  let db: DataSource;
+  let world: OutageWorld;
   let own: SaleRedisAccess;
   let worker: INestApplicationContext | undefined;
   let stack: RunningStack | undefined;
 
   beforeEach(async () => {
-    redis = await PrivateRedisServer.start({ persistent: true });
-    testEnv = await createTestEnv({
-      REDIS_URL: redis.url,
+    world = await startOutageWorld({
       RECONCILE_INTERVAL_MS: '1000',
       RECOVERY_INTERVAL_MS: '1000',
       RECOVERY_GRACE_MS: '500',
     });
-    db = await openDatabase(testEnv.config);
-    own = openSaleRedis(testEnv.config.redis);
+    own = openSaleRedis(world.testEnv.config.redis);
   });
 
   afterEach(async () => {
-    await closeWithin(10_000, worker?.close(), stack?.close());
+    own.redis.disconnect();
+    await closeOutageWorld(world, worker?.close(), stack?.close());
     worker = undefined;
     stack = undefined;
-    own.redis.disconnect();
-    await redis.destroy();
-    await db.destroy();
-    await testEnv.cleanup();
   });
 
   /** A process's own lease protocol, as each app builds it. */
   const processLeases = (saleRedis = own.saleRedis) =>
-    new StockLeases(new StockLeaseRepository(db), own.scripts, saleRedis, { leaseSize: 1, lowWater: 0 });
+    new StockLeases(new StockLeaseRepository(world.db), own.scripts, saleRedis, { leaseSize: 1, lowWater: 0 });
 
   const buyerOf = buyerOfBucket;
   const reserve = (sale: SaleLayout, userId: string) => reserveOneUnit(own, sale, userId);
 
   /** A real worker writes every reservation so far into MySQL, then stops (it must not check Redis later). */
   async function writeOrders(saleId: string, count: number): Promise<void> {
-    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
+    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(world.testEnv.config), { logger: false });
     await waitFor(
       `${count} orders written`,
       () =>
-        countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [saleId]),
+        countRows(world.db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'PENDING_PAYMENT'`, [
+          saleId,
+        ]),
       (n) => n === count,
       30_000,
     );
@@ -78,9 +69,9 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
 
   /** Redis killed and started again from `copy`; resolves once the test's client answers again. */
   async function restoreOlderCopy(copy: string): Promise<void> {
-    await redis.kill();
-    redis.restoreSnapshot(copy);
-    await redis.restart();
+    await world.redis.kill();
+    world.redis.restoreSnapshot(copy);
+    await world.redis.restart();
     await waitFor(
       'the client reconnected',
       () => own.redis.ping().catch(() => 'down'),
@@ -89,7 +80,7 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
   }
 
   async function saleCounts(saleId: string) {
-    const [row] = (await db.query(
+    const [row] = (await world.db.query(
       `SELECT s.stock, s.available, s.leased, s.in_doubt, s.redis_epoch,
               (SELECT COALESCE(SUM(o.quantity), 0) FROM orders o
                 WHERE o.sale_id = s.id AND o.status IN ('PENDING_PAYMENT', 'PAID')) AS held,
@@ -103,8 +94,8 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
 
   /** The real API and worker on the same Redis and MySQL: reconciliation settles, the audit judges. */
   async function startApiAndWorker(): Promise<{ client: RunningStack['client']; admin: string }> {
-    stack = await startStack(testEnv.config);
-    return { client: stack.client, admin: await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!) };
+    stack = await startStack(world.testEnv.config);
+    return { client: stack.client, admin: await stack.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!) };
   }
 
   /** The audit is clean with nothing left in doubt, and MySQL's books balance. */
@@ -129,12 +120,12 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
 
   it('is refused while other buckets hold leases, so the units it sold are never sold again', async () => {
     // Stock 4 on 3 buckets, leases of 2: bucket 0 holds 2 units, buckets 1 and 2 one each.
-    const saleId = await createLiveSale(db, own.scripts, own.saleRedis, { stock: 4, buckets: 3, leaseSize: 2 });
+    const saleId = await createLiveSale(world.db, own.scripts, own.saleRedis, { stock: 4, buckets: 3, leaseSize: 2 });
     const sale: SaleLayout = { id: saleId, buckets: 3 };
     expect(await own.saleRedis.balances(sale)).toEqual([2, 1, 1]);
     expect(await reserve(sale, buyerOf(sale, 2, 'first'))).toBe('reserved');
     // The copy Redis will come back with: bucket 0 still holds its 2 units.
-    const olderCopy = redis.snapshot();
+    const olderCopy = world.redis.snapshot();
     expect(await reserve(sale, buyerOf(sale, 0, 'second'))).toBe('reserved');
     expect(await reserve(sale, buyerOf(sale, 0, 'third'))).toBe('reserved');
     await writeOrders(saleId, 3);
@@ -167,17 +158,17 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
     await expectAuditClean(saleId, api);
     expect(await saleCounts(saleId)).toMatchObject({ held: 4, available: 0, leased: 0 });
     expect(
-      await countRows(db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'FAILED'`, [saleId]),
+      await countRows(world.db, `SELECT COUNT(*) AS n FROM orders WHERE sale_id = ? AND status = 'FAILED'`, [saleId]),
     ).toBe(0);
   });
 
   it('is refused when the copy comes back between the check of the incarnation and the give-back', async () => {
     // Stock 3 on 3 buckets, a unit in each.
-    const saleId = await createLiveSale(db, own.scripts, own.saleRedis, { stock: 3, buckets: 3, leaseSize: 1 });
+    const saleId = await createLiveSale(world.db, own.scripts, own.saleRedis, { stock: 3, buckets: 3, leaseSize: 1 });
     const sale: SaleLayout = { id: saleId, buckets: 3 };
     expect(await own.saleRedis.balances(sale)).toEqual([1, 1, 1]);
     expect(await reserve(sale, buyerOf(sale, 2, 'first'))).toBe('reserved');
-    const olderCopy = redis.snapshot();
+    const olderCopy = world.redis.snapshot();
     expect(await reserve(sale, buyerOf(sale, 0, 'second'))).toBe('reserved');
     expect(await reserve(sale, buyerOf(sale, 1, 'third'))).toBe('reserved');
     await writeOrders(saleId, 3);
@@ -205,7 +196,7 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
     // The refusal is answered once: a worker applying the give-back's hand-off entry finds it answered.
     const [recorded] = [...(await own.saleRedis.snapshot(sale)).givebacks];
     const [returnKey, given] = recorded!;
-    expect(await new StockLeaseRepository(db).applyGiveBack(saleId, { returnKey, bucket: 0, ...given })).toBe(
+    expect(await new StockLeaseRepository(world.db).applyGiveBack(saleId, { returnKey, bucket: 0, ...given })).toBe(
       'already-applied',
     );
 

@@ -1,15 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import type { ApiResponse } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
 import { freePort } from '../../scripts/lib/ports.mjs';
-import { closeWithin } from '../support/bounded-close';
-import { PrivateRedisServer } from '../support/private-redis';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
+import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
 
 type Answer = { orderNo?: string; status?: string; error?: { code: string } };
 type Buyer = { token: string; userId: string };
@@ -23,46 +20,41 @@ type Buyer = { token: string; userId: string };
  * lose a reply; the worker is started only when a case wants its reservations written.
  */
 describe('outage sequences (private redis-server SIGKILLed, a reply-dropping proxy, real MariaDB)', () => {
-  let redis: PrivateRedisServer;
+  let world: OutageWorld;
   let proxy: ReplyDroppingProxy;
-  let testEnv: TestEnv;
-  let db: DataSource;
   let stack: RunningStack;
   let worker: INestApplicationContext | undefined;
   let admin: string;
 
-  const startRedis = () => redis.restart();
+  const startRedis = () => world.redis.restart();
 
   async function killRedis({ loseData = false } = {}): Promise<void> {
-    await redis.kill();
+    await world.redis.kill();
     proxy.cutAll();
-    if (loseData) redis.loseData();
+    if (loseData) world.redis.loseData();
   }
 
   beforeEach(async () => {
-    redis = await PrivateRedisServer.start({ persistent: true });
-    proxy = await ReplyDroppingProxy.start(await freePort(), redis.port);
-    testEnv = await createTestEnv({
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-      REDIS_FALLBACK: 'on',
-      LEASE_SIZE: '10',
-      LEASE_LOW_WATER: '2',
-      RECONCILE_INTERVAL_MS: '1000',
-      RECOVERY_INTERVAL_MS: '1000',
-      RECOVERY_GRACE_MS: '1000',
+    world = await startOutageWorld(async (server) => {
+      proxy = await ReplyDroppingProxy.start(await freePort(), server.port);
+      return {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_FALLBACK: 'on',
+        LEASE_SIZE: '10',
+        LEASE_LOW_WATER: '2',
+        RECONCILE_INTERVAL_MS: '1000',
+        RECOVERY_INTERVAL_MS: '1000',
+        RECOVERY_GRACE_MS: '1000',
+      };
     });
-    db = await openDatabase(testEnv.config);
-    stack = await startStack(testEnv.config, { worker: false });
-    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    stack = await startStack(world.testEnv.config, { worker: false });
+    admin = await stack.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
   });
 
   afterEach(async () => {
-    await closeWithin(10_000, stack?.close(), worker?.close());
+    await closeOutageWorld(world, stack?.close(), worker?.close());
     worker = undefined;
-    await redis.destroy();
     await proxy.close();
-    await db.destroy();
-    await testEnv.cleanup();
   });
 
   function purchase(saleId: string, buyer: Buyer, submitToken: string, quantity = 1): Promise<ApiResponse<Answer>> {
@@ -93,11 +85,13 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
   }
 
   async function startWorker(): Promise<void> {
-    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
+    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(world.testEnv.config), { logger: false });
   }
 
   async function ordersWithToken(submitToken: string) {
-    return (await db.query('SELECT order_no, user_id, status FROM orders WHERE submit_token = ?', [submitToken])) as {
+    return (await world.db.query('SELECT order_no, user_id, status FROM orders WHERE submit_token = ?', [
+      submitToken,
+    ])) as {
       order_no: string;
       user_id: string;
       status: string;
@@ -114,7 +108,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
   }
 
   async function unitsHeld(saleId: string, userId: string): Promise<number> {
-    const [row] = (await db.query(
+    const [row] = (await world.db.query(
       `SELECT COALESCE(SUM(quantity), 0) AS n FROM orders
        WHERE sale_id = ? AND user_id = ? AND status IN ('PENDING_PAYMENT', 'PAID')`,
       [saleId, userId],
@@ -196,7 +190,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
     await waitFor(
       'every promise written',
       async () =>
-        (await db.query(
+        (await world.db.query(
           `SELECT order_no, user_id, status FROM orders WHERE sale_id = ? AND order_no IN (${promised.map(() => '?').join(',')})`,
           [saleId, ...promised.map((promise) => promise.orderNo)],
         )) as { order_no: string; user_id: string; status: string }[],

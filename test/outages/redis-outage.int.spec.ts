@@ -1,13 +1,10 @@
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import type { ApiResponse } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
-import { closeWithin } from '../support/bounded-close';
-import { PrivateRedisServer } from '../support/private-redis';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
+import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
 
 type PurchaseBody = { orderNo?: string; status?: string; error?: { code: string } };
 
@@ -23,17 +20,13 @@ interface Promise202 {
  * close (audit ok, drift 0) by themselves, without an admin's preload.
  */
 describe('Redis outage with stock leases (private redis-server SIGKILLed, real MariaDB)', () => {
-  let redis: PrivateRedisServer;
-  let testEnv: TestEnv;
-  let db: DataSource;
+  let world: OutageWorld;
   let stack: RunningStack;
   let lateWorker: INestApplicationContext | undefined;
   let admin: string;
 
   beforeEach(async () => {
-    redis = await PrivateRedisServer.start({ persistent: true });
-    testEnv = await createTestEnv({
-      REDIS_URL: redis.url,
+    world = await startOutageWorld({
       // Small leases: MySQL keeps unleased units for the fallback to sell.
       LEASE_SIZE: '20',
       LEASE_LOW_WATER: '5',
@@ -41,15 +34,11 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       RECOVERY_INTERVAL_MS: '1000',
       RECOVERY_GRACE_MS: '1000',
     });
-    db = await openDatabase(testEnv.config);
   });
 
   afterEach(async () => {
-    await closeWithin(10_000, stack?.close(), lateWorker?.close());
+    await closeOutageWorld(world, stack?.close(), lateWorker?.close());
     lateWorker = undefined;
-    await redis.destroy();
-    await db.destroy();
-    await testEnv.cleanup();
   });
 
   /**
@@ -60,7 +49,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
 
   /** Signs the admin in on this test's stack (each test starts its own), then creates a sale. */
   async function signInAndCreateSale(stock: number, perUserLimit = 1): Promise<string> {
-    admin = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    admin = await stack.client.adminToken(world.testEnv.env['ADMIN_PASSWORD']!);
     const sale = await stack.client.createSale(admin, { name: 'Outage', priceCents: 100, stock, perUserLimit });
     return sale.id;
   }
@@ -96,7 +85,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
   }
 
   async function expectEveryPromiseKept(saleId: string, kept: Promise202[]): Promise<void> {
-    const rows = (await db.query(
+    const rows = (await world.db.query(
       `SELECT order_no, user_id, status FROM orders WHERE sale_id = ? AND status IN ('PENDING_PAYMENT', 'PAID')`,
       [saleId],
     )) as { order_no: string; user_id: string }[];
@@ -120,18 +109,20 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
 
   it('Redis back with its AOF: the unwritten 202s are written, the fallback sold only unleased units, books close', async () => {
     // The worker is held back: the first buyers' reservations stay unwritten, in Redis only.
-    stack = await startStack(testEnv.config, { worker: false });
+    stack = await startStack(world.testEnv.config, { worker: false });
     const saleId = await signInAndCreateSale(STOCK);
     const before = await burst(saleId, 50);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
 
-    await redis.kill();
+    await world.redis.kill();
     // The fallback: new buyers (their tokens issued while Redis is down) buy only what MySQL never leased.
     const during = await burst(saleId, 70);
     const soldDuring = during.filter(({ response }) => response.status === 201);
     expect(soldDuring.length).toBeGreaterThan(0);
     // Conservation in MySQL: the unwritten 202s are still in `leased`; the fallback's orders are held.
-    const [mysqlAfterFallback] = (await db.query('SELECT available, leased FROM sales WHERE id = ?', [saleId])) as {
+    const [mysqlAfterFallback] = (await world.db.query('SELECT available, leased FROM sales WHERE id = ?', [
+      saleId,
+    ])) as {
       available: number;
       leased: number;
     }[];
@@ -150,13 +141,15 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     const forged = await purchase(saleId, first!.buyer.token, `${first!.token.split('.')[0]}.forged-signature`);
     expect(`${forged.status} ${forged.body.error?.code}`).toBe('403 TOKEN_INVALID');
 
-    await redis.restart();
-    lateWorker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
+    await world.redis.restart();
+    lateWorker = await NestFactory.createApplicationContext(WorkerModule.forRoot(world.testEnv.config), {
+      logger: false,
+    });
     // Same incarnation (nothing was lost); its reservations are written by the worker.
     const kept = [...promises(before), ...promises(during)];
     await waitFor(
       'every promise written',
-      async () => (await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n,
+      async () => (await world.db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n,
       (n) => Number(n) === kept.length,
       20_000,
     );
@@ -183,7 +176,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
   });
 
   it('Redis back empty: a new incarnation sells only fresh leases, in-doubt units are settled, books close', async () => {
-    stack = await startStack(testEnv.config);
+    stack = await startStack(world.testEnv.config);
     const saleId = await signInAndCreateSale(STOCK, 2);
     const before = await burst(saleId, 40);
     expect(before.every(({ response }) => response.status === 202)).toBe(true);
@@ -191,11 +184,11 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     // this case starts from written ones, and checks what the restart itself must never do.
     await waitFor(
       'the burst written',
-      async () => (await db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n,
+      async () => (await world.db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n,
       (n) => Number(n) === 40,
     );
 
-    await redis.kill();
+    await world.redis.kill();
     const during = await burst(saleId, 30);
     const soldDuring = during.filter(({ response }) => response.status === 201);
     // Some sold (the failure shows what the buyers were told instead).
@@ -206,8 +199,8 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
     const replayed = await purchase(saleId, first!.buyer.token, first!.token);
     expect(replayed.body.orderNo).toBe(first!.response.body.orderNo);
 
-    redis.loseData();
-    await redis.restart(); // an empty data directory: Redis remembers nothing
+    world.redis.loseData();
+    await world.redis.restart(); // an empty data directory: Redis remembers nothing
     // The fallback's token on Redis: the same order; a limit of 2 would have allowed a second one.
     const [fallbackBuyer] = soldDuring;
     const replayedFallback = await waitFor(
@@ -217,7 +210,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       20_000,
     );
     expect(replayedFallback.body.orderNo).toBe(fallbackBuyer!.response.body.orderNo);
-    const fallbackBuyerOrders = await db.query('SELECT COUNT(*) AS n FROM orders WHERE user_id = ?', [
+    const fallbackBuyerOrders = await world.db.query('SELECT COUNT(*) AS n FROM orders WHERE user_id = ?', [
       fallbackBuyer!.buyer.userId,
     ]);
     expect(Number(fallbackBuyerOrders[0].n)).toBe(1);
