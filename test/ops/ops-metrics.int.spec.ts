@@ -1,4 +1,4 @@
-import { createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { createRedisClient } from '@flash-sale/redis';
 import { waitFor } from '../support/fixtures';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { PrivateRedisServer } from '../support/private-redis';
@@ -158,29 +158,20 @@ describe('dependency and persistence gauges (a private redis-server with its AOF
 });
 
 describe('stock drift and oversold gauges (API only: no reconciliation job writes the hash or repairs the books meanwhile)', () => {
-  const w = useStackWorld({ worker: false, database: true });
-  let redis: RedisClient;
-  let keys: KeyBuilder;
-
-  beforeAll(() => {
-    redis = createRedisClient(w.testEnv.config.redis);
-    keys = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
-  });
-
-  afterAll(() => redis.disconnect());
+  const w = useStackWorld({ worker: false, database: true, saleRedis: true });
 
   it('has no series while the reconciliation hash is empty, then one per sale with its drift', async () => {
     const before = (await w.client.raw('GET', '/metrics')).text;
     expect(before).not.toMatch(/^flash_sale_stock_drift\{/m);
 
-    await redis.hset(keys.reconciliation, { '41': '0', '42': '-3', '43': 'not-a-number' });
+    await w.redis.hset(w.keys.reconciliation, { '41': '0', '42': '-3', '43': 'not-a-number' });
     const after = (await w.client.raw('GET', '/metrics')).text;
     expect(sample(after, 'flash_sale_stock_drift{sale="41"}')).toBe(0);
     expect(sample(after, 'flash_sale_stock_drift{sale="42"}')).toBe(-3);
     expect(after).not.toContain('sale="43"');
 
     // A sale that leaves the hash leaves the scrape too (the gauge is rebuilt on every scrape).
-    await redis.hdel(keys.reconciliation, '42');
+    await w.redis.hdel(w.keys.reconciliation, '42');
     expect((await w.client.raw('GET', '/metrics')).text).not.toContain('sale="42"');
   });
 

@@ -1,4 +1,4 @@
-import { bucketsOf, createRedisClient, KeyBuilder, type RedisClient } from '@flash-sale/redis';
+import { bucketsOf } from '@flash-sale/redis';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
 import { StockReconciliation } from '../../apps/worker/src/lifecycle/stock-reconciliation';
 import { startStack } from '../support/running-stack';
@@ -16,17 +16,10 @@ describe('a sale window edited while Redis is down (private redis-server, real M
   const w = useStackWorld({
     redis: 'private',
     database: true,
+    saleRedis: true,
     // Reconciliation runs only when a test says so: the edit alone must keep the promise.
     env: { RECONCILE_INTERVAL_MS: String(HOUR), IDLE_SALE_CHECK_INTERVAL_MS: String(HOUR) },
   });
-  let redis: RedisClient;
-  let keys: KeyBuilder;
-
-  beforeAll(() => {
-    redis = createRedisClient(w.testEnv.config.redis);
-    keys = new KeyBuilder(w.testEnv.config.redis.keyPrefix);
-  });
-  afterAll(() => redis.disconnect());
 
   async function mysqlEndsAt(saleId: string): Promise<number> {
     const [row] = (await w.db.query('SELECT ends_at FROM sales WHERE id = ?', [saleId])) as { ends_at: Date }[];
@@ -43,8 +36,8 @@ describe('a sale window edited while Redis is down (private redis-server, real M
 
   /** Every key of the sale as it is now, to put back after a restart (Redis back with its data). */
   async function copyOfSale(saleId: string, buckets: number): Promise<{ key: string; dump: Buffer | null }[]> {
-    const all = bucketsOf({ id: saleId, buckets }).flatMap((bucket) => keys.bucket(bucket).all());
-    return Promise.all(all.map(async (key) => ({ key, dump: await redis.dumpBuffer(key) })));
+    const all = bucketsOf({ id: saleId, buckets }).flatMap((bucket) => w.keys.bucket(bucket).all());
+    return Promise.all(all.map(async (key) => ({ key, dump: await w.redis.dumpBuffer(key) })));
   }
 
   /** A buyer holding a submit token of the sale, issued while it sells. */
@@ -74,7 +67,7 @@ describe('a sale window edited while Redis is down (private redis-server, real M
   async function redisWindows(saleId: string, buckets: number): Promise<{ startsAtMs: number; endsAtMs: number }[]> {
     return Promise.all(
       bucketsOf({ id: saleId, buckets }).map(async (bucket) => {
-        const [startsAtMs, endsAtMs] = await redis.hmget(keys.bucket(bucket).meta, 'startsAtMs', 'endsAtMs');
+        const [startsAtMs, endsAtMs] = await w.redis.hmget(w.keys.bucket(bucket).meta, 'startsAtMs', 'endsAtMs');
         return { startsAtMs: Number(startsAtMs), endsAtMs: Number(endsAtMs) };
       }),
     );
@@ -96,7 +89,7 @@ describe('a sale window edited while Redis is down (private redis-server, real M
 
     // Redis comes back with its data.
     await w.redisServer.restart();
-    for (const { key, dump } of copy) if (dump) await redis.restore(key, 0, dump, 'REPLACE');
+    for (const { key, dump } of copy) if (dump) await w.redis.restore(key, 0, dump, 'REPLACE');
     // What Redis judges purchases by never reaches past MySQL's end.
     for (const window of await redisWindows(sale.id, sale.buckets)) {
       expect(window.endsAtMs).toBeLessThanOrEqual(await mysqlEndsAt(sale.id));
@@ -145,7 +138,7 @@ describe('a sale window edited while Redis is down (private redis-server, real M
     expect((await patch(sale.id, new Date(Date.now() + HOUR))).status).toBe(503);
     expect(await mysqlEndsAt(sale.id)).toBe(endedAt);
     await w.redisServer.restart();
-    for (const { key, dump } of copy) if (dump) await redis.restore(key, 0, dump, 'REPLACE');
+    for (const { key, dump } of copy) if (dump) await w.redis.restore(key, 0, dump, 'REPLACE');
 
     const reopened = await patch(sale.id, new Date(Date.now() + HOUR));
     expect(reopened.status).toBe(200);
