@@ -22,6 +22,27 @@ function report(summary: ExplorerSummary): string {
 }
 
 /**
+ * One run of the explorer on the schedule a seed and path draw, on the sale these cases share. A red run
+ * reports the schedule as generated: shrinking is for `npm run chaos`.
+ */
+function exploreOnce(
+  options: Omit<ExplorerOptions, 'runs' | 'budgetMs' | 'maxShrinks' | 'stock' | 'perUserLimit'>,
+): Promise<ExplorerSummary> {
+  return explore({ runs: 1, budgetMs: 100_000, maxShrinks: 0, stock: 12, perUserLimit: 3, ...options });
+}
+
+/** The kinds among `kinds` that the run never injected. */
+function neverInjected(summary: ExplorerSummary, kinds: readonly string[]): string[] {
+  return kinds.filter((kind) => !summary.faults.get(kind));
+}
+
+/**
+ * For the cases whose sale's buckets are part of the case: the second pass of npm test
+ * (TEST_SALE_BUCKETS=3) skips them.
+ */
+const itOnOwnBuckets = process.env['TEST_SALE_BUCKETS'] ? it.skip : it;
+
+/**
  * A few seeded runs of the fault-schedule explorer (docs/chaos.md) on the built API, worker, a private
  * Redis and MariaDB. The long exploration is `npm run chaos`; these seeds keep the schedules that
  * once broke an invariant in every CI run.
@@ -51,17 +72,11 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
   it.each(cases)(
     '$name (seed $seed, path $path)',
     async ({ seed, path, faults }) => {
-      const summary = await explore({
-        runs: 1,
+      const summary = await exploreOnce({
         seed,
         path,
         faults,
-        budgetMs: 100_000,
         maxCommands: 40,
-        // A red run reports the schedule as generated: shrinking is for `npm run chaos`.
-        maxShrinks: 0,
-        stock: 12,
-        perUserLimit: 3,
         buckets: [Number(process.env['TEST_SALE_BUCKETS'] ?? 1)],
         strategies: ['redis-lua'],
       });
@@ -102,28 +117,21 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
 
   // Admin actions among the faults, with the crowd and the sold-out trickle on: every answer judged when
   // given (no sale after the end MySQL records, a SOLD_OUT is true, a promised token answered alike).
-  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it)(
+  itOnOwnBuckets(
     'redis-lua: an admin ends the sale while Redis is down and after, reopens it, Redis restored from an older copy, a crowd throughout (seed 11, path 0)',
     async () => {
-      const summary = await explore({
-        runs: 1,
+      const summary = await exploreOnce({
         seed: 11,
         path: '0',
         faults: ['admin', 'redis-kill', 'worker-pause', 'redis-restore-older'],
-        budgetMs: 100_000,
         maxCommands: 20,
-        maxShrinks: 0,
-        stock: 12,
-        perUserLimit: 3,
         buckets: [1, 3],
         strategies: ['redis-lua'],
         crowd: 40,
       });
       expect(summary.runs).toBe(1);
       expect(summary.answersChecked).toBeGreaterThan(100);
-      expect(
-        ['admin-end', 'admin-reopen', 'redis-kill', 'redis-restore-older'].filter((kind) => !summary.faults.get(kind)),
-      ).toEqual([]);
+      expect(neverInjected(summary, ['admin-end', 'admin-reopen', 'redis-kill', 'redis-restore-older'])).toEqual([]);
       expect(report(summary)).toBe('no violation');
     },
     180_000,
@@ -132,11 +140,10 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
   // Found by `npm run chaos` with every fault kind: the sale ends while the worker is down, then a replica
   // that lagged is promoted. The copy it holds lacks reservations MySQL wrote and counts units MySQL no
   // longer leases to it; it must be replaced like a live sale's stale copy, or the books never close.
-  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it)(
+  itOnOwnBuckets(
     'redis-lua on 3 buckets: worker killed, the admin ends the sale, a lagging replica promoted after the end (seed 1147732657, path 7)',
     async () => {
-      const summary = await explore({
-        runs: 1,
+      const summary = await exploreOnce({
         seed: 1147732657,
         path: '7',
         // The whole list as `npm run chaos` had it: the schedule is drawn from it.
@@ -156,44 +163,32 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
           'lock-holder-pause',
           'admin',
         ],
-        budgetMs: 100_000,
         maxCommands: 30,
-        maxShrinks: 0,
-        stock: 12,
-        perUserLimit: 3,
         buckets: [1, 3],
         strategies: ['redis-lua', 'redis-lock', 'db-segmented'],
         crowd: 80,
       });
       expect(summary.runs).toBe(1);
-      expect(
-        ['worker-kill', 'admin-end', 'replica-promote-lagging'].filter((kind) => !summary.faults.get(kind)),
-      ).toEqual([]);
+      expect(neverInjected(summary, ['worker-kill', 'admin-end', 'replica-promote-lagging'])).toEqual([]);
       expect(report(summary)).toBe('no violation');
     },
     180_000,
   );
 
-  // Their sale's buckets are part of the case: the second pass of npm test (TEST_SALE_BUCKETS=3) skips them.
-  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it).each(wider)(
+  itOnOwnBuckets.each(wider)(
     '$name (seed $seed, path $path)',
     async ({ seed, path, faults, strategy, buckets }) => {
-      const summary = await explore({
-        runs: 1,
+      const summary = await exploreOnce({
         seed,
         path,
         faults,
-        budgetMs: 100_000,
         maxCommands: 30,
-        maxShrinks: 0,
-        stock: 12,
-        perUserLimit: 3,
         buckets: [buckets],
         strategies: [strategy],
       });
       expect(summary.runs).toBe(1);
       expect(summary.answersChecked).toBeGreaterThan(0);
-      expect(faults.filter((kind) => !summary.faults.get(kind))).toEqual([]);
+      expect(neverInjected(summary, faults)).toEqual([]);
       expect(report(summary)).toBe('no violation');
     },
     180_000,
@@ -237,18 +232,10 @@ describe('the fault-schedule explorer, seeded (real processes)', () => {
     },
   ];
 
-  (process.env['TEST_SALE_BUCKETS'] ? it.skip : it).each(newOperations)(
+  itOnOwnBuckets.each(newOperations)(
     '$name',
     async ({ options, played }) => {
-      const summary = await explore({
-        runs: 1,
-        budgetMs: 100_000,
-        maxShrinks: 0,
-        stock: 12,
-        perUserLimit: 3,
-        buckets: [1],
-        ...options,
-      });
+      const summary = await exploreOnce({ buckets: [1], ...options });
       expect(summary.runs).toBe(1);
       expect(summary.explorerErrors).toEqual([]);
       expect(played(summary)).toEqual([]);

@@ -63,22 +63,24 @@ function keep(buyer: Buyer, answer: Answer, ticket: TicketSeen | undefined): voi
   };
 }
 
-/** `POST /api/sales/:id/queue`, recorded. */
-export async function joinRoom(world: RunWorld, buyer: Buyer, api: number): Promise<Answer> {
-  const answer = await world.call(api, 'POST', `/api/sales/${world.sale.id}/queue`, buyer.jwt);
+/** A join or a poll of the buyer's room, recorded and kept on the buyer as the storefront keeps it. */
+async function callRoom(world: RunWorld, buyer: Buyer, api: number, kind: 'join' | 'poll'): Promise<Answer> {
+  const method = kind === 'join' ? 'POST' : 'GET';
+  const answer = await world.call(api, method, `/api/sales/${world.sale.id}/queue`, buyer.jwt);
   const ticket = ticketOf(answer);
-  world.record('join', api, buyer.index, 'queue', undefined, answer, buyer.crowd, ticket ? { ticket } : {});
+  world.record(kind, api, buyer.index, 'queue', undefined, answer, buyer.crowd, ticket ? { ticket } : {});
   keep(buyer, answer, ticket);
   return answer;
 }
 
+/** `POST /api/sales/:id/queue`, recorded. */
+export function joinRoom(world: RunWorld, buyer: Buyer, api: number): Promise<Answer> {
+  return callRoom(world, buyer, api, 'join');
+}
+
 /** `GET /api/sales/:id/queue` now, due or not (a poll sooner than half the advice is refused `429`), recorded. */
-export async function pollRoom(world: RunWorld, buyer: Buyer, api: number): Promise<Answer> {
-  const answer = await world.call(api, 'GET', `/api/sales/${world.sale.id}/queue`, buyer.jwt);
-  const ticket = ticketOf(answer);
-  world.record('poll', api, buyer.index, 'queue', undefined, answer, buyer.crowd, ticket ? { ticket } : {});
-  keep(buyer, answer, ticket);
-  return answer;
+export function pollRoom(world: RunWorld, buyer: Buyer, api: number): Promise<Answer> {
+  return callRoom(world, buyer, api, 'poll');
 }
 
 /**
