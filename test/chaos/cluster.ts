@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { exited } from '../support/child-process';
+import { exited, setPaused } from '../support/child-process';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { type PrivateMariaDb, startPrivateMariaDb } from '../support/private-mariadb';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
@@ -56,6 +56,8 @@ export class ChaosCluster {
   private readonly apis: (ChildProcess | undefined)[] = [];
   /** Clock offsets (seconds) of the processes running under a skewed clock: `api0`, `api1`, `worker`. */
   private readonly skews = new Map<string, number>();
+  /** When an API instance was last seen ready (its startup warm-up done): what the rows check needs. */
+  lastApiReadyAtMs = 0;
   private worker: ChildProcess | undefined;
   private workerStopped = false;
   private mysqlStopped = false;
@@ -301,6 +303,7 @@ export class ChaosCluster {
     while (Date.now() < deadline) {
       try {
         const response = await fetch(`${this.apiUrls[index]}${path}`, { signal: AbortSignal.timeout(1_000) });
+        if (response.ok && path === '/health/ready') this.lastApiReadyAtMs = Date.now();
         if (response.ok) return true;
       } catch {
         // not listening yet
@@ -327,15 +330,11 @@ export class ChaosCluster {
   }
 
   pauseWorker(): void {
-    if (!this.worker || this.workerStopped) return;
-    this.worker.kill('SIGSTOP');
-    this.workerStopped = true;
+    this.workerStopped = setPaused(this.worker, this.workerStopped, true);
   }
 
   resumeWorker(): void {
-    if (!this.worker || !this.workerStopped) return;
-    this.worker.kill('SIGCONT');
-    this.workerStopped = false;
+    this.workerStopped = setPaused(this.worker, this.workerStopped, false);
   }
 
   // ---- MySQL ----

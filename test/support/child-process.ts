@@ -17,6 +17,16 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Pr
 }
 
 /**
+ * Stops (SIGSTOP) or continues (SIGCONT) the child as `pause` asks, unless it is not running or already
+ * so (`paused`: whether it is stopped now); returns whether it is stopped afterwards.
+ */
+export function setPaused(child: ChildProcess | undefined, paused: boolean, pause: boolean): boolean {
+  if (!child || paused === pause) return paused;
+  child.kill(pause ? 'SIGSTOP' : 'SIGCONT');
+  return pause;
+}
+
+/**
  * Runs one of the repository's scripts (`scripts/<name>`) to its end with `args`, its output piped as a
  * log receives it (not a terminal), and `env` over this process's environment.
  */

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { exited } from '../../support/child-process';
+import { exited, setPaused } from '../../support/child-process';
 import { freePort } from '../../../scripts/lib/ports.mjs';
 import { redisAnswers, startPrivateRedis } from '../../support/private-redis';
 import { ExplorerError, removeFolder } from '../explorer-error';
@@ -62,15 +62,11 @@ export class RedisNode {
   }
 
   pause(): void {
-    if (!this.process || this.paused) return;
-    this.process.kill('SIGSTOP');
-    this.paused = true;
+    this.paused = setPaused(this.process, this.paused, true);
   }
 
   resume(): void {
-    if (!this.process || !this.paused) return;
-    this.process.kill('SIGCONT');
-    this.paused = false;
+    this.paused = setPaused(this.process, this.paused, false);
   }
 
   /** A copy of its data directory as it is now, kept in `to` (what a backup or a lagging disk holds). */
