@@ -55,12 +55,25 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     );
   }
 
-  it('while flagged, decides only what Redis would decide the same way; everything else still goes to Redis', async () => {
-    const saleId = (await w.stack.client.createSale(w.admin, { stock: 1, perUserLimit: 2 })).id;
+  /** A new sale, three guests, and Ada's purchase of one unit, accepted. */
+  async function saleWithAdasPurchase(fields: { stock: number; perUserLimit: number }) {
+    const saleId = (await w.stack.client.createSale(w.admin, fields)).id;
     const [ada, bob, cyd] = await Promise.all([w.stack.client.guest(), w.stack.client.guest(), w.stack.client.guest()]);
     const adaToken = await w.stack.client.submitToken(saleId, ada.token);
-    const first = await buy(saleId, ada, adaToken);
-    expect(first.status).toBe(202);
+    const bought = await buy(saleId, ada, adaToken);
+    expect(bought.status).toBe(202);
+    return { saleId, ada, bob, cyd, adaToken, bought };
+  }
+
+  it('while flagged, decides only what Redis would decide the same way; everything else still goes to Redis', async () => {
+    const {
+      saleId,
+      ada,
+      bob,
+      cyd,
+      adaToken,
+      bought: first,
+    } = await saleWithAdasPurchase({ stock: 1, perUserLimit: 2 });
     const bobToken = await w.stack.client.submitToken(saleId, bob.token);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT'); // Redis's answer
     await flagSet(saleId, bob, bobToken);
@@ -97,10 +110,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
   });
 
   it('a returned unit is sold at once: the release script publishes it and the flag is dropped', async () => {
-    const saleId = (await w.stack.client.createSale(w.admin, { stock: 1, perUserLimit: 1 })).id;
-    const [ada, bob] = await Promise.all([w.stack.client.guest(), w.stack.client.guest()]);
-    const bought = await buy(saleId, ada, await w.stack.client.submitToken(saleId, ada.token));
-    expect(bought.status).toBe(202);
+    const { saleId, ada, bob, bought } = await saleWithAdasPurchase({ stock: 1, perUserLimit: 1 });
     const orderNo = (bought.body as Accepted).orderNo;
     const bobToken = await w.stack.client.submitToken(saleId, bob.token);
     expect(answer(await buy(saleId, bob, bobToken))).toBe('410 SOLD_OUT');
@@ -129,11 +139,7 @@ describe('local sold-out flag: answers as Redis would, forgets at once when unit
     expect(audit.body.oversold).toBe(0);
   });
   it("a buyer whose order MySQL holds and Redis's copy lost: the replay is that order, from the script and past the flag", async () => {
-    const saleId = (await w.stack.client.createSale(w.admin, { stock: 2, perUserLimit: 1 })).id;
-    const [ada, bob, cyd] = await Promise.all([w.stack.client.guest(), w.stack.client.guest(), w.stack.client.guest()]);
-    const adaToken = await w.stack.client.submitToken(saleId, ada.token);
-    const bought = await buy(saleId, ada, adaToken);
-    expect(bought.status).toBe(202);
+    const { saleId, ada, bob, cyd, adaToken, bought } = await saleWithAdasPurchase({ stock: 2, perUserLimit: 1 });
     const { orderNo } = bought.body as Accepted;
     await w.stack.client.orderWritten(orderNo, ada.token);
 
