@@ -2,9 +2,7 @@ import { QUEUE_CONNECTION } from '@flash-sale/queue';
 import { REDIS_CLIENT, type RedisClient } from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
 import { waitFor } from '../support/fixtures';
-import { PrivateRedisServer } from '../support/private-redis';
-import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useStackWorld } from '../support/stack-world';
 
 /** Longer than ioredis's largest delay between two reconnection attempts (2 s). */
 const RECONNECT_WATCH_MS = 3_000;
@@ -25,23 +23,10 @@ describe.each([
   ['after the apps have noticed', true],
   ['as the shutdown begins', false],
 ])('shutting down while Redis is gone (a private redis-server, killed %s)', (_when, noticedFirst) => {
-  let redis: PrivateRedisServer;
-  let testEnv: TestEnv;
-  let stack: RunningStack;
-
-  beforeAll(async () => {
-    redis = await PrivateRedisServer.start();
-    testEnv = await createTestEnv({ REDIS_URL: redis.url });
-    stack = await startStack(testEnv.config);
-  });
-
-  afterAll(async () => {
-    await stack.close();
-    await redis.destroy();
-    await testEnv.cleanup();
-  });
+  const w = useStackWorld({ redis: 'private' });
 
   it('the API and the worker close, and none of their Redis clients reconnects afterwards', async () => {
+    const { stack, redisServer: redis } = w;
     const worker = stack.worker!;
     const clients = [...clientsOf(stack.api), ...clientsOf(worker)];
     await redis.kill();
