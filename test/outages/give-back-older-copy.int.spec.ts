@@ -118,17 +118,31 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
     expect(counts['available']! + counts['leased']! + counts['held']!).toBe(counts['stock']);
   }
 
-  it('is refused while other buckets hold leases, so the units it sold are never sold again', async () => {
-    // Stock 4 on 3 buckets, leases of 2: bucket 0 holds 2 units, buckets 1 and 2 one each.
-    const saleId = await createLiveSale(world.db, own.scripts, own.saleRedis, { stock: 4, buckets: 3, leaseSize: 2 });
+  /**
+   * A live sale on 3 buckets (`balances`: its units in each, as leased): a buyer of bucket 2 reserves,
+   * then the copy Redis will come back with is taken, then a buyer of each of `laterBuckets` reserves; the
+   * worker writes the three orders.
+   */
+  async function threeOrdersAroundACopy(
+    lease: { stock: number; leaseSize: number },
+    balances: number[],
+    laterBuckets: [number, number],
+  ): Promise<{ saleId: string; sale: SaleLayout; olderCopy: string }> {
+    const saleId = await createLiveSale(world.db, own.scripts, own.saleRedis, { ...lease, buckets: 3 });
     const sale: SaleLayout = { id: saleId, buckets: 3 };
-    expect(await own.saleRedis.balances(sale)).toEqual([2, 1, 1]);
+    expect(await own.saleRedis.balances(sale)).toEqual(balances);
     expect(await reserve(sale, buyerOf(sale, 2, 'first'))).toBe('reserved');
-    // The copy Redis will come back with: bucket 0 still holds its 2 units.
     const olderCopy = world.redis.snapshot();
-    expect(await reserve(sale, buyerOf(sale, 0, 'second'))).toBe('reserved');
-    expect(await reserve(sale, buyerOf(sale, 0, 'third'))).toBe('reserved');
+    expect(await reserve(sale, buyerOf(sale, laterBuckets[0], 'second'))).toBe('reserved');
+    expect(await reserve(sale, buyerOf(sale, laterBuckets[1], 'third'))).toBe('reserved');
     await writeOrders(saleId, 3);
+    return { saleId, sale, olderCopy };
+  }
+
+  it('is refused while other buckets hold leases, so the units it sold are never sold again', async () => {
+    // Stock 4 on 3 buckets, leases of 2: bucket 0 holds 2 units, buckets 1 and 2 one each. In the copy
+    // Redis will come back with, bucket 0 still holds its 2 units.
+    const { saleId, sale, olderCopy } = await threeOrdersAroundACopy({ stock: 4, leaseSize: 2 }, [2, 1, 1], [0, 0]);
     // MySQL: 3 held, the one unit left is bucket 1's lease.
     expect(await saleCounts(saleId)).toMatchObject({ available: 0, leased: 1, held: 3, redis_epoch: 1 });
 
@@ -164,14 +178,7 @@ describe('a give-back from a Redis restored from an older copy (private redis-se
 
   it('is refused when the copy comes back between the check of the incarnation and the give-back', async () => {
     // Stock 3 on 3 buckets, a unit in each.
-    const saleId = await createLiveSale(world.db, own.scripts, own.saleRedis, { stock: 3, buckets: 3, leaseSize: 1 });
-    const sale: SaleLayout = { id: saleId, buckets: 3 };
-    expect(await own.saleRedis.balances(sale)).toEqual([1, 1, 1]);
-    expect(await reserve(sale, buyerOf(sale, 2, 'first'))).toBe('reserved');
-    const olderCopy = world.redis.snapshot();
-    expect(await reserve(sale, buyerOf(sale, 0, 'second'))).toBe('reserved');
-    expect(await reserve(sale, buyerOf(sale, 1, 'third'))).toBe('reserved');
-    await writeOrders(saleId, 3);
+    const { saleId, sale, olderCopy } = await threeOrdersAroundACopy({ stock: 3, leaseSize: 1 }, [1, 1, 1], [0, 1]);
     expect(await saleCounts(saleId)).toMatchObject({ available: 0, leased: 0, held: 3 });
     const buyer = buyerOf(sale, 2, 'fourth');
     expect(await reserve(sale, buyer)).toBe('SOLD_OUT');
