@@ -1,7 +1,7 @@
 import { judgeAnswers } from './answer-rules';
 import type { FinalState } from './checker';
 import { History, type Operation, type RoomSettings } from './history';
-import { unexplainedRows } from './mysql-rows';
+import { unexplainedRows, WARM_UP_LEFTOVER_GRACE_MS } from './mysql-rows';
 import type { RunWorld } from './world';
 
 /**
@@ -184,10 +184,30 @@ describe('room rules: tokens only against a valid pass', () => {
 describe('MySQL holds no row the run did not make', () => {
   const made = { saleIds: new Set(['7']), userIds: new Set(['u1']) };
 
-  it("rows of another sale (a warm-up's) are a violation", () => {
-    const added = [{ table: 'sale_buyers', row: { sale_id: '9223372036854520945', user_id: 'warm-up-1' } }];
+  it('rows of another sale are a violation', () => {
+    const added = [{ table: 'sale_buyers', row: { sale_id: '12', user_id: 'u_someone' } }];
     expect(unexplainedRows(added, made, new Set()).map((v) => v.invariant)).toEqual([
       'MySQL holds no row the run did not make',
+    ]);
+  });
+
+  it("a warm-up's sale left behind passes until an API start after its end should have removed it", () => {
+    const added = [
+      { table: 'sales', row: { id: '9' } },
+      { table: 'sale_buyers', row: { sale_id: '9', user_id: 'warm-up-ab12-3' } },
+    ];
+    const endsAtMs = new Map([['9', T]]);
+    expect(unexplainedRows(added, made, new Set(), { endsAtMs, lastApiReadyAtMs: T - 5_000 })).toEqual([]);
+    expect(
+      unexplainedRows(added, made, new Set(), { endsAtMs, lastApiReadyAtMs: T + WARM_UP_LEFTOVER_GRACE_MS - 1 }),
+    ).toEqual([]);
+    const leftBehind = unexplainedRows(added, made, new Set(), {
+      endsAtMs,
+      lastApiReadyAtMs: T + WARM_UP_LEFTOVER_GRACE_MS + 1,
+    });
+    expect(leftBehind.map((v) => v.detail)).toEqual([
+      expect.stringContaining('in sales'),
+      expect.stringContaining('in sale_buyers'),
     ]);
   });
 

@@ -111,7 +111,14 @@ async function foreignRows(cluster: ChaosCluster, census: RowCensus, made: Explo
             'SELECT order_no FROM orders WHERE sale_id IN (?)',
             [saleIds],
           );
-    return unexplainedRows(added, made, new Set(orders.map((row) => row.order_no)));
+    const [warmUpSales] = await connection.query<
+      ({ id: string; ends_at: Date } & import('mysql2/promise').RowDataPacket)[]
+    >("SELECT id, ends_at FROM sales WHERE purpose = 'warm-up'");
+    const warmUps = {
+      endsAtMs: new Map(warmUpSales.map((sale) => [String(sale.id), new Date(sale.ends_at).getTime()])),
+      lastApiReadyAtMs: cluster.lastApiReadyAtMs,
+    };
+    return unexplainedRows(added, made, new Set(orders.map((row) => row.order_no)), warmUps);
   });
 }
 

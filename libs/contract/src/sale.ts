@@ -139,9 +139,11 @@ export type SaleStatus = (typeof SALE_STATUSES)[number];
 
 /**
  * Why a sale exists. `shop` sales are the storefront's; the others are test data made by the k6 load
- * tests, `npm run bench` and the demo: the storefront never lists them, the admin list does (filterable).
+ * tests, `npm run bench`, the demo and an API process's startup warm-up (`warm-up`: a sale it buys in
+ * through the front door and then removes, with every row and key it made): the storefront never lists
+ * them, the admin list does (filterable).
  */
-export const SALE_PURPOSES = ['shop', 'load-test', 'bench', 'demo'] as const;
+export const SALE_PURPOSES = ['shop', 'load-test', 'bench', 'demo', 'warm-up'] as const;
 export type SalePurpose = (typeof SALE_PURPOSES)[number];
 
 /** Bounds of a sale's fields and of one purchase: they keep a sale's Redis state small and a purchase sane. */
@@ -207,7 +209,7 @@ export interface CreateSaleRequest {
   paymentTimeoutSeconds?: number;
   description?: string;
   imageUrl?: string;
-  /** Test data (`load-test`, `bench`, `demo`) stays out of the storefront; default `shop`. */
+  /** Test data (`load-test`, `bench`, `demo`, `warm-up`) stays out of the storefront; default `shop`. */
   purpose?: SalePurpose;
   /**
    * redis-lua only: Redis buckets (cluster hash slots) the sale's leased stock is spread over, so a hot

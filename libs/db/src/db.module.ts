@@ -19,6 +19,7 @@ import { SaleWindowRepository } from './sale-window.repository';
 import { StockLeaseRepository } from './stock-lease.repository';
 import { StrategyPurchaseRepository } from './strategy-purchase.repository';
 import { UserRepository } from './user.repository';
+import { WarmUpSaleRepository } from './warm-up-sale.repository';
 
 export interface DbModuleOptions {
   url: string;
@@ -41,6 +42,7 @@ const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
   RoomPlaceRepository,
   SaleLayouts,
   SaleWindowRepository,
+  WarmUpSaleRepository,
   DatabaseHealth,
 ];
 

@@ -26,3 +26,4 @@ export * from './stock-segments';
 export * from './sale-layouts';
 export * from './sale-window.repository';
 export * from './database-health';
+export * from './warm-up-sale.repository';

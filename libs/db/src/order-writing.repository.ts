@@ -100,17 +100,17 @@ export class OrderWritingRepository {
 
   /**
    * Runs `work` as `transaction` does, then rolls back whatever it did: the worker's startup warm-up
-   * rehearses its write path this way. Nothing it wrote is ever seen (READ COMMITTED, never committed);
-   * an error of `work` other than the rollback itself is thrown.
+   * runs its write path this way. Nothing it wrote is ever seen (READ COMMITTED, never committed); an
+   * error of `work` other than the rollback itself is thrown.
    */
-  async rehearse(work: (transaction: OrderWritingTransaction) => Promise<unknown>): Promise<void> {
+  async rolledBack(work: (transaction: OrderWritingTransaction) => Promise<unknown>): Promise<void> {
     try {
       await this.transaction(async (transaction) => {
         await work(transaction);
-        throw new Rehearsal();
+        throw new RollBack();
       });
     } catch (error) {
-      if (!(error instanceof Rehearsal)) throw error;
+      if (!(error instanceof RollBack)) throw error;
     }
   }
 
@@ -120,5 +120,5 @@ export class OrderWritingRepository {
   }
 }
 
-/** Thrown at the end of a rehearsal: what rolls its transaction back. */
-class Rehearsal extends Error {}
+/** Thrown at the end of `rolledBack`'s work: what rolls its transaction back. */
+class RollBack extends Error {}

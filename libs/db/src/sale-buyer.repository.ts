@@ -68,16 +68,6 @@ export class SaleBuyerRepository {
     return (await this.read(manager, saleId, userId))?.channel === 'mysql';
   }
 
-  /** Deletes every buyer row of a sale that exists nowhere else (the startup warm-up's rehearsal sale). */
-  async forgetSale(saleId: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM sale_buyers WHERE sale_id = ?', [saleId]);
-  }
-
-  /** Deletes the buyer rows of every sale id in [from, to): ids no real sale takes (the warm-up's rehearsals). */
-  async forgetSalesBetween(from: string, to: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM sale_buyers WHERE sale_id >= ? AND sale_id < ?', [from, to]);
-  }
-
   private async read(manager: EntityManager, saleId: string, userId: string): Promise<SaleBuyerRow | undefined> {
     const [row] = (await manager.query(
       'SELECT channel, fallback_orders FROM sale_buyers WHERE sale_id = ? AND user_id = ?',

@@ -2,6 +2,9 @@ import type { SaleLayout } from '@flash-sale/domain';
 import type { Job, Queue } from 'bullmq';
 import { writeOrdersJob, type WriteOrdersJobData } from './write-orders.job';
 
+/** How many of each state's newest jobs `forgetSale` looks through: a warm-up's jobs are among the latest. */
+const RECENT_JOBS = 200;
+
 /** The `orders` queue as its producers use it: waking the order writers of sales. */
 export class OrdersQueue {
   constructor(
@@ -14,6 +17,22 @@ export class OrdersQueue {
   async wakeWriters(sales: readonly SaleLayout[]): Promise<void> {
     if (sales.length === 0) return;
     await this.queue.addBulk(sales.map((sale) => writeOrdersJob(sale, this.jobAttempts)));
+  }
+
+  /**
+   * Removes a removed sale's `write-orders` jobs: waiting ones (no worker is to look for its streams) and
+   * those the queue keeps as history, among its newest RECENT_JOBS of each state. A job a worker holds
+   * right now cannot be removed; it finds nothing to write and ends as history.
+   */
+  async forgetSale(saleId: string): Promise<void> {
+    const jobs: Job[] = await this.queue.getJobs(
+      ['waiting', 'prioritized', 'delayed', 'paused', 'completed', 'failed'],
+      0,
+      RECENT_JOBS - 1,
+      false,
+    );
+    const ofSale = jobs.filter((job) => (job.data as Partial<WriteOrdersJobData>).saleId === saleId);
+    await Promise.all(ofSale.map((job) => job.remove().catch(() => undefined)));
   }
 
   /** Failed `write-orders` jobs of a sale (kept only as a short tail by removeOnFail: a small read). */

@@ -18,6 +18,11 @@ export class DriftBoard {
     await this.client.hset(this.keys.reconciliation, Object.fromEntries(drifts));
   }
 
+  /** Drops the sale's drift (a removed sale: nothing to measure any more). */
+  async forget(saleId: string): Promise<void> {
+    await this.client.hdel(this.keys.reconciliation, saleId);
+  }
+
   /** Every sale's last published drift (saleId -> units). */
   async all(): Promise<Record<string, string>> {
     return this.client.hgetall(this.keys.reconciliation);

@@ -1,4 +1,4 @@
-import type { HandedOffOrder, SaleLayout } from '@flash-sale/domain';
+import { errorMessage, type HandedOffOrder, type SaleLayout } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
 import { redisReplyCode } from './redis-errors';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
@@ -62,17 +62,20 @@ export class HandoffStream {
     count: number,
     cursor = '0-0',
   ): Promise<{ entries: HandoffEntry[]; cursor: string }> {
-    const reply = (await this.withGroup(bucket, () =>
-      this.client.call(
-        'XAUTOCLAIM',
-        this.keys.bucket(bucket).handoff,
-        HANDOFF_GROUP,
-        consumer,
-        minIdleMs,
-        cursor,
-        'COUNT',
-        count,
-      ),
+    const reply = (await this.withGroup(
+      bucket,
+      () =>
+        this.client.call(
+          'XAUTOCLAIM',
+          this.keys.bucket(bucket).handoff,
+          HANDOFF_GROUP,
+          consumer,
+          minIdleMs,
+          cursor,
+          'COUNT',
+          count,
+        ),
+      ['0-0', []],
     )) as [string, RawEntry[], string[]?];
     return { cursor: reply[0], entries: reply[1].map((raw) => toEntry(bucket, raw)) };
   }
@@ -149,29 +152,38 @@ export class HandoffStream {
 
   private async readGroup(bucket: SaleBucket, consumer: string, count: number, from: string): Promise<HandoffEntry[]> {
     const key = this.keys.bucket(bucket).handoff;
-    const reply = (await this.withGroup(bucket, () =>
-      this.client.xreadgroup('GROUP', HANDOFF_GROUP, consumer, 'COUNT', count, 'STREAMS', key, from),
+    const reply = (await this.withGroup(
+      bucket,
+      () => this.client.xreadgroup('GROUP', HANDOFF_GROUP, consumer, 'COUNT', count, 'STREAMS', key, from),
+      null,
     )) as [string, RawEntry[]][] | null;
     return (reply?.[0]?.[1] ?? []).map((raw) => toEntry(bucket, raw));
   }
 
-  /** Runs a group command, creating the group first if the sale's stream has none yet. */
-  private async withGroup<T>(bucket: SaleBucket, command: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a group command, creating the group first if the sale's stream has none yet. A stream that does
+   * not exist (its sale's keys were deleted or expired) has nothing to give: `absent` is the answer, and
+   * no empty stream is made for it.
+   */
+  private async withGroup<T>(bucket: SaleBucket, command: () => Promise<T>, absent: T): Promise<T> {
     try {
       return await command();
     } catch (error) {
       if (redisReplyCode(error) !== 'NOGROUP') throw error;
-      await this.createGroup(bucket);
+      if (!(await this.createGroup(bucket))) return absent;
       return command();
     }
   }
 
-  /** From id 0: every entry already in the stream is delivered to the new group. */
-  private async createGroup(bucket: SaleBucket): Promise<void> {
+  /** From id 0: every entry already in the stream is delivered to the new group. False: no such stream. */
+  private async createGroup(bucket: SaleBucket): Promise<boolean> {
     try {
-      await this.client.xgroup('CREATE', this.keys.bucket(bucket).handoff, HANDOFF_GROUP, '0', 'MKSTREAM');
+      await this.client.xgroup('CREATE', this.keys.bucket(bucket).handoff, HANDOFF_GROUP, '0');
+      return true;
     } catch (error) {
-      if (redisReplyCode(error) !== 'BUSYGROUP') throw error;
+      if (redisReplyCode(error) === 'BUSYGROUP') return true;
+      if (errorMessage(error).includes('requires the key to exist')) return false;
+      throw error;
     }
   }
 }

@@ -25,6 +25,11 @@ export class SaleActivity {
     return this.client.zrangebyscore(this.keys.activeSales, sinceMs, '+inf');
   }
 
+  /** Drops the sale's mark (a removed sale: no periodic job is to visit it again). */
+  async forget(saleId: string): Promise<void> {
+    await this.client.zrem(this.keys.activeSales, saleId);
+  }
+
   /** Drops marks older than `beforeMs` (the index stays as small as the recent activity). */
   async forgetBefore(beforeMs: number): Promise<number> {
     return this.client.zremrangebyscore(this.keys.activeSales, '-inf', `(${beforeMs}`);

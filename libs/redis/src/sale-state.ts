@@ -1,8 +1,8 @@
-import type { ChainableCommander } from 'ioredis';
+import { type ChainableCommander, Cluster } from 'ioredis';
 import type { SaleLayout } from '@flash-sale/domain';
 import { parseReservationRecord, type ReservationRecord } from './reservation-record';
 import type { RedisClient } from './redis-client';
-import { bucketsOf, type KeyBuilder, type SaleBucket } from './sale-keys';
+import { bucketsOf, buyerBucket, type KeyBuilder, type SaleBucket } from './sale-keys';
 
 /** What the audit reads from Redis about one sale. */
 export interface SaleRedisSnapshot {
@@ -59,6 +59,37 @@ export class SaleState {
   /** Stores a token made elsewhere (signed by the API) for the reservation script to check and consume. */
   async storeToken(bucket: SaleBucket, token: string, userId: string, ttlSeconds: number): Promise<void> {
     await this.client.set(this.keys.bucket(bucket).token(token), userId, 'EX', ttlSeconds);
+  }
+
+  /** Deletes submit tokens stored for the sale's buyers (`storeToken`), each from its buyer's bucket. */
+  async forgetTokens(sale: SaleLayout, tokens: readonly { userId: string; token: string }[]): Promise<void> {
+    const byBucket = new Map<number, string[]>();
+    for (const { userId, token } of tokens) {
+      const bucket = buyerBucket(sale, userId);
+      byBucket.set(bucket.index, [...(byBucket.get(bucket.index) ?? []), this.keys.bucket(bucket).token(token)]);
+    }
+    // One DEL per bucket: a bucket's keys share its cluster slot.
+    for (const keys of byBucket.values()) await this.client.del(...keys);
+  }
+
+  /**
+   * Deletes every submit token stored for the sale, found by a SCAN of each master: for a sale whose
+   * tokens nobody listed (a startup warm-up's, left by a process that died), not for a sale on the
+   * request path — a SCAN walks the whole keyspace.
+   */
+  async forgetEveryToken(sale: SaleLayout): Promise<void> {
+    const masters = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    for (const bucket of bucketsOf(sale)) {
+      const pattern = this.keys.bucket(bucket).token('*');
+      for (const node of masters) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          if (keys.length > 0) await node.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      }
+    }
   }
 
   /** Like `storeToken`, unless Redis already knows the token or it bought something (a replay exists). */

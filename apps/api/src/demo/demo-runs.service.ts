@@ -9,7 +9,7 @@ import { ADMIN_USER_ID } from '../auth/auth.service';
 import { StockStrategies } from '../purchase/strategies/stock-strategies';
 import { type CreateDemoRunDto, DEMO_DEFAULT_STRATEGIES } from './demo-run.dto';
 import { type DemoRunReport, type DemoStrategyResult, emptyResult, percentile } from './demo-run.report';
-import { pool, SelfHttpClient } from './self-http-client';
+import { pool, SelfHttpClient } from '../common/self-http-client';
 
 /** Sockets the burst uses: enough concurrency for naive-unsafe's lost updates to show, bounded for a laptop. */
 const BURST_CONNECTIONS = 64;

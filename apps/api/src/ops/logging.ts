@@ -13,7 +13,6 @@ import type { LoggerModuleAsyncParams } from 'nestjs-pino';
 import { Store, storage } from 'nestjs-pino/storage';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { isContractAnswer } from '../common/error.filter';
-import { isWarmUpRequest } from '../common/warm-up-caller';
 import { PURCHASE_ROUTE } from '../purchase/purchase.route';
 import { WAITING_ROOM_ROUTE } from '../waiting-room/waiting-room.controller';
 
@@ -96,7 +95,6 @@ export function createRootLogger(ops: AppConfig['ops'], service: string): Logger
  * The answers below 500 of the purchase route and of the waiting room's queue route are sampled
  * (PURCHASE_ACCESS_LOG_PERCENT, 1 % by default): in a flash sale they are a flood of identical lines,
  * counted anyway (FLOOD_ROUTES).
- * The startup warm-up's requests (ops/startup-warm-up.ts) get none.
  * Every other request, every 5xx and error, and every request that brought its own `x-request-id` (someone
  * is tracing it) keep their line; every response carries its `x-request-id` and every line written while
  * it is handled carries it as `reqId`.
@@ -116,7 +114,7 @@ export class AccessLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request) || isWarmUpRequest(request)) return;
+    if (this.isLogDisabled(request)) return;
     const serverError = reply.statusCode >= 500;
     if (!error && !serverError && this.sampledOut(request)) return;
     const responseTime = Math.round(reply.elapsedTime * 10) / 10;

@@ -5,8 +5,9 @@ import { AuthModule } from '../auth/auth.module';
 import { DependencyHealth } from './dependency-health';
 import { HealthController } from './health.controller';
 import { nestLoggingParams, RequestLogContext } from './logging';
-import { PurchaseRehearsal } from './purchase-rehearsal';
+import { SalesModule } from '../sales/sales.module';
 import { StartupWarmUp } from './startup-warm-up';
+import { WarmUpSales } from './warm-up-sale';
 
 /**
  * Operations: JSON logs with the request id, /health and /health/ready. (The OpenAPI page and the
@@ -17,9 +18,10 @@ import { StartupWarmUp } from './startup-warm-up';
     LoggerModule.forRootAsync(nestLoggingParams),
     TerminusModule.forRoot({ errorLogStyle: 'json' }),
     AuthModule,
+    SalesModule,
   ],
   controllers: [HealthController],
-  providers: [DependencyHealth, RequestLogContext, PurchaseRehearsal, StartupWarmUp],
+  providers: [DependencyHealth, RequestLogContext, WarmUpSales, StartupWarmUp],
   exports: [StartupWarmUp],
 })
 export class OpsModule {}

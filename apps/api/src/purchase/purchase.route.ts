@@ -4,7 +4,6 @@ import type { OperationObject } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthGuard } from '../auth/auth.guard';
 import { sendError } from '../common/error.filter';
-import { isWarmUpRequest } from '../common/warm-up-caller';
 import { MetricsService } from '../metrics/metrics.service';
 import { LoadShedder } from '../protection/load-shedder';
 import { PURCHASE_BODY_SCHEMA, type PurchaseOrder, readPurchaseBody } from './purchase-body';
@@ -130,9 +129,9 @@ export class PurchaseRoute implements OnModuleInit {
     return this.purchases.purchase(userId, saleId, order);
   }
 
-  /** Every refusal of the route leaves here: counted once (the startup warm-up's never), answered the contract's way. */
+  /** Every refusal of the route leaves here: counted once, answered the contract's way. */
   private refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
-    if (!isWarmUpRequest(request)) this.metrics.countRefusedPurchase(error);
+    this.metrics.countRefusedPurchase(error);
     sendError(request, reply, error);
   }
 }

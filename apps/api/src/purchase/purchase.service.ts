@@ -1,7 +1,6 @@
 import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth-user';
-import { rehearsalSaleFor } from '../common/warm-up-caller';
 import { PurchaseRateLimits } from '../protection/purchase-rate-limits';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { WaitingRoom } from '../waiting-room/waiting-room.service';
@@ -28,7 +27,7 @@ export class PurchaseService {
 
   /** `pass`: a sale with a waiting room issues tokens only to the buyers it admitted. */
   async issueToken(user: AuthUser, saleId: string, pass?: string): Promise<IssuedSubmitToken> {
-    const sale = rehearsalSaleFor(saleId, user.id) ?? (await this.catalog.get(saleId));
+    const sale = await this.catalog.get(saleId);
     if (sale.endsAt <= new Date()) throw new DomainError(ErrorCode.SaleEnded, 'This sale has ended');
     this.room.requireAdmission(sale, user.id, pass);
     const issued = this.tokens.sign(sale.id, user.id);
@@ -66,13 +65,8 @@ export class PurchaseService {
     throw error;
   }
 
-  /**
-   * The sale, or 404 — after the rate limits, which come first (docs/api.md's order). The startup
-   * warm-up's callers also find the rehearsal sale it opened (common/warm-up-caller.ts).
-   */
+  /** The sale, or 404 — after the rate limits, which come first (docs/api.md's order). */
   private async saleOf(saleId: string, userId: string): Promise<SaleDefinition> {
-    const rehearsal = rehearsalSaleFor(saleId, userId);
-    if (rehearsal) return rehearsal;
     try {
       return await this.catalog.get(saleId);
     } catch (error) {

@@ -16,6 +16,7 @@ const PURPOSE_LABELS: Record<SalePurpose, string> = {
   'load-test': 'Load test (k6)',
   bench: 'Bench',
   demo: 'Demo',
+  'warm-up': 'Startup warm-up',
 };
 
 function purposeOf(value: string | null): SalePurpose | undefined {

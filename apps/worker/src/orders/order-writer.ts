@@ -20,7 +20,11 @@ import {
 import { buyerBucket, type ReleaseResult, ReservationScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 
-export type WriteOutcome = 'created' | 'already-exists' | 'rejected';
+/**
+ * `sale-removed`: the sale no longer exists in MySQL (a startup warm-up's sale, removed with its keys
+ * while this batch was in hand): nothing to write, nothing to free.
+ */
+export type WriteOutcome = 'created' | 'already-exists' | 'rejected' | 'sale-removed';
 
 export const FAILURE_REASONS = {
   soldOutInMySql: 'MYSQL_STOCK_EXHAUSTED',
@@ -141,7 +145,10 @@ export class OrderWriter {
   ): Promise<Decision[]> {
     return this.orderWriting.transaction(async (transaction) => {
       const sale = await transaction.readSale(saleId);
-      if (!sale) throw new Error(`Sale ${saleId} does not exist in MySQL`);
+      if (!sale) {
+        this.logger.warn(`Sale ${saleId} no longer exists: ${orders.length} of its orders dropped`);
+        return orders.map((order): Decision => ({ order, outcome: 'sale-removed' }));
+      }
       const { decisions, moved } = await this.writeIn(transaction, saleId, sale, orders, lookForExisting);
       if (!moved) throw new OptimisticConflict();
       return decisions;
@@ -152,10 +159,10 @@ export class OrderWriter {
    * The write path's statements and arithmetic for made-up orders of a sale row that exists only here,
    * in a transaction rolled back at the end (the worker's startup warm-up, write-path-warm-up.ts).
    */
-  async rehearse(sale: SaleStockRow, orders: readonly HandedOffOrder[]): Promise<void> {
+  async writeRolledBack(sale: SaleStockRow, orders: readonly HandedOffOrder[]): Promise<void> {
     const [first] = orders;
     if (!first) return;
-    await this.orderWriting.rehearse(async (transaction) => {
+    await this.orderWriting.rolledBack(async (transaction) => {
       await transaction.readSale(first.saleId);
       await this.writeIn(transaction, first.saleId, sale, orders, true);
     });

@@ -5,7 +5,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OrderWriter } from './order-writer';
 
 /** A sale row, never written, with units for every made-up order of WARM_UP_SALE_ID, on incarnation 1. */
-const REHEARSAL_SALE: SaleStockRow = {
+const WARM_UP_SALE_ROW: SaleStockRow = {
   stock: Number.MAX_SAFE_INTEGER,
   available: 0,
   leased: Number.MAX_SAFE_INTEGER,
@@ -19,7 +19,7 @@ const REHEARSAL_SALE: SaleStockRow = {
 
 /**
  * The worker's half of the opening second (docs/performance.md, "The opening second"): before it says
- * it consumes, the worker rehearses its write path — WARM_UP_REQUESTS made-up orders in batches of
+ * it consumes, the worker runs its write path — WARM_UP_REQUESTS made-up orders in batches of
  * ORDER_BATCH_SIZE, each batch one transaction with the real statements (read the sale row, look for
  * written orders, the multi-row insert, the optimistic update), rolled back at its end. MySQL's pool is
  * open and the code compiled when the sale's first orders arrive; nothing is ever committed.
@@ -38,7 +38,7 @@ export class WritePathWarmUp {
     this.batchSize = config.worker.batchSize;
   }
 
-  /** Never throws: a worker that could not rehearse (MySQL down) still consumes, cold. */
+  /** Never throws: a worker that could not warm up (MySQL down) still consumes, cold. */
   async run(): Promise<void> {
     if (this.orders === 0) return;
     const startedAt = Date.now();
@@ -46,17 +46,17 @@ export class WritePathWarmUp {
     try {
       while (written < this.orders) {
         const batch = madeUpOrders(written, Math.min(this.batchSize, this.orders - written));
-        await this.writer.rehearse(REHEARSAL_SALE, batch);
+        await this.writer.writeRolledBack(WARM_UP_SALE_ROW, batch);
         written += batch.length;
       }
-      this.logger.log(`Write path warmed: ${written} orders rehearsed in ${Date.now() - startedAt} ms`);
+      this.logger.log(`Write path warmed: ${written} orders written and rolled back in ${Date.now() - startedAt} ms`);
     } catch (error) {
       this.logger.warn(`Warm-up stopped after ${written} orders, consuming anyway: ${errorMessage(error)}`);
     }
   }
 }
 
-/** Order numbers no order has (real ones are digits), unique among this process's rehearsals. */
+/** Order numbers no order has (real ones are digits), unique among this process's warm-up batches. */
 function madeUpOrders(from: number, count: number): HandedOffOrder[] {
   return Array.from({ length: count }, (_, i) => ({
     orderNo: `warm-up-${process.pid}-${from + i}`,

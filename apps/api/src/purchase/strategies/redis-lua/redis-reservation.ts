@@ -5,7 +5,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { MetricsService } from '../../../metrics/metrics.service';
 import { PurchaseRateLimits } from '../../../protection/purchase-rate-limits';
 import { rateLimited } from '../../../protection/retry-later.error';
-import { isRehearsalSale } from '../../../common/warm-up-caller';
 import { IncarnationGuard } from './incarnation-guard';
 import type { PurchaseOrder } from '../../purchase-body';
 import type { PurchaseAccepted } from '../../stock-strategy';
@@ -39,8 +38,6 @@ interface Attempts {
   mysqlWasEmpty: boolean;
   /** The token's own order number was found taken (a collision, ~2^-80): random ones from then on. */
   tokenNumberTaken: boolean;
-  /** The startup warm-up's rehearsal: neither timed nor counted in the metrics. */
-  readonly offTheBooks: boolean;
 }
 
 /** After a refusal: try again, or the purchase's answer (a replayed order). A final refusal is thrown. */
@@ -82,7 +79,6 @@ export class RedisReservation {
       adoptedToken: false,
       mysqlWasEmpty: false,
       tokenNumberTaken: false,
-      offTheBooks: isRehearsalSale(sale.id),
     };
     for (let attempt = 1; attempt <= MAX_RESERVE_ATTEMPTS; attempt++) {
       // Every try, not only the first: the awaits between tries (a top-up, a load, a token adoption) are
@@ -126,7 +122,7 @@ export class RedisReservation {
 
   private async runScript(attempts: Attempts, first: boolean): Promise<ReserveResult> {
     const { sale, userId, order, bucket } = attempts;
-    const timer = attempts.offTheBooks ? undefined : this.metrics.reservationTimer();
+    const timer = this.metrics.reservationTimer();
     const result = await this.scripts.reserve({
       bucket,
       userId,
@@ -139,7 +135,7 @@ export class RedisReservation {
       // Counted by the first attempt only: a retry is the same purchase.
       rateLimits: first ? this.rateLimits.inReservation(sale) : undefined,
     });
-    timer?.();
+    timer();
     return result;
   }
 
@@ -232,15 +228,14 @@ export class RedisReservation {
    * cancelled or expired by now.
    */
   private async accepted(attempts: Attempts, result: Reserved): Promise<PurchaseAccepted> {
-    const counted = !attempts.offTheBooks;
     // Epoch 0: a replay of an order MySQL sold itself (the fallback), or that ended before Redis was
     // loaded: written already, nothing to hand off.
     if (result.epoch !== 0) await this.followUp.complete(attempts.sale, attempts.bucket, result);
     if (result.kind === 'replayed') {
-      if (counted) this.metrics.countPurchase('replayed');
+      this.metrics.countPurchase('replayed');
       return this.tokenOrders.replayOfReservation(result.orderNo);
     }
-    if (counted) this.metrics.countPurchase('accepted');
+    this.metrics.countPurchase('accepted');
     return { orderNo: result.orderNo, status: 'QUEUED', made: 'reserved', replay: false };
   }
 }

@@ -2,7 +2,6 @@ import { errorMessage, type SaleLayout } from '@flash-sale/domain';
 import { StockLeases } from '@flash-sale/stock';
 import type { ReserveResult, SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
-import { isRehearsalSale } from '../../../common/warm-up-caller';
 import { LoadShedder } from '../../../protection/load-shedder';
 import { DurableAck } from './durable-ack';
 import { WriteOrdersNudge } from './write-orders-nudge';
@@ -27,9 +26,8 @@ export class ReservationFollowUp {
 
   async complete(sale: SaleLayout, bucket: SaleBucket, result: Reserved): Promise<void> {
     this.shedder.noteBacklog(bucket, result.backlog);
-    // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost). The
-    // warm-up's rehearsal does not: its orders are never written, its stream is deleted with its sale.
-    if (!isRehearsalSale(sale.id)) await this.writers.nudge(sale);
+    // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost).
+    await this.writers.nudge(sale);
     if (result.balance < this.leases.policy.lowWater) {
       // The next lease, before Redis runs dry: buyers never wait on MySQL in the common case.
       this.leases.topUp(sale.id, bucket.index).catch((error: unknown) => {

@@ -10,9 +10,9 @@ export interface SelfResponse<T = unknown> {
 }
 
 /**
- * HTTP to this very API on 127.0.0.1: the demonstration buys through the public routes, exactly as a
- * shopper would, so it shows what the API really does (validation, guards, strategies, audit). A
- * keep-alive pool of `connections` sockets bounds what the burst can open.
+ * HTTP to this very API over loopback: the demonstration and the startup warm-up buy through the public
+ * routes, exactly as a shopper would, so they go through what the API really does (validation, guards,
+ * strategies, audit). A keep-alive pool of `connections` sockets bounds what a burst can open.
  */
 export class SelfHttpClient {
   private readonly agent: Agent;
@@ -21,6 +21,8 @@ export class SelfHttpClient {
     private readonly port: number,
     connections: number,
     private readonly timeoutMs = 10_000,
+    /** The address the server listens on (a loopback one when it listens on every interface). */
+    private readonly host = '127.0.0.1',
   ) {
     this.agent = new Agent({ keepAlive: true, maxSockets: connections });
   }
@@ -36,7 +38,7 @@ export class SelfHttpClient {
     return new Promise((resolve) => {
       const req = request(
         {
-          host: '127.0.0.1',
+          host: this.host,
           port: this.port,
           method,
           path: `/api${path}`,
