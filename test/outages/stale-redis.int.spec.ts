@@ -40,6 +40,15 @@ async function restartFromCopy(w: StackWorld, copy: Awaited<ReturnType<typeof co
   restorer.disconnect();
 }
 
+/**
+ * The world of a stale-copy test: the file's own redis-server, which the test kills and restores a copy
+ * into, and the database to count the sale's orders in. A lost incarnation's units are settled half a
+ * second after the loss; `env` adds the file's leases and repair intervals.
+ */
+function useStaleCopyWorld(env: Record<string, string>): StackWorld {
+  return useStackWorld({ redis: 'private', database: true, env: { RECOVERY_GRACE_MS: '500', ...env } });
+}
+
 /** Order rows of the sale, any status. */
 async function ordersWritten(w: StackWorld, saleId: string): Promise<number> {
   return Number((await w.db.query('SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]))[0].n);
@@ -52,16 +61,11 @@ async function ordersWritten(w: StackWorld, saleId: string): Promise<number> {
  * sells only fresh leases; reconciliation then settles the old one by itself.
  */
 describe('Redis restored from a stale copy (private redis-server, real MariaDB)', () => {
-  const w = useStackWorld({
-    redis: 'private',
-    database: true,
-    env: {
-      LEASE_SIZE: '30',
-      LEASE_LOW_WATER: '5',
-      RECOVERY_GRACE_MS: '500',
-      // Reconciliation runs when the test says so: the purchase path alone must refuse the stale copy.
-      RECONCILE_INTERVAL_MS: '3600000',
-    },
+  const w = useStaleCopyWorld({
+    LEASE_SIZE: '30',
+    LEASE_LOW_WATER: '5',
+    // Reconciliation runs when the test says so: the purchase path alone must refuse the stale copy.
+    RECONCILE_INTERVAL_MS: '3600000',
   });
 
   it('sells no unit twice after a stale restore, and closes the books without an admin', async () => {
@@ -132,16 +136,11 @@ describe('Redis restored from a stale copy (private redis-server, real MariaDB)'
  * there. The worker's periodic checks alone (no activity mark, no admin) must replace it and close the books.
  */
 describe('Redis restored from a stale copy after the sale ended (private redis-server, real MariaDB)', () => {
-  const w = useStackWorld({
-    redis: 'private',
-    database: true,
-    env: {
-      LEASE_SIZE: '10',
-      LEASE_LOW_WATER: '2',
-      RECOVERY_GRACE_MS: '500',
-      RECONCILE_INTERVAL_MS: '1000',
-      IDLE_SALE_CHECK_INTERVAL_MS: '1000',
-    },
+  const w = useStaleCopyWorld({
+    LEASE_SIZE: '10',
+    LEASE_LOW_WATER: '2',
+    RECONCILE_INTERVAL_MS: '1000',
+    IDLE_SALE_CHECK_INTERVAL_MS: '1000',
   });
 
   it('never sells on the copy, and replaces it so that Redis and MySQL agree again', async () => {
