@@ -5,7 +5,7 @@ import { WorkerModule } from '../../apps/worker/src/worker.module';
 import type { ApiResponse, PurchaseAnswer } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
+import { closeOutageWorld, type OutageWorld, REPAIR_EVERY_SECOND, startOutageWorld } from '../support/outage-world';
 
 type Buyer = { token: string; userId: string };
 
@@ -37,9 +37,7 @@ describe('answers after an outage are true (private redis-server, real MariaDB)'
       REDIS_FALLBACK: 'on',
       LEASE_SIZE: '2',
       LEASE_LOW_WATER: '0',
-      RECONCILE_INTERVAL_MS: '1000',
-      RECOVERY_INTERVAL_MS: '1000',
-      RECOVERY_GRACE_MS: '1000',
+      ...REPAIR_EVERY_SECOND,
     });
     first = await startStack(world.testEnv.config, { worker: false });
     second = await startStack(world.testEnv.config, { worker: false });

@@ -6,7 +6,7 @@ import { waitFor } from '../support/fixtures';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { ReplyDroppingProxy } from '../support/reply-dropping-proxy';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
+import { closeOutageWorld, type OutageWorld, REPAIR_EVERY_SECOND, startOutageWorld } from '../support/outage-world';
 
 type Answer = { orderNo?: string; status?: string; error?: { code: string } };
 type Buyer = { token: string; userId: string };
@@ -42,9 +42,7 @@ describe('outage sequences (private redis-server SIGKILLed, a reply-dropping pro
         REDIS_FALLBACK: 'on',
         LEASE_SIZE: '10',
         LEASE_LOW_WATER: '2',
-        RECONCILE_INTERVAL_MS: '1000',
-        RECOVERY_INTERVAL_MS: '1000',
-        RECOVERY_GRACE_MS: '1000',
+        ...REPAIR_EVERY_SECOND,
       };
     });
     stack = await startStack(world.testEnv.config, { worker: false });

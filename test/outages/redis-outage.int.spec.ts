@@ -4,7 +4,7 @@ import { WorkerModule } from '../../apps/worker/src/worker.module';
 import type { ApiResponse } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
 import { startStack, type RunningStack } from '../support/running-stack';
-import { closeOutageWorld, type OutageWorld, startOutageWorld } from '../support/outage-world';
+import { closeOutageWorld, type OutageWorld, REPAIR_EVERY_SECOND, startOutageWorld } from '../support/outage-world';
 
 type PurchaseBody = { orderNo?: string; status?: string; error?: { code: string } };
 
@@ -30,9 +30,7 @@ describe('Redis outage with stock leases (private redis-server SIGKILLed, real M
       // Small leases: MySQL keeps unleased units for the fallback to sell.
       LEASE_SIZE: '20',
       LEASE_LOW_WATER: '5',
-      RECONCILE_INTERVAL_MS: '1000',
-      RECOVERY_INTERVAL_MS: '1000',
-      RECOVERY_GRACE_MS: '1000',
+      ...REPAIR_EVERY_SECOND,
     });
   });
 

@@ -15,6 +15,17 @@ export interface OutageWorld {
 }
 
 /**
+ * Short repair intervals, so that the books close by themselves within seconds of an outage: the
+ * hand-off sweep and reconciliation every second, and a lost incarnation's units settled a second after
+ * the loss (the late writes it waits for are the test's own, soon done).
+ */
+export const REPAIR_EVERY_SECOND = {
+  RECONCILE_INTERVAL_MS: '1000',
+  RECOVERY_INTERVAL_MS: '1000',
+  RECOVERY_GRACE_MS: '1000',
+} as const satisfies Record<string, string>;
+
+/**
  * Starts one. `env` overrides the environment's variables (REDIS_URL is the private Redis's); as a
  * function of that Redis, they are made once it runs (a REDIS_URL through a proxy to it).
  */
