@@ -2,8 +2,7 @@ import { createRedisClient } from '@flash-sale/redis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp } from '../../apps/api/src/app.factory';
 import { ApiClient, type ApiResponse } from '../support/api-client';
-import { startStack, type RunningStack } from '../support/running-stack';
-import { createTestEnv, type TestEnv } from '../support/test-env';
+import { useStackWorld } from '../support/stack-world';
 
 interface ErrorBody {
   error?: { code: string };
@@ -22,17 +21,22 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
   const ADMIN_ATTEMPTS = 10; // per IP
   const ADMIN_FAILURES_BEFORE_LOCKOUT = 5;
 
-  let testEnv: TestEnv;
-  let stack: RunningStack; // instance A, with the worker
   let second: NestFastifyApplication; // instance B
   let urls: [string, string];
   let attackerClients: [ApiClient, ApiClient];
   const extraClients: ApiClient[] = [];
-  let admin: string;
   let saleId: string;
 
-  beforeAll(async () => {
-    testEnv = await createTestEnv({
+  // Registered before the world's: jest runs `afterAll` hooks in the order they were registered, and
+  // instance B and the clients close before the world drops the database and the keys under them.
+  afterAll(async () => {
+    await Promise.all([...attackerClients, ...extraClients].map((client) => client.close()));
+    await second.close();
+  });
+
+  // Instance A, with the worker, and an admin signed in on it.
+  const w = useStackWorld({
+    env: {
       RATE_LIMIT_PROFILE: 'standard',
       RATE_LIMIT_PURCHASES_POINTS: '',
       RATE_LIMIT_SUBMIT_TOKENS_POINTS: '',
@@ -44,26 +48,20 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
       RATE_LIMIT_SUBMIT_TOKENS_SECONDS: '600',
       RATE_LIMIT_PURCHASES_SECONDS: '600',
       RATE_LIMIT_SALE_PURCHASES_SECONDS: '600',
-    });
-    expect(testEnv.config.protection.limits.guestSignInPerIp.points).toBe(GUEST_LIMIT);
-    expect(testEnv.config.protection.limits.purchasesPerUser.points).toBe(PURCHASE_LIMIT);
-    stack = await startStack(testEnv.config);
-    second = await createApiApp(testEnv.config, { logger: false });
-    await second.listen({ port: 0, host: '0.0.0.0' });
-    const port = (second.getHttpServer().address() as { port: number }).port;
-    urls = [stack.client.baseUrl, `http://127.0.0.1:${port}`];
-    // The attacker: one machine (127.0.0.2) talking to both instances.
-    attackerClients = [new ApiClient(urls[0], 128, '127.0.0.2'), new ApiClient(urls[1], 128, '127.0.0.2')];
-    admin = await clientAt('127.0.0.50', 0).adminToken(testEnv.env['ADMIN_PASSWORD']!);
-    const sale = await stack.client.createSale(admin, { name: 'Flooded', priceCents: 100, stock: 100 });
-    saleId = sale.id;
+    },
   });
 
-  afterAll(async () => {
-    await Promise.all([...attackerClients, ...extraClients].map((client) => client.close()));
-    await second.close();
-    await stack.close();
-    await testEnv.cleanup();
+  beforeAll(async () => {
+    expect(w.testEnv.config.protection.limits.guestSignInPerIp.points).toBe(GUEST_LIMIT);
+    expect(w.testEnv.config.protection.limits.purchasesPerUser.points).toBe(PURCHASE_LIMIT);
+    second = await createApiApp(w.testEnv.config, { logger: false });
+    await second.listen({ port: 0, host: '0.0.0.0' });
+    const port = (second.getHttpServer().address() as { port: number }).port;
+    urls = [w.client.baseUrl, `http://127.0.0.1:${port}`];
+    // The attacker: one machine (127.0.0.2) talking to both instances.
+    attackerClients = [new ApiClient(urls[0], 128, '127.0.0.2'), new ApiClient(urls[1], 128, '127.0.0.2')];
+    const sale = await w.client.createSale(w.admin, { name: 'Flooded', priceCents: 100, stock: 100 });
+    saleId = sale.id;
   });
 
   function clientAt(ip: string, instance: 0 | 1): ApiClient {
@@ -145,8 +143,8 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
     expectRateLimited(attackerResponses);
     expect(tally(honestResponses)).toEqual({ 202: 20 });
     // The refused flood did not spend the sale's budget: it counted only the admitted purchases.
-    const redis = createRedisClient(testEnv.config.redis);
-    const saleCounter = await redis.get(`${testEnv.config.redis.keyPrefix}:{sale:${saleId}}:rl:purchase-sale`);
+    const redis = createRedisClient(w.testEnv.config.redis);
+    const saleCounter = await redis.get(`${w.testEnv.config.redis.keyPrefix}:{sale:${saleId}}:rl:purchase-sale`);
     redis.disconnect();
     expect(Number(saleCounter)).toBe(PURCHASE_LIMIT + 20);
   });
@@ -169,7 +167,7 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
 
     // The reservation script counts the limits itself: the buyer's purchase, its replays, then 429 —
     // also for a body that would be a 400 (docs/api.md: 429 comes first).
-    const live = (await stack.client.createSale(admin, { stock: 100 })).id;
+    const live = (await w.client.createSale(w.admin, { stock: 100 })).id;
     const token = await client.submitToken(live, greedy.token);
     withinBudget(await spend(live, { token }), 202);
     const invalid = await client.call<ErrorBody>('POST', `/api/sales/${live}/purchase`, {
@@ -180,9 +178,9 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
 
     // Answers given without the script spend the same budget before they are given.
     withinBudget(await spend('987654321', { token: 'whatever' }), 404); // unknown sale
-    const dbSale = (await stack.client.createSale(admin, { stock: 5, strategy: 'db-optimistic' })).id;
+    const dbSale = (await w.client.createSale(w.admin, { stock: 5, strategy: 'db-optimistic' })).id;
     withinBudget(await spend(dbSale, { token }), 403); // another sale's token
-    const soldOut = (await stack.client.createSale(admin, { stock: 1 })).id;
+    const soldOut = (await w.client.createSale(w.admin, { stock: 1 })).id;
     const first = await clientAt('127.0.0.5', 0).guest();
     const firstToken = await clientAt('127.0.0.5', 0).submitToken(soldOut, first.token);
     expect(
@@ -210,7 +208,7 @@ describe('rate limits across two API instances (real Redis and MariaDB)', () => 
     expectRateLimited(guesses);
 
     // Locked out: even the right password from that IP waits.
-    const password = testEnv.env['ADMIN_PASSWORD']!;
+    const password = w.testEnv.env['ADMIN_PASSWORD']!;
     const locked = await attackerClients[1].call('POST', '/api/auth/admin', { json: { password } });
     expect(locked.status).toBe(429);
     // The admin, elsewhere, is not locked out by it — on either instance.
