@@ -1,11 +1,9 @@
 import { createRedisClient, type RedisClient } from '@flash-sale/redis';
-import type { DataSource } from 'typeorm';
 import { SaleCatalog } from '../../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { waitFor } from '../support/fixtures';
 import { startStack, type RunningStack } from '../support/running-stack';
 import { useStackWorld } from '../support/stack-world';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
 
 interface Guest {
   token: string;
@@ -38,28 +36,26 @@ async function flagSet(stack: RunningStack, saleId: string, guest: Guest, token:
  * returned on another instance — that it is not sold out any more.
  */
 describe('sold-out flood: learnt and unlearnt across instances', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let first: RunningStack;
-  let second: RunningStack;
-  let adminToken: string;
+  let second: RunningStack; // the other API instance, with the worker
 
-  beforeAll(async () => {
-    // Ten minutes: only a stock-return message can clear a flag while the test runs.
-    testEnv = await createTestEnv({ SOLD_OUT_FLAG_TTL_MS: '600000', EXPIRY_SWEEP_INTERVAL_MS: '200' });
-    db = await openDatabase(testEnv.config);
-    first = await startStack(testEnv.config, { worker: false });
-    second = await startStack(testEnv.config); // the other API instance, with the worker
-    adminToken = await first.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+  // Registered before the world's: jest runs `afterAll` hooks in the order they were registered, and the
+  // second instance closes before the world drops the database and the keys under it.
+  afterAll(() => second?.close());
+
+  // The first instance (`w.stack`), without a worker. Ten minutes: only a stock-return message can clear
+  // a flag while the test runs.
+  const w = useStackWorld({
+    worker: false,
+    database: true,
+    env: { SOLD_OUT_FLAG_TTL_MS: '600000', EXPIRY_SWEEP_INTERVAL_MS: '200' },
   });
 
-  afterAll(async () => {
-    await Promise.all([first.close(), second.close()]);
-    await db.destroy();
-    await testEnv.cleanup();
+  beforeAll(async () => {
+    second = await startStack(w.testEnv.config);
   });
 
   async function writtenOrder(saleId: string, buyer: Guest): Promise<string> {
+    const first = w.stack;
     const bought = await buy(first, saleId, buyer, await first.client.submitToken(saleId, buyer.token));
     expect(bought.status).toBe(202);
     const orderNo = (bought.body as { orderNo: string }).orderNo;
@@ -68,7 +64,8 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
   }
 
   it('a flagged instance sells units cancelled, then expired, on the other instance', async () => {
-    const saleId = (await first.client.createSale(adminToken, { stock: 2 })).id;
+    const { stack: first, db, admin } = w;
+    const saleId = (await first.client.createSale(admin, { stock: 2 })).id;
     const [ada, eve, bob, cyd] = (await Promise.all([1, 2, 3, 4].map(() => first.client.guest()))) as [
       Guest,
       Guest,
@@ -114,7 +111,7 @@ describe('sold-out flood: learnt and unlearnt across instances', () => {
           await second.client.call<{ ok: boolean; oversold: number; held: number }>(
             'GET',
             `/api/admin/sales/${saleId}/audit`,
-            { token: adminToken },
+            { token: admin },
           )
         ).body,
       (report) => report.ok && report.held === 2,
