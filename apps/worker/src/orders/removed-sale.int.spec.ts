@@ -1,18 +1,9 @@
 import { WarmUpSaleRepository } from '@flash-sale/db';
-import {
-  type HandoffStream,
-  type KeyBuilder,
-  type RedisClient,
-  type ReservationScripts,
-  type SaleState,
-  singleBucketSale,
-} from '@flash-sale/redis';
+import { singleBucketSale } from '@flash-sale/redis';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
 import { countRows, createLiveSale, reserveForUsers } from '../../../../test/support/fixtures';
-import { createTestEnv, openDatabase, type TestEnv } from '../../../../test/support/test-env';
-import { openSaleRedis } from '../../../../test/support/test-redis';
+import { useStoreWorld } from '../../../../test/support/stack-world';
 import { WorkerModule } from '../worker.module';
 import { HandoffDrain } from './handoff-drain';
 
@@ -22,35 +13,24 @@ import { HandoffDrain } from './handoff-drain';
  * Redis, the worker's own drain.
  */
 describe('a sale removed under the worker (real MariaDB and Redis)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let redis: RedisClient;
-  let keys: KeyBuilder;
-  let scripts: ReservationScripts;
-  let saleRedis: SaleState;
-  let handoff: HandoffStream;
   let worker: INestApplicationContext;
 
-  beforeAll(async () => {
-    testEnv = await createTestEnv();
-    db = await openDatabase(testEnv.config);
-    ({ redis, keys, scripts, saleRedis, handoff } = openSaleRedis(testEnv.config.redis));
-    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(testEnv.config), { logger: false });
-  });
+  // Registered before the world's: jest runs `afterAll` hooks in the order they were registered, and the
+  // worker closes before the world drops the database and the keys under it.
+  afterAll(() => worker?.close());
 
-  afterAll(async () => {
-    await worker.close();
-    await db.destroy();
-    redis.disconnect();
-    await testEnv.cleanup();
+  const w = useStoreWorld();
+
+  beforeAll(async () => {
+    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(w.testEnv.config), { logger: false });
   });
 
   /** A live sale of purpose `warm-up` with `count` reservations waiting in its hand-off stream. */
   async function warmUpSaleWithReservations(count: number): Promise<string> {
-    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: count });
-    await db.query("UPDATE sales SET purpose = 'warm-up' WHERE id = ?", [saleId]);
-    await reserveForUsers(scripts, saleRedis, saleId, count);
-    expect(await handoff.backlog(singleBucketSale(saleId))).toBe(count);
+    const saleId = await createLiveSale(w.db, w.scripts, w.saleRedis, { stock: count });
+    await w.db.query("UPDATE sales SET purpose = 'warm-up' WHERE id = ?", [saleId]);
+    await reserveForUsers(w.scripts, w.saleRedis, saleId, count);
+    expect(await w.handoff.backlog(singleBucketSale(saleId))).toBe(count);
     return saleId;
   }
 
@@ -61,25 +41,25 @@ describe('a sale removed under the worker (real MariaDB and Redis)', () => {
     const drained = await worker.get(HandoffDrain).drain(singleBucketSale(saleId));
 
     expect(drained.written).toBe(5);
-    expect(await handoff.backlog(singleBucketSale(saleId))).toBe(0);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(0);
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
+    expect(await w.handoff.backlog(singleBucketSale(saleId))).toBe(0);
+    expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId])).toBe(0);
+    expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM sales WHERE id = ?', [saleId])).toBe(0);
   });
 
   it("a sale's keys deleted before a write-orders job for it runs: the drain finds nothing and makes no stream", async () => {
     const saleId = await warmUpSaleWithReservations(3);
     await worker.get(WarmUpSaleRepository).remove(saleId);
-    await saleRedis.reset(singleBucketSale(saleId));
+    await w.saleRedis.reset(singleBucketSale(saleId));
 
     const drained = await worker.get(HandoffDrain).drain(singleBucketSale(saleId));
 
     expect(drained.written).toBe(0);
-    expect(await redis.exists(keys.sale(saleId).handoff)).toBe(0);
+    expect(await w.redis.exists(w.keys.sale(saleId).handoff)).toBe(0);
   });
 
   it('only a warm-up sale is ever removed', async () => {
-    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1 });
+    const saleId = await createLiveSale(w.db, w.scripts, w.saleRedis, { stock: 1 });
     await expect(worker.get(WarmUpSaleRepository).remove(saleId)).rejects.toThrow('not a warm-up sale');
-    expect(await countRows(db, 'SELECT COUNT(*) AS n FROM sales WHERE id = ?', [saleId])).toBe(1);
+    expect(await countRows(w.db, 'SELECT COUNT(*) AS n FROM sales WHERE id = ?', [saleId])).toBe(1);
   });
 });
