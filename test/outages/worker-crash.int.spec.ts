@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { QueueName, writeOrdersJob } from '@flash-sale/queue';
 import { createRedisClient, HANDOFF_GROUP, type RedisClient, singleBucketSale } from '@flash-sale/redis';
 import { Queue } from 'bullmq';
-import type { DataSource } from 'typeorm';
 import { exited } from '../support/child-process';
 import { countRows, createLiveSale, reserveForUsers, waitFor } from '../support/fixtures';
 import { expectEveryOrderWrittenOnce } from '../support/written-orders';
-import { createTestEnv, openDatabase, type TestEnv } from '../support/test-env';
-import { openSaleRedis, type SaleRedisAccess } from '../support/test-redis';
+import { useStoreWorld } from '../support/stack-world';
 
 const WORKER_ENTRY = join(__dirname, '..', '..', 'apps', 'worker', 'dist', 'main.js');
 
@@ -24,43 +22,39 @@ function startWorker(env: Record<string, string>): ChildProcess {
 }
 
 describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real processes, MariaDB, Redis)', () => {
-  let testEnv: TestEnv;
-  let db: DataSource;
-  let access: SaleRedisAccess;
   let queueConnection: RedisClient;
   let queue: Queue;
   const children: ChildProcess[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     if (!existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing: build first (npm test does)`);
-    // A slow worker (small batches) so that the kill lands mid-drain, a short lock so that the job it
-    // held is retaken quickly, and a short idle time before its unacknowledged entries are taken over.
-    testEnv = await createTestEnv({
-      ORDER_BATCH_SIZE: '4',
-      WORKER_LOCK_DURATION_MS: '2000',
-      HANDOFF_CLAIM_IDLE_MS: '1000',
-    });
-    db = await openDatabase(testEnv.config);
-    access = openSaleRedis(testEnv.config.redis);
-    queueConnection = createRedisClient(testEnv.config.redis, { maxRetriesPerRequest: null });
-    queue = new Queue(QueueName.Orders, { prefix: testEnv.config.queue.prefix, connection: queueConnection });
   });
 
+  // Registered before the world's: jest runs `afterAll` hooks in the order they were registered, and the
+  // workers and the queue are gone before the world drops the database and the keys under them.
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     await Promise.all(children.map(exited));
-    await queue.close();
-    queueConnection.disconnect();
-    access.redis.disconnect();
-    await db.destroy();
-    await testEnv.cleanup();
+    await queue?.close();
+    queueConnection?.disconnect();
+  });
+
+  // A slow worker (small batches) so that the kill lands mid-drain, a short lock so that the job it
+  // held is retaken quickly, and a short idle time before its unacknowledged entries are taken over.
+  const w = useStoreWorld({
+    env: { ORDER_BATCH_SIZE: '4', WORKER_LOCK_DURATION_MS: '2000', HANDOFF_CLAIM_IDLE_MS: '1000' },
+  });
+
+  beforeAll(() => {
+    queueConnection = createRedisClient(w.testEnv.config.redis, { maxRetriesPerRequest: null });
+    queue = new Queue(QueueName.Orders, { prefix: w.testEnv.config.queue.prefix, connection: queueConnection });
   });
 
   it('beside a live worker, with the default lock and claim times: the sale is written again within 5 s', async () => {
-    const { keys, scripts, saleRedis } = access;
+    const { db, keys, scripts, saleRedis } = w;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 3000 });
     await reserveForUsers(scripts, saleRedis, saleId, 3000);
-    const defaults = { ...testEnv.env, WORKER_LOCK_DURATION_MS: '', HANDOFF_CLAIM_IDLE_MS: '' };
+    const defaults = { ...w.testEnv.env, WORKER_LOCK_DURATION_MS: '', HANDOFF_CLAIM_IDLE_MS: '' };
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
 
     const workers = [startWorker(defaults), startWorker(defaults)];
@@ -71,13 +65,13 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
       (n) => n === 2,
       30_000,
     );
-    const job = writeOrdersJob(singleBucketSale(saleId), testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(singleBucketSale(saleId), w.testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     // The worker writing the sale is the consumer holding its entries (named host:pid:…).
     const holder = await waitFor(
       'a worker holding entries',
       async () => {
-        const consumers = (await access.redis
+        const consumers = (await w.redis
           .xinfo('CONSUMERS', keys.sale(saleId).handoff, HANDOFF_GROUP)
           .catch(() => [])) as unknown[][]; // no group before the first read
         const busy = consumers.find((fields) => Number(fields[fields.indexOf('pending') + 1]) > 0);
@@ -104,17 +98,17 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
   });
 
   it('restarted, it ends with 1,000 orders, each exactly once', async () => {
-    const { keys, scripts, saleRedis, handoff } = access;
+    const { db, keys, scripts, saleRedis, handoff } = w;
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 1000 });
     const orders = await reserveForUsers(scripts, saleRedis, saleId, 1000);
     expect(await handoff.backlog(singleBucketSale(saleId))).toBe(1000);
-    const job = writeOrdersJob(singleBucketSale(saleId), testEnv.config.worker.jobAttempts);
+    const job = writeOrdersJob(singleBucketSale(saleId), w.testEnv.config.worker.jobAttempts);
     await queue.add(job.name, job.data, job.opts);
     const streamKey = keys.sale(saleId).handoff;
-    const unacknowledged = async () => Number(((await access.redis.xpending(streamKey, HANDOFF_GROUP)) as [number])[0]);
+    const unacknowledged = async () => Number(((await w.redis.xpending(streamKey, HANDOFF_GROUP)) as [number])[0]);
     const rows = () => countRows(db, 'SELECT COUNT(*) AS n FROM orders WHERE sale_id = ?', [saleId]);
 
-    const first = startWorker(testEnv.env);
+    const first = startWorker(w.testEnv.env);
     children.push(first);
     await waitFor('the first orders', rows, (n) => n > 0, 30_000);
     first.kill('SIGKILL');
@@ -124,7 +118,7 @@ describe('a worker SIGKILLed mid-batch while 1,000 hand-offs drain (real process
     // …with entries the dead worker was given and never acknowledged (the batch it was writing).
     expect(await unacknowledged()).toBeGreaterThan(0);
 
-    children.push(startWorker(testEnv.env));
+    children.push(startWorker(w.testEnv.env));
     await waitFor('all 1,000 orders', rows, (n) => n >= 1000, 60_000);
     await waitFor(
       'the queue to settle',
