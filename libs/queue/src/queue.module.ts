@@ -76,11 +76,24 @@ export class QueueWorkers {
     try {
       if ((await Promise.race([closing, lost])) !== 'lost') return;
       closing.catch(() => undefined);
+      stopTimers(worker);
       await dropBlockingConnection(worker);
     } finally {
       this.connection.off('close', onLost);
     }
   }
+}
+
+/**
+ * The timers of a worker whose graceful close cannot finish (its active jobs wait for a Redis that is
+ * gone): BullMQ stops them only once those jobs end, so its lock extender would renew their locks — and
+ * its stalled-job check wait — for ever, keeping a process that closed its app alive. Both are BullMQ's
+ * private members; closing the lock manager and waking the stalled check is what its own close does last.
+ */
+function stopTimers(worker: Worker): void {
+  const internals = worker as unknown as { stalledCheckStopper?: () => void; lockManager?: { close(): Promise<void> } };
+  void internals.lockManager?.close().catch(() => undefined);
+  internals.stalledCheckStopper?.();
 }
 
 /**
