@@ -56,8 +56,13 @@ export class ChaosCluster {
   private readonly apis: (ChildProcess | undefined)[] = [];
   /** Clock offsets (seconds) of the processes running under a skewed clock: `api0`, `api1`, `worker`. */
   private readonly skews = new Map<string, number>();
-  /** When an API instance was last seen ready (its startup warm-up done): what the rows check needs. */
-  lastApiReadyAtMs = 0;
+  /**
+   * When the latest API start began whose warm-up swept earlier warm-ups' ended sales (it said ready, and
+   * logged no failure to look for or remove them): a warm-up sale that ended before must be gone.
+   */
+  lastLeftoverSweepAtMs = 0;
+  /** Per API instance: when its current process started, until it is seen ready; and whether its sweep failed. */
+  private readonly apiStarts: ({ atMs: number; sweepFailed: boolean } | undefined)[] = [];
   private worker: ChildProcess | undefined;
   private workerStopped = false;
   private mysqlStopped = false;
@@ -277,7 +282,13 @@ export class ChaosCluster {
       REDIS_URL: `redis://127.0.0.1:${this.proxy.port}`,
       PORT: String(this.apiPorts[index]),
     };
-    this.apis[index] = this.spawnLogged(`api${index}`, API_ENTRY, env);
+    const start = { atMs: Date.now(), sweepFailed: false };
+    this.apiStarts[index] = start;
+    const api = this.spawnLogged(`api${index}`, API_ENTRY, env);
+    api.stdout?.on('data', (chunk: Buffer) => {
+      if (/sales not looked for|not wholly removed/.test(chunk.toString())) start.sweepFailed = true;
+    });
+    this.apis[index] = api;
   }
 
   async killApi(index: number): Promise<void> {
@@ -303,7 +314,7 @@ export class ChaosCluster {
     while (Date.now() < deadline) {
       try {
         const response = await fetch(`${this.apiUrls[index]}${path}`, { signal: AbortSignal.timeout(1_000) });
-        if (response.ok && path === '/health/ready') this.lastApiReadyAtMs = Date.now();
+        if (response.ok && path === '/health/ready') this.noteReady(index);
         if (response.ok) return true;
       } catch {
         // not listening yet
@@ -311,6 +322,13 @@ export class ChaosCluster {
       await sleep(50);
     }
     return false;
+  }
+
+  /** An API seen ready for the first time since it started: its warm-up is over. */
+  private noteReady(index: number): void {
+    const start = this.apiStarts[index];
+    this.apiStarts[index] = undefined;
+    if (start && !start.sweepFailed) this.lastLeftoverSweepAtMs = Math.max(this.lastLeftoverSweepAtMs, start.atMs);
   }
 
   // ---- worker ----

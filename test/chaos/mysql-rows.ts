@@ -61,27 +61,25 @@ function keyOf(row: Row, columns: string[]): string {
     .join('|');
 }
 
-/**
- * How long after its window ends a warm-up sale a process left (it died, or MySQL or Redis failed it
- * during its warm-up) may still be there: the next API start removes it before it says ready — within
- * its warm-up's time.
- */
-export const WARM_UP_LEFTOVER_GRACE_MS = 25_000;
+/** Between MySQL's clock (a sale's end) and the explorer's (an API's start): the same machine's. */
+export const WARM_UP_LEFTOVER_GRACE_MS = 2_000;
 
 /**
- * The startup warm-ups' sales still in MySQL at quiet (`id` → end, ms), and when an API last said ready:
- * a warm-up sale is the run's own (its API starts made it) while no start since its end had to remove it.
+ * The startup warm-ups' sales still in MySQL at quiet (`id` → end, ms), and when the latest API start
+ * began whose warm-up swept ended warm-up sales (ChaosCluster.lastLeftoverSweepAtMs): a warm-up sale a
+ * process left (it died, or MySQL or Redis failed it during its warm-up) is the run's own until a sweep
+ * that began after its end should have removed it.
  */
 export interface WarmUpSales {
   endsAtMs: ReadonlyMap<string, number>;
-  lastApiReadyAtMs: number;
+  lastLeftoverSweepAtMs: number;
 }
 
 /**
  * "MySQL holds no row the run did not make": every row added between the run's start and quiet belongs
  * to a sale the explorer created (`sale_id`, or a sale's own `id`) and, where it names one, to a buyer it
  * signed in (`user_id`, a user's `id`); a payment to an order of such a sale; or to a startup warm-up's
- * sale that an API start since its end (WARM_UP_LEFTOVER_GRACE_MS) did not have to remove yet. Any other
+ * sale that no API start since its end had to remove yet. Any other
  * row — another sale's (a warm-up's that the next start left behind), a user nobody signed in, a table the
  * explorer never writes to — is a violation.
  */
@@ -89,7 +87,7 @@ export function unexplainedRows(
   added: readonly { table: string; row: Row }[],
   made: ExplorerMade,
   orderNos: ReadonlySet<string>,
-  warmUps: WarmUpSales = { endsAtMs: new Map(), lastApiReadyAtMs: 0 },
+  warmUps: WarmUpSales = { endsAtMs: new Map(), lastLeftoverSweepAtMs: 0 },
 ): Violation[] {
   const byTable = new Map<string, Row[]>();
   for (const { table, row } of added) {
@@ -108,7 +106,7 @@ export function unexplainedRows(
 function ofPendingWarmUp(table: string, row: Row, warmUps: WarmUpSales): boolean {
   const saleId = row['sale_id'] ?? (table === 'sales' ? row['id'] : undefined);
   const endsAtMs = saleId === undefined ? undefined : warmUps.endsAtMs.get(String(saleId));
-  return endsAtMs !== undefined && endsAtMs + WARM_UP_LEFTOVER_GRACE_MS > warmUps.lastApiReadyAtMs;
+  return endsAtMs !== undefined && endsAtMs + WARM_UP_LEFTOVER_GRACE_MS > warmUps.lastLeftoverSweepAtMs;
 }
 
 function explained(table: string, row: Row, made: ExplorerMade, orderNos: ReadonlySet<string>): boolean {

@@ -191,19 +191,19 @@ describe('MySQL holds no row the run did not make', () => {
     ]);
   });
 
-  it("a warm-up's sale left behind passes until an API start after its end should have removed it", () => {
+  it("a warm-up's sale left behind passes until an API start that began after its end swept it", () => {
     const added = [
       { table: 'sales', row: { id: '9' } },
       { table: 'sale_buyers', row: { sale_id: '9', user_id: 'warm-up-ab12-3' } },
     ];
     const endsAtMs = new Map([['9', T]]);
-    expect(unexplainedRows(added, made, new Set(), { endsAtMs, lastApiReadyAtMs: T - 5_000 })).toEqual([]);
+    expect(unexplainedRows(added, made, new Set(), { endsAtMs, lastLeftoverSweepAtMs: T - 5_000 })).toEqual([]);
     expect(
-      unexplainedRows(added, made, new Set(), { endsAtMs, lastApiReadyAtMs: T + WARM_UP_LEFTOVER_GRACE_MS - 1 }),
+      unexplainedRows(added, made, new Set(), { endsAtMs, lastLeftoverSweepAtMs: T + WARM_UP_LEFTOVER_GRACE_MS - 1 }),
     ).toEqual([]);
     const leftBehind = unexplainedRows(added, made, new Set(), {
       endsAtMs,
-      lastApiReadyAtMs: T + WARM_UP_LEFTOVER_GRACE_MS + 1,
+      lastLeftoverSweepAtMs: T + WARM_UP_LEFTOVER_GRACE_MS + 1,
     });
     expect(leftBehind.map((v) => v.detail)).toEqual([
       expect.stringContaining('in sales'),

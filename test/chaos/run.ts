@@ -116,7 +116,7 @@ async function foreignRows(cluster: ChaosCluster, census: RowCensus, made: Explo
     >("SELECT id, ends_at FROM sales WHERE purpose = 'warm-up'");
     const warmUps = {
       endsAtMs: new Map(warmUpSales.map((sale) => [String(sale.id), new Date(sale.ends_at).getTime()])),
-      lastApiReadyAtMs: cluster.lastApiReadyAtMs,
+      lastLeftoverSweepAtMs: cluster.lastLeftoverSweepAtMs,
     };
     return unexplainedRows(added, made, new Set(orders.map((row) => row.order_no)), warmUps);
   });
