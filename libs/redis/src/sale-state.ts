@@ -66,7 +66,9 @@ export class SaleState {
     const byBucket = new Map<number, string[]>();
     for (const { userId, token } of tokens) {
       const bucket = buyerBucket(sale, userId);
-      byBucket.set(bucket.index, [...(byBucket.get(bucket.index) ?? []), this.keys.bucket(bucket).token(token)]);
+      const keys = byBucket.get(bucket.index) ?? [];
+      keys.push(this.keys.bucket(bucket).token(token));
+      byBucket.set(bucket.index, keys);
     }
     // One DEL per bucket: a bucket's keys share its cluster slot.
     for (const keys of byBucket.values()) await this.client.del(...keys);

@@ -81,11 +81,10 @@ export class StartupWarmUp {
     const startedAt = Date.now();
     const client = new SelfHttpClient(port, CONCURRENCY, GIVE_UP_AFTER_MS, host);
     let sale: SaleLayout | undefined;
-    let tally: WarmUpTally | undefined;
+    const tally: WarmUpTally = { sent: 0, sold: 0, soldOut: 0, tokens: [] };
     try {
       await this.sales.removeLeftovers();
       sale = await this.createSale(client, Math.max(1, Math.floor(buyers / BUYERS_PER_UNIT)));
-      tally = { sent: 0, sold: 0, soldOut: 0, tokens: [] };
       await this.buy(client, sale.id, buyers, startedAt + GIVE_UP_AFTER_MS, tally);
       const took = Date.now() - startedAt;
       if (tally.unexpected === undefined) {
@@ -97,7 +96,7 @@ export class StartupWarmUp {
       this.logger.warn(`Warm-up stopped, serving anyway: ${errorMessage(error)}`);
     } finally {
       client.close();
-      if (sale) await this.sales.remove(sale, tally?.tokens ?? []);
+      if (sale) await this.sales.remove(sale, tally.tokens);
       this.warming = false;
     }
   }
