@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { closeWithin } from '../support/bounded-close';
 import { waitFor } from '../support/fixtures';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { processesWithEnv } from '../support/process-table';
@@ -132,7 +133,7 @@ describe('npm start stops all it started when only its own pid is signalled (rea
       process.kill(started.child.pid!, signal);
       expect(await exited).toBe(exit);
       expect(await leftBehindOnceStopped(started, exit === 'SIGHUP')).toEqual([]);
-      await Promise.race([started.outputClosed, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+      await closeWithin(30_000, started.outputClosed);
       expect(started.output()).toMatch(/\[start\] stopped/);
     },
     300_000,
