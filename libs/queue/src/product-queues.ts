@@ -15,8 +15,14 @@ export class OrdersQueue {
 
   /** One `write-orders` job per sale (deduplicated by BullMQ: a sale whose job waits gets no second one). */
   async wakeWriters(sales: readonly SaleLayout[]): Promise<void> {
-    if (sales.length === 0) return;
-    await this.queue.addBulk(sales.map((sale) => writeOrdersJob(sale, this.jobAttempts)));
+    if (sales.length === 1) {
+      // Nearly every nudge names one hot sale: a plain add is one script call, where addBulk wraps even
+      // one job in a MULTI pipeline.
+      const job = writeOrdersJob(sales[0]!, this.jobAttempts);
+      await this.queue.add(job.name, job.data, job.opts);
+    } else if (sales.length > 1) {
+      await this.queue.addBulk(sales.map((sale) => writeOrdersJob(sale, this.jobAttempts)));
+    }
   }
 
   /**

@@ -29,22 +29,40 @@ describe('SubmitTokenCodec', () => {
     expect(SubmitTokenCodec.decode('not a token')).toBeUndefined();
   });
 
-  it('gives each token one order number of its own: the same every time, unguessable without the key', () => {
-    const token = codec.encode(SubmitTokenCodec.claims('7', 'u-1', inAMinute));
+  it('gives each token one order number of its own: the same every time and on every process, unguessable', () => {
+    const claims = SubmitTokenCodec.claims('7', 'u-1', inAMinute);
+    const token = codec.encode(claims);
     const number = codec.orderNumberOf(token, '7');
     expect(saleIdOfOrderNumber(number)).toBe('7');
     expect(decodeTime(number.slice(3))).toBe(inAMinute);
+    expect(number.slice(-16)).toBe(claims.o);
     expect(codec.orderNumberOf(token, '7')).toBe(number);
     expect(new SubmitTokenCodec('a-jwt-secret-long-enough-for-the-test').orderNumberOf(token, '7')).toBe(number);
     const others = Array.from({ length: 200 }, () =>
       codec.orderNumberOf(codec.encode(SubmitTokenCodec.claims('7', 'u-1', inAMinute)), '7'),
     );
     expect(new Set([number, ...others]).size).toBe(201);
-    expect(new SubmitTokenCodec('another-secret').orderNumberOf(token, '7')).not.toBe(number);
     expect(saleIdOfOrderNumber(codec.orderNumberOf('garbage', '7'))).toBe('7');
   });
 
-  it('gives every token its own nonce', () => {
-    expect(SubmitTokenCodec.claims('7', 'u-1', inAMinute).n).not.toBe(SubmitTokenCodec.claims('7', 'u-1', inAMinute).n);
+  it('keeps the number a token signed before `o` existed was promised: derived from an HMAC of the token', () => {
+    // Signed by the previous version (nonce `n`, no `o`); its number as that version computed it.
+    const signedBefore =
+      'eyJzIjoiNyIsInUiOiJ1LTEiLCJlIjoxODkzNDU2MDAwMDAwLCJuIjoiQUFFQ0F3UUZCZ2NJIn0.3AzftmbDPf7zCO5h88GLEkZ98m2LqkmaUq4T6eV7dp4';
+    expect(codec.verify(signedBefore, '7', 'u-1', 1_893_455_000_000)).toBe(true);
+    expect(codec.orderNumberOf(signedBefore, '7')).toBe('S7-01Q3DCBD00TA064TBXTEANVDV6');
+    expect(new SubmitTokenCodec('another-secret').orderNumberOf(signedBefore, '7')).not.toBe(
+      'S7-01Q3DCBD00TA064TBXTEANVDV6',
+    );
+  });
+
+  it('derives the number of a token whose `o` is not a ULID random part as for a token without one', () => {
+    const odd = codec.encode({ s: '7', u: 'u-1', e: inAMinute, o: 'not|an order part' });
+    expect(saleIdOfOrderNumber(codec.orderNumberOf(odd, '7'))).toBe('7');
+    expect(codec.orderNumberOf(odd, '7')).not.toContain('|');
+  });
+
+  it("gives every token its own order number's random part", () => {
+    expect(SubmitTokenCodec.claims('7', 'u-1', inAMinute).o).not.toBe(SubmitTokenCodec.claims('7', 'u-1', inAMinute).o);
   });
 });

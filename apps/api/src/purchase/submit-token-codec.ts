@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { encodeTime, ulid } from 'ulid';
 
 /**
  * What a submit token says. Short names: the token travels in every purchase request.
@@ -7,8 +8,19 @@ export interface SubmitTokenClaims {
   /** sale id */ s: string;
   /** user id */ u: string;
   /** expiry, epoch ms */ e: number;
-  /** nonce: every token is distinct */ n: string;
+  /**
+   * The random part of the order number a purchase with this token takes (16 Crockford base32 digits,
+   * 80 bits), drawn when the token is signed; it also makes every token distinct.
+   */
+  o?: string;
+  /** The nonce of a token signed before `o` existed: its order number is derived from the whole token. */
+  n?: string;
 }
+
+/** What `o` must look like: ULID's random part. */
+const ORDER_NUMBER_RANDOM_PART = /^[0-9A-HJKMNP-TV-Z]{16}$/;
+/** ULID's time part: 48 bits of epoch ms. */
+const MAX_ULID_TIME = 2 ** 48 - 1;
 
 /**
  * The format of submit tokens, and nothing else (no Nest, no Redis), so that whoever needs to make or
@@ -25,9 +37,9 @@ export class SubmitTokenCodec {
     this.key = createHash('sha256').update(`submit-token:${jwtSecret}`).digest();
   }
 
-  /** Fresh claims for (sale, user) until `expiresAtMs`, with a random nonce. */
+  /** Fresh claims for (sale, user) until `expiresAtMs`, with the random part of its order number. */
   static claims(saleId: string, userId: string, expiresAtMs: number): SubmitTokenClaims {
-    return { s: saleId, u: userId, e: expiresAtMs, n: randomBytes(9).toString('base64url') };
+    return { s: saleId, u: userId, e: expiresAtMs, o: ulid().slice(10) };
   }
 
   /** The claims of a token, without checking its signature: trust them only after `verify`. */
@@ -66,14 +78,22 @@ export class SubmitTokenCodec {
 
   /**
    * The order number a reservation made with this token takes: `S<sale>-` and a ULID whose time is the
-   * token's expiry and whose 80 "random" bits are the first 80 bits of an HMAC of the token. One token,
+   * token's expiry and whose 80 random bits are the token's `o`, drawn when it was signed. One token,
    * one number, on every API process and in every incarnation of the sale: a reservation Redis lost (it
    * came back from an older copy) is made again under the number its buyer was promised when the token
-   * is sent again. Unguessable without the key, like the token itself.
+   * is sent again. The number is as unguessable as the token that carries it, and costs a purchase no
+   * HMAC. Only a token signed before `o` existed (or a forged one, which Redis refuses before its number
+   * is used) has its number derived as it was then: the first 80 bits of an HMAC of the token.
    */
   orderNumberOf(token: string, saleId: string): string {
-    const expiresAtMs = SubmitTokenCodec.decode(token)?.e;
-    const time = Number.isSafeInteger(expiresAtMs) && expiresAtMs! > 0 && expiresAtMs! < 2 ** 48 ? expiresAtMs! : 0;
+    const claims = SubmitTokenCodec.decode(token);
+    const expiresAtMs = claims?.e;
+    const time =
+      Number.isSafeInteger(expiresAtMs) && expiresAtMs! > 0 && expiresAtMs! <= MAX_ULID_TIME ? expiresAtMs! : 0;
+    const carried = claims?.o;
+    if (typeof carried === 'string' && ORDER_NUMBER_RANDOM_PART.test(carried)) {
+      return `S${saleId}-${encodeTime(time, 10)}${carried}`;
+    }
     const mac = createHmac('sha256', this.key).update(`order-number:${token}`).digest();
     return `S${saleId}-${crockford(BigInt(time), 10)}${crockford(BigInt(`0x${mac.subarray(0, 10).toString('hex')}`), 16)}`;
   }
