@@ -42,6 +42,8 @@ export function singleBucketSale(saleId: string): SaleLayout {
 }
 
 const bucketTags = new Map<string, string>();
+/** Buckets whose keys a KeyBuilder keeps built; past that it starts over (old sales' buckets go). */
+const MAX_CACHED_BUCKETS = 10_000;
 
 /**
  * The hash tag of a bucket's keys. One bucket: `sale:<id>`. K buckets: `sale:<id>:<index>`, suffixed
@@ -174,6 +176,8 @@ export class KeyBuilder {
    */
   readonly replicaAckMarker: string;
 
+  private readonly bucketKeys = new Map<string, SaleKeys>();
+
   constructor(readonly prefix: string) {
     this.replicaAckMarker = `${prefix}:replica-ack`;
     this.reconciliation = `${prefix}:reconciliation`;
@@ -192,11 +196,19 @@ export class KeyBuilder {
 
   /** The keys of a sale with one bucket (and of the MySQL-only strategies' locks and counters). */
   sale(saleId: string): SaleKeys {
-    return new SaleKeys(this.prefix, onlyBucket(saleId));
+    return this.bucket(onlyBucket(saleId));
   }
 
+  /** One bucket's keys, built once per bucket: every purchase asks for them. */
   bucket(bucket: SaleBucket): SaleKeys {
-    return new SaleKeys(this.prefix, bucket);
+    const cacheKey = `${bucket.saleId}/${bucket.index}/${bucket.count}`;
+    let keys = this.bucketKeys.get(cacheKey);
+    if (keys === undefined) {
+      keys = new SaleKeys(this.prefix, bucket);
+      if (this.bucketKeys.size > MAX_CACHED_BUCKETS) this.bucketKeys.clear();
+      this.bucketKeys.set(cacheKey, keys);
+    }
+    return keys;
   }
 
   /**

@@ -37,7 +37,8 @@ export class PurchaseService {
 
   /** A verified caller's purchase, its body valid; every refusal is thrown. */
   async purchase(userId: string, saleId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
-    const sale = await this.saleOf(saleId, userId);
+    // A live sale is in the catalog's memory: no promise to wait for.
+    const sale = this.catalog.peek(saleId) ?? (await this.saleOf(saleId, userId));
     if (!sale.waitingRoom) return this.sell(sale, userId, order);
     try {
       const accepted = await this.sell(sale, userId, order);
@@ -50,10 +51,11 @@ export class PurchaseService {
     }
   }
 
-  private async sell(sale: SaleDefinition, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
+  /** Not `async`: a strategy that counts the rate limits itself (redis-lua's script) is called straight away. */
+  private sell(sale: SaleDefinition, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     const strategy = this.strategies.of(sale.strategy);
-    if (!strategy.countsRateLimits?.()) await this.rateLimits.spendNow(sale, userId);
-    return strategy.sell(sale, userId, order);
+    if (strategy.countsRateLimits?.()) return strategy.sell(sale, userId, order);
+    return this.rateLimits.spendNow(sale, userId).then(() => strategy.sell(sale, userId, order));
   }
 
   /**

@@ -19,7 +19,8 @@ const RETRY_SECONDS = 1;
 @Injectable()
 export class DurableAck implements OnModuleDestroy {
   private readonly logger = new Logger(DurableAck.name);
-  private readonly enabled: boolean;
+  /** DURABLE_ACK=replica: a purchase waits for `confirm` before its 202. */
+  readonly enabled: boolean;
   private readonly timeoutMs: number;
   private replicaMissing = false;
   private probing = false;
@@ -51,7 +52,8 @@ export class DurableAck implements OnModuleDestroy {
 
   /**
    * Waits until a replica holds every write answered so far (the caller's reservation included). A
-   * timeout is a 503 with retry-after: the reservation exists, and the same token replays it.
+   * timeout is a 503 with retry-after: the reservation exists, and the same token replays it. The
+   * purchase path calls it only when `enabled`: otherwise it would wait a turn for nothing.
    */
   async confirm(bucket: SaleBucket): Promise<void> {
     if (!this.enabled) return;

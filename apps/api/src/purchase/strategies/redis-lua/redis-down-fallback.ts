@@ -43,9 +43,12 @@ export class RedisDownFallback {
     return this.config.purchase.redisFallback && isDependencyDown(error) && !this.redis.isReady;
   }
 
-  /** Before Redis sells a sale again: reloads it if this process sold it through the fallback. */
-  async beforeRedisSells(saleId: string): Promise<void> {
-    if (this.reloadAfterFallback.delete(saleId)) await this.leases.ensureLoaded(saleId);
+  /**
+   * Before Redis sells a sale again: reloads it if this process sold it through the fallback (the
+   * promise to wait for), else nothing to wait for.
+   */
+  beforeRedisSells(saleId: string): Promise<unknown> | undefined {
+    return this.reloadAfterFallback.delete(saleId) ? this.leases.ensureLoaded(saleId) : undefined;
   }
 
   async sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<WrittenOrder> {

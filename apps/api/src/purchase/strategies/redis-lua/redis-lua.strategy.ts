@@ -41,7 +41,8 @@ export class RedisLuaStrategy implements StockStrategy {
 
   async sell(sale: SaleTerms, userId: string, order: PurchaseOrder): Promise<PurchaseAccepted> {
     if (!this.fallback.takesOver()) {
-      await this.fallback.beforeRedisSells(sale.id);
+      const reloading = this.fallback.beforeRedisSells(sale.id);
+      if (reloading) await reloading;
       // 503 + retry-after while no replica can confirm a reservation (DURABLE_ACK): nothing is done yet.
       this.durableAck.admit();
       try {

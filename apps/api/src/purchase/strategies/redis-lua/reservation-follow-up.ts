@@ -34,6 +34,6 @@ export class ReservationFollowUp {
         this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
       });
     }
-    await this.durableAck.confirm(bucket);
+    if (this.durableAck.enabled) await this.durableAck.confirm(bucket);
   }
 }
