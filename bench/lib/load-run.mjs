@@ -12,6 +12,8 @@ import {
   redisCommandStats,
   scriptAndTotalTime,
 } from './sampling.mjs';
+import { watchConnects } from './connect-times.mjs';
+import { startHeapMeter } from './process-probes.mjs';
 import { SETTINGS, log } from './settings.mjs';
 import { state } from './stack.mjs';
 
@@ -52,6 +54,10 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
   }) {
     const url = target === 'ceiling' ? ceilingUrl : apiUrl;
     const requestPath = path ?? (target === 'ceiling' ? '/purchase' : `/api/sales/${saleId}/purchase`);
+    // The main stack's API (another stack passes its own pids) and the ceiling server have the heap meter.
+    const metered = target === 'ceiling' ? state.ceiling : !pids && state.api;
+    const heapMeter = metered ? await startHeapMeter(metered) : undefined;
+    const connects = watchConnects(Number(new URL(url).port));
     const traffic = startTraffic(autocannon, { url, method, requestPath, pairs, durationS, amount, connections });
     const cost = startCostWindow(cpu, target, pids);
     const nodes = redisNodes ?? [{ name: 'redis', client: state.redis }];
@@ -62,6 +68,8 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     const result = await traffic.instance;
     state.loadRun = undefined;
     const loadWindow = cost.until();
+    const connect = connects.stop();
+    const serverHeap = heapMeter && (await heapMeter.stop());
     const settled = settle ? await settle(traffic.statuses) : undefined;
     const costs = settled ? cost.until() : loadWindow;
     const redisAfter = await commandStatsByNode(nodes);
@@ -75,6 +83,8 @@ export function loadRunner({ cpu, baseUrl, ceilingUrl }) {
     };
     const run = { key, label, target, pairs, expect, amount, result, startedAt, traffic, settled, connections };
     const summary = summarize(run, { cpu: loadWindow.cpu, costs, redisCommands, mysqlQueries });
+    summary.connect = connect;
+    if (serverHeap) summary.serverHeap = heapSummary(serverHeap, responses, loadWindow);
     if (redisNodes)
       summary.redisCommandsByNode = nodes.map(({ name }, i) => ({
         node: name,
@@ -205,10 +215,38 @@ function logSummary(summary, expected, result) {
   log(`${label}: CPU ${formatCpu(summary.cpu)}`);
   log(`${label}: Redis ${formatRedis(summary.redisCommands)}`);
   if (summary.settled) log(`${label}: ${JSON.stringify(summary.settled)}`);
+  if (summary.serverHeap) {
+    const { kbPerResponse, collections, gcMs, gcShareOfServerCpu } = summary.serverHeap;
+    log(
+      `${label}: server heap ${kbPerResponse} KB allocated per response; ${collections} collections, ` +
+        `${gcMs} ms = ${round((gcShareOfServerCpu ?? 0) * 100, 1)} % of its CPU`,
+    );
+  }
+  const { connections, p50, p99, max, kernel } = summary.connect;
+  log(
+    `${label}: ${connections} connections opened, connect p50 ${p50} p99 ${p99} max ${max} ms; kernel: ` +
+      `listen overflows ${kernel.listenOverflows}, listen drops ${kernel.listenDrops}, SYN retransmits ${kernel.synRetransmits}`,
+  );
   if (summary.pairsReused > 0)
     log(`WARNING ${label}: ${summary.pairsReused} requests reused a pair; raise BENCH_USERS`);
   if (summary.errors > 0)
     log(
       `WARNING ${label}: ${summary.unexpectedStatuses} responses were not ${expected.join('/')}, ${result.errors} socket errors`,
     );
+}
+
+/**
+ * The server's (the API's or the ceiling's) heap allocations per response over the load window, and its
+ * garbage collection: pause time and its share of the server's CPU meanwhile.
+ */
+function heapSummary({ allocatedBytes, collections, gcMicros }, responses, loadWindow) {
+  const server = loadWindow.target === 'ceiling' ? 'ceiling' : 'api';
+  const serverCpuMicros = ((loadWindow.precise[server] ?? 0) / 100) * loadWindow.seconds * 1e6;
+  return {
+    allocatedBytes,
+    kbPerResponse: responses ? round(allocatedBytes / responses / 1024, 2) : null,
+    collections,
+    gcMs: round(gcMicros / 1000, 0),
+    gcShareOfServerCpu: serverCpuMicros ? round(gcMicros / serverCpuMicros, 3) : null,
+  };
 }

@@ -52,7 +52,7 @@ export async function transactionCounters() {
 }
 
 /** Polls the order count: orders/s = rows / (time of the first row → time of the last). */
-export async function measureDrain(saleId, expected, workerStartedAt) {
+export async function measureDrain(saleId, expected, workerStartedAt, onFirstRows = () => undefined) {
   let firstAt;
   let count = 0;
   const deadline = Date.now() + 600_000;
@@ -61,7 +61,10 @@ export async function measureDrain(saleId, expected, workerStartedAt) {
     if (state.worker.exitCode !== null)
       throw new Error(`the worker exited during the drain (see ${state.worker.logPath})`);
     count = await ordersWritten(saleId);
-    if (count > 0 && firstAt === undefined) firstAt = Date.now();
+    if (count > 0 && firstAt === undefined) {
+      firstAt = Date.now();
+      onFirstRows(count);
+    }
     if (count < expected) await sleep(DRAIN_POLL_MS);
   }
   const lastAt = Date.now();

@@ -38,11 +38,20 @@ session.connect();
 process.channel?.unref(); // the channel must not keep the process alive
 process.on('message', (message) => {
   if (message === 'cpu-profile:start') {
-    session.post('Profiler.enable', () => session.post('Profiler.start', () => process.send('cpu-profile:started')));
+    // Every allocation is sampled, also those a collection has freed since: where the bytes go.
+    const sampling = { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+    session.post('HeapProfiler.enable', () =>
+      session.post('HeapProfiler.startSampling', sampling, () =>
+        session.post('Profiler.enable', () => session.post('Profiler.start', () => process.send('cpu-profile:started'))),
+      ),
+    );
   } else if (message === 'cpu-profile:stop') {
     session.post('Profiler.stop', (error, result) => {
       fs.writeFileSync(process.env.BENCH_CPU_PROFILE_PATH, JSON.stringify(error ? { error: String(error) } : result.profile));
-      process.send('cpu-profile:written');
+      session.post('HeapProfiler.stopSampling', (heapError, heap) => {
+        fs.writeFileSync(process.env.BENCH_CPU_PROFILE_PATH + '.heap', JSON.stringify(heapError ? { error: String(heapError) } : heap.profile));
+        process.send('cpu-profile:written');
+      });
     });
   }
 });
@@ -81,12 +90,51 @@ function profilerCommand(child, command, answer) {
 async function readProfile(file, name, title) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   if (profile.error) throw new Error(`CPU profile failed: ${profile.error}`);
+  const heap = JSON.parse(readFileSync(`${file}.heap`, 'utf8'));
+  if (heap.error) throw new Error(`heap sampling failed: ${heap.error}`);
   // Outside TMP (deleted at the end) and outside bench/results (not something to commit).
   const kept = path.join(os.tmpdir(), `flash-sale-bench-${RUN_ID}-${name}.cpuprofile`);
   writeFileSync(kept, JSON.stringify(profile));
-  const analysis = { name, title, ...analyzeProfile(profile), file: kept };
-  log(`${title}: written to ${analysis.file} (open it in Chrome DevTools)`);
+  const keptHeap = path.join(os.tmpdir(), `flash-sale-bench-${RUN_ID}-${name}.heapprofile`);
+  writeFileSync(keptHeap, JSON.stringify(heap));
+  const analysis = {
+    name,
+    title,
+    ...analyzeProfile(profile),
+    allocationsTop: analyzeHeapProfile(heap),
+    file: kept,
+    heapFile: keptHeap,
+  };
+  log(`${title}: written to ${analysis.file} and ${analysis.heapFile} (open them in Chrome DevTools)`);
   return analysis;
+}
+
+/**
+ * Where the sampled allocations were made: bytes by the allocating function, and by package (the
+ * function's own file, or for a frame in Node's core, the first caller outside it).
+ */
+function analyzeHeapProfile(heap) {
+  const byFrame = new Map();
+  const byPackage = new Map();
+  let total = 0;
+  const add = (map, key, bytes) => map.set(key, (map.get(key) ?? 0) + bytes);
+  const visit = (node, owner) => {
+    const pkg = packageOf(node.callFrame);
+    const ownPackage = UNINFORMATIVE_PACKAGES.has(pkg) ? owner : pkg;
+    if (node.selfSize > 0) {
+      total += node.selfSize;
+      add(byFrame, frameName(node.callFrame), node.selfSize);
+      add(byPackage, ownPackage ?? pkg, node.selfSize);
+    }
+    for (const child of node.children ?? []) visit(child, ownPackage);
+  };
+  visit(heap.head, undefined);
+  const top = (map, n) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([frame, bytes]) => ({ name: frame, percent: round((bytes / total) * 100, 1) }));
+  return { byFunction: top(byFrame, 15), byPackage: top(byPackage, 12) };
 }
 
 const frameName = ({ functionName, url, lineNumber }) => {

@@ -184,6 +184,14 @@ export function perAcceptedPurchase(run) {
     accepted,
     redisUs: accepted ? round(run.redisCommands.totalUsec / accepted, 1) : null,
     machineCpuUs: accepted ? round((run.cpuUsPerResponse.machine * run.requests) / accepted, 0) : null,
+    apiCpuUs:
+      accepted && run.cpuUsPerResponse.api != null
+        ? round((run.cpuUsPerResponse.api * run.requests) / accepted, 0)
+        : null,
+    // Over the load window (the heap meter's): nearly every answer of a live run is an accepted purchase.
+    ...(run.serverHeap && {
+      allocatedKb: accepted ? round(run.serverHeap.allocatedBytes / accepted / 1024, 1) : null,
+    }),
   };
 }
 

@@ -12,6 +12,7 @@ import { httpAnswers } from '../../scripts/lib/probes.mjs';
 import { findExecutable, spawnLogged, tail, terminate, waitUntil } from '../../scripts/lib/processes.mjs';
 import { startRedisServer } from '../../scripts/lib/redis-server.mjs';
 import { APP_DIST, ROOT, require } from './app-dist.mjs';
+import { withProbes } from './process-probes.mjs';
 import { profiledChildOptions } from './profiler.mjs';
 import {
   ADMIN_PASSWORD,
@@ -44,6 +45,7 @@ export const state = {
   redisCluster: undefined,
   /** Databases beside the main one (the scale section's cluster stack), dropped at cleanup. */
   extraDatabases: [],
+  ceiling: undefined,
   ceilingPid: undefined,
   loadRun: undefined,
   interrupted: false,
@@ -79,12 +81,24 @@ export async function startStack() {
   const ceilingPort = await freePort();
   const appEnv = await appEnvironment(redisUrl, port);
   const baseUrl = `http://127.0.0.1:${port}`;
-  state.api = startChild('api', APP_DIST.api, appEnv, profiledChildOptions('api'));
+  state.api = startApi(appEnv);
   startWorker(appEnv);
   await waitForHttp(`${baseUrl}/api/sales`, state.api);
   await waitForLog(state.worker, 'Worker consuming');
   log(`API on ${baseUrl} (pid ${state.api.pid}), worker pid ${state.worker.pid}`);
   return { redisUrl, appEnv, baseUrl, ceilingUrl: `http://127.0.0.1:${ceilingPort}`, ceilingPort };
+}
+
+function startApi(appEnv) {
+  return startChild('api', APP_DIST.api, appEnv, withProbes(profiledChildOptions('api')));
+}
+
+/** The main stack's API again, as a fresh process on the same port (a process found running slow). */
+export async function restartApi(appEnv, baseUrl) {
+  await stopChild(state.api);
+  state.api = startApi(appEnv);
+  await waitForHttp(`${baseUrl}/api/sales`, state.api);
+  return state.api;
 }
 
 /**

@@ -44,6 +44,7 @@ function header(r) {
     `CPU used by other processes (not this run's) during the measurements: mean ` +
       `${r.noise.otherProcessesPercentOfOneCore.mean} %, max ${r.noise.otherProcessesPercentOfOneCore.max} % of one ` +
       `core${r.noise.noisy ? ` — **noisy run: above ${NOISY_OTHER_PERCENT} %, compare with care**` : ''}.`,
+    ...calibrationLine(r),
     '',
     `![req/s, p99 latency, oversold units and drain rate per scenario](${r.chart.svg})` +
       (r.chart.png ? ` ([PNG](${r.chart.png}))` : ''),
@@ -228,5 +229,35 @@ function profileSection(p) {
     '| on the stack (inclusive) | % |',
     '|---|---:|',
     ...p.packagesInclusive.map((row) => `| ${row.name} | ${row.percent} |`),
+    ...(p.allocationsTop
+      ? [
+          '',
+          '| heap allocations by function (sampled) | % of bytes |',
+          '|---|---:|',
+          ...p.allocationsTop.byFunction.map((row) => `| \`${row.name}\` | ${row.percent} |`),
+          '',
+          '| heap allocations by package (Node core: its caller) | % of bytes |',
+          '|---|---:|',
+          ...p.allocationsTop.byPackage.map((row) => `| ${row.name} | ${row.percent} |`),
+        ]
+      : []),
+  ];
+}
+
+/**
+ * The speed probe of each server process before it was measured (lib/process-probes.mjs): its time at a
+ * fixed piece of work over the bench's own; one found slow was restarted, and one still slow flags the run.
+ */
+function calibrationLine(r) {
+  if (!r.calibration?.length) return [];
+  const slow = r.calibration.filter((c) => c.slow).map((c) => c.process);
+  return [
+    `Speed probe before measuring (a process's time at a fixed piece of work over the bench's own): ` +
+      r.calibration
+        .map((c) => `${c.process} ${c.ratios.map((ratio) => `${ratio}×`).join(', restarted, then ')}`)
+        .join('; ') +
+      (slow.length
+        ? ` — **${slow.join(' and ')} ran at part speed even after a restart: its targets are not the build's**.`
+        : '.'),
   ];
 }

@@ -12,7 +12,13 @@ export const TARGETS = {
    * Machine CPU (API + worker + Redis + MariaDB) per accepted live purchase ≤ this × the ceiling's
    * (server + Redis) per answer.
    */
-  machineCpuVsCeiling: 2.5,
+  machineCpuVsCeiling: 2,
+  /** The API's own CPU per accepted live purchase ≤ this × the ceiling server's per answer. */
+  apiCpuVsCeilingServer: 1.5,
+  /** Bytes the API allocates on its heap per accepted live purchase, at most (KB). */
+  liveAllocatedKb: 10,
+  /** Worker + MariaDB CPU per order while the drain writes (from its first rows on), at most (µs). */
+  drainWorkerMysqlUsPerOrder: 30,
   liveVsCeiling: 0.5,
   /** Live p99 ≤ this × the ceiling's p99. */
   liveP99VsCeiling: 1.5,
@@ -41,6 +47,7 @@ export function evaluateTargets(r) {
     ...throughputTargets(r),
     ...roomPollTarget(r),
     drainTarget(r),
+    drainCostTarget(r),
     idleWorkerTarget(r),
     ...r.strategies.filter((s) => !s.unsafe || s.mustOversell).map(oversoldTarget),
   ];
@@ -69,6 +76,27 @@ function costTargets(r) {
         `${times(r.ratios.liveMachineCpuVsCeiling)}`,
       value: r.ratios.liveMachineCpuVsCeiling,
       pass: atMost(r.ratios.liveMachineCpuVsCeiling, TARGETS.machineCpuVsCeiling),
+    },
+    {
+      id: 'liveApiCpuVsCeilingServer',
+      name:
+        `the API's CPU per accepted live purchase ≤ ${times(TARGETS.apiCpuVsCeilingServer)} ` +
+        `the ceiling server's per answer`,
+      measured:
+        `${thousands(perAccepted.apiCpuUs)} µs vs ${thousands(r.ceilingPerAnswer.serverCpuUs)} µs = ` +
+        `${times(r.ratios.liveApiCpuVsCeilingServer)}`,
+      value: r.ratios.liveApiCpuVsCeilingServer,
+      pass: atMost(r.ratios.liveApiCpuVsCeilingServer, TARGETS.apiCpuVsCeilingServer),
+    },
+    {
+      id: 'liveAllocatedKb',
+      name: `the API's heap allocations per accepted live purchase ≤ ${TARGETS.liveAllocatedKb} KB`,
+      measured:
+        `${perAccepted.allocatedKb ?? 'n/a'} KB (GC ${percent(r.liveServerHeap?.gcShareOfServerCpu)} of the API's CPU); ` +
+        `the ceiling server's per answer: ${r.ceilingPerAnswer.allocatedKb ?? 'n/a'} KB ` +
+        `(GC ${percent(r.ceilingServerHeap?.gcShareOfServerCpu)} of its CPU)`,
+      value: perAccepted.allocatedKb ?? null,
+      pass: perAccepted.allocatedKb === undefined ? null : atMost(perAccepted.allocatedKb, TARGETS.liveAllocatedKb),
     },
   ];
 }
@@ -171,6 +199,23 @@ function drainTarget(r) {
       ` the baseline`,
     value: r.ratios.drainVsBaseline,
     pass: r.ratios.drainVsBaseline !== null && r.ratios.drainVsBaseline >= TARGETS.drainVsBaseline,
+  };
+}
+
+/** Writing an order once the worker is up: its own CPU and MariaDB's, from the drain's first rows on. */
+function drainCostTarget(r) {
+  const writing = r.drain.cpuUsPerOrderWhileWriting;
+  const perOrder = writing ? round(writing.worker + writing.mysql, 1) : null;
+  return {
+    id: 'drainWorkerMysqlUsPerOrder',
+    name: `worker + MariaDB CPU per order while the drain writes ≤ ${TARGETS.drainWorkerMysqlUsPerOrder} µs`,
+    measured: writing
+      ? `${perOrder} µs (worker ${writing.worker}, MariaDB ${writing.mysql}; ${thousands(writing.orders)} orders ` +
+        `from the first rows on; from the worker's start, boot included: ` +
+        `${r.drain.cpuUsPerOrder.worker + r.drain.cpuUsPerOrder.mysql} µs)`
+      : 'n/a',
+    value: perOrder,
+    pass: perOrder === null ? null : perOrder <= TARGETS.drainWorkerMysqlUsPerOrder,
   };
 }
 

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { ratio, round } from '../format.mjs';
 import { NOISY_OTHER_PERCENT, RESULTS_DIR, SETTINGS, log } from '../settings.mjs';
 import { renderChart, writePng } from './chart.mjs';
+import { ROOT } from '../app-dist.mjs';
+import { writeFigureFiles } from './figure-files.mjs';
 import { renderMarkdown } from './markdown.mjs';
 import { createSaleTargets } from './create-sale.mjs';
 import { openingTargets } from './opening.mjs';
@@ -15,7 +17,7 @@ import { perAcceptedPurchase } from '../sampling.mjs';
 import { evaluateTargets, targetVerdict } from './targets.mjs';
 
 /** Writes the report; returns the exit code (1 when a check failed; targets do not count). */
-export function writeReport(results) {
+export async function writeReport(results) {
   addRatios(results);
   results.targets = [
     ...evaluateTargets(results),
@@ -38,6 +40,8 @@ export function writeReport(results) {
   writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(RESULTS_DIR, 'latest.md'), markdown);
   log(`wrote bench/results/latest.{json,md,svg}${results.chart.png ? ' and latest.png' : ''}`);
+  // The figures the README and docs/performance.md show are this run's (their test holds them to latest.json).
+  for (const file of await writeFigureFiles(ROOT, results)) log(`wrote this run's figures into ${file}`);
   return results.checks.every((c) => c.pass) ? 0 : 1;
 }
 
@@ -55,9 +59,13 @@ function addRatios(results) {
   }
   results.ceilingReqPerSec = ceilingRun.reqPerSec;
   results.livePerAcceptedPurchase = perAcceptedPurchase(live);
+  results.liveServerHeap = live.serverHeap;
+  results.ceilingServerHeap = ceilingRun.serverHeap;
   results.ceilingPerAnswer = {
     redisUs: ceilingRedisUs,
     machineCpuUs: ceilingMachineCpuUs,
+    serverCpuUs: ceilingRun.cpuUsPerResponse.ceiling,
+    allocatedKb: ceilingRun.serverHeap?.kbPerResponse,
     redisCommands: ceilingRun.redisCommands.callsPerResponse,
   };
   results.ratios = {
@@ -67,6 +75,7 @@ function addRatios(results) {
     liveP99VsCeiling: ratio(live.latencyMs.p99, ceilingRun.latencyMs.p99),
     liveRedisVsCeiling: ratio(results.livePerAcceptedPurchase.redisUs, ceilingRedisUs),
     liveMachineCpuVsCeiling: ratio(results.livePerAcceptedPurchase.machineCpuUs, ceilingMachineCpuUs),
+    liveApiCpuVsCeilingServer: ratio(results.livePerAcceptedPurchase.apiCpuUs, ceilingRun.cpuUsPerResponse.ceiling),
     drainVsBaseline: ratio(results.drain.ordersPerSec, SETTINGS.drainBaseline),
   };
 }

@@ -5,21 +5,18 @@
  */
 import { require } from '../app-dist.mjs';
 import { CEILING_SALE_ID, REDIS_KEY_PREFIX, SETTINGS, log } from '../settings.mjs';
+import { ensureFullSpeed, withProbes } from '../process-probes.mjs';
 import { startChild, state, stopChild, waitForHttp } from '../stack.mjs';
 
 export async function runCeiling(run) {
   const { KeyBuilder } = require('@flash-sale/redis');
   const keys = new KeyBuilder(REDIS_KEY_PREFIX);
-  const ceiling = startChild('ceiling', 'bench/ceiling-server.mjs', {
-    ...process.env,
-    PORT: String(run.ceilingPort),
-    HOST: '127.0.0.1',
-    REDIS_URL: run.redisUrl,
-    REDIS_KEY_PREFIX,
-    CEILING_SALE_ID,
+  await startCeiling(run);
+  await ensureFullSpeed(run, 'ceiling', state.ceiling, async () => {
+    await stopChild(state.ceiling);
+    return startCeiling(run);
   });
-  state.ceilingPid = ceiling.pid;
-  await waitForHttp(`${run.ceilingUrl}/health`, ceiling);
+  const ceiling = state.ceiling;
   const preloaded = await loadCeilingSale(keys);
   log(
     `ceiling server on ${run.ceilingUrl} (pid ${ceiling.pid}); sale ${CEILING_SALE_ID} preloaded ${JSON.stringify(preloaded)}`,
@@ -41,6 +38,7 @@ export async function runCeiling(run) {
   run.results.scenarios.push(measured);
   run.answeredAsExpected('ceiling: every answer 202', measured);
   await stopChild(ceiling);
+  state.ceiling = undefined;
   state.ceilingPid = undefined;
   // Its reservations are no longer needed: give Redis the memory back before the API's scenarios.
   await state.redis.unlink(...keys.sale(CEILING_SALE_ID).all());
@@ -63,4 +61,24 @@ async function loadCeilingSale(keys) {
     [],
   );
   return scripts.grantLease(onlyBucket(CEILING_SALE_ID), 1, 'ceiling', SETTINGS.liveStock);
+}
+
+async function startCeiling(run) {
+  const ceiling = startChild(
+    'ceiling',
+    'bench/ceiling-server.mjs',
+    {
+      ...process.env,
+      PORT: String(run.ceilingPort),
+      HOST: '127.0.0.1',
+      REDIS_URL: run.redisUrl,
+      REDIS_KEY_PREFIX,
+      CEILING_SALE_ID,
+    },
+    withProbes({}),
+  );
+  state.ceiling = ceiling;
+  state.ceilingPid = ceiling.pid;
+  await waitForHttp(`${run.ceilingUrl}/health`, ceiling);
+  return ceiling;
 }

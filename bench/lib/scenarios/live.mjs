@@ -5,7 +5,8 @@
 import { waitForOrdersWritten } from '../orders.mjs';
 import { startProfile, stopProfile } from '../profiler.mjs';
 import { SETTINGS, log } from '../settings.mjs';
-import { state } from '../stack.mjs';
+import { ensureFullSpeed } from '../process-probes.mjs';
+import { restartApi, state } from '../stack.mjs';
 
 /** Both sales, created before any load: the live one with more stock than any run can sell. */
 export async function createEndpointSales(run) {
@@ -20,6 +21,8 @@ export async function createEndpointSales(run) {
  * are written before the live run starts: the live run then pays for its own orders only.
  */
 export async function runLiveSale(run, saleId) {
+  // The API's scenarios are judged against the ceiling's: neither may run at part speed.
+  await ensureFullSpeed(run, 'api', state.api, () => restartApi(run.appEnv, run.baseUrl));
   log(`warm-up ${SETTINGS.warmupS}s on sale ${saleId}`);
   const warmup = await run.load({
     key: 'warmup',

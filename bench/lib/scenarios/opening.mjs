@@ -94,6 +94,7 @@ function medianOf(processes, isDefault, rounds) {
       p99: median((r) => r.coldVsWarm.p99),
       machineCpuPerPurchase: median((r) => r.coldVsWarm.machineCpuPerPurchase),
     },
+    coldConnectP99Ms: median((r) => r.cold.connect.p99),
     shortSaleVsSteady: median((r) => r.shortSaleVsSteady),
     shortSaleWarmVsSteady: median((r) => r.shortSaleWarmVsSteady),
     shortSale: {
