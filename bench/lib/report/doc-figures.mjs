@@ -22,7 +22,7 @@ const WHY = {
 /** The files and the blocks each holds. */
 export const FIGURE_FILES = {
   'README.md': ['how-fast'],
-  'docs/performance.md': ['measured-on', 'numbers', 'strategies'],
+  'docs/performance.md': ['measured-on', 'numbers', 'strategies', 'costs', 'targets'],
 };
 
 /** Every block's text, by name, from a full run's results. */
@@ -77,6 +77,12 @@ export function renderFigureBlocks(r) {
         return `| ${name} | ${thousands(s.reqPerSec)} | ${round(s.latencyMs.p99, 0)} ms | ${oversold} | ${thousands(s.unexpectedStatuses)} | ${why} |`;
       }),
     ].join('\n'),
+    costs: costsBlock(r, live, ceiling),
+    targets: [
+      '| target | measured | result |',
+      '| ------ | -------- | ------ |',
+      ...r.targets.map((t) => `| ${t.name} | ${t.measured} | ${verdict(t)} |`),
+    ].join('\n'),
     'how-fast':
       `**One Redis call per purchase.** On one ${m.cpuCount}-core machine that also runs the load generator, ` +
       `Redis and MariaDB, the app accepts **${thousands(live.reqPerSec)} purchases a second** on a live sale ` +
@@ -84,6 +90,35 @@ export function renderFigureBlocks(r) {
       `sale is sold out, and its worker writes the orders to MySQL at **${thousands(r.drain.ordersPerSec)} orders ` +
       `a second** (\`npm run bench\` at commit ${r.app.commit}).`,
   };
+}
+
+/** A live purchase's CPU by process, its Redis time and heap, beside the ceiling's per answer. */
+function costsBlock(r, live, ceiling) {
+  const accepted = live.statusCounts[202] ?? 0;
+  const perPurchase = (us) =>
+    us === null || us === undefined ? '—' : `${thousands((us * live.requests) / accepted)} µs`;
+  const perAnswer = (us) => (us === null || us === undefined ? '—' : `${thousands(us)} µs`);
+  const heap = (h) => (h ? `${h.kbPerResponse} KB (GC ${Math.round(h.gcShareOfServerCpu * 100)} % of its CPU)` : '—');
+  const writing = r.drain.cpuUsPerOrderWhileWriting;
+  return [
+    '| CPU and memory | per accepted live purchase, until its order is written | the ceiling, per answer |',
+    '| -------------- | ------------------------------------------------------: | ----------------------: |',
+    `| the server (the API; the ceiling's Fastify) | ${perPurchase(live.cpuUsPerResponse.api)} | ${perAnswer(ceiling.cpuUsPerResponse.ceiling)} |`,
+    `| the worker | ${perPurchase(live.cpuUsPerResponse.worker)} | — |`,
+    `| Redis | ${perPurchase(live.cpuUsPerResponse.redis)} | ${perAnswer(ceiling.cpuUsPerResponse.redis)} |`,
+    `| MariaDB | ${perPurchase(live.cpuUsPerResponse.mysql)} | — |`,
+    `| **the machine** (all of the above) | **${thousands(r.livePerAcceptedPurchase.machineCpuUs)} µs** | **${thousands(ceiling.cpuUsPerResponse.machine)} µs** |`,
+    `| Redis command time | ${r.livePerAcceptedPurchase.redisUs} µs | ${ceiling.redisCommands.usecPerResponse} µs |`,
+    `| the server's heap allocations | ${heap(live.serverHeap)} | ${heap(ceiling.serverHeap)} |`,
+    '',
+    `Writing the orders alone, at the drain (${thousands(r.drain.rows)} orders waiting for a fresh worker), from ` +
+      `its first rows on: ${writing ? `worker ${writing.worker} µs + MariaDB ${writing.mysql} µs per order` : 'not measured'}.`,
+  ].join('\n');
+}
+
+function verdict(target) {
+  if (target.pass === null) return 'n/a';
+  return target.pass ? 'PASS' : '**MISS**';
 }
 
 /** `text` with each of `blocks` put between its markers; throws when a marker is missing. */
