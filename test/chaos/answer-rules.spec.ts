@@ -61,6 +61,29 @@ describe('answer rules: one token, the same answer from every process', () => {
     expect(violations).toEqual(['a promised token gets the same answer from every process']);
   });
 
+  it('SALE_ENDED from a process whose clock runs ahead, within its skew of the end, passes; beyond it, not', () => {
+    // The admin's end is T; the answering process's clock is 3 s ahead, so it saw the end at T − 3 s.
+    const endedBy = (answeredAt: number, skewMs: number) =>
+      judge(
+        [
+          { ...bought, sentAt: T - 10_000, answeredAt: T - 9_950 },
+          { ...replay, outcome: 'fail', status: 410, code: 'SALE_ENDED', sentAt: answeredAt - 10, answeredAt, skewMs },
+        ],
+        [
+          ...Array.from({ length: 40 }, (_, i) => ({
+            startedAt: T - 6_000 + i * 250,
+            answeredAt: T - 6_000 + i * 250 + 5,
+            endsAt: T,
+          })),
+        ],
+      );
+    expect(endedBy(T - 2_500, 3_000)).toEqual([]);
+    expect(endedBy(T - 2_500, 0)).toEqual(['a promised token gets the same answer from every process']);
+    // A clock behind says the end later, never sooner: no allowance.
+    expect(endedBy(T - 2_500, -3_000)).toEqual(['a promised token gets the same answer from every process']);
+    expect(endedBy(T - 4_000, 3_000)).toEqual(['a promised token gets the same answer from every process']);
+  });
+
   it('SOLD_OUT or LIMIT_REACHED to a promised token is a violation; the same order again is not', () => {
     const refusedAs = (code: string) =>
       judge(

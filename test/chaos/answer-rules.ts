@@ -204,17 +204,20 @@ function lostBefore(
  * from ENDED_AROUND_MS before the request to ENDED_AROUND_MS after the answer (an end committed just
  * before the answer is read just after it), or to the first reading begun after the answer when that came
  * later — a slow MySQL, or a busy machine that held the sampler back, spaces the readings out, and the
- * end the answer saw can only show in the next one.
+ * end the answer saw can only show in the next one. An answering process whose clock runs ahead saw the
+ * end that much sooner: the strategies that judge the window by the deciding process's clock move its
+ * edge by the skew (docs/failure-model.md, "a process's clock a few seconds off").
  */
 function endedAround(samples: readonly EndsAtSample[], operation: Operation): boolean {
   if (operation.code !== 'SALE_ENDED') return false;
   const nextReading = samples.find((sample) => sample.startedAt >= operation.answeredAt);
   const until = Math.max(operation.answeredAt + ENDED_AROUND_MS, nextReading?.startedAt ?? 0);
+  const aheadMs = Math.max(0, operation.skewMs ?? 0);
   return samples.some(
     (sample) =>
       sample.startedAt <= until &&
       sample.answeredAt >= operation.sentAt - ENDED_AROUND_MS &&
-      sample.endsAt <= operation.answeredAt,
+      sample.endsAt <= operation.answeredAt + aheadMs,
   );
 }
 
