@@ -38,7 +38,11 @@ export function httpClient(baseUrl) {
 /** Signed in as the admin: sales are created and audited through the admin API, like an operator would. */
 export async function adminSales(http) {
   const admin = (await http.post('/api/auth/admin', { password: ADMIN_PASSWORD }, undefined, 201)).token;
-  /** A sale open now, ending in an hour; `options`: more fields of the create-sale body. */
+  /**
+   * A sale open now, ending in an hour, whose orders wait an hour for payment: a full run lasts longer
+   * than the default 10 minutes, and the worker expiring the first scenarios' orders would work through
+   * the later ones (the idle worker's above all). `options`: more fields of the create-sale body.
+   */
   const saleBody = (name, stock, strategy, options) => ({
     name,
     priceCents: 1999,
@@ -46,6 +50,7 @@ export async function adminSales(http) {
     perUserLimit: 1,
     strategy,
     endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+    paymentTimeoutSeconds: 3_600,
     purpose: 'bench', // test data: the storefront does not list it
     ...options,
   });
