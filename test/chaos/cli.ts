@@ -148,6 +148,12 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
     console.log('\nexplorer errors (not violations; those runs were not judged):');
     for (const error of summary.explorerErrors) console.log(`  run ${error.run}: ${error.message}`);
   }
+  // --keep-going: each failing run replays alone from its path, which counts from 0 where runs count from 1.
+  for (const failing of summary.failingRuns) {
+    console.log(
+      `replay run ${failing.run}: npm run chaos -- ${replayOptions(options, summary.seed, String(failing.run - 1))} --runs 1`,
+    );
+  }
   const failure = summary.failure;
   if (!failure) return;
   const shrunk = failure.shrinks > 0 ? `shrunk ${failure.shrinks} times` : 'not shrunk';
@@ -157,10 +163,16 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
   for (const violation of failure.violations) console.log(`  ${violation.invariant}: ${violation.detail}`);
   console.log('\nhistory of the failing run:');
   for (const line of failure.history) console.log(`  ${line}`);
-  const replay = [
-    `--seed=${failure.seed}`,
-    `--path ${failure.path}`,
-    failure.replayPath ? `--replay-path '${failure.replayPath}'` : '',
+  console.log(`\nreplay: npm run chaos -- ${replayOptions(options, failure.seed, failure.path, failure.replayPath)}`);
+  console.log(`process logs and Redis' file: ${failure.workingDirectory}`);
+}
+
+/** The options that replay one run: its seed and fast-check path (and shrunk schedule), and this exploration's settings. */
+function replayOptions(options: ExplorerOptions, seed: number, path: string, replayPath?: string): string {
+  return [
+    `--seed=${seed}`,
+    `--path ${path}`,
+    replayPath ? `--replay-path '${replayPath}'` : '',
     `--faults ${options.faults.join(',')}`,
     `--actions ${options.maxCommands}`,
     `--stock ${options.stock} --limit ${options.perUserLimit}`,
@@ -169,8 +181,6 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
   ]
     .filter(Boolean)
     .join(' ');
-  console.log(`\nreplay: npm run chaos -- ${replay}`);
-  console.log(`process logs and Redis' file: ${failure.workingDirectory}`);
 }
 
 async function main(): Promise<void> {
