@@ -134,7 +134,7 @@ function startTraffic(autocannon, { url, method, requestPath, pairs, durationS, 
  */
 function startCostWindow(cpu, target, pids) {
   const startedAt = performance.now();
-  const before = cpu.snapshot(pids ?? { api: state.api.pid, worker: state.workerPid, ceiling: state.ceilingPid });
+  const before = cpu.snapshot(pids ?? { api: state.api.pid, worker: state.workerPid, ceiling: state.ceiling?.pid });
   return {
     until: () => ({
       cpu: cpu.since(before),

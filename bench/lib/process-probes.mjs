@@ -17,17 +17,24 @@ import { round } from './format.mjs';
 import { TMP, log } from './settings.mjs';
 
 /**
- * The speed probe's work: integer arithmetic and a hash, a few milliseconds, the same source in the child
- * and here. Its best of several runs is taken, so a moment of preemption does not count.
+ * The speed probe, the same source run in the child and here: integer arithmetic and a hash, a few
+ * milliseconds, seven times; the best time (ms) is its answer, so a moment of preemption does not count.
  */
-const SPEED_WORK = `
-  let x = 0;
-  for (let i = 0; i < 2000000; i++) x = (Math.imul(x, 31) + i) | 0;
-  const hash = require('node:crypto').createHash('sha256');
-  for (let i = 0; i < 2000; i++) hash.update('flash-sale speed probe ' + i);
-  return x + hash.digest()[0];
+const SPEED_PROBE = `
+  let best = Infinity;
+  for (let run = 0; run < 7; run++) {
+    const startedAt = performance.now();
+    let x = 0;
+    for (let i = 0; i < 2000000; i++) x = (Math.imul(x, 31) + i) | 0;
+    const hash = require('node:crypto').createHash('sha256');
+    for (let i = 0; i < 2000; i++) hash.update('flash-sale speed probe ' + i + x);
+    hash.digest();
+    best = Math.min(best, performance.now() - startedAt);
+  }
+  return best;
 `;
-const SPEED_RUNS = 7;
+/** The speed probe as a function of (require, performance). */
+const speedProbe = () => new Function('require', 'performance', SPEED_PROBE);
 const require = createRequire(import.meta.url);
 /** A process this much slower than the bench's own at the same work is running at part speed. */
 const SLOW_PROCESS_RATIO = 1.5;
@@ -46,7 +53,7 @@ const { performance } = require('node:perf_hooks');
 process.channel?.unref(); // the channel must not keep the process alive
 let profiler;
 let usedAtStart = 0;
-const speedWork = new Function('require', ${JSON.stringify(SPEED_WORK)});
+const speedProbe = new Function('require', 'performance', ${JSON.stringify(SPEED_PROBE)});
 process.on('message', (message) => {
   if (message === 'heap-meter:start') {
     profiler = new v8.GCProfiler();
@@ -67,13 +74,7 @@ process.on('message', (message) => {
     allocated += Math.max(0, v8.getHeapStatistics().used_heap_size - usedAfterLast);
     process.send({ heapMeter: { allocatedBytes: allocated, collections: statistics.length, gcMicros } });
   } else if (message === 'speed-probe') {
-    let best = Infinity;
-    for (let i = 0; i < ${SPEED_RUNS}; i++) {
-      const startedAt = performance.now();
-      speedWork(require);
-      best = Math.min(best, performance.now() - startedAt);
-    }
-    process.send({ speedProbeMs: best });
+    process.send({ speedProbeMs: speedProbe(require, performance) });
   }
 });
 `,
@@ -83,29 +84,23 @@ process.on('message', (message) => {
 
 /** Starts metering `child` (one started withProbes); `stop()` gives what it allocated. */
 export async function startHeapMeter(child) {
-  await ask(child, 'heap-meter:start', (message) => message === 'heap-meter:started');
+  await askChild(child, 'heap-meter:start', (message) => message === 'heap-meter:started');
   return {
-    stop: async () => (await ask(child, 'heap-meter:stop', (message) => message?.heapMeter)).heapMeter,
+    stop: async () => (await askChild(child, 'heap-meter:stop', (message) => message?.heapMeter)).heapMeter,
   };
 }
 
 /** The speed probe's best time in `child`, over its best time in this process. */
 async function speedRatio(child) {
-  const speedWork = new Function('require', SPEED_WORK);
-  let ownBest = Infinity;
-  for (let i = 0; i < SPEED_RUNS; i++) {
-    const startedAt = performance.now();
-    speedWork(require);
-    ownBest = Math.min(ownBest, performance.now() - startedAt);
-  }
-  const { speedProbeMs } = await ask(child, 'speed-probe', (message) => message?.speedProbeMs !== undefined);
-  return round(speedProbeMs / ownBest, 2);
+  const ownBestMs = speedProbe()(require, performance);
+  const { speedProbeMs } = await askChild(child, 'speed-probe', (message) => message?.speedProbeMs !== undefined);
+  return round(speedProbeMs / ownBestMs, 2);
 }
 
 /**
  * Before a section measures `name`'s process: its speed against the bench's own. A slow one is replaced
- * once (`restart()` returns the new child) and probed again; one still slow is flagged in the results,
- * and every target the run judges is marked as judged on it.
+ * once (`restart()` returns the new child) and probed again; one still slow is flagged in the results
+ * (`calibration`), and the report's header says its targets are not the build's.
  */
 export async function ensureFullSpeed(run, name, child, restart) {
   let ratio = await speedRatio(child);
@@ -125,7 +120,11 @@ export async function ensureFullSpeed(run, name, child, restart) {
   return calibration;
 }
 
-function ask(child, command, isAnswer) {
+/**
+ * Sends `command` to a child's preload (these probes', or the profiler's) over its IPC channel; the first
+ * message `isAnswer` accepts, within 30 s.
+ */
+export function askChild(child, command, isAnswer) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to ${command} from pid ${child.pid}`)), 30_000);
     const onMessage = (message) => {

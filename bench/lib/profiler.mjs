@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './app-dist.mjs';
 import { round } from './format.mjs';
+import { askChild } from './process-probes.mjs';
 import { RUN_ID, SETTINGS, TMP, log } from './settings.mjs';
 
 /** Where the preload in the API or the worker writes its profile (its env BENCH_CPU_PROFILE_PATH). */
@@ -74,17 +75,7 @@ export async function stopProfile(child, app, profiles, name, title) {
 
 /** Sends a command to the profiler preload and waits for its answer. */
 function profilerCommand(child, command, answer) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${answer} from the profiler of pid ${child.pid}`)), 30_000);
-    const onMessage = (message) => {
-      if (message !== answer) return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      resolve();
-    };
-    child.on('message', onMessage);
-    child.send(command);
-  });
+  return askChild(child, command, (message) => message === answer);
 }
 
 async function readProfile(file, name, title) {

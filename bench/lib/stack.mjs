@@ -45,8 +45,8 @@ export const state = {
   redisCluster: undefined,
   /** Databases beside the main one (the scale section's cluster stack), dropped at cleanup. */
   extraDatabases: [],
+  /** The ceiling server while its scenario runs. */
   ceiling: undefined,
-  ceilingPid: undefined,
   loadRun: undefined,
   interrupted: false,
   keepLogs: false,

@@ -5,7 +5,8 @@
  * the committed results; figure-files.mjs), and test/docs/bench-figures.spec.ts fails when a block differs
  * from what the committed results give: a figure a reader sees is always one this build measured.
  */
-import { round, thousands } from '../format.mjs';
+import { percent, round, thousands } from '../format.mjs';
+import { targetVerdict } from './targets.mjs';
 
 /** Why each strategy costs what it costs: the strategy table's last column. A new strategy needs a line. */
 const WHY = {
@@ -35,7 +36,7 @@ export function renderFigureBlocks(r) {
   const live = scenario('live');
   const soldOut = scenario('soldOut');
   const ceiling = scenario('ceiling');
-  const accepted = live.statusCounts[202] ?? 0;
+  const { accepted } = r.livePerAcceptedPurchase;
   const scripts = live.redisCommands.top
     .filter((c) => /^(evalsha|eval|fcall)(_ro)?$/.test(c.command))
     .reduce((sum, c) => sum + c.calls, 0);
@@ -81,7 +82,7 @@ export function renderFigureBlocks(r) {
     targets: [
       '| target | measured | result |',
       '| ------ | -------- | ------ |',
-      ...r.targets.map((t) => `| ${t.name} | ${t.measured} | ${verdict(t)} |`),
+      ...r.targets.map((t) => `| ${t.name} | ${t.measured} | ${targetVerdict(t).replace('MISS', '**MISS**')} |`),
     ].join('\n'),
     'how-fast':
       `**One Redis call per purchase.** On one ${m.cpuCount}-core machine that also runs the load generator, ` +
@@ -94,11 +95,11 @@ export function renderFigureBlocks(r) {
 
 /** A live purchase's CPU by process, its Redis time and heap, beside the ceiling's per answer. */
 function costsBlock(r, live, ceiling) {
-  const accepted = live.statusCounts[202] ?? 0;
+  const { accepted } = r.livePerAcceptedPurchase;
   const perPurchase = (us) =>
     us === null || us === undefined ? '—' : `${thousands((us * live.requests) / accepted)} µs`;
   const perAnswer = (us) => (us === null || us === undefined ? '—' : `${thousands(us)} µs`);
-  const heap = (h) => (h ? `${h.kbPerResponse} KB (GC ${Math.round(h.gcShareOfServerCpu * 100)} % of its CPU)` : '—');
+  const heap = (h) => (h ? `${h.kbPerResponse} KB (GC ${percent(h.gcShareOfServerCpu)} of its CPU)` : '—');
   const writing = r.drain.cpuUsPerOrderWhileWriting;
   return [
     '| CPU and memory | per accepted live purchase, until its order is written | the ceiling, per answer |',
@@ -114,11 +115,6 @@ function costsBlock(r, live, ceiling) {
     `Writing the orders alone, at the drain (${thousands(r.drain.rows)} orders waiting for a fresh worker), from ` +
       `its first rows on: ${writing ? `worker ${writing.worker} µs + MariaDB ${writing.mysql} µs per order` : 'not measured'}.`,
   ].join('\n');
-}
-
-function verdict(target) {
-  if (target.pass === null) return 'n/a';
-  return target.pass ? 'PASS' : '**MISS**';
 }
 
 /** `text` with each of `blocks` put between its markers; throws when a marker is missing. */

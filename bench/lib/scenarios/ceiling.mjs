@@ -39,7 +39,6 @@ export async function runCeiling(run) {
   run.answeredAsExpected('ceiling: every answer 202', measured);
   await stopChild(ceiling);
   state.ceiling = undefined;
-  state.ceilingPid = undefined;
   // Its reservations are no longer needed: give Redis the memory back before the API's scenarios.
   await state.redis.unlink(...keys.sale(CEILING_SALE_ID).all());
 }
@@ -78,7 +77,6 @@ async function startCeiling(run) {
     withProbes({}),
   );
   state.ceiling = ceiling;
-  state.ceilingPid = ceiling.pid;
   await waitForHttp(`${run.ceilingUrl}/health`, ceiling);
   return ceiling;
 }
