@@ -18,6 +18,12 @@ describe('parseHandoffValue (the hand-off entry reserve-9.lua writes)', () => {
     expect(parseHandoffValue('7', 'S7-01ABC|u_42|1|1|1763900000123|3|a|b|c')?.submitToken).toBe('a|b|c');
   });
 
+  it('carries the bucket of a sale with several, and reads an empty token as none', () => {
+    expect(parseHandoffValue('7', 'S7-01ABC|u_42|1|2|1763900000123|3|t', 2)).toMatchObject({ bucket: 2, slot: 2 });
+    expect(parseHandoffValue('7', 'S7-01ABC|u_42|1|2|1763900000123|3|t')).not.toHaveProperty('bucket');
+    expect(parseHandoffValue('7', 'S7-01ABC|u_42|1|1|1763900000123||')).toMatchObject({ epoch: 0, submitToken: null });
+  });
+
   it('refuses an entry it cannot trust rather than writing a wrong order', () => {
     expect(parseHandoffValue('7', 'S7-01ABC|u_42|1|1|1763900000123|3')).toBeUndefined(); // no token field
     expect(parseHandoffValue('7', 'S7-01ABC|u_42|0|1|1763900000123|3|t')).toBeUndefined(); // no units

@@ -1,7 +1,7 @@
 import { errorMessage, type HandedOffOrder, type SaleLayout } from '@flash-sale/domain';
 import type { RedisClient } from './redis-client';
 import { redisReplyCode } from './redis-errors';
-import { parseReservationRecord, type ReservationRecord } from './reservation-record';
+import { reservationRecordAt } from './reservation-record';
 import { bucketsOf, HANDOFF_GROUP, type KeyBuilder, type SaleBucket } from './sale-keys';
 
 /** Units a bucket gave back to MySQL (give-back-4.lua), to be added to the sale's `available`. */
@@ -192,8 +192,8 @@ function toEntry(bucket: SaleBucket, [id, fields]: RawEntry): HandoffEntry {
   const value = fields?.[1];
   if (value === undefined) return { id };
   if (fields?.[0] === 'g') return { id, giveBack: parseGiveBackValue(value) };
-  const order = parseHandoffValue(bucket.saleId, value);
-  return order ? { id, order: bucket.count > 1 ? { ...order, bucket: bucket.index } : order } : { id };
+  const order = parseHandoffValue(bucket.saleId, value, bucket.count > 1 ? bucket.index : undefined);
+  return order ? { id, order } : { id };
 }
 
 /** "returnKey|units|epoch", as give-back-4.lua writes it. */
@@ -210,21 +210,31 @@ function parseGiveBackValue(value: string): GiveBack | undefined {
  * reservations hash holds (reservation-record.ts), and the token goes last since only it could ever
  * contain the separator. Undefined for an entry that does not read as a whole, valid order.
  */
-export function parseHandoffValue(saleId: string, value: string): HandedOffOrder | undefined {
+export function parseHandoffValue(saleId: string, value: string, bucket?: number): HandedOffOrder | undefined {
   const parts = value.split('|');
   const [orderNo] = parts;
   if (parts.length < 7 || !orderNo) return undefined;
-  let record: ReservationRecord;
-  try {
-    record = parseReservationRecord(orderNo, parts.slice(1, 6).join('|'));
-  } catch {
+  const record = reservationRecordAt(orderNo, parts, 1);
+  if (
+    !record ||
+    record.userId === '' ||
+    !Number.isInteger(record.quantity) ||
+    record.quantity <= 0 ||
+    !Number.isInteger(record.slot) ||
+    Number.isNaN(record.reservedAt.getTime())
+  )
     return undefined;
-  }
-  const valid =
-    record.userId !== '' &&
-    Number.isInteger(record.quantity) &&
-    record.quantity > 0 &&
-    Number.isInteger(record.slot) &&
-    !Number.isNaN(record.reservedAt.getTime());
-  return valid ? { ...record, saleId, submitToken: parts.slice(6).join('|') || null } : undefined;
+  // One literal, not a spread of the record: the worker builds one per order it writes.
+  const order: HandedOffOrder = {
+    orderNo,
+    saleId,
+    userId: record.userId,
+    quantity: record.quantity,
+    slot: record.slot,
+    reservedAt: record.reservedAt,
+    epoch: record.epoch,
+    submitToken: (parts.length === 7 ? parts[6] : parts.slice(6).join('|')) || null,
+  };
+  if (bucket !== undefined) order.bucket = bucket;
+  return order;
 }

@@ -13,16 +13,29 @@ export interface ReservationRecord {
 }
 
 export function parseReservationRecord(orderNo: string, value: string): ReservationRecord {
-  const [userId, quantity, slot, reservedAtMs, epoch] = value.split('|');
-  if (userId === undefined || reservedAtMs === undefined) {
-    throw new Error(`Malformed reservation record for ${orderNo}: ${value}`);
-  }
+  const record = reservationRecordAt(orderNo, value.split('|'), 0);
+  if (!record) throw new Error(`Malformed reservation record for ${orderNo}: ${value}`);
+  return record;
+}
+
+/**
+ * The record whose five fields start at `fields[from]`: a hand-off entry carries them after its order
+ * number, and is split once for both. Undefined when the user or the time is missing.
+ */
+export function reservationRecordAt(
+  orderNo: string,
+  fields: readonly string[],
+  from: number,
+): ReservationRecord | undefined {
+  const userId = fields[from];
+  const reservedAtMs = fields[from + 3];
+  if (userId === undefined || reservedAtMs === undefined) return undefined;
   return {
     orderNo,
     userId,
-    quantity: Number(quantity),
-    slot: Number(slot),
+    quantity: Number(fields[from + 1]),
+    slot: Number(fields[from + 2]),
     reservedAt: new Date(Number(reservedAtMs)),
-    epoch: Number(epoch || 0),
+    epoch: Number(fields[from + 4] || 0),
   };
 }

@@ -114,6 +114,33 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
     expect(await leased(saleId)).toBe(0);
   });
 
+  it("a written order keeps the reservation's moment to the millisecond, and expires a payment window after its batch", async () => {
+    const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 5 });
+    const reserved = await reserveForUsers(scripts, saleRedis, saleId, 5);
+    const nudgedAt = Date.now();
+    await nudge(saleId);
+    await writtenAndDrained(saleId, 5);
+    const rows = (await db.query(
+      'SELECT order_no, reserved_at, expires_at, created_at FROM orders WHERE sale_id = ? ORDER BY order_no',
+      [saleId],
+    )) as { order_no: string; reserved_at: Date; expires_at: Date; created_at: Date }[];
+    const [{ payment_timeout_seconds: timeoutSeconds }] = (await db.query(
+      'SELECT payment_timeout_seconds FROM sales WHERE id = ?',
+      [saleId],
+    )) as { payment_timeout_seconds: number }[];
+    expect(rows.map((row) => [row.order_no, row.reserved_at.getTime()])).toEqual(
+      reserved
+        .map((order) => [order.orderNo, order.reservedAt.getTime()])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+    for (const row of rows) {
+      // Written in UTC like every other instant: a batch's expiry is its writing time plus the window.
+      const expiresIn = row.expires_at.getTime() - timeoutSeconds * 1000;
+      expect(expiresIn).toBeGreaterThanOrEqual(nudgedAt - 1000);
+      expect(Math.abs(expiresIn - row.created_at.getTime())).toBeLessThan(1000);
+    }
+  });
+
   it('an entry delivered again (a worker died between commit and acknowledgement) → still one order', async () => {
     const saleId = await createLiveSale(db, scripts, saleRedis, { stock: 5 });
     const [order] = await reserveForUsers(scripts, saleRedis, saleId, 1);
