@@ -124,10 +124,7 @@ describe('hand-off stream → write-orders jobs → MySQL (real MariaDB, Redis, 
       'SELECT order_no, reserved_at, expires_at, created_at FROM orders WHERE sale_id = ? ORDER BY order_no',
       [saleId],
     )) as { order_no: string; reserved_at: Date; expires_at: Date; created_at: Date }[];
-    const [{ payment_timeout_seconds: timeoutSeconds }] = (await db.query(
-      'SELECT payment_timeout_seconds FROM sales WHERE id = ?',
-      [saleId],
-    )) as { payment_timeout_seconds: number }[];
+    const timeoutSeconds = await countRows(db, 'SELECT payment_timeout_seconds AS n FROM sales WHERE id = ?', [saleId]);
     expect(rows.map((row) => [row.order_no, row.reserved_at.getTime()])).toEqual(
       reserved
         .map((order) => [order.orderNo, order.reservedAt.getTime()])
