@@ -69,6 +69,7 @@ export interface AppConfig {
      * `replica`: a 202 is sent only after Redis's WAIT confirms that a replica holds the reservation,
      * so a failover to that replica cannot lose it (a timeout answers 503; the same token replays).
      * `off`: the reservation is acknowledged as soon as the primary has it.
+     * `auto` (the default): `replica` when every Redis master has a replica as the API starts, else `off`.
      */
     durableAck: DurableAck;
     durableAckTimeoutMs: number;
@@ -175,7 +176,7 @@ export interface AppConfig {
 }
 
 /** A limit: at most `points` requests per `durationSeconds` window for one key (IP, user or sale). */
-export const DURABLE_ACKS = ['off', 'replica'] as const;
+export const DURABLE_ACKS = ['auto', 'off', 'replica'] as const;
 export type DurableAck = (typeof DURABLE_ACKS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -227,7 +228,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       submitTokenTtlSeconds: integer(env, 'SUBMIT_TOKEN_TTL_SECONDS', 120, 5, 3600),
       redisFallback: oneOf(env, 'REDIS_FALLBACK', 'on', ['on', 'off'] as const) === 'on',
       soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 3_000, 0, 600_000),
-      durableAck: oneOf(env, 'DURABLE_ACK', 'off', DURABLE_ACKS),
+      durableAck: oneOf(env, 'DURABLE_ACK', 'auto', DURABLE_ACKS),
       durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
       lockTtlMs: integer(env, 'PURCHASE_LOCK_TTL_MS', 2_000, 100, 600_000),
       lockWaitMs: integer(env, 'PURCHASE_LOCK_WAIT_MS', 5_000, 0, 600_000),

@@ -33,6 +33,19 @@ describe('replica acknowledgements across a failover (real Redis Cluster with re
     await cluster?.stop();
   });
 
+  it('DURABLE_ACK=auto sees a replica for every master of this cluster, and not of one without replicas', async () => {
+    expect(await acks.everyMasterHasReplica()).toBe(true);
+    const bare = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+    const bareClient = createRedisClient({ url: 'redis://unused', clusterNodes: bare.nodes }) as Cluster;
+    try {
+      await untilReady(bareClient);
+      expect(await new ReplicaAcks(bareClient, keys).everyMasterHasReplica()).toBe(false);
+    } finally {
+      bareClient.disconnect();
+      await bare.stop();
+    }
+  }, 60_000);
+
   it("after the bucket's master is SIGKILLed and its replica promoted, confirmations come from the new master", async () => {
     const marker = keys.bucket(bucket).replicaAck;
     const victim = await cluster.masterOfSlot(await cluster.keySlot(marker));

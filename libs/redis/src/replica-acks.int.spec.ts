@@ -17,8 +17,10 @@ describe('replica acknowledgements (real Redis, no replica)', () => {
   let redis: RedisClient;
   let acks: ReplicaAcks;
 
+  let port: number;
+
   beforeAll(async () => {
-    const port = await freePort();
+    port = await freePort();
     server = startPrivateRedis(port);
     await waitFor('private Redis', () => redisAnswers(port), Boolean, 10_000);
     redis = createRedisClient({ url: `redis://127.0.0.1:${port}`, clusterNodes: [] });
@@ -31,6 +33,23 @@ describe('replica acknowledgements (real Redis, no replica)', () => {
   });
 
   const markers = async () => Number(await redis.get(keys.replicaAckMarker));
+
+  it('DURABLE_ACK=auto reads a Redis without a replica as one that cannot confirm, and one with a replica as one that can', async () => {
+    expect(await acks.everyMasterHasReplica()).toBe(false);
+    const replicaPort = await freePort();
+    const replica = startPrivateRedis(replicaPort, { replicaOf: port });
+    try {
+      await waitFor('a replica connected', () => acks.everyMasterHasReplica(), Boolean, 20_000);
+    } finally {
+      replica.kill('SIGKILL');
+    }
+    await waitFor(
+      'the replica gone',
+      () => acks.everyMasterHasReplica(),
+      (found) => !found,
+      20_000,
+    );
+  }, 60_000);
 
   it('callers that ask while a WAIT is out share the next one, never the one already sent', async () => {
     const first = acks.confirm(1, TIMEOUT_MS);

@@ -63,6 +63,18 @@ export class ReplicaAcks {
     });
   }
 
+  /**
+   * Whether every master the app writes to has a replica now: asked of each master itself (`INFO
+   * replication`), since another node's view of the cluster can lag a replica's arrival by seconds.
+   * Throws while a cluster's slot map is not known yet (the caller asks again).
+   */
+  async everyMasterHasReplica(): Promise<boolean> {
+    const masters = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    if (masters.length === 0) throw new Error('The Redis Cluster slot map is not known yet');
+    const replications = await Promise.all(masters.map((master) => master.info('replication')));
+    return replications.every((replication) => Number(/^connected_slaves:(\d+)/m.exec(replication)?.[1] ?? 0) > 0);
+  }
+
   close(): void {
     for (const node of this.nodes.values()) node.connection.disconnect();
     this.nodes.clear();

@@ -1,13 +1,18 @@
-import { type AppConfig, InjectAppConfig } from '@flash-sale/config';
-import { ErrorCode, RetryLaterError } from '@flash-sale/domain';
+import { type AppConfig, type DurableAck as DurableAckMode, InjectAppConfig } from '@flash-sale/config';
+import { ErrorCode, errorMessage, RetryLaterError } from '@flash-sale/domain';
 import { ReplicaAcks, type SaleBucket } from '@flash-sale/redis';
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 
 /** What a buyer is told to wait before sending the same token again. */
 const RETRY_SECONDS = 1;
+/** DURABLE_ACK=auto: how soon to look for replicas again when Redis could not be asked at startup. */
+const DETECT_AGAIN_MS = 5_000;
 
 /**
  * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation.
+ * DURABLE_ACK=auto, the default, is `replica` when every Redis master has a replica as the API starts,
+ * and `off` otherwise (a single Redis, as `npm start` runs it): wherever a copy that survives a master's
+ * loss exists, a 202 waits for it.
  * The WAIT runs on a connection of its own, batched (libs/redis replica-acks.ts), so a missing replica
  * slows only the purchases that wait, never token issuance, sold-out answers or anything else.
  *
@@ -17,10 +22,12 @@ const RETRY_SECONDS = 1;
  * replica is back.
  */
 @Injectable()
-export class DurableAck implements OnModuleDestroy {
+export class DurableAck implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(DurableAck.name);
-  /** DURABLE_ACK=replica: a purchase waits for `confirm` before its 202. */
-  readonly enabled: boolean;
+  /** A purchase waits for `confirm` before its 202 (DURABLE_ACK=replica, or auto with replicas). */
+  enabled: boolean;
+  private readonly mode: DurableAckMode;
+  private detectTimer: NodeJS.Timeout | undefined;
   private readonly timeoutMs: number;
   private replicaMissing = false;
   private probing = false;
@@ -31,12 +38,37 @@ export class DurableAck implements OnModuleDestroy {
     private readonly replicaAcks: ReplicaAcks,
     @InjectAppConfig() config: AppConfig,
   ) {
-    this.enabled = config.purchase.durableAck === 'replica';
+    this.mode = config.purchase.durableAck;
+    this.enabled = this.mode === 'replica';
     this.timeoutMs = config.purchase.durableAckTimeoutMs;
   }
 
+  async onModuleInit(): Promise<void> {
+    if (this.mode === 'auto') await this.detectReplicas();
+  }
+
   onModuleDestroy(): void {
+    clearTimeout(this.detectTimer);
     this.replicaAcks.close();
+  }
+
+  /** DURABLE_ACK=auto: on when every master has a replica; asked again later if Redis cannot answer now. */
+  private async detectReplicas(): Promise<void> {
+    try {
+      this.enabled = await this.replicaAcks.everyMasterHasReplica();
+    } catch (error) {
+      this.logger.warn(
+        `DURABLE_ACK=auto: Redis cannot say whether it has replicas (${errorMessage(error)}); asking again`,
+      );
+      this.detectTimer = setTimeout(() => void this.detectReplicas(), DETECT_AGAIN_MS);
+      this.detectTimer.unref();
+      return;
+    }
+    this.logger.log(
+      this.enabled
+        ? 'DURABLE_ACK=auto: every Redis master has a replica, so a 202 waits until one holds the reservation'
+        : 'DURABLE_ACK=auto: not every Redis master has a replica, so a 202 does not wait for one (off)',
+    );
   }
 
   /** Throws 503 + retry-after while the last WAIT found no replica: nothing has been done yet. */
