@@ -62,6 +62,15 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/{apps,libs}/*/src/**/*.int.spec.ts', '<rootDir>/test/**/*.int.spec.ts'],
+      testPathIgnorePatterns: ['/test/machines/'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
+    },
+    {
+      ...shared,
+      // Whole deployments as machines on network namespaces (root only): npm test runs them after the
+      // others, one file at a time, so that ten machines' servers never crowd a timing-sensitive test.
+      displayName: 'machines',
+      testMatch: ['<rootDir>/test/machines/**/*.int.spec.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-setup.ts'],
     },
     {

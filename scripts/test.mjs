@@ -1,6 +1,7 @@
 // `npm test`: build (type-checks every project); then, two at a time, the storefront's component tests, lint,
 // format, the other type checks and the dependency rules; then the unit, integration and end-to-end tests on
-// the real local Redis and MariaDB (the e2e tests drive the built storefront in Debian's Chromium). A failed
+// the real local Redis and MariaDB (the e2e tests drive the built storefront in Debian's Chromium); then the
+// deployment as machines on network namespaces (skipped, saying why, where they cannot be made). A failed
 // step stops the run (the checks, once the others running beside it have ended).
 import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
@@ -37,9 +38,29 @@ const afterChecks = [
   [
     'tests',
     'npx',
-    ['jest', '--ci', `--maxWorkers=${TEST_WORKERS}`, ...chosen, ...(chosen.length ? ['--forceExit'] : [])],
+    [
+      'jest',
+      '--ci',
+      `--maxWorkers=${TEST_WORKERS}`,
+      ...(chosen.length
+        ? [...chosen, '--forceExit']
+        : ['--selectProjects', 'unit', 'integration', 'integration-3-buckets', 'e2e']),
+    ],
   ],
 ];
+/**
+ * The deployment as machines (test/machines: ten network namespaces, each with its servers), after the
+ * others and one file at a time: beside other files it would take the cores their timings assume.
+ */
+const machineSteps = chosen.length
+  ? []
+  : [
+      [
+        'tests on machines (network namespaces)',
+        'npx',
+        ['jest', '--ci', '--selectProjects', 'machines', '--maxWorkers=1'],
+      ],
+    ];
 
 const ENV = { ...process.env, NX_DAEMON: 'false' };
 const seconds = (started) => `${((Date.now() - started) / 1000).toFixed(1)} s`;
@@ -87,4 +108,4 @@ async function runAtOnce(steps, atOnce) {
 
 runStep(build);
 await runAtOnce(checks, CHECKS_AT_ONCE);
-afterChecks.forEach(runStep);
+[...afterChecks, ...machineSteps].forEach(runStep);
