@@ -15,6 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createConnection } from 'mysql2/promise';
 import { parseCommandLine } from './lib/cli.mjs';
+import { httpClient } from './lib/http-client.mjs';
 import { ADMIN_PASSWORD, API_MACHINES, startMachineDeployment, waitFor } from './lib/machine-deployment.mjs';
 import { machinesAvailable } from './lib/machines.mjs';
 import { killOnExit, waitUntil } from './lib/processes.mjs';
@@ -54,10 +55,11 @@ async function main() {
     const deployment = await startMachineDeployment({ dir, log });
     rehearsal.deployment = deployment;
     const { network, baseUrl, mysql } = deployment;
+    const http = httpClient(baseUrl);
 
     // Counted before and after: each API's startup warm-up buys on a sale of its own.
     const purchasesBefore = await deployment.purchasesByApi();
-    const burst = await sellBurst(baseUrl, { buyers, stock });
+    const burst = await sellBurst(http, { buyers, stock });
     const purchasesAfter = await deployment.purchasesByApi();
     burst.byApi = Object.fromEntries(
       API_MACHINES.map((machine) => [machine, purchasesAfter[machine] - purchasesBefore[machine]]),
@@ -66,7 +68,7 @@ async function main() {
     // How leastconn shares a burst of short requests varies from run to run: said, not judged.
     log(`purchases answered by each API machine: ${JSON.stringify(burst.byApi)}`);
     log(`the balancer's view: ${JSON.stringify(burst.balancer)}`);
-    const audit = await awaitWrittenAndAudit(baseUrl, burst);
+    const audit = await awaitWrittenAndAudit(http, burst);
     const replicated = await awaitReplica(mysql, burst.saleId, audit.rowsOnPrimary);
     printMachines(network, baseUrl);
     passed = report(burst, audit, replicated, stock);
@@ -90,11 +92,9 @@ function positiveInteger(text, flag) {
 }
 
 /** `buyers` guests, each one submit token and one purchase, 50 at a time, through the balancer. */
-async function sellBurst(baseUrl, { buyers, stock }) {
-  const admin = (await call(baseUrl, 'POST', '/api/auth/admin', { password: ADMIN_PASSWORD }, undefined, 201)).token;
-  const sale = await call(
-    baseUrl,
-    'POST',
+async function sellBurst(http, { buyers, stock }) {
+  const admin = (await http.post('/api/auth/admin', { password: ADMIN_PASSWORD }, undefined, 201)).token;
+  const sale = await http.post(
     '/api/admin/sales',
     {
       name: 'Rehearsal sale',
@@ -113,9 +113,9 @@ async function sellBurst(baseUrl, { buyers, stock }) {
   const buyer = async () => {
     while (next < buyers) {
       next += 1;
-      const guest = await call(baseUrl, 'POST', '/api/auth/guest', {}, undefined, 201);
-      const { token } = await call(baseUrl, 'POST', `/api/sales/${sale.id}/tokens`, undefined, guest.token, 201);
-      const status = await purchase(baseUrl, sale.id, token, guest.token);
+      const guest = await http.post('/api/auth/guest', {}, undefined, 201);
+      const { token } = await http.post(`/api/sales/${sale.id}/tokens`, undefined, guest.token, 201);
+      const status = await purchase(http, sale.id, token, guest.token);
       statuses[status] = (statuses[status] ?? 0) + 1;
     }
   };
@@ -126,29 +126,29 @@ async function sellBurst(baseUrl, { buyers, stock }) {
 }
 
 /** One purchase; a 429 or 503 with retry-after means nothing happened: sent again after the wait. */
-async function purchase(baseUrl, saleId, token, accessToken) {
+async function purchase(http, saleId, token, accessToken) {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const response = await fetch(`${baseUrl}/api/sales/${saleId}/purchase`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` },
-      body: JSON.stringify({ token }),
-    });
-    await response.arrayBuffer();
-    const retryAfter = Number(response.headers.get('retry-after'));
-    if ((response.status === 429 || response.status === 503) && retryAfter >= 0) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(100, retryAfter * 1000)));
+    const { status, headers } = await http.answer(
+      'POST',
+      `/api/sales/${saleId}/purchase`,
+      JSON.stringify({ token }),
+      `Bearer ${accessToken}`,
+    );
+    const retryAfter = headers.get('retry-after');
+    if ((status === 429 || status === 503) && retryAfter !== null) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(100, Number(retryAfter) * 1000 || 0)));
       continue;
     }
-    return response.status;
+    return status;
   }
   return 'retries-exhausted';
 }
 
 /** Until the workers have written every accepted order; then the audit's verdict. */
-async function awaitWrittenAndAudit(baseUrl, burst) {
+async function awaitWrittenAndAudit(http, burst) {
   let audit;
   await waitFor(`the ${burst.accepted} accepted orders to be written`, async () => {
-    audit = await call(baseUrl, 'GET', `/api/admin/sales/${burst.saleId}/audit`, undefined, burst.admin, 200);
+    audit = await http.get(`/api/admin/sales/${burst.saleId}/audit`, burst.admin);
     const written = Object.entries(audit.ordersByStatus ?? {})
       .filter(([status]) => status !== 'QUEUED')
       .reduce((sum, [, count]) => sum + count, 0);
@@ -205,19 +205,6 @@ function printHowToLoad(baseUrl) {
   log('holding the deployment up until Ctrl-C. From this host:');
   log(`  k6 run -e BASE_URL=${baseUrl} load-tests/flash-sale-burst.ts`);
   log(`  k6-0.48 run -e BASE_URL=${baseUrl} load-tests/dist/flash-sale-burst.js   (after npm run k6:bundle)`);
-}
-
-async function call(baseUrl, method, route, body, token, expectStatus) {
-  const headers = body === undefined ? {} : { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== expectStatus) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
-  return text ? JSON.parse(text) : undefined;
 }
 
 async function tearDown(rehearsal, passed) {

@@ -1,39 +1,9 @@
 /** The API as an operator and a buyer use it: JSON over HTTP, through its public routes only. */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { httpClient } from '../../scripts/lib/http-client.mjs';
 import { ADMIN_PASSWORD } from './settings.mjs';
 
-/** Requests that must answer `expectStatus` (else they throw with the answer), JSON in and out. */
-export function httpClient(baseUrl) {
-  /** Any answer, as `{ status, body }` (the body parsed when it is JSON). */
-  async function answer(method, url, body, authorization) {
-    const headers = body === undefined ? {} : { 'content-type': 'application/json' };
-    if (authorization) headers.authorization = authorization;
-    const response = await fetch(`${baseUrl}${url}`, { method, headers, body });
-    const text = await response.text();
-    let parsed = text || undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: kept as text
-    }
-    return { status: response.status, text, body: parsed };
-  }
-  async function raw(method, url, body, authorization, expectStatus) {
-    const { status, text } = await answer(method, url, body, authorization);
-    if (expectStatus && status !== expectStatus) {
-      throw new Error(`${method} ${url} answered ${status}, expected ${expectStatus}: ${text}`);
-    }
-    return text ? JSON.parse(text) : undefined;
-  }
-  return {
-    baseUrl,
-    answer,
-    raw,
-    get: (url, token) => raw('GET', url, undefined, token && `Bearer ${token}`, 200),
-    post: (url, body, token, expectStatus) =>
-      raw('POST', url, JSON.stringify(body), token && `Bearer ${token}`, expectStatus),
-  };
-}
+export { httpClient };
 
 /** Signed in as the admin: sales are created and audited through the admin API, like an operator would. */
 export async function adminSales(http) {

@@ -29,25 +29,16 @@ const METRICS_TOKEN = 'rehearsal-only-metrics-token';
 export const API_PORT = 3000;
 const REDIS_PORTS = { master: 6379, replica: 6380 };
 export const API_MACHINES = ['api-1', 'api-2'];
-export const WORKER_MACHINES = ['worker-1', 'worker-2'];
-export const REDIS_MACHINES = ['redis-1', 'redis-2', 'redis-3'];
-export const MYSQL_MACHINES = ['mysql-1', 'mysql-2'];
+const WORKER_MACHINES = ['worker-1', 'worker-2'];
+const REDIS_MACHINES = ['redis-1', 'redis-2', 'redis-3'];
+const MYSQL_MACHINES = ['mysql-1', 'mysql-2'];
 export const MACHINES = ['lb', ...API_MACHINES, ...WORKER_MACHINES, ...REDIS_MACHINES, ...MYSQL_MACHINES];
-
-/**
- * @typedef {object} RedisNodeOnMachine
- * @property {string} machine
- * @property {string} host
- * @property {number} port
- */
 
 /**
  * @typedef {object} MachineDeployment
  * @property {import('./machines.mjs').MachineNetwork} network
  * @property {string} baseUrl The balancer's origin.
  * @property {{ primary: string, replica: string }} mysql Their addresses.
- * @property {{ masters: RedisNodeOnMachine[], replicas: RedisNodeOnMachine[] }} redis As started: the
- *   master of redis-k, and on redis-k the replica of the master of the next machine.
  * @property {() => Promise<Record<string, { status: string, requests: number }>>} balancerView
  * @property {() => Promise<Record<string, number>>} purchasesByApi
  * @property {() => Promise<void>} stop Tears every machine down.
@@ -55,12 +46,11 @@ export const MACHINES = ['lb', ...API_MACHINES, ...WORKER_MACHINES, ...REDIS_MAC
 
 /**
  * Starts the deployment in `dir` (the servers' data and every log) and resolves once the balancer passes
- * requests to every API machine. `appEnv`: more variables for every API and worker process;
- * `machineEnv`: more for one machine's process (`{ 'api-1': { DURABLE_ACK: 'off' } }`).
- * @param {{ dir: string, log?: (line: string) => void, appEnv?: Record<string, string>, machineEnv?: Record<string, Record<string, string>> }} options
+ * requests to every API machine.
+ * @param {{ dir: string, log?: (line: string) => void }} options
  * @returns {Promise<MachineDeployment>}
  */
-export async function startMachineDeployment({ dir, log = () => undefined, appEnv: extraEnv = {}, machineEnv = {} }) {
+export async function startMachineDeployment({ dir, log = () => undefined }) {
   const binaries = requiredBinaries();
   const entries = ['apps/api/dist/main.js', 'apps/worker/dist/main.js', 'libs/db/dist/migrate.js'];
   const unbuilt = entries.filter((entry) => !existsSync(path.join(ROOT, entry)));
@@ -88,10 +78,9 @@ export async function startMachineDeployment({ dir, log = () => undefined, appEn
       TRUST_PROXY: address('lb'),
       HOST: '0.0.0.0',
       PORT: String(API_PORT),
-      ...extraEnv,
     };
     await migrate(appEnv, dir);
-    startApps(network, appEnv, machineEnv, dir);
+    startApps(network, appEnv, dir);
     await startBalancer(network, binaries, dir);
     const baseUrl = `http://${address('lb')}:${API_PORT}`;
     await waitForReady(network, baseUrl, dir);
@@ -99,7 +88,6 @@ export async function startMachineDeployment({ dir, log = () => undefined, appEn
       network,
       baseUrl,
       mysql,
-      redis,
       balancerView: () => balancerView(dir),
       purchasesByApi: () => purchasesByApi(network),
       stop: () => network.destroy(),
@@ -193,7 +181,7 @@ async function answersOverSocket(socketPath) {
 /**
  * Six nodes, two a machine: the master of redis-k, and the replica of the master of the next machine
  * over, so a machine lost takes one master and another master's replica, never a master and its copy.
- * Node settings as the compose profile's (AOF everysec, a 5 s node timeout). Returns the masters.
+ * Node settings as the compose profile's (AOF everysec, a 5 s node timeout).
  */
 async function startRedisCluster(network, binaries, dir) {
   const node = (machine, role) => ({ machine, host: network.machines[machine].address, port: REDIS_PORTS[role] });
@@ -267,7 +255,7 @@ async function migrate(appEnv, dir) {
   }
 }
 
-function startApps(network, appEnv, machineEnv, dir) {
+function startApps(network, appEnv, dir) {
   const entries = [
     ...API_MACHINES.map((machine) => [machine, 'apps/api/dist/main.js']),
     ...WORKER_MACHINES.map((machine) => [machine, 'apps/worker/dist/main.js']),
@@ -275,7 +263,7 @@ function startApps(network, appEnv, machineEnv, dir) {
   for (const [machine, entry] of entries) {
     network.spawn(machine, process.execPath, [path.join(ROOT, entry)], {
       logFile: path.join(dir, `${machine}.log`),
-      env: { ...appEnv, ...machineEnv[machine] },
+      env: appEnv,
       cwd: ROOT,
     });
   }

@@ -8,16 +8,12 @@ import {
   startMachineDeployment,
 } from '../../scripts/lib/machine-deployment.mjs';
 import { machinesAvailable } from '../../scripts/lib/machines.mjs';
+import { ApiClient } from '../support/api-client';
 import { waitFor } from '../support/fixtures';
 
 const available = machinesAvailable();
 const describeWithMachines = available.ok ? describe : describe.skip;
 if (!available.ok) console.warn(`partitions.int.spec skipped: ${available.why}`);
-
-interface Answer {
-  status: number | 'no answer';
-  orderNo?: string;
-}
 
 /**
  * The deployment as machines (scripts/lib/machine-deployment.mjs), its links cut as a network fails:
@@ -26,73 +22,42 @@ interface Answer {
 describeWithMachines('partitions on a real network of machines (namespaces, HAProxy, Redis Cluster, MariaDB)', () => {
   let dir: string;
   let deployment: MachineDeployment;
+  /** Through the balancer, as buyers reach the deployment. */
+  let balanced: ApiClient;
+  /** Straight to api-1, as the balancer's health check does. */
+  let api1: ApiClient;
   let admin: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'partitions-spec-'));
     deployment = await startMachineDeployment({ dir });
-    admin = (await call(deployment.baseUrl, 'POST', '/api/auth/admin', { password: ADMIN_PASSWORD })).body.token!;
+    balanced = new ApiClient(deployment.baseUrl);
+    api1 = new ApiClient(`http://${deployment.network.machines['api-1']!.address}:${API_PORT}`);
+    admin = await balanced.adminToken(ADMIN_PASSWORD);
   }, 180_000);
 
   afterAll(async () => {
+    await balanced?.close();
+    await api1?.close();
     await deployment?.stop();
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  const address = (machine: string) => deployment.network.machines[machine]!.address;
-  const apiOrigin = (machine: string) => `http://${address(machine)}:${API_PORT}`;
-
-  const createSale = async (stock: number) =>
-    (
-      await call(
-        deployment.baseUrl,
-        'POST',
-        '/api/admin/sales',
-        {
-          name: 'Partition sale',
-          priceCents: 100,
-          stock,
-          perUserLimit: 1,
-          endsAt: new Date(Date.now() + 3_600_000).toISOString(),
-          purpose: 'load-test',
-        },
-        admin,
-      )
-    ).body.id as string;
-
   /** Buyers signed in, each with a submit token, through the balancer: ready before any fault. */
   const prepareBuyers = async (saleId: string, count: number) =>
     Promise.all(
-      Array.from({ length: count }, async () => {
-        const guest = (await call(deployment.baseUrl, 'POST', '/api/auth/guest', {})).body;
-        const { token } = (
-          await call(deployment.baseUrl, 'POST', `/api/sales/${saleId}/tokens`, undefined, guest.token)
-        ).body;
-        return { jwt: guest.token as string, token: token as string };
-      }),
+      (await balanced.guests(count, 20)).map(async (guest) => ({
+        jwt: guest.token,
+        token: await balanced.submitToken(saleId, guest.token),
+      })),
     );
 
-  const buy = async (origin: string, saleId: string, buyer: { jwt: string; token: string }): Promise<Answer> => {
-    try {
-      const answer = await call(
-        origin,
-        'POST',
-        `/api/sales/${saleId}/purchase`,
-        { token: buyer.token },
-        buyer.jwt,
-        3_000,
-      );
-      return { status: answer.status, orderNo: answer.body?.orderNo };
-    } catch {
-      return { status: 'no answer' };
-    }
-  };
-
   const audit = async (saleId: string) =>
-    (await call(deployment.baseUrl, 'GET', `/api/admin/sales/${saleId}/audit`, undefined, admin)).body;
+    (await balanced.call<{ ok: boolean; held: number }>('GET', `/api/admin/sales/${saleId}/audit`, { token: admin }))
+      .body;
 
   it('an API cut off from MySQL stops saying ready; the balancer moves the crowd to the other; healed, it is back', async () => {
-    const saleId = await createSale(100);
+    const saleId = (await balanced.createSale(admin, { stock: 100, purpose: 'load-test' })).id;
     const buyers = await prepareBuyers(saleId, 40);
     await waitFor(
       'the balancer to have api-1 up before the cut',
@@ -105,7 +70,7 @@ describeWithMachines('partitions on a real network of machines (namespaces, HAPr
     try {
       await waitFor(
         'api-1 to say it is not ready',
-        async () => (await call(apiOrigin('api-1'), 'GET', '/health/ready', undefined, undefined, 5_000)).status,
+        async () => (await api1.call('GET', '/health/ready')).status,
         (status) => status === 503,
         30_000,
       );
@@ -116,7 +81,11 @@ describeWithMachines('partitions on a real network of machines (namespaces, HAPr
         30_000,
       );
       const sentToApi1 = (await deployment.balancerView())['api-1']!.requests;
-      const answers = await Promise.all(buyers.map((buyer) => buy(deployment.baseUrl, saleId, buyer)));
+      const answers = await Promise.all(
+        buyers.map((buyer) =>
+          balanced.call('POST', `/api/sales/${saleId}/purchase`, { token: buyer.jwt, json: { token: buyer.token } }),
+        ),
+      );
       expect(answers.map((answer) => answer.status)).toEqual(buyers.map(() => 202));
       expect((await deployment.balancerView())['api-1']!.requests).toBe(sentToApi1);
     } finally {
@@ -137,39 +106,3 @@ describeWithMachines('partitions on a real network of machines (namespaces, HAPr
     );
   }, 180_000);
 });
-
-/** The fields of the answers this file reads. */
-interface ReplyBody {
-  token?: string;
-  id?: string;
-  orderNo?: string;
-  ok?: boolean;
-  held?: number;
-}
-
-/** One request; `{ status, body }` (the body parsed when JSON). Throws only when no answer came in time. */
-async function call(
-  origin: string,
-  method: string,
-  route: string,
-  body?: unknown,
-  token?: string,
-  timeoutMs = 10_000,
-): Promise<{ status: number; body: ReplyBody }> {
-  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
-  if (token) headers['authorization'] = `Bearer ${token}`;
-  const response = await fetch(`${origin}${route}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, body: (parsed ?? {}) as ReplyBody };
-}
