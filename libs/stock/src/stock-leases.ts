@@ -220,6 +220,17 @@ export class StockLeases {
   }
 
   /**
+   * What keeps Redis's SOLD_OUT from being final, read from one row: units in doubt after an outage, or
+   * units in `available` again — a settlement of doubted units, a cancel or an expiry that gave them back
+   * after the caller's refill found none. Settlement moves units from doubt to `available` in one
+   * transaction, so a single read sees them on one side or the other; two reads could miss them between.
+   */
+  async unsettledOrReturned(saleId: string): Promise<{ inDoubt: number; available: number }> {
+    const sale = await this.repository.saleRow(saleId);
+    return { inDoubt: sale?.inDoubt ?? 0, available: sale?.available ?? 0 };
+  }
+
+  /**
    * Leases MySQL recorded whose Redis grant is not confirmed yet: units on their way to a bucket, or held
    * up there until reconciliation grants them again. While there is one the sale is not proven sold out
    * (units-moving.ts), and a sold-out flag must not be kept.

@@ -50,6 +50,8 @@ function world(
   options: {
     refills?: number[];
     inDoubt?: number;
+    /** MySQL's `available` when the reservation asks after its refill (units settled or returned since). */
+    availableAfterRefill?: number;
     tokenSigned?: boolean;
     /** Signed for the buyer but past its expiry. */
     tokenExpired?: boolean;
@@ -85,7 +87,10 @@ function world(
       if (options.connectionLostDuringRefill) unverified = true;
       return refills.shift() ?? 0;
     },
-    unitsOutsideMySql: async () => (calls.push('unitsOutsideMySql'), { leased: 0, inDoubt: options.inDoubt ?? 0 }),
+    unsettledOrReturned: async () => (
+      calls.push('unsettledOrReturned'),
+      { inDoubt: options.inDoubt ?? 0, available: options.availableAfterRefill ?? 0 }
+    ),
   } as unknown as StockLeases;
   const limits = { inReservation: () => LIMITS } as unknown as PurchaseRateLimits;
   const tokens = {
@@ -187,7 +192,7 @@ describe('RedisReservation', () => {
   it('says SOLD_OUT only once MySQL had nothing to lease and Redis still refused, and flags the sale', async () => {
     const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], { refills: [0] });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(calls).toEqual(['refill 1', 'unitsOutsideMySql', 'noteSoldOut']);
+    expect(calls).toEqual(['refill 1', 'unsettledOrReturned', 'noteSoldOut']);
   });
 
   it.each([
@@ -237,6 +242,19 @@ describe('RedisReservation', () => {
     expect(calls).not.toContain('noteSoldOut');
   });
 
+  it('answers 503, not SOLD_OUT, when units came back to MySQL after its refill found none (a settlement, a cancel)', async () => {
+    // The refill read MySQL empty while the units were in doubt; reconciliation settled them to
+    // `available` before the reservation asked about doubt: they are for sale, and nobody has leased them.
+    const { reservation, calls } = world([refused(ErrorCode.SoldOut), refused(ErrorCode.SoldOut)], {
+      refills: [0],
+      availableAfterRefill: 704,
+    });
+    const error = await refusalOf(reservation.reserve(SALE, 'u1', ORDER));
+    expect(error).toBeInstanceOf(RetryLaterError);
+    expect(error.code).toBe(ErrorCode.Unavailable);
+    expect(calls).not.toContain('noteSoldOut');
+  });
+
   it('on its last try too: a SOLD_OUT is final only once no unit is in doubt', async () => {
     // A stale copy replaced on the way (the refill's 1), then MySQL empty: the last try is a SOLD_OUT
     // while the lost copy's leases are in doubt.
@@ -254,7 +272,7 @@ describe('RedisReservation', () => {
       refills: [1, 0],
     });
     expect((await refusalOf(settled.reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(settled.calls.slice(-3)).toEqual(['unitsOutsideMySql', 'noteSoldOut', 'orderOfToken']);
+    expect(settled.calls.slice(-3)).toEqual(['unsettledOrReturned', 'noteSoldOut', 'orderOfToken']);
     // Redis lost the sale on the last try: not proven either way.
     const lostAgain = world([refused(ErrorCode.TokenInvalid), soldOut, soldOut, refused(ErrorCode.SoldOut, true)], {
       tokenSigned: true,
@@ -276,7 +294,7 @@ describe('RedisReservation', () => {
       connectionLostDuringRefill: true,
     });
     expect((await refusalOf(reservation.reserve(SALE, 'u1', ORDER))).code).toBe(ErrorCode.SoldOut);
-    expect(calls).toEqual(['refill 1', 'verify', 'unitsOutsideMySql', 'noteSoldOut']);
+    expect(calls).toEqual(['refill 1', 'verify', 'unsettledOrReturned', 'noteSoldOut']);
   });
 
   it('asks the buyer to retry, sending no script, while every verification is overtaken by another lost connection', async () => {

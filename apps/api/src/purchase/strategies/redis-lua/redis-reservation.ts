@@ -186,13 +186,16 @@ export class RedisReservation {
 
   /**
    * Redis refused and MySQL had nothing left to lease: SOLD_OUT, unless units are in doubt after an
-   * outage (a lost incarnation's leases, not yet counted back) — those may still be sold.
+   * outage (a lost incarnation's leases, not yet counted back) — those may still be sold — or came back
+   * to MySQL since the refill looked (settled from doubt, cancelled, expired): those are for sale now.
    */
   private async soldOutUnlessInDoubt(attempts: Attempts): Promise<never | WrittenOrder> {
     const { sale } = attempts;
-    if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) {
+    const { inDoubt, available } = await this.leases.unsettledOrReturned(sale.id);
+    if (inDoubt > 0) {
       throw retryLater('The last units are being recounted after an outage; retry with the same token');
     }
+    if (available > 0) throw retryLater('Units just came back to the sale; retry with the same token');
     // Later buyers of this sale may then be answered by the flag (purchase/strategies/redis-lua/sold-out-fast-path.ts).
     this.soldOut.noteSoldOut(sale);
     return this.finalRefusal(attempts, ErrorCode.SoldOut);

@@ -117,8 +117,9 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     if (this.flagTtlMs === 0 || this.isFlagged(sale.id)) return;
     this.read(sale, async () => {
       // What renew asks too: a flag also makes Redis's SOLD_OUT final for every buyer, so none is set while
-      // units are in doubt (an incarnation lost since the purchase path looked).
-      if ((await this.leases.unitsOutsideMySql(sale.id)).inDoubt > 0) return undefined;
+      // units are in doubt (an incarnation lost since the purchase path looked) or back in MySQL (settled
+      // since, with no buyer yet to lease them to Redis: the flag would keep every buyer from doing so).
+      if (await this.mySqlMaySellMore(sale.id)) return undefined;
       // MySQL before Redis: a lease recorded after this read announces its grant, which drops the reading.
       if ((await this.leases.leasesOnTheirWay(sale.id)) > 0) return undefined;
       return this.withMySqlBuyers(sale.id, await this.saleRedis.soldOutView(sale, MAX_RESERVATIONS));
@@ -136,11 +137,17 @@ export class SoldOutGate implements OnModuleInit, OnModuleDestroy {
     const { reservedBy, sale } = flag;
     this.read(sale, async () => {
       if ((await this.leases.topUp(saleId)) > 0) return undefined; // the grant's message drops the flag
-      if ((await this.leases.unitsOutsideMySql(saleId)).inDoubt > 0) return undefined;
+      if (await this.mySqlMaySellMore(saleId)) return undefined;
       if ((await this.leases.leasesOnTheirWay(saleId)) > 0) return undefined;
       const remaining = await this.saleRedis.remaining(sale);
       return this.withMySqlBuyers(saleId, remaining === undefined ? undefined : { remaining, reservedBy });
     });
+  }
+
+  /** Units in doubt, or in `available` again: the sale is not sold out whatever Redis's balance says. */
+  private async mySqlMaySellMore(saleId: string): Promise<boolean> {
+    const { inDoubt, available } = await this.leases.unsettledOrReturned(saleId);
+    return inDoubt > 0 || available > 0;
   }
 
   /**
