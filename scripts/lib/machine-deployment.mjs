@@ -22,7 +22,11 @@ import { createMachines } from './machines.mjs';
 import { httpAnswers } from './probes.mjs';
 import { findExecutable, tail, waitUntil } from './processes.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The repository: two folders up from here, or from the explorer's compiled copy (test/chaos/dist/scripts/lib). */
+const ROOT = [
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'),
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..'),
+].find((dir) => existsSync(path.join(dir, 'nx.json')));
 const run = promisify(execFile);
 export const ADMIN_PASSWORD = 'admin';
 const METRICS_TOKEN = 'rehearsal-only-metrics-token';
@@ -39,6 +43,11 @@ export const MACHINES = ['lb', ...API_MACHINES, ...WORKER_MACHINES, ...REDIS_MAC
  * @property {import('./machines.mjs').MachineNetwork} network
  * @property {string} baseUrl The balancer's origin.
  * @property {{ primary: string, replica: string }} mysql Their addresses.
+ * @property {string} databaseUrl The app's database on the primary, as this host reaches it.
+ * @property {{ host: string, port: number }[]} redisMasters The cluster's masters as started (one a machine).
+ * @property {Record<string, string>} appEnv The environment every API and worker machine runs with.
+ * @property {() => Promise<void>} settle Every link healed, each Redis master back on its own machine with
+ *   its replica in sync, every API machine ready and up behind the balancer.
  * @property {() => Promise<Record<string, { status: string, requests: number }>>} balancerView
  * @property {() => Promise<Record<string, number>>} purchasesByApi
  * @property {() => Promise<void>} stop Tears every machine down.
@@ -47,10 +56,11 @@ export const MACHINES = ['lb', ...API_MACHINES, ...WORKER_MACHINES, ...REDIS_MAC
 /**
  * Starts the deployment in `dir` (the servers' data and every log) and resolves once the balancer passes
  * requests to every API machine.
- * @param {{ dir: string, log?: (line: string) => void }} options
+ * `env`: settings for the apps on top of the deployment's own (the explorer's shorter timings, say).
+ * @param {{ dir: string, log?: (line: string) => void, env?: Record<string, string> }} options
  * @returns {Promise<MachineDeployment>}
  */
-export async function startMachineDeployment({ dir, log = () => undefined }) {
+export async function startMachineDeployment({ dir, log = () => undefined, env = {} }) {
   const binaries = requiredBinaries();
   const entries = ['apps/api/dist/main.js', 'apps/worker/dist/main.js', 'libs/db/dist/migrate.js'];
   const unbuilt = entries.filter((entry) => !existsSync(path.join(ROOT, entry)));
@@ -78,6 +88,7 @@ export async function startMachineDeployment({ dir, log = () => undefined }) {
       TRUST_PROXY: address('lb'),
       HOST: '0.0.0.0',
       PORT: String(API_PORT),
+      ...env,
     };
     await migrate(appEnv, dir);
     startApps(network, appEnv, dir);
@@ -88,6 +99,14 @@ export async function startMachineDeployment({ dir, log = () => undefined }) {
       network,
       baseUrl,
       mysql,
+      databaseUrl: appEnv.DATABASE_URL,
+      redisMasters: redis.masters.map(({ host, port }) => ({ host, port })),
+      appEnv,
+      settle: async () => {
+        await network.healAll();
+        await settleRedis(binaries, redis);
+        await waitForReady(network, baseUrl, dir);
+      },
       balancerView: () => balancerView(dir),
       purchasesByApi: () => purchasesByApi(network),
       stop: () => network.destroy(),
@@ -239,6 +258,48 @@ async function startRedisCluster(network, binaries, dir) {
     return true;
   });
   return { masters, replicas };
+}
+
+/**
+ * After faults: every node sees the cluster whole, each machine's master node is a master again (a
+ * replica promoted while it was cut off hands the slots back by a coordinated CLUSTER FAILOVER, so a later
+ * fault meets the layout the deployment was made with), and every replica is in sync.
+ */
+async function settleRedis(binaries, { masters, replicas }) {
+  const everyNode = [...masters, ...replicas];
+  const whole = async () => {
+    for (const { host, port } of everyNode) {
+      const info = await redisCli(binaries, host, port, ['cluster', 'info']);
+      if (!info.includes('cluster_state:ok')) return false;
+    }
+    return true;
+  };
+  await waitFor('every Redis node to see the cluster whole again', whole, { timeoutMs: 90_000 });
+  for (const { machine, host, port } of masters) {
+    await waitFor(
+      `the master node of ${machine} to be a master again`,
+      async () => {
+        const replication = await redisCli(binaries, host, port, ['info', 'replication']);
+        if (replication.includes('role:master')) return true;
+        // Only once it has caught up with the master it follows: then the hand-over loses nothing.
+        if (replication.includes('master_link_status:up'))
+          await redisCli(binaries, host, port, ['cluster', 'failover']);
+        return false;
+      },
+      { timeoutMs: 90_000 },
+    );
+  }
+  await waitFor(
+    'every Redis replica in sync, the cluster whole',
+    async () => {
+      for (const { host, port } of replicas) {
+        const replication = await redisCli(binaries, host, port, ['info', 'replication']);
+        if (!replication.includes('role:slave') || !replication.includes('master_link_status:up')) return false;
+      }
+      return whole();
+    },
+    { timeoutMs: 90_000 },
+  );
 }
 
 async function redisCli(binaries, host, port, args) {

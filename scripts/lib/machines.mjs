@@ -68,6 +68,7 @@ export function machinesAvailable() {
  * @property {(from: string, to: string) => Promise<void>} heal Undoes `cut(from, to)`.
  * @property {(machine: string) => Promise<void>} isolate The machine's link goes down: nothing in or out.
  * @property {(machine: string) => Promise<void>} rejoin Undoes `isolate`.
+ * @property {() => Promise<void>} healAll Undoes every `cut` and `isolate` in force.
  * @property {() => Promise<void>} destroy Kills every process on the machines, removes them and the bridge.
  */
 
@@ -154,13 +155,28 @@ export async function createMachines(names) {
     exec: async (name, command, args, timeoutMs = 30_000) =>
       (await run('ip', ['netns', 'exec', machine(name).namespace, command, ...args], { timeout: timeoutMs })).stdout,
     cut: async (from, to) => {
-      await dropRule('add', from, to);
+      // Cut already (two faults sharing a link): one rule is enough.
+      await dropRule('add', from, to).catch((error) => {
+        if (!String(error.message).includes('File exists')) throw error;
+      });
     },
     heal: async (from, to) => {
       await dropRule('del', from, to).catch(() => undefined); // not cut: nothing to heal
     },
     isolate: async (name) => ip(['-n', machine(name).namespace, 'link', 'set', machine(name).link, 'down']),
     rejoin: async (name) => ip(['-n', machine(name).namespace, 'link', 'set', machine(name).link, 'up']),
+    healAll: async () => {
+      for (const { namespace, link } of Object.values(machines)) {
+        // Every cut on this machine is a rule at CUT_PRIORITY: deleted one at a time until none is left.
+        while (
+          await ip(['-n', namespace, 'rule', 'del', 'pref', String(CUT_PRIORITY)]).then(
+            () => true,
+            () => false,
+          )
+        );
+        await ip(['-n', namespace, 'link', 'set', link, 'up']);
+      }
+    },
     destroy: network.destroy,
   };
 }

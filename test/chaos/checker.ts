@@ -1,8 +1,7 @@
 import { bucketsOf, KeyBuilder } from '@flash-sale/redis';
-import { Redis } from 'ioredis';
 import type { RowDataPacket } from 'mysql2/promise';
 import { judgeAnswers } from './answer-rules';
-import type { ChaosCluster } from './cluster';
+import type { SystemUnderTest } from './system-under-test';
 import { describe, shortToken } from './history';
 import type { RunWorld } from './world';
 
@@ -52,9 +51,9 @@ export interface FinalState {
   audit: AuditAnswer | undefined;
 }
 
-export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<FinalState> {
+export async function readFinalState(cluster: SystemUnderTest, world: RunWorld, adminJwt: string): Promise<FinalState> {
   const connection = await cluster.mysql();
-  const redis = new Redis(cluster.redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = cluster.redisReader();
   try {
     const [orders] = await connection.query<(OrderRow & { updated_at: Date; created_at: Date } & RowDataPacket)[]>(
       'SELECT order_no, user_id, quantity, status, submit_token, created_at, updated_at FROM orders WHERE sale_id = ?',
@@ -68,7 +67,7 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
       [world.sale.id],
     );
     await redis.connect();
-    const keys = new KeyBuilder(cluster.env['REDIS_KEY_PREFIX']!);
+    const keys = new KeyBuilder(cluster.redisKeyPrefix);
     let balance = 0;
     let backlog = 0;
     for (const bucket of bucketsOf({ id: world.sale.id, buckets: world.sale.buckets })) {
@@ -99,7 +98,7 @@ export async function readFinalState(cluster: ChaosCluster, world: RunWorld, adm
 }
 
 export async function fetchAudit(
-  cluster: ChaosCluster,
+  cluster: SystemUnderTest,
   saleId: string,
   adminJwt: string,
 ): Promise<AuditAnswer | undefined> {
@@ -118,6 +117,29 @@ export async function fetchAudit(
  * The checker: judges the whole history against the final state. Each client remembers every 2xx it
  * got; an unknown answer allows either outcome, but at most one order per token.
  */
+/**
+ * Every 2xx is written by the system itself: once quiet, before anyone replays a token, MySQL holds each
+ * promised order (`written`: its order numbers then). A buyer who walks away with a `202` has an order; a
+ * replay must not be what makes it again (it does, under the same number, while units are left, which
+ * would hide the loss from the final read). Missing only if Redis lost acknowledged data after the
+ * promise, as the persistence setting the fault emulates allows (counted by `check`).
+ */
+export function unwrittenPromises(world: RunWorld, written: ReadonlySet<string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const promise of world.promisedOrders()) {
+    if (written.has(promise.orderNo)) continue;
+    const lastPromise = world.history.operations
+      .filter((operation) => operation.outcome === 'ok' && operation.orderNo === promise.orderNo)
+      .at(-1)!;
+    if (world.dataLossAfter(lastPromise.sentAt)) continue;
+    violations.push({
+      invariant: 'every 202/201 is written without a replay',
+      detail: `${describe(lastPromise)}, but once quiet MySQL had no order ${promise.orderNo}`,
+    });
+  }
+  return violations;
+}
+
 export function check(world: RunWorld, state: FinalState): Violation[] {
   const violations: Violation[] = [];
   const fail = (invariant: string, detail: string) => violations.push({ invariant, detail });

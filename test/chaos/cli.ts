@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
+ * `npm run chaos -- [--world local|machines] [--app-env K=V,...] [--runs N] [--seed S --path P [--replay-path R]] [--faults a,b] [--budget 10m]
  * [--actions N] [--shrinks N] [--stock N] [--limit N] [--buckets 1,3] [--strategies a,b] [--rooms none,room]
  * [--crowd N] [--keep-going] [--help]`:
  * the fault-schedule explorer (docs/chaos.md).
@@ -7,8 +7,17 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SALE_STRATEGIES, type SaleStrategy } from '@flash-sale/contract';
 import { ChaosCluster } from './cluster';
-import { FAULT_KINDS, type FaultKind } from './commands';
-import { explore, type ExplorerOptions, type ExplorerSummary, ROOM_DRAWS, type RoomDraw } from './explorer';
+import { FAULT_KINDS, type FaultKind, LOCAL_WORLD_FAULT_KINDS, MACHINES_WORLD_FAULT_KINDS } from './commands';
+import {
+  explore,
+  type ExplorerOptions,
+  type ExplorerSummary,
+  ROOM_DRAWS,
+  type RoomDraw,
+  type World,
+  WORLDS,
+} from './explorer';
+import { MachinesCluster } from './machines-cluster';
 
 /** `parseArgs`, with an unknown or malformed option said in one line (exit 2) rather than a stack trace. */
 function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
@@ -22,11 +31,13 @@ function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<type
 
 const { values } = parseCommandLine({
   options: {
+    world: { type: 'string', default: 'local' },
+    'app-env': { type: 'string', default: '' },
     runs: { type: 'string', default: '20' },
     seed: { type: 'string' },
     path: { type: 'string' },
     'replay-path': { type: 'string' },
-    faults: { type: 'string', default: FAULT_KINDS.join(',') },
+    faults: { type: 'string' },
     budget: { type: 'string', default: '15m' },
     actions: { type: 'string', default: '30' },
     shrinks: { type: 'string', default: '30' },
@@ -42,9 +53,13 @@ const { values } = parseCommandLine({
 });
 
 const USAGE = `npm run chaos -- [options]   (docs/chaos.md)
+  --world W                local: the processes on this machine (default); machines: the deployment
+                           as machines on a network (root; docs/chaos.md "Worlds")
+  --app-env K=V,...        settings for the apps on top of the explorer's (DURABLE_ACK=off, say)
   --runs N                 schedules to try (20)
   --seed S --path P        replay run P of seed S (--replay-path R: a shrunk schedule)
-  --faults a,b             fault kinds (all): ${FAULT_KINDS.join(', ')}
+  --faults a,b             fault kinds (all of the world's); local: ${LOCAL_WORLD_FAULT_KINDS.join(', ')}
+                           machines: ${MACHINES_WORLD_FAULT_KINDS.join(', ')}
   --strategies a,b         sale strategies drawn per run (redis-lua,redis-lock,db-segmented); any of ${SALE_STRATEGIES.join(', ')}
   --buckets a,b            bucket counts of a redis-lua sale (1,3)
   --rooms a,b              sales with or without a waiting room, drawn per run (none,room)
@@ -79,6 +94,22 @@ function faultKinds(raw: string): FaultKind[] {
     }
   }
   return kinds as FaultKind[];
+}
+
+function world(raw: string): World {
+  if (!(WORLDS as readonly string[]).includes(raw)) throw new Error(`--world is ${WORLDS.join(' or ')}, got "${raw}"`);
+  return raw as World;
+}
+
+/** `K=V,K=V`: settings for the apps. */
+function appEnv(raw: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of list(raw)) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--app-env takes NAME=value pairs, got "${pair}"`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
 }
 
 function list(raw: string): string[] {
@@ -169,7 +200,10 @@ function printSummary(summary: ExplorerSummary, options: ExplorerOptions): void 
 
 /** The options that replay one run: its seed and fast-check path (and shrunk schedule), and this exploration's settings. */
 function replayOptions(options: ExplorerOptions, seed: number, path: string, replayPath?: string): string {
+  const env = Object.entries(options.appEnv ?? {}).map(([name, value]) => `${name}=${value}`);
   return [
+    options.world === 'machines' ? '--world machines' : '',
+    env.length > 0 ? `--app-env ${env.join(',')}` : '',
     `--seed=${seed}`,
     `--path ${path}`,
     replayPath ? `--replay-path '${replayPath}'` : '',
@@ -188,12 +222,17 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  const chosenWorld = world(values.world!);
   const options: ExplorerOptions = {
+    world: chosenWorld,
+    appEnv: appEnv(values['app-env']!),
     runs: integer('runs', values.runs),
     seed: values.seed === undefined ? undefined : Number(values.seed),
     path: values.path,
     replayPath: values['replay-path'],
-    faults: faultKinds(values.faults!),
+    faults: faultKinds(
+      values.faults ?? (chosenWorld === 'machines' ? MACHINES_WORLD_FAULT_KINDS : LOCAL_WORLD_FAULT_KINDS).join(','),
+    ),
     budgetMs: duration(values.budget!),
     maxCommands: integer('actions', values.actions),
     maxShrinks: integer('shrinks', values.shrinks),
@@ -207,7 +246,7 @@ async function main(): Promise<void> {
     onProgress: (line) => console.log(line),
   };
   console.log(
-    `chaos: ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, buckets ${options.buckets.join(',')}, strategies ${options.strategies.join(',')}, rooms ${options.rooms!.join(',')}, crowd ${options.crowd}, budget ${values.budget}`,
+    `chaos: ${options.world} world, ${options.runs} runs, up to ${options.maxCommands} actions each, faults ${options.faults.join(',')}, buckets ${options.buckets.join(',')}, strategies ${options.strategies.join(',')}, rooms ${options.rooms!.join(',')}, crowd ${options.crowd}, budget ${values.budget}`,
   );
   const summary = await explore(options);
   printSummary(summary, options);
@@ -218,7 +257,7 @@ async function main(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.log(`\n${signal}: stopping the processes`);
-    void ChaosCluster.stopRunning().finally(() => process.exit(130));
+    void Promise.all([ChaosCluster.stopRunning(), MachinesCluster.stopRunning()]).finally(() => process.exit(130));
   });
 }
 

@@ -4,6 +4,7 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, type WriteStream } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import { exited, setPaused } from '../support/child-process';
 import { freePort } from '../../scripts/lib/ports.mjs';
@@ -15,6 +16,7 @@ import { skewedClockEnv } from './faults/clock-skew';
 import { DelayingProxy } from './faults/delaying-proxy';
 import { RedisCopies } from './faults/redis-copies';
 import { LaggingReplica, RedisNode } from './faults/redis-nodes';
+import type { SystemUnderTest } from './system-under-test';
 
 /** Run from the sources (jest: test/chaos) or compiled (test/chaos/dist/test/chaos): the repository root either way. */
 const REPO = [join(__dirname, '..', '..'), join(__dirname, '..', '..', '..', '..', '..')].find((dir) =>
@@ -31,6 +33,8 @@ export const API_INSTANCES = 2;
 export interface ClusterOptions {
   /** A MariaDB of the explorer's own (needed to SIGSTOP it); otherwise a database on the shared server. */
   privateMysql: boolean;
+  /** Settings for the apps on top of the explorer's (`--app-env`). */
+  appEnv?: Record<string, string>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -44,7 +48,7 @@ const GRACEFUL_STOP_MS = 5_000;
  * methods are the nemesis' hands: they kill, stop, resume and restart those processes, restore Redis
  * from an older copy or fail it over to a lagging replica, slow MySQL down, and skew clocks.
  */
-export class ChaosCluster {
+export class ChaosCluster implements SystemUnderTest {
   /** Clusters not stopped yet, for a Ctrl-C to clean up (stopRunningClusters). */
   private static readonly running = new Set<ChaosCluster>();
   readonly dir: string;
@@ -110,10 +114,10 @@ export class ChaosCluster {
     appDatabaseUrl.port = String(mysqlLink.port);
     const apiPorts = [await freePort(), await freePort()];
     // The worker reaches Redis through a plain link; the API instances through the reply-dropping proxy (startApi).
-    const env = chaosEnv(id, {
-      databaseUrl: appDatabaseUrl.toString(),
-      redisUrl: `redis://127.0.0.1:${workerLink.port}`,
-    });
+    const env = {
+      ...chaosEnv(id, { databaseUrl: appDatabaseUrl.toString(), redisUrl: `redis://127.0.0.1:${workerLink.port}` }),
+      ...options.appEnv,
+    };
     await promisify(execFile)(process.execPath, [MIGRATE_ENTRY], {
       env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
     });
@@ -126,8 +130,31 @@ export class ChaosCluster {
     return cluster;
   }
 
+  readonly adminPassword = ADMIN_PASSWORD;
+
+  get redisKeyPrefix(): string {
+    return this.env['REDIS_KEY_PREFIX']!;
+  }
+
   get redisPort(): number {
     return this.primary.port;
+  }
+
+  redisReader(): Redis {
+    return new Redis(this.redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  }
+
+  faultsInForce(): string {
+    return [
+      !this.redisUp && 'redis down',
+      this.workerPaused && 'worker paused',
+      this.mysqlPaused && 'mysql paused',
+      this.mysqlSlow && 'mysql slow',
+      this.clockSkewed && 'clock skewed',
+      this.replicaLagging && 'replica lagging',
+    ]
+      .filter(Boolean)
+      .join(', ');
   }
 
   get redisUp(): boolean {

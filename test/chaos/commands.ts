@@ -1,12 +1,14 @@
 import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
 import { adminAction } from './admin-actions';
-import { API_INSTANCES, type ChaosCluster } from './cluster';
+import { API_INSTANCES, ChaosCluster } from './cluster';
 import { crowd } from './crowd';
-import { stepTo } from './explorer-error';
+import { ExplorerError, stepTo } from './explorer-error';
 import { widerFaultCommands } from './faults/nemesis';
+import { networkFaultCommands } from './faults/network';
 import { clientCommands } from './client-commands';
 import { roomAdminCommand } from './room-commands';
+import type { SystemUnderTest } from './system-under-test';
 import type { RunWorld } from './world';
 
 /** The nemesis' repertoire; `--faults` picks among them. */
@@ -28,8 +30,29 @@ export const FAULT_KINDS = [
   'redis-snapshots',
   // Not a fault: an admin's end, reopen, edit or preload of the sale, drawn like one (test/chaos/admin-actions.ts).
   'admin',
+  // The machines world's (faults/network.ts).
+  'machine-isolate',
+  'network-split',
+  'link-cut',
+  'link-cut-one-way',
+  'master-cut-off',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** The faults of the machines world (docs/chaos.md "Worlds"): the network's, and the admin's actions. */
+export const MACHINES_WORLD_FAULT_KINDS = [
+  'machine-isolate',
+  'network-split',
+  'link-cut',
+  'link-cut-one-way',
+  'master-cut-off',
+  'admin',
+] as const satisfies readonly FaultKind[];
+
+/** The faults of the one-machine world: every other kind, and the admin's actions. */
+export const LOCAL_WORLD_FAULT_KINDS: readonly FaultKind[] = FAULT_KINDS.filter(
+  (kind) => kind === 'admin' || !(MACHINES_WORLD_FAULT_KINDS as readonly FaultKind[]).includes(kind),
+);
 
 /** What the generator knows of the system: which faults are in force (commands that need another state wait). */
 export interface Model {
@@ -45,11 +68,13 @@ export interface Model {
   replicaLagging: boolean;
   clockSkewed: boolean;
   mysqlSlow: boolean;
+  /** Network faults in force (the machines world): a heal undoes them all. */
+  networkFaults: number;
 }
 
 export interface Real {
   world: RunWorld;
-  cluster: ChaosCluster;
+  cluster: SystemUnderTest;
   /** Faults injected, by kind, over the whole exploration. */
   faults: Map<string, number>;
   /** Commands this run has played so far. */
@@ -57,6 +82,14 @@ export interface Real {
 }
 
 export type ChaosCommand = fc.AsyncCommand<Model, Real>;
+
+/** The one-machine world's processes, the hands of its faults (a fault is drawn only in its own world). */
+export function local(real: Real): ChaosCluster {
+  if (!(real.cluster instanceof ChaosCluster)) {
+    throw new ExplorerError('a fault of the one-machine world was drawn in another world');
+  }
+  return real.cluster;
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -66,8 +99,8 @@ export function count(real: Real, kind: string): void {
 
 /** After Redis comes back, the API instances reconnect on their own; wait a little for them so the next purchase sees Redis. */
 export async function letApisReconnect(real: Real): Promise<void> {
-  if (real.cluster.mysqlPaused) return sleep(500);
-  await Promise.all([...Array(API_INSTANCES).keys()].map((index) => real.cluster.waitForApiReady(index, 3_000)));
+  if (local(real).mysqlPaused) return sleep(500);
+  await Promise.all([...Array(API_INSTANCES).keys()].map((index) => local(real).waitForApiReady(index, 3_000)));
 }
 
 /** A command whose check is a predicate on the model and whose run is an async action. */
@@ -192,7 +225,7 @@ function faultCommands(
           (m) => !m.redisDown,
           async (m, real) => {
             count(real, 'redis-kill');
-            await real.cluster.killRedis();
+            await local(real).killRedis();
             m.redisDown = true;
           },
         ),
@@ -209,7 +242,7 @@ function faultCommands(
               count(real, 'redis-restart-empty');
               real.world.noteDataLoss('redis-restart-empty');
             }
-            await real.cluster.startRedis({ empty });
+            await local(real).startRedis({ empty });
             m.redisDown = false;
             await letApisReconnect(real);
           },
@@ -225,9 +258,9 @@ function faultCommands(
           (m) => !m.redisDown,
           async (_m, real) => {
             count(real, 'redis-flap');
-            await real.cluster.killRedis();
+            await local(real).killRedis();
             await sleep(gapMs);
-            await real.cluster.startRedis({ empty: false });
+            await local(real).startRedis({ empty: false });
           },
         ),
       ),
@@ -238,9 +271,9 @@ function faultCommands(
       api.map((a) =>
         command(`apiKill(api${a})`, always, async (_m, real) => {
           count(real, 'api-kill');
-          await real.cluster.killApi(a);
-          real.cluster.startApi(a);
-          await real.cluster.waitForApi(a, 15_000);
+          await local(real).killApi(a);
+          local(real).startApi(a);
+          await local(real).waitForApi(a, 15_000);
         }),
       ),
     );
@@ -250,8 +283,8 @@ function faultCommands(
       constant(
         command('workerKill()', always, async (m, real) => {
           count(real, 'worker-kill');
-          await real.cluster.killWorker();
-          real.cluster.startWorker();
+          await local(real).killWorker();
+          local(real).startWorker();
           m.workerPaused = false;
         }),
       ),
@@ -261,8 +294,8 @@ function faultCommands(
     arbitraries.push(
       ...pauseAndResume(
         'workerPaused',
-        { label: 'workerPause()', kind: 'worker-pause', run: (real) => real.cluster.pauseWorker() },
-        { label: () => 'workerResume()', run: (real) => real.cluster.resumeWorker(), afterMs: fc.constant(0) },
+        { label: 'workerPause()', kind: 'worker-pause', run: (real) => local(real).pauseWorker() },
+        { label: () => 'workerResume()', run: (real) => local(real).resumeWorker(), afterMs: fc.constant(0) },
       ),
     );
   }
@@ -270,10 +303,10 @@ function faultCommands(
     arbitraries.push(
       ...pauseAndResume(
         'mysqlPaused',
-        { label: 'mysqlPause()', kind: 'mysql-pause', run: (real) => real.cluster.pauseMysql() },
+        { label: 'mysqlPause()', kind: 'mysql-pause', run: (real) => local(real).pauseMysql() },
         {
           label: (afterMs) => `mysqlResume(after ${afterMs}ms)`,
-          run: (real) => real.cluster.resumeMysql(),
+          run: (real) => local(real).resumeMysql(),
           afterMs: fc.integer({ min: 0, max: 2_000 }),
         },
       ),
@@ -304,7 +337,7 @@ function faultCommands(
           (m) => !m.redisDown,
           async (m, real) => {
             let crash: Promise<void> | undefined;
-            const dropped = await real.world.buy(b, q, a, { onDrop: () => (crash = real.cluster.killRedis()) });
+            const dropped = await real.world.buy(b, q, a, { onDrop: () => (crash = local(real).killRedis()) });
             await crash;
             if (!dropped) return;
             count(real, 'reply-lost');
@@ -312,7 +345,7 @@ function faultCommands(
             if (restartsRedis) m.redisDown = true;
             else {
               // No restart command in this schedule's repertoire: Redis comes back from its file now.
-              await real.cluster.startRedis({ empty: false });
+              await local(real).startRedis({ empty: false });
               await letApisReconnect(real);
             }
           },
@@ -320,7 +353,7 @@ function faultCommands(
       ),
     );
   }
-  arbitraries.push(...widerFaultCommands(kinds));
+  arbitraries.push(...widerFaultCommands(kinds), ...networkFaultCommands(kinds));
   return arbitraries;
 }
 
@@ -362,5 +395,6 @@ export function initialModel(strategy: SaleStrategy = 'redis-lua'): Model {
     replicaLagging: false,
     clockSkewed: false,
     mysqlSlow: false,
+    networkFaults: 0,
   };
 }

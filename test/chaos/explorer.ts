@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import type { SaleStrategy } from '@flash-sale/contract';
 import fc from 'fast-check';
 import type { Violation } from './checker';
-import { ADMIN_PASSWORD, ChaosCluster } from './cluster';
-import { type FaultKind, scheduleArbitrary } from './commands';
+import { ChaosCluster } from './cluster';
+import { MachinesCluster } from './machines-cluster';
+import type { SystemUnderTest } from './system-under-test';
+import { type FaultKind, LOCAL_WORLD_FAULT_KINDS, MACHINES_WORLD_FAULT_KINDS, scheduleArbitrary } from './commands';
 import { currentStep, DeadlinePassed, ExplorerError, withDeadline } from './explorer-error';
 import { answersByStatus, describe, type RoomSettings } from './history';
 import { playRun, type RunContext } from './run';
@@ -13,7 +15,15 @@ import { playRun, type RunContext } from './run';
 export type RoomDraw = 'none' | 'room';
 export const ROOM_DRAWS: readonly RoomDraw[] = ['none', 'room'];
 
+/** Where the runs play (docs/chaos.md "Worlds"): processes on this machine, or the deployment as machines. */
+export type World = 'local' | 'machines';
+export const WORLDS: readonly World[] = ['local', 'machines'];
+
 export interface ExplorerOptions {
+  /** `local` when absent. */
+  world?: World;
+  /** Settings for the apps on top of the explorer's: `{ DURABLE_ACK: 'off' }` to see what it protects. */
+  appEnv?: Record<string, string>;
   runs: number;
   seed?: number;
   path?: string;
@@ -117,7 +127,18 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   const started = Date.now();
   const privateMysql = options.faults.includes('mysql-pause');
   const rooms = options.rooms ?? ['none'];
-  const cluster = await ChaosCluster.start({ privateMysql });
+  const world = options.world ?? 'local';
+  const worldKinds: readonly FaultKind[] = world === 'machines' ? MACHINES_WORLD_FAULT_KINDS : LOCAL_WORLD_FAULT_KINDS;
+  const foreign = options.faults.filter((kind) => !worldKinds.includes(kind));
+  if (foreign.length > 0) {
+    throw new ExplorerError(
+      `the ${world} world has no fault ${foreign.join(', ')}; its kinds are ${worldKinds.join(', ')}`,
+    );
+  }
+  const cluster: SystemUnderTest =
+    world === 'machines'
+      ? await MachinesCluster.start(options.appEnv)
+      : await ChaosCluster.start({ privateMysql, appEnv: options.appEnv });
   const faults = new Map<string, number>();
   let runs = 0;
   let answersChecked = 0;
@@ -285,11 +306,11 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   }
 }
 
-async function adminToken(cluster: ChaosCluster): Promise<string> {
+async function adminToken(cluster: SystemUnderTest): Promise<string> {
   const response = await fetch(`${cluster.apiUrls[0]}/api/auth/admin`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ password: ADMIN_PASSWORD }),
+    body: JSON.stringify({ password: cluster.adminPassword }),
   });
   if (response.status !== 201) throw new ExplorerError(`admin sign-in answered ${response.status}`);
   return ((await response.json()) as { token: string }).token;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { check, fetchAudit, readFinalState, type Violation } from './checker';
-import type { ChaosCluster } from './cluster';
+import { check, fetchAudit, readFinalState, unwrittenPromises, type Violation } from './checker';
+import type { SystemUnderTest } from './system-under-test';
 import { type ChaosCommand, type FaultKind, initialModel, type Model, type Real } from './commands';
 import { SoldOutTrickle } from './crowd';
 import { ExplorerError, stepTo } from './explorer-error';
@@ -19,7 +19,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** What one run needs from the exploration around it. */
 export interface RunContext {
-  cluster: ChaosCluster;
+  cluster: SystemUnderTest;
   adminJwt: string;
   faults: Map<string, number>;
   kinds: ReadonlySet<FaultKind>;
@@ -51,7 +51,7 @@ export async function playRun(
   const sale = await RunWorld.createSale(cluster, adminJwt, shape);
   context.made.saleIds.add(sale.id);
   const model: Model = initialModel(shape.strategy);
-  const world = new RunWorld(cluster, sale, () => activeFaults(cluster));
+  const world = new RunWorld(cluster, sale, () => cluster.faultsInForce());
   world.adminJwt = adminJwt;
   world.window = new SaleWindowSampler(cluster.databaseUrl, sale.id);
   const trickle = context.crowd ? new SoldOutTrickle(world) : undefined;
@@ -83,10 +83,10 @@ export async function playRun(
 }
 
 async function withMysql<T>(
-  cluster: ChaosCluster,
-  use: (connection: Awaited<ReturnType<ChaosCluster['mysql']>>) => Promise<T>,
+  cluster: SystemUnderTest,
+  use: (connection: Awaited<ReturnType<SystemUnderTest['mysql']>>) => Promise<T>,
 ): Promise<T> {
-  let connection: Awaited<ReturnType<ChaosCluster['mysql']>>;
+  let connection: Awaited<ReturnType<SystemUnderTest['mysql']>>;
   try {
     connection = await cluster.mysql();
   } catch (error) {
@@ -100,7 +100,7 @@ async function withMysql<T>(
 }
 
 /** Rows added since the run's census that no sale or buyer of the explorer's explains (mysql-rows.ts). */
-async function foreignRows(cluster: ChaosCluster, census: RowCensus, made: ExplorerMade): Promise<Violation[]> {
+async function foreignRows(cluster: SystemUnderTest, census: RowCensus, made: ExplorerMade): Promise<Violation[]> {
   return withMysql(cluster, async (connection) => {
     const added = await census.added(connection);
     const saleIds = [...made.saleIds];
@@ -124,14 +124,16 @@ async function foreignRows(cluster: ChaosCluster, census: RowCensus, made: Explo
 
 /** The Jepsen final read: everything back up, quiet, every unknown answer settled by a replay, quiet again, judged. */
 async function settleAndCheck(
-  cluster: ChaosCluster,
+  cluster: SystemUnderTest,
   world: RunWorld,
   adminJwt: string,
   trickle: SoldOutTrickle | undefined,
 ): Promise<Violation[]> {
   const violations: Violation[] = [];
   await cluster.restoreAll();
-  if (!(await waitForQuiet(cluster, world, adminJwt))) {
+  if (await waitForQuiet(cluster, world, adminJwt)) {
+    violations.push(...unwrittenPromises(world, await writtenOrderNumbers(cluster, world.sale.id)));
+  } else {
     violations.push({ invariant: 'quiet', detail: `not quiet ${QUIET_TIMEOUT_MS / 1000} s after the last fault` });
   }
   // An unknown answer must be settled one way by a replay; a promised one must replay the same order.
@@ -160,13 +162,24 @@ async function settleAndCheck(
   return [...violations, ...check(world, state)];
 }
 
+/** The order numbers MySQL holds for the sale. */
+async function writtenOrderNumbers(cluster: SystemUnderTest, saleId: string): Promise<Set<string>> {
+  return withMysql(cluster, async (connection) => {
+    const [rows] = await connection.query<({ order_no: string } & import('mysql2/promise').RowDataPacket)[]>(
+      'SELECT order_no FROM orders WHERE sale_id = ?',
+      [saleId],
+    );
+    return new Set(rows.map((row) => row.order_no));
+  });
+}
+
 /**
  * Quiet: nothing unwritten, nothing in doubt, no drift left for reconciliation to correct, and
  * reconciliation has looked since; false at the deadline. Drift is a promise about where reconciliation
  * ends ("0 once it ran"), not about an instant: a loaded machine runs it later, not differently, and
  * drift that never returns to 0 by the deadline is still judged by the final audit.
  */
-async function waitForQuiet(cluster: ChaosCluster, world: RunWorld, adminJwt: string): Promise<boolean> {
+async function waitForQuiet(cluster: SystemUnderTest, world: RunWorld, adminJwt: string): Promise<boolean> {
   const deadline = Date.now() + QUIET_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const audit = await fetchAudit(cluster, world.sale.id, adminJwt);
@@ -178,17 +191,4 @@ async function waitForQuiet(cluster: ChaosCluster, world: RunWorld, adminJwt: st
     await sleep(300);
   }
   return false;
-}
-
-function activeFaults(cluster: ChaosCluster): string {
-  return [
-    !cluster.redisUp && 'redis down',
-    cluster.workerPaused && 'worker paused',
-    cluster.mysqlPaused && 'mysql paused',
-    cluster.mysqlSlow && 'mysql slow',
-    cluster.clockSkewed && 'clock skewed',
-    cluster.replicaLagging && 'replica lagging',
-  ]
-    .filter(Boolean)
-    .join(', ');
 }

@@ -1,6 +1,6 @@
 import type { SaleStrategy } from '@flash-sale/contract';
 import { Agent, request } from 'undici';
-import type { ChaosCluster } from './cluster';
+import type { SystemUnderTest } from './system-under-test';
 import { History, type Operation, type OperationKind, type Outcome, type RoomSettings } from './history';
 import { admit, type HeldTicket, validPass } from './room-clients';
 import { ExplorerError } from './explorer-error';
@@ -101,7 +101,7 @@ export class RunWorld {
   });
 
   constructor(
-    readonly cluster: ChaosCluster,
+    readonly cluster: SystemUnderTest,
     readonly sale: SaleUnderTest,
     /** A short description of the faults in force, stamped on each answer. */
     private readonly faultsActive: () => string,
@@ -110,7 +110,7 @@ export class RunWorld {
   }
 
   static async createSale(
-    cluster: ChaosCluster,
+    cluster: SystemUnderTest,
     adminJwt: string,
     shape: { stock: number; perUserLimit: number; buckets: number; strategy: SaleStrategy; room: RoomSettings | null },
   ): Promise<SaleUnderTest> {
@@ -193,11 +193,12 @@ export class RunWorld {
     if (!token) return false;
     const use = { token, buyer: buyer.index, quantity };
     this.tokens.push(use);
-    const dropped = dropReply
-      ? this.cluster.proxy.dropReplyTo(token, CLIENT_TIMEOUT_MS, dropReply.onDrop)
-      : Promise.resolve(false);
+    const { proxy } = this.cluster;
+    if (dropReply && !proxy) throw new ExplorerError('this world has no Redis link that can lose a reply');
+    const dropped =
+      dropReply && proxy ? proxy.dropReplyTo(token, CLIENT_TIMEOUT_MS, dropReply.onDrop) : Promise.resolve(false);
     await this.purchase('buy', use, api);
-    this.cluster.proxy.cancelDrop();
+    proxy?.cancelDrop();
     return dropped;
   }
 

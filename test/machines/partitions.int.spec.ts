@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import calculateSlot from 'cluster-key-slot';
+import { Cluster } from 'ioredis';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -52,6 +54,19 @@ describeWithMachines('partitions on a real network of machines (namespaces, HAPr
       })),
     );
 
+  /** The machine whose Redis master serves the sale's slot (a sale of one bucket: one hash tag). */
+  const machineServing = async (saleId: string): Promise<string> => {
+    const redis = new Cluster(deployment.redisMasters.map(({ host, port }) => ({ host, port })));
+    try {
+      const slot = calculateSlot(`{sale:${saleId}}`);
+      const ranges = (await redis.cluster('SLOTS')) as [number, number, [string, number]][];
+      const [, , [host]] = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+      return Object.values(deployment.network.machines).find((machine) => machine.address === host)!.name;
+    } finally {
+      redis.disconnect();
+    }
+  };
+
   const audit = async (saleId: string) =>
     (await balanced.call<{ ok: boolean; held: number }>('GET', `/api/admin/sales/${saleId}/audit`, { token: admin }))
       .body;
@@ -102,6 +117,72 @@ describeWithMachines('partitions on a real network of machines (namespaces, HAPr
       'the sale to be written and audited clean',
       () => audit(saleId),
       (result) => result.ok === true && result.held === 40,
+      60_000,
+    );
+  }, 180_000);
+
+  it("an API cut off from the sale's Redis master answers 503 + retry-after in seconds, stops saying ready; the crowd buys through the other", async () => {
+    const saleId = (await balanced.createSale(admin, { stock: 100, purpose: 'load-test' })).id;
+    const [stranded, ...buyers] = await prepareBuyers(saleId, 31);
+    const master = await machineServing(saleId);
+    await waitFor(
+      'the balancer to have api-1 up before the cut',
+      () => deployment.balancerView(),
+      (view) => view['api-1']?.status === 'UP',
+      30_000,
+    );
+    // Silently, both ways: api-1's connection to that master stays open and its commands go unanswered.
+    await deployment.network.cut('api-1', master);
+    await deployment.network.cut(master, 'api-1');
+    try {
+      // A buyer whose request reached api-1 gets an answer within its Redis command deadline, not a hang.
+      const started = Date.now();
+      const cutOff = await api1.call<{ error: { code: string } }>('POST', `/api/sales/${saleId}/purchase`, {
+        token: stranded!.jwt,
+        json: { token: stranded!.token },
+      });
+      expect({ status: cutOff.status, code: cutOff.body.error.code }).toEqual({ status: 503, code: 'UNAVAILABLE' });
+      expect(cutOff.headers['retry-after']).toBeTruthy();
+      expect(Date.now() - started).toBeLessThan(8_000);
+      const readiness = await waitFor(
+        'api-1 to say it is not ready',
+        () => api1.call<{ error?: Record<string, { message?: string }> }>('GET', '/health/ready'),
+        (answer) => answer.status === 503,
+        30_000,
+      );
+      expect(readiness.body.error?.['redis']?.message).toContain(deployment.network.machines[master]!.address);
+      await waitFor(
+        'the balancer to take api-1 out',
+        () => deployment.balancerView(),
+        (view) => view['api-1']?.status.startsWith('DOWN') === true,
+        30_000,
+      );
+      const answers = await Promise.all(
+        buyers.map((buyer) =>
+          balanced.call('POST', `/api/sales/${saleId}/purchase`, { token: buyer.jwt, json: { token: buyer.token } }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(buyers.map(() => 202));
+    } finally {
+      await deployment.network.heal('api-1', master);
+      await deployment.network.heal(master, 'api-1');
+    }
+    await waitFor(
+      'the balancer to take api-1 back',
+      () => deployment.balancerView(),
+      (view) => view['api-1']?.status === 'UP',
+      60_000,
+    );
+    // The stranded buyer's 503 meant "unknown": the same token, now, is their purchase (made late, or now).
+    const replay = await api1.call('POST', `/api/sales/${saleId}/purchase`, {
+      token: stranded!.jwt,
+      json: { token: stranded!.token },
+    });
+    expect(replay.status).toBe(202);
+    await waitFor(
+      'the sale to be written and audited clean',
+      () => audit(saleId),
+      (result) => result.ok === true && result.held === 31,
       60_000,
     );
   }, 180_000);

@@ -23,9 +23,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        // A request fails after a couple of reconnect attempts (→ 503) rather than wait for Redis,
-        // and a purchase cut off by a disconnect is never sent again to a Redis not yet verified. The
-        // purchases handled at once share their writes to Redis (auto-pipelining).
+        // A request fails after a couple of reconnect attempts, or a command unanswered for
+        // REDIS_COMMAND_TIMEOUT_MS (→ 503), rather than wait for Redis, and a purchase cut off by a
+        // disconnect is never sent again to a Redis not yet verified. The purchases handled at once
+        // share their writes to Redis (auto-pipelining).
         RedisModule.forRoot({
           ...config.redis,
           maxRetriesPerRequest: REQUEST_COMMAND_RETRIES,

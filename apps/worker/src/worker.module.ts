@@ -16,7 +16,8 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         AppConfigModule.forRoot(config),
-        RedisModule.forRoot(config.redis),
+        // No command deadline: nobody waits on the worker's answer, and its work resumes when a cut link heals.
+        RedisModule.forRoot({ ...config.redis, commandTimeoutMs: undefined }),
         QueueModule.forRoot({
           redis: config.redis,
           prefix: config.queue.prefix,

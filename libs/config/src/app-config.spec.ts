@@ -58,6 +58,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ IDLE_SALE_CHECK_INTERVAL_MS: '10' })).toThrow(/IDLE_SALE_CHECK_INTERVAL_MS must be/);
   });
 
+  it("waits REDIS_COMMAND_TIMEOUT_MS for a Redis command, always a second past a durable acknowledgement's wait", () => {
+    expect(loadConfig({}).redis.commandTimeoutMs).toBe(3_000);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '800' }).redis.commandTimeoutMs).toBe(1_200);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '800', DURABLE_ACK_TIMEOUT_MS: '50' }).redis.commandTimeoutMs).toBe(
+      1_050,
+    );
+    expect(loadConfig({ DURABLE_ACK_TIMEOUT_MS: '5000' }).redis.commandTimeoutMs).toBe(6_000);
+  });
+
   it('switches Redis to cluster mode when nodes are listed', () => {
     expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000, 127.0.0.1:7001' }).redis.clusterNodes).toEqual([
       '127.0.0.1:7000',

@@ -44,7 +44,17 @@ export interface AppConfig {
     instances: number;
   };
   database: { url: string };
-  redis: { url: string; clusterNodes: string[]; keyPrefix: string };
+  redis: {
+    url: string;
+    clusterNodes: string[];
+    keyPrefix: string;
+    /**
+     * How long the API waits for Redis to answer one command before it answers the request `503`: a link
+     * cut silently (a partition) leaves the connection open and the command unanswered, with no error of
+     * its own. Always above DURABLE_ACK_TIMEOUT_MS by a second, so a durable acknowledgement's WAIT ends first.
+     */
+    commandTimeoutMs: number;
+  };
   queue: { prefix: string };
   auth: { jwtSecret: string; adminPassword: string; jwtTtlSeconds: number };
   payment: {
@@ -194,6 +204,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const { secrets, notice } = readSecrets(env, production);
   const reconcileIntervalMs = integer(env, 'RECONCILE_INTERVAL_MS', 15_000, 1_000, 3_600_000);
+  const durableAckTimeoutMs = integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000);
   return {
     production,
     developmentSecretsNotice: notice,
@@ -209,6 +220,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       url: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
       clusterNodes,
       keyPrefix: env['REDIS_KEY_PREFIX'] || 'fs',
+      commandTimeoutMs: Math.max(
+        integer(env, 'REDIS_COMMAND_TIMEOUT_MS', 3_000, 100, 600_000),
+        durableAckTimeoutMs + 1_000,
+      ),
     },
     // Braces make BullMQ's keys one hash tag, which Redis Cluster requires.
     queue: { prefix: env['QUEUE_PREFIX'] || '{fs-queue}' },
@@ -229,7 +244,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       redisFallback: oneOf(env, 'REDIS_FALLBACK', 'on', ['on', 'off'] as const) === 'on',
       soldOutFlagTtlMs: integer(env, 'SOLD_OUT_FLAG_TTL_MS', 3_000, 0, 600_000),
       durableAck: oneOf(env, 'DURABLE_ACK', 'auto', DURABLE_ACKS),
-      durableAckTimeoutMs: integer(env, 'DURABLE_ACK_TIMEOUT_MS', 200, 1, 10_000),
+      durableAckTimeoutMs,
       lockTtlMs: integer(env, 'PURCHASE_LOCK_TTL_MS', 2_000, 100, 600_000),
       lockWaitMs: integer(env, 'PURCHASE_LOCK_WAIT_MS', 5_000, 0, 600_000),
       saleBucketsDefault: integer(env, 'SALE_BUCKETS_DEFAULT', 1, 1, 16),

@@ -122,4 +122,26 @@ describe('RedisConnection on a Redis Cluster: a master lost or replaced is a los
     );
     expect(seen).toContain('written after');
   }, 90_000);
+  it('mastersCutOff: a master that stops answering is this process being cut off, until the cluster sees it fail too', async () => {
+    const connection = new RedisConnection(client);
+    expect(await connection.mastersCutOff(1_000)).toEqual([]);
+    const slot = await cluster.keySlot('fs-test-connection:cut-off');
+    const master = await cluster.masterOfSlot(slot);
+    cluster.signal(master, 'SIGSTOP');
+    try {
+      // At once, before its node timeout: the other masters still count it up, so the silence is this
+      // process's alone — what a readiness probe reports, so the balancer sends buyers elsewhere.
+      expect(await connection.mastersCutOff(300)).toEqual([`127.0.0.1:${master}`]);
+      // Once the cluster flags it too, every process meets the same outage (a failover is under way): not
+      // this process's link, and not listed.
+      await waitFor(
+        'the cluster to see the stopped master fail',
+        () => connection.mastersCutOff(300),
+        (cut) => cut.length === 0,
+        30_000,
+      );
+    } finally {
+      cluster.signal(master, 'SIGCONT');
+    }
+  }, 60_000);
 });

@@ -88,6 +88,57 @@ export class RedisConnection {
       })),
     );
   }
+
+  /**
+   * The masters of a cluster that answer this process no PING within `deadlineMs` while the master that
+   * answers first does not see them failing: this process is cut off from them (a partition, a firewall),
+   * the cluster is not, and a process that can reach them should take this one's requests. A master the
+   * cluster sees failing too is a failover under way, which every process meets alike: not listed. When
+   * no master answers, every one is listed. None for a single Redis (its PING says it all).
+   */
+  async mastersCutOff(deadlineMs: number): Promise<string[]> {
+    if (!(this.client instanceof Cluster)) return [];
+    const masters = this.client.nodes('master').map((node) => ({
+      node,
+      name: `${node.options.host ?? '127.0.0.1'}:${node.options.port ?? 6379}`,
+    }));
+    const answered = await Promise.all(masters.map(({ node }) => answersWithin(node.ping(), deadlineMs)));
+    const silent = masters.filter((_, index) => !answered[index]);
+    const witness = masters.find((_, index) => answered[index]);
+    if (silent.length === 0 || !witness) return silent.map(({ name }) => name);
+    let view = '';
+    const asked = witness.node.call('CLUSTER', 'NODES').then((nodes) => (view = String(nodes)));
+    if (!(await answersWithin(asked, deadlineMs))) return silent.map(({ name }) => name);
+    const failing = failingNodes(view);
+    return silent.filter(({ name }) => !failing.has(name)).map(({ name }) => name);
+  }
+}
+
+/** Resolves whether `command` settled well within `ms` (false when it failed or took longer). */
+function answersWithin(command: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([
+    command.then(
+      () => true,
+      () => false,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The nodes `CLUSTER NODES` (as one node sees the cluster) flags as failing, `fail?` (that node's own
+ * suspicion) or `fail` (the cluster's verdict), by their `host:port`.
+ */
+function failingNodes(clusterNodes: string): Set<string> {
+  const failing = new Set<string>();
+  for (const line of clusterNodes.split('\n')) {
+    const [, address, flags] = line.split(' ');
+    if (!address || !flags) continue;
+    if (flags.split(',').some((flag) => flag === 'fail' || flag === 'fail?')) failing.add(address.split('@')[0]!);
+  }
+  return failing;
 }
 
 /** `INFO persistence` says whether the append-only file is on. */

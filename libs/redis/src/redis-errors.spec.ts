@@ -44,6 +44,8 @@ describe('isRedisUnavailable', () => {
     expect(isRedisUnavailable(new Error('None of startup nodes is available'))).toBe(true);
     expect(isRedisUnavailable(new Error("Cluster isn't ready and enableOfflineQueue options is false"))).toBe(true);
     expect(isRedisUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
+    // `commandTimeout` passed with no answer: a silent partition, the command's fate unknown.
+    expect(isRedisUnavailable(new Error('Command timed out'))).toBe(true);
   });
 
   it('not an error reply that says the command itself was wrong, nor an error of other origin', () => {

@@ -35,12 +35,15 @@ const SOCKET_FAILURE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
  * closed (its message is ioredis's exported constant), one refused without an offline queue (by a
  * connection, or by a cluster client not ready), a cluster command redirected more often than
  * `maxRedirections`, and the commands a cluster client held while it reconnected, rejected when none
- * of its nodes answered (a failover's first moments, all masters briefly unreachable).
+ * of its nodes answered (a failover's first moments, all masters briefly unreachable), and a command
+ * unanswered past the client's `commandTimeout`.
  */
 const OFFLINE_QUEUE_REFUSED = "Stream isn't writeable";
 const CLUSTER_NOT_READY = "Cluster isn't ready";
 const TOO_MANY_REDIRECTIONS = 'Too many Cluster redirections';
 const NO_STARTUP_NODE = 'None of startup nodes is available';
+/** A command unanswered past the client's `commandTimeout` (a silent partition): it may have run. */
+const COMMAND_TIMED_OUT = 'Command timed out';
 
 /** The code of a Redis error reply (`CLUSTERDOWN`, `MOVED`, ...): its first word. Undefined for any other error. */
 export function redisReplyCode(error: unknown): string | undefined {
@@ -61,6 +64,7 @@ export function isRedisUnavailable(error: unknown): boolean {
     error.message.startsWith(OFFLINE_QUEUE_REFUSED) ||
     error.message.startsWith(CLUSTER_NOT_READY) ||
     error.message.startsWith(TOO_MANY_REDIRECTIONS) ||
-    error.message.startsWith(NO_STARTUP_NODE)
+    error.message.startsWith(NO_STARTUP_NODE) ||
+    error.message === COMMAND_TIMED_OUT
   );
 }

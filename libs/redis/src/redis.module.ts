@@ -46,6 +46,12 @@ export interface RedisModuleOptions extends RedisConnectionConfig {
    * one read) for many purchases' scripts instead of one each; order per connection is unchanged.
    */
   autoPipelining?: boolean;
+  /**
+   * A command Redis has not answered after this long fails (ioredis's `commandTimeout`): the API answers
+   * `503` instead of holding the request while a silent partition keeps the connection open. Its outcome
+   * is unknown, as for a lost connection (isRedisUnavailable), and a replay settles it.
+   */
+  commandTimeoutMs?: number;
 }
 
 /** The repositories over the product's Redis keys and scripts; every class here takes the one client. */
@@ -69,8 +75,16 @@ export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly client: RedisClient) {}
 
   static forRoot(options: RedisModuleOptions): DynamicModule {
-    const { keyPrefix, maxRetriesPerRequest, resendUnansweredCommands, autoPipelining, ...connection } = options;
+    const {
+      keyPrefix,
+      maxRetriesPerRequest,
+      resendUnansweredCommands,
+      autoPipelining,
+      commandTimeoutMs,
+      ...connection
+    } = options;
     const clientOptions = {
+      ...(commandTimeoutMs === undefined ? {} : { commandTimeout: commandTimeoutMs }),
       ...(maxRetriesPerRequest === undefined ? {} : { maxRetriesPerRequest }),
       ...(resendUnansweredCommands === false ? { autoResendUnfulfilledCommands: false } : {}),
       ...(autoPipelining ? { enableAutoPipelining: true } : {}),

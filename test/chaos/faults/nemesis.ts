@@ -7,6 +7,7 @@ import {
   count,
   type FaultKind,
   letApisReconnect,
+  local,
   type Model,
   type Real,
 } from '../commands';
@@ -25,7 +26,7 @@ export function redisSnapshot(): fc.Arbitrary<ChaosCommand> {
       'redisSnapshot()',
       (m) => !m.redisDown,
       async (m, real) => {
-        real.cluster.snapshotRedis();
+        local(real).snapshotRedis();
         m.snapshotTaken = true;
       },
     ),
@@ -53,7 +54,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           async (m, real) => {
             count(real, 'redis-restore-older');
             real.world.noteDataLoss('redis-restore-older');
-            await real.cluster.restoreRedisFromSnapshot(copy);
+            await local(real).restoreRedisFromSnapshot(copy);
             m.redisDown = false;
             m.snapshotTaken = copy !== undefined;
             await letApisReconnect(real);
@@ -70,7 +71,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           count(real, 'api-restart');
           // With MySQL stopped, a new process cannot start (it gives up connecting and exits, as a
           // supervisor expects); the end of the run's faults starts it again.
-          if (!(await real.cluster.restartApi(a)) && !m.mysqlPaused) {
+          if (!(await local(real).restartApi(a)) && !m.mysqlPaused) {
             throw new ExplorerError(`API ${a} restarted cleanly was not ready within 30 s`);
           }
         }),
@@ -84,8 +85,8 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           'replicaStartLagging()',
           (m) => !m.redisDown && !m.replicaLagging,
           async (m, real) => {
-            await real.cluster.startLaggingReplica();
-            m.replicaLagging = real.cluster.replicaLagging;
+            await local(real).startLaggingReplica();
+            m.replicaLagging = local(real).replicaLagging;
           },
         ),
       ),
@@ -96,7 +97,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           async (m, real) => {
             count(real, 'replica-promote-lagging');
             real.world.noteDataLoss('replica-promote-lagging');
-            await real.cluster.promoteLaggingReplica();
+            await local(real).promoteLaggingReplica();
             m.replicaLagging = false;
             m.redisDown = false;
             await letApisReconnect(real);
@@ -114,8 +115,8 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           (m) => !m.clockSkewed,
           async (m, real) => {
             count(real, 'clock-skew');
-            await real.cluster.restartApiWithClock(a, seconds);
-            await real.cluster.restartWorkerWithClock(seconds);
+            await local(real).restartApiWithClock(a, seconds);
+            await local(real).restartWorkerWithClock(seconds);
             m.clockSkewed = true;
             m.workerPaused = false;
           },
@@ -126,8 +127,8 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           'clockUnskew()',
           (m) => m.clockSkewed,
           async (m, real) => {
-            for (let index = 0; index < API_INSTANCES; index++) await real.cluster.restartApiWithClock(index, 0);
-            await real.cluster.restartWorkerWithClock(0);
+            for (let index = 0; index < API_INSTANCES; index++) await local(real).restartApiWithClock(index, 0);
+            await local(real).restartWorkerWithClock(0);
             m.clockSkewed = false;
             m.workerPaused = false;
           },
@@ -144,7 +145,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           (m) => !m.mysqlSlow,
           async (m, real) => {
             count(real, 'mysql-slow');
-            real.cluster.slowMysql(ms);
+            local(real).slowMysql(ms);
             m.mysqlSlow = true;
           },
         ),
@@ -155,7 +156,7 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
           (m) => m.mysqlSlow,
           async (m, real) => {
             await sleep(afterMs);
-            real.cluster.slowMysql(0);
+            local(real).slowMysql(0);
             m.mysqlSlow = false;
           },
         ),
@@ -183,12 +184,12 @@ export function widerFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<
  */
 export async function armWiderFaults(kinds: ReadonlySet<FaultKind>, model: Model, real: Real): Promise<void> {
   if (kinds.has('redis-restore-older') || kinds.has('redis-snapshots')) {
-    real.cluster.snapshotRedis({ fresh: true });
+    local(real).snapshotRedis({ fresh: true });
     model.snapshotTaken = true;
   }
   if (kinds.has('replica-promote-lagging')) {
-    await real.cluster.startLaggingReplica();
-    model.replicaLagging = real.cluster.replicaLagging;
+    await local(real).startLaggingReplica();
+    model.replicaLagging = local(real).replicaLagging;
   }
 }
 
@@ -200,7 +201,8 @@ export async function armWiderFaults(kinds: ReadonlySet<FaultKind>, model: Model
  * the run's books know nothing of: it is killed instead, a holder that died in its pause.
  */
 async function pauseALockHolder(real: Real, buyerPick: number, apiIndex: number): Promise<void> {
-  const { cluster, world } = real;
+  const { world } = real;
+  const cluster = local(real);
   const holding = await PausedLockHolder.lockAndRead(
     { ...cluster.env, REDIS_URL: `redis://127.0.0.1:${cluster.redisPort}`, DATABASE_URL: cluster.databaseUrl },
     world.sale.id,

@@ -18,12 +18,20 @@ export class DependencyHealth {
   ) {}
 
   /**
-   * The client the purchase path uses answers PING; the report names Redis's persistence, since a Redis
-   * without an append-only file loses the unwritten `202`s when it dies.
+   * The client the purchase path uses answers PING and, in a cluster, reaches every master the rest of
+   * the cluster reaches: an API cut off from one master cannot sell the sales whose slots it serves, and
+   * the load balancer should send their buyers to an API that can (RedisConnection.mastersCutOff). The
+   * report names Redis's persistence, since a Redis without an append-only file loses the unwritten
+   * `202`s when it dies.
    */
   async redisPing(key: string) {
     const check = this.indicators.check(key);
     try {
+      // First: the PING below goes to one master of a cluster, maybe the one cut off, and would say less.
+      const cutOff = await this.redis.mastersCutOff(CHECK_DEADLINE_MS);
+      if (cutOff.length > 0) {
+        return check.down({ message: `No answer from Redis master ${cutOff.join(', ')}, which the cluster reaches` });
+      }
       await withDeadline(this.redis.ping(), CHECK_DEADLINE_MS, 'Redis');
       const persistence = await withDeadline(this.redis.persistence(), CHECK_DEADLINE_MS, 'Redis');
       return check.up(

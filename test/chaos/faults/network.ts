@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { type ChaosCommand, command, count, type FaultKind, type Model, type Real } from '../commands';
+import { ExplorerError } from '../explorer-error';
+import { MachinesCluster, type NetworkFault } from '../machines-cluster';
+
+const APIS = ['api-1', 'api-2'];
+const WORKERS = ['worker-1', 'worker-2'];
+const REDIS = ['redis-1', 'redis-2', 'redis-3'];
+const MYSQL = ['mysql-1', 'mysql-2'];
+/** Every machine a fault may cut. The balancer is reached by every buyer, as the clients reach it: never cut. */
+const MACHINES = [...APIS, ...WORKERS, ...REDIS, ...MYSQL];
+
+/** The links that carry traffic: the balancer's to the APIs, the apps' to Redis and MySQL, and the servers' own. */
+const LINKS: [string, string][] = [
+  ...APIS.map((api): [string, string] => ['lb', api]),
+  ...[...APIS, ...WORKERS].flatMap((app) => [
+    [app, 'mysql-1'] as [string, string],
+    ...REDIS.map((redis): [string, string] => [app, redis]),
+  ]),
+  ['redis-1', 'redis-2'],
+  ['redis-2', 'redis-3'],
+  ['redis-3', 'redis-1'],
+  ['mysql-1', 'mysql-2'],
+];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How long a fault holds before the schedule goes on (its crowd buying meanwhile); it lasts until a heal. */
+const holdMs = fc.integer({ min: 0, max: 9_000 });
+
+/** At most this many network faults in force at once. */
+const MOST_IN_FORCE = 2;
+
+function machines(real: Real): MachinesCluster {
+  if (!(real.cluster instanceof MachinesCluster)) {
+    throw new ExplorerError('a network fault was drawn outside the machines world');
+  }
+  return real.cluster;
+}
+
+const bothWays = (a: string, b: string): [string, string][] => [
+  [a, b],
+  [b, a],
+];
+
+/** Every link between the two sides cut, both ways. */
+function between(sideA: readonly string[], sideB: readonly string[]): [string, string][] {
+  return sideA.flatMap((a) => sideB.flatMap((b) => bothWays(a, b)));
+}
+
+/** A network fault applied, held `hold` ms, and kept in force. */
+function networkFault(kind: FaultKind, fault: NetworkFault, hold: number): ChaosCommand {
+  return command(
+    `${fault.label}, hold ${hold}ms`,
+    (m) => m.networkFaults < MOST_IN_FORCE,
+    async (m: Model, real: Real) => {
+      count(real, kind);
+      await machines(real).apply(fault);
+      m.networkFaults += 1;
+      await sleep(hold);
+    },
+  );
+}
+
+/**
+ * The nemesis of the machines world: a machine isolated; the machines split in two sides; one link cut
+ * both ways, or one direction of it only; a Redis master cut off from the other Redis machines and the
+ * workers while the APIs still reach it (the minority a master keeps accepting writes in until its
+ * replica is promoted: docs/failure-model.md); and the heal of whatever is in force.
+ */
+export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<ChaosCommand>[] {
+  const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
+  if (kinds.has('machine-isolate')) {
+    arbitraries.push(
+      fc
+        .tuple(fc.constantFrom(...MACHINES), holdMs)
+        .map(([machine, hold]) =>
+          networkFault('machine-isolate', { label: `isolate(${machine})`, cuts: [], isolated: [machine] }, hold),
+        ),
+    );
+  }
+  if (kinds.has('network-split')) {
+    const sides = fc
+      .array(fc.boolean(), { minLength: MACHINES.length, maxLength: MACHINES.length })
+      .filter((picks) => picks.some(Boolean) && !picks.every(Boolean));
+    arbitraries.push(
+      fc.tuple(sides, holdMs).map(([picks, hold]) => {
+        const sideA = MACHINES.filter((_, i) => picks[i]);
+        const sideB = MACHINES.filter((_, i) => !picks[i]);
+        const label = `split([${sideA.join(', ')}] | [${sideB.join(', ')}])`;
+        return networkFault('network-split', { label, cuts: between(sideA, sideB), isolated: [] }, hold);
+      }),
+    );
+  }
+  if (kinds.has('link-cut')) {
+    arbitraries.push(
+      fc
+        .tuple(fc.constantFrom(...LINKS), holdMs)
+        .map(([[a, b], hold]) =>
+          networkFault('link-cut', { label: `cut(${a} <-> ${b})`, cuts: bothWays(a, b), isolated: [] }, hold),
+        ),
+    );
+  }
+  if (kinds.has('link-cut-one-way')) {
+    arbitraries.push(
+      fc.tuple(fc.constantFrom(...LINKS), fc.boolean(), holdMs).map(([[a, b], reverse, hold]) => {
+        const [from, to] = reverse ? [b, a] : [a, b];
+        return networkFault(
+          'link-cut-one-way',
+          { label: `cut(${from} -> ${to})`, cuts: [[from, to]], isolated: [] },
+          hold,
+        );
+      }),
+    );
+  }
+  if (kinds.has('master-cut-off')) {
+    arbitraries.push(
+      // Long enough, at its longest, for the majority to promote the cut-off master's replica.
+      fc.tuple(fc.constantFrom(...REDIS), fc.integer({ min: 2_000, max: 12_000 })).map(([redis, hold]) => {
+        const majority = [...REDIS.filter((other) => other !== redis), ...WORKERS];
+        return networkFault(
+          'master-cut-off',
+          {
+            label: `masterCutOff(${redis} | Redis majority and workers)`,
+            cuts: between([redis], majority),
+            isolated: [],
+          },
+          hold,
+        );
+      }),
+    );
+  }
+  if (arbitraries.length > 0) {
+    arbitraries.push(
+      fc.integer({ min: 0, max: 3_000 }).map((afterMs) =>
+        command(
+          `heal(after ${afterMs}ms)`,
+          (m) => m.networkFaults > 0,
+          async (m, real) => {
+            await sleep(afterMs);
+            await machines(real).healAll();
+            m.networkFaults = 0;
+          },
+        ),
+      ),
+    );
+  }
+  return arbitraries;
+}

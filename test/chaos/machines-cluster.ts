@@ -1,0 +1,156 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster } from 'ioredis';
+import { createConnection } from 'mysql2/promise';
+import {
+  ADMIN_PASSWORD,
+  type MachineDeployment,
+  startMachineDeployment,
+} from '../../scripts/lib/machine-deployment.mjs';
+import { machinesAvailable } from '../../scripts/lib/machines.mjs';
+import { chaosEnv } from './cluster-env';
+import { ExplorerError, removeFolder } from './explorer-error';
+import type { SystemUnderTest } from './system-under-test';
+
+/** Settings of the one-machine world the deployment takes too: they make quiet come within seconds. */
+const TIMINGS = [
+  'LOG_LEVEL',
+  'WARM_UP_REQUESTS',
+  'REDIS_FALLBACK',
+  'RATE_LIMIT_PURCHASES_POINTS',
+  'RATE_LIMIT_SUBMIT_TOKENS_POINTS',
+  'RATE_LIMIT_QUEUE_JOINS_POINTS',
+  'SHED_MAX_EVENT_LOOP_DELAY_MS',
+  'LEASE_SIZE',
+  'LEASE_LOW_WATER',
+  'RECONCILE_INTERVAL_MS',
+  'RECOVERY_INTERVAL_MS',
+  'RECOVERY_GRACE_MS',
+  'IDLE_SALE_CHECK_INTERVAL_MS',
+  'WORKER_LOCK_DURATION_MS',
+  'EXPIRY_SWEEP_INTERVAL_MS',
+  'PAYMENT_CALLBACK_DELAY_MS',
+  'PAYMENT_CALLBACK_JITTER_MS',
+];
+
+/** A link cut, or a machine isolated, that is in force: what heal undoes. */
+export interface NetworkFault {
+  /** As the history stamps it: `split [redis-2] | [redis-1, worker-1]`. */
+  label: string;
+  /** Directed links dropped at their receiver: `[from, to]`. */
+  cuts: [string, string][];
+  isolated: string[];
+}
+
+/**
+ * The machines world (docs/chaos.md "Worlds"): the compose deployment as machines on a real network
+ * (scripts/lib/machine-deployment.mjs) — HAProxy, two API machines, two workers, a Redis Cluster of
+ * three masters with a replica each on another machine, a MariaDB primary and its replica. Clients
+ * reach it through the balancer only, as buyers do. Its faults are the network's: links cut in one
+ * direction or both, machines isolated, the machines split in two (faults/network.ts).
+ */
+export class MachinesCluster implements SystemUnderTest {
+  private static readonly running = new Set<MachinesCluster>();
+  readonly apiUrls: readonly string[];
+  readonly adminPassword = ADMIN_PASSWORD;
+  readonly redisKeyPrefix: string;
+  readonly databaseUrl: string;
+  /** Its APIs never restart mid-exploration: no warm-up sale appears after a run's census. */
+  readonly lastLeftoverSweepAtMs = 0;
+  private readonly inForce: NetworkFault[] = [];
+
+  private constructor(
+    readonly dir: string,
+    readonly deployment: MachineDeployment,
+  ) {
+    // Both of the schedule's "API instances" are the balancer: a buyer never picks the machine.
+    this.apiUrls = [deployment.baseUrl, deployment.baseUrl];
+    this.redisKeyPrefix = deployment.appEnv['REDIS_KEY_PREFIX'] ?? 'fs';
+    this.databaseUrl = deployment.databaseUrl;
+  }
+
+  /** `appEnv`: settings for the apps on top of the explorer's (`--app-env DURABLE_ACK=off`, say). */
+  static async start(appEnv: Record<string, string> = {}): Promise<MachinesCluster> {
+    const available = machinesAvailable();
+    if (!available.ok) throw new ExplorerError(`the machines world cannot be made here: ${available.why}`);
+    const dir = mkdtempSync(join(tmpdir(), 'fs-chaos-machines-'));
+    const timings = chaosEnv('machines', { databaseUrl: '', redisUrl: '' });
+    const env = Object.fromEntries(TIMINGS.map((name) => [name, timings[name]!]));
+    const deployment = await startMachineDeployment({ dir, env: { ...env, ...appEnv } });
+    const cluster = new MachinesCluster(dir, deployment);
+    MachinesCluster.running.add(cluster);
+    return cluster;
+  }
+
+  get network(): MachineDeployment['network'] {
+    return this.deployment.network;
+  }
+
+  /** Applies a network fault and keeps it in force until `healAll`. */
+  async apply(fault: NetworkFault): Promise<void> {
+    this.inForce.push(fault);
+    await Promise.all([
+      ...fault.cuts.map(([from, to]) => this.network.cut(from, to)),
+      ...fault.isolated.map((machine) => this.network.isolate(machine)),
+    ]);
+  }
+
+  get faultsInForceCount(): number {
+    return this.inForce.length;
+  }
+
+  async healAll(): Promise<void> {
+    this.inForce.length = 0;
+    await this.network.healAll();
+  }
+
+  async mysql() {
+    return createConnection({ uri: this.databaseUrl, supportBigNumbers: true, bigNumberStrings: false });
+  }
+
+  redisReader(): Cluster {
+    return new Cluster(
+      this.deployment.redisMasters.map(({ host, port }) => ({ host, port })),
+      { lazyConnect: true, redisOptions: { maxRetriesPerRequest: 1 } },
+    );
+  }
+
+  clockOffsetMs(): number {
+    return 0;
+  }
+
+  faultsInForce(): string {
+    return this.inForce.map((fault) => fault.label).join(', ');
+  }
+
+  async restoreAll(): Promise<void> {
+    this.inForce.length = 0;
+    try {
+      await this.deployment.settle();
+    } catch (error) {
+      throw new ExplorerError('the deployment did not settle after its links were healed', error);
+    }
+  }
+
+  recover(): Promise<void> {
+    return this.restoreAll();
+  }
+
+  resumeMysql(): void {
+    // No fault here stops MySQL's process.
+  }
+
+  static async stopRunning(): Promise<void> {
+    await Promise.all([...MachinesCluster.running].map((cluster) => cluster.stop()));
+  }
+
+  async stop(): Promise<void> {
+    if (!MachinesCluster.running.delete(this)) return;
+    await this.deployment.stop();
+  }
+
+  removeWorkingDirectory(): void {
+    removeFolder(this.dir);
+  }
+}
