@@ -131,8 +131,11 @@ async function settleAndCheck(
 ): Promise<Violation[]> {
   const violations: Violation[] = [];
   await cluster.restoreAll();
-  if (await waitForQuiet(cluster, world, adminJwt)) {
-    violations.push(...unwrittenPromises(world, await writtenOrderNumbers(cluster, world.sale.id)));
+  const quiet = await waitForQuiet(cluster, world, adminJwt);
+  if (quiet) {
+    // Promises given once the audit found nothing unwritten (the trickle buys on) may still be on their way.
+    const written = await writtenOrderNumbers(cluster, world.sale.id);
+    violations.push(...unwrittenPromises(world, written, quiet.askedAt));
   } else {
     violations.push({ invariant: 'quiet', detail: `not quiet ${QUIET_TIMEOUT_MS / 1000} s after the last fault` });
   }
@@ -175,20 +178,26 @@ async function writtenOrderNumbers(cluster: SystemUnderTest, saleId: string): Pr
 
 /**
  * Quiet: nothing unwritten, nothing in doubt, no drift left for reconciliation to correct, and
- * reconciliation has looked since; false at the deadline. Drift is a promise about where reconciliation
+ * reconciliation has looked since; with the instant the audit that found it was asked (every promise
+ * answered before then was among what it counted). Undefined at the deadline. Drift is a promise about where reconciliation
  * ends ("0 once it ran"), not about an instant: a loaded machine runs it later, not differently, and
  * drift that never returns to 0 by the deadline is still judged by the final audit.
  */
-async function waitForQuiet(cluster: SystemUnderTest, world: RunWorld, adminJwt: string): Promise<boolean> {
+async function waitForQuiet(
+  cluster: SystemUnderTest,
+  world: RunWorld,
+  adminJwt: string,
+): Promise<{ askedAt: number } | undefined> {
   const deadline = Date.now() + QUIET_TIMEOUT_MS;
   while (Date.now() < deadline) {
+    const askedAt = Date.now();
     const audit = await fetchAudit(cluster, world.sale.id, adminJwt);
     if (audit && audit.ordersByStatus['QUEUED'] === 0 && audit.books.inDoubt === 0 && audit.drift === 0) {
       // Two reconciliation intervals, so that a run that raced the last write is followed by a clean one.
       await sleep(2_500);
-      return true;
+      return { askedAt };
     }
     await sleep(300);
   }
-  return false;
+  return undefined;
 }

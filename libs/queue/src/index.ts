@@ -4,3 +4,4 @@ export * from './order-lifecycle.jobs';
 export * from './job-handlers';
 export * from './product-queues';
 export * from './queue.module';
+export * from './supervised-worker';

@@ -16,6 +16,7 @@ import {
 } from '@nestjs/common';
 import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { LifecycleQueue, OrdersQueue, ProductQueues } from './product-queues';
+import { SupervisedWorker } from './supervised-worker';
 import { QueueName } from './queue-names';
 
 /** The Redis connection BullMQ uses (its own: a worker's blocking reads must not hold up other commands). */
@@ -37,6 +38,9 @@ export interface QueueModuleOptions {
 
 /** Starts the BullMQ workers of a consumer on the module's connection and prefix. */
 export class QueueWorkers {
+  /** The queue each supervised worker's wait list is read from, closed with it. */
+  private readonly watched = new Map<SupervisedWorker, Queue>();
+
   constructor(
     private readonly connection: RedisClient,
     private readonly prefix: string,
@@ -45,18 +49,38 @@ export class QueueWorkers {
   /**
    * A worker, its errors reported to `onError`, once its connections are open: BullMQ opens a worker's
    * blocking connection in the background and, should the worker close before that ends (Redis lost just
-   * after the start), reports the failure to listeners its close has removed — an unhandled error.
+   * after the start), reports the failure to listeners its close has removed — an unhandled error. It is
+   * supervised (supervised-worker.ts): replaced by a fresh one, told to `onReplaced`, if it stops taking jobs.
    */
   async start(
     name: QueueName,
     processor: Processor,
     options: Omit<WorkerOptions, 'connection' | 'prefix'>,
     onError: (error: Error) => void,
-  ): Promise<Worker> {
-    const worker = new Worker(name, processor, { ...options, connection: this.connection, prefix: this.prefix });
-    worker.on('error', onError);
-    await worker.waitUntilReady();
-    return worker;
+    onReplaced: (message: string) => void,
+  ): Promise<SupervisedWorker> {
+    const create = async (counted: Processor): Promise<Worker> => {
+      const worker = new Worker(name, counted, { ...options, connection: this.connection, prefix: this.prefix });
+      worker.on('error', onError);
+      await worker.waitUntilReady();
+      return worker;
+    };
+    const queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
+    const supervised = await SupervisedWorker.start({ create, discard: (worker) => this.discard(worker) }, processor, {
+      queue,
+      concurrency: options.concurrency ?? 1,
+      onReplaced,
+    });
+    this.watched.set(supervised, queue);
+    return supervised;
+  }
+
+  /** A worker that stopped taking jobs, stopped: its close is not waited for, its connections dropped. */
+  private async discard(worker: Worker): Promise<void> {
+    const closing = worker.close(true).catch(() => undefined);
+    stopTimers(worker);
+    await dropBlockingConnection(worker);
+    await closing;
   }
 
   /**
@@ -67,7 +91,17 @@ export class QueueWorkers {
    * Redis went away) is the same case: the close stops waiting, and the worker's blocking connection is
    * dropped; what it still waits for fails when the app's connection closes (QueueModule).
    */
-  async close(worker: Worker): Promise<void> {
+  async close(supervised: SupervisedWorker): Promise<void> {
+    supervised.stopWatching();
+    try {
+      await this.closeWorker(supervised.worker);
+    } finally {
+      await this.watched.get(supervised)?.close();
+      this.watched.delete(supervised);
+    }
+  }
+
+  private async closeWorker(worker: Worker): Promise<void> {
     if (this.connection.status !== 'ready') return worker.close(true);
     let onLost = (): void => undefined;
     const lost = new Promise<'lost'>((resolve) => (onLost = () => resolve('lost')));

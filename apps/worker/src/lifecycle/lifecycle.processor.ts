@@ -9,12 +9,12 @@ import {
   processorOf,
   QueueName,
   QueueWorkers,
+  type SupervisedWorker,
   RECONCILE_STOCK_JOB,
   RECOVER_RESERVATIONS_JOB,
 } from '@flash-sale/queue';
 import { RedisConnection } from '@flash-sale/redis';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Worker } from 'bullmq';
 import { HandoffSweep } from './handoff-sweep';
 import { OrderExpiry } from './order-expiry';
 import { StockReconciliation } from './stock-reconciliation';
@@ -45,7 +45,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
     },
     [CHECK_IDLE_SALES_JOB]: () => this.reconciliation.checkIdleSales(),
   };
-  private worker?: Worker;
+  private worker?: SupervisedWorker;
   private reconcilingAfterReconnect?: Promise<void>;
 
   constructor(
@@ -73,6 +73,7 @@ export class LifecycleProcessor implements OnApplicationBootstrap, OnModuleDestr
       processorOf(QueueName.OrderLifecycle, this.handlers),
       { concurrency: 16 },
       (error) => this.logger.error(`Lifecycle worker error: ${error.message}`),
+      (message) => this.logger.warn(message),
     );
   }
 

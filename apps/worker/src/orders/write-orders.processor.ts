@@ -7,13 +7,13 @@ import {
   QueueName,
   QueueWorkers,
   saleOfJob,
+  type SupervisedWorker,
   WRITE_ORDERS_JOB,
   type WriteOrdersJobData,
   type WriteOrdersResult,
 } from '@flash-sale/queue';
 import type { SaleLayout } from '@flash-sale/domain';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Worker } from 'bullmq';
 import { HandoffDrain } from './handoff-drain';
 
 /**
@@ -29,7 +29,7 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
   private readonly handlers: JobHandlers<OrdersJobName> = {
     [WRITE_ORDERS_JOB]: (job) => this.writeOrders(saleOfJob(job.data as WriteOrdersJobData)),
   };
-  private worker?: Worker;
+  private worker?: SupervisedWorker;
 
   constructor(
     private readonly drain: HandoffDrain,
@@ -53,6 +53,7 @@ export class WriteOrdersProcessor implements OnApplicationBootstrap, OnModuleDes
         stalledInterval: Math.ceil(config.lockDurationMs / 2),
       },
       (error) => this.logger.error(`Worker error: ${error.message}`),
+      (message) => this.logger.warn(message),
     );
     this.worker.on('failed', (job, error) =>
       this.logger.warn(`Job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`),
