@@ -131,6 +131,7 @@ export class ChaosCluster implements SystemUnderTest {
   }
 
   readonly adminPassword = ADMIN_PASSWORD;
+  readonly quietWithinMs = 20_000;
 
   get redisKeyPrefix(): string {
     return this.env['REDIS_KEY_PREFIX']!;

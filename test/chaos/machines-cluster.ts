@@ -54,6 +54,12 @@ export class MachinesCluster implements SystemUnderTest {
   private static readonly running = new Set<MachinesCluster>();
   readonly apiUrls: readonly string[];
   readonly adminPassword = ADMIN_PASSWORD;
+  /**
+   * Longer than on one machine: after a heal, a connection a cut left silent is found and reconnected
+   * within seconds (watchForSilentLinks), and a BullMQ worker that stopped taking jobs is replaced after
+   * 10 s (supervised-worker.ts) — both come before the writing resumes.
+   */
+  readonly quietWithinMs = 30_000;
   readonly redisKeyPrefix: string;
   readonly databaseUrl: string;
   /** Its APIs never restart mid-exploration: no warm-up sale appears after a run's census. */

@@ -10,9 +10,6 @@ import { type ExplorerMade, RowCensus, unexplainedRows } from './mysql-rows';
 import { SaleWindowSampler } from './sale-window';
 import { RunWorld, type SaleUnderTest } from './world';
 
-/** How long the system may take to settle after the last fault before that itself is a finding. */
-const QUIET_TIMEOUT_MS = 20_000;
-
 const INITIAL_BUYERS = 3;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -137,7 +134,7 @@ async function settleAndCheck(
     const written = await writtenOrderNumbers(cluster, world.sale.id);
     violations.push(...unwrittenPromises(world, written, quiet.askedAt));
   } else {
-    violations.push({ invariant: 'quiet', detail: `not quiet ${QUIET_TIMEOUT_MS / 1000} s after the last fault` });
+    violations.push({ invariant: 'quiet', detail: `not quiet ${cluster.quietWithinMs / 1000} s after the last fault` });
   }
   // An unknown answer must be settled one way by a replay; a promised one must replay the same order.
   for (const use of world.unsettledTokens()) {
@@ -188,7 +185,7 @@ async function waitForQuiet(
   world: RunWorld,
   adminJwt: string,
 ): Promise<{ askedAt: number } | undefined> {
-  const deadline = Date.now() + QUIET_TIMEOUT_MS;
+  const deadline = Date.now() + cluster.quietWithinMs;
   while (Date.now() < deadline) {
     const askedAt = Date.now();
     const audit = await fetchAudit(cluster, world.sale.id, adminJwt);

@@ -19,6 +19,8 @@ export interface SystemUnderTest {
   readonly databaseUrl: string;
   /** When the latest API start began whose warm-up swept earlier warm-ups' ended sales (0: none seen). */
   readonly lastLeftoverSweepAtMs: number;
+  /** How long after everything is restored the system may take to be quiet before that is itself a finding. */
+  readonly quietWithinMs: number;
   /** Present in the world whose Redis link can lose a reply (`reply-lost`). */
   readonly proxy?: ReplyDroppingProxy;
   mysql(): Promise<Connection>;

@@ -99,6 +99,11 @@ export class PrivateRedisServer {
   }
 
   /** SIGKILLs it (no shutdown save) and resolves once the process is gone. */
+  /** SIGSTOP: the server answers nothing while its sockets stay open (a link gone silent); SIGCONT resumes it. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    this.process.kill(signal);
+  }
+
   kill(): Promise<void> {
     return stopChild(this.process, 'SIGKILL');
   }

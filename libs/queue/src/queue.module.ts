@@ -5,6 +5,7 @@ import {
   type RedisConnectionConfig,
   RedisOutageReporter,
   REQUEST_COMMAND_RETRIES,
+  watchForSilentLinks,
 } from '@flash-sale/redis';
 import {
   type DynamicModule,
@@ -16,7 +17,7 @@ import {
 } from '@nestjs/common';
 import { type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { LifecycleQueue, OrdersQueue, ProductQueues } from './product-queues';
-import { SupervisedWorker } from './supervised-worker';
+import { SupervisedWorker, type SupervisionOptions } from './supervised-worker';
 import { QueueName } from './queue-names';
 
 /** The Redis connection BullMQ uses (its own: a worker's blocking reads must not hold up other commands). */
@@ -36,14 +37,24 @@ export interface QueueModuleOptions {
   writeOrdersAttempts: number;
 }
 
-/** Starts the BullMQ workers of a consumer on the module's connection and prefix. */
+/**
+ * Starts the BullMQ workers of a consumer, each on a Redis connection of its own (`connect`), so that a
+ * worker replaced for taking no job (supervised-worker.ts) starts on a fresh one rather than on a client
+ * whose commands still wait on a link a partition cut.
+ */
 export class QueueWorkers {
   /** The queue each supervised worker's wait list is read from, closed with it. */
   private readonly watched = new Map<SupervisedWorker, Queue>();
+  /** Each worker's own connection, closed after it. */
+  private readonly connections = new Map<Worker, RedisClient>();
 
   constructor(
+    /** The app's queue connection: the watched queues read through it. */
     private readonly connection: RedisClient,
     private readonly prefix: string,
+    private readonly connect: () => RedisClient,
+    /** How soon a worker counts as stuck (supervised-worker.ts's defaults unless said). */
+    private readonly supervision: Pick<SupervisionOptions, 'stuckAfterMs' | 'checkEveryMs'> = {},
   ) {}
 
   /**
@@ -60,9 +71,18 @@ export class QueueWorkers {
     onReplaced: (message: string) => void,
   ): Promise<SupervisedWorker> {
     const create = async (counted: Processor): Promise<Worker> => {
-      const worker = new Worker(name, counted, { ...options, connection: this.connection, prefix: this.prefix });
+      const connection = this.connect();
+      // Its failures reach the worker's own 'error' listener below; this keeps ioredis from calling them unhandled.
+      connection.on('error', () => undefined);
+      const worker = new Worker(name, counted, { ...options, connection, prefix: this.prefix });
+      this.connections.set(worker, connection);
       worker.on('error', onError);
-      await worker.waitUntilReady();
+      try {
+        await worker.waitUntilReady();
+      } catch (error) {
+        await this.discard(worker);
+        throw error;
+      }
       return worker;
     };
     const queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
@@ -70,6 +90,7 @@ export class QueueWorkers {
       queue,
       concurrency: options.concurrency ?? 1,
       onReplaced,
+      ...this.supervision,
     });
     this.watched.set(supervised, queue);
     return supervised;
@@ -80,6 +101,8 @@ export class QueueWorkers {
     const closing = worker.close(true).catch(() => undefined);
     stopTimers(worker);
     await dropBlockingConnection(worker);
+    this.connections.get(worker)?.disconnect();
+    this.connections.delete(worker);
     await closing;
   }
 
@@ -89,23 +112,28 @@ export class QueueWorkers {
    * stall recovery and the worker's connections are dropped at once, rather than a QUIT waiting for a
    * Redis that may never come back. Redis lost while the graceful close runs (a shutdown that began as
    * Redis went away) is the same case: the close stops waiting, and the worker's blocking connection is
-   * dropped; what it still waits for fails when the app's connection closes (QueueModule).
+   * dropped; what it still waits for fails when its own connection closes, right after.
    */
   async close(supervised: SupervisedWorker): Promise<void> {
     supervised.stopWatching();
+    const { worker } = supervised;
     try {
-      await this.closeWorker(supervised.worker);
+      await this.closeWorker(worker);
     } finally {
+      const connection = this.connections.get(worker);
+      this.connections.delete(worker);
+      if (connection) await closeRedisClient(connection);
       await this.watched.get(supervised)?.close();
       this.watched.delete(supervised);
     }
   }
 
   private async closeWorker(worker: Worker): Promise<void> {
-    if (this.connection.status !== 'ready') return worker.close(true);
+    const connection = this.connections.get(worker) ?? this.connection;
+    if (connection.status !== 'ready') return worker.close(true);
     let onLost = (): void => undefined;
     const lost = new Promise<'lost'>((resolve) => (onLost = () => resolve('lost')));
-    this.connection.once('close', onLost);
+    connection.once('close', onLost);
     const closing = worker.close(false);
     try {
       if ((await Promise.race([closing, lost])) !== 'lost') return;
@@ -113,7 +141,7 @@ export class QueueWorkers {
       stopTimers(worker);
       await dropBlockingConnection(worker);
     } finally {
-      this.connection.off('close', onLost);
+      connection.off('close', onLost);
     }
   }
 }
@@ -137,6 +165,16 @@ function stopTimers(worker: Worker): void {
 async function dropBlockingConnection(worker: Worker): Promise<void> {
   const { blockingConnection } = worker as unknown as { blockingConnection?: { client: Promise<RedisClient> } };
   (await blockingConnection?.client)?.disconnect();
+}
+
+/**
+ * A client whose links are watched (watchForSilentLinks): BullMQ's commands on it (a job taken, a lock
+ * renewed) must not wait out TCP's retransmission backoff after a partition heals. Its blocking
+ * connections are duplicates, not watched.
+ */
+function watchedForSilentLinks(client: RedisClient): RedisClient {
+  watchForSilentLinks(client);
+  return client;
 }
 
 /** BullMQ for a whole app: one connection, the product's queues, and (for consumers) their workers. */
@@ -164,9 +202,11 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
         {
           provide: QUEUE_CONNECTION,
           useFactory: () =>
-            createRedisClient(options.redis, {
-              maxRetriesPerRequest: options.role === 'producer' ? REQUEST_COMMAND_RETRIES : null,
-            }),
+            watchedForSilentLinks(
+              createRedisClient(options.redis, {
+                maxRetriesPerRequest: options.role === 'producer' ? REQUEST_COMMAND_RETRIES : null,
+              }),
+            ),
         },
         {
           provide: OrdersQueue,
@@ -187,7 +227,10 @@ export class QueueModule implements OnModuleInit, OnApplicationShutdown {
         {
           provide: QueueWorkers,
           inject: [QUEUE_CONNECTION],
-          useFactory: (connection: RedisClient) => new QueueWorkers(connection, options.prefix),
+          useFactory: (connection: RedisClient) =>
+            new QueueWorkers(connection, options.prefix, () =>
+              watchedForSilentLinks(createRedisClient(options.redis, { maxRetriesPerRequest: null })),
+            ),
         },
       ],
       exports: [QUEUE_CONNECTION, OrdersQueue, LifecycleQueue, ProductQueues, QueueWorkers],

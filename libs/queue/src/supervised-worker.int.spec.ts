@@ -4,7 +4,7 @@ import { Queue, Worker } from 'bullmq';
 import { waitFor } from '../../../test/support/fixtures';
 import { QueueName } from './queue-names';
 import { QueueWorkers } from './queue.module';
-import { SupervisedWorker } from './supervised-worker';
+import type { SupervisedWorker } from './supervised-worker';
 
 const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,43 +26,36 @@ describe('a supervised BullMQ worker (real Redis)', () => {
     queue = new Queue(QueueName.Orders, { connection, prefix });
   });
 
+  /** Each worker on a connection of its own, as QueueModule makes them. */
+  let queueWorkers: QueueWorkers | undefined;
+  const workers = () =>
+    (queueWorkers ??= new QueueWorkers(connection, prefix, () => new Redis(REDIS_URL, { maxRetriesPerRequest: null }), {
+      stuckAfterMs: 1_000,
+      checkEveryMs: 200,
+    }));
+
   afterEach(async () => {
     jest.restoreAllMocks();
-    const workers = new QueueWorkers(connection, prefix);
-    for (const supervised of started.splice(0)) await workers.close(supervised).catch(() => undefined);
+    for (const supervised of started.splice(0)) await workers().close(supervised);
+    queueWorkers = undefined;
     await queue.obliterate({ force: true });
     await queue.close();
     connection.disconnect();
   });
 
-  /** A supervised worker with short watch intervals, recording the jobs it runs and its replacements. */
+  /** A supervised worker, as the worker app starts one, with short watch intervals; the jobs it runs and its replacements. */
   async function startWorker(options: { concurrency: number; runMs?: number }) {
     const ran: string[] = [];
     const replaced: string[] = [];
-    const supervised = await SupervisedWorker.start(
-      {
-        create: async (processor) => {
-          const worker = new Worker(QueueName.Orders, processor, {
-            connection,
-            prefix,
-            concurrency: options.concurrency,
-          });
-          await worker.waitUntilReady();
-          return worker;
-        },
-        discard: (worker) => worker.close(true),
-      },
+    const supervised = await workers().start(
+      QueueName.Orders,
       async (job) => {
         ran.push(job.id!);
         if (options.runMs) await sleep(options.runMs);
       },
-      {
-        queue,
-        concurrency: options.concurrency,
-        onReplaced: (message) => replaced.push(message),
-        stuckAfterMs: 1_000,
-        checkEveryMs: 200,
-      },
+      { concurrency: options.concurrency },
+      () => undefined,
+      (message) => replaced.push(message),
     );
     started.push(supervised);
     return { supervised, ran, replaced };

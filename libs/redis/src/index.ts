@@ -15,3 +15,4 @@ export * from './redis.module';
 export * from './stock-return-subscription';
 export * from './replica-acks';
 export * from './waiting-room-scripts';
+export * from './silent-link-watch';

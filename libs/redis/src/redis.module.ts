@@ -17,6 +17,7 @@ import { KeyBuilder } from './sale-keys';
 import { SaleLocks } from './sale-locks';
 import { DriftBoard } from './drift-board';
 import { SaleState } from './sale-state';
+import { watchForSilentLinks } from './silent-link-watch';
 import { StockReturnSubscription } from './stock-return-subscription';
 import { WaitingRoomScripts } from './waiting-room-scripts';
 
@@ -98,6 +99,8 @@ export class RedisModule implements OnApplicationShutdown {
           useFactory: () => {
             const client = createRedisClient(connection, clientOptions);
             if (resendUnansweredCommands === false) failUnansweredOnDisconnect(client);
+            // A partition that heals must not leave this client waiting on TCP's retransmission backoff.
+            watchForSilentLinks(client);
             return client;
           },
         },
