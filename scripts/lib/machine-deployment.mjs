@@ -78,6 +78,9 @@ export async function startMachineDeployment({ dir, log = () => undefined, env =
       PATH: process.env.PATH,
       NODE_ENV: 'development',
       DATABASE_URL: `mysql://root@${address('mysql-1')}:3306/flash_sale`,
+      // The reads that may lag (the admin's order pages) go to the replica; a buyer's own orders too, once
+      // it has caught up with the primary (libs/db replica-reads.ts).
+      DATABASE_REPLICA_URL: `mysql://root@${address('mysql-2')}:3306/flash_sale`,
       REDIS_CLUSTER_NODES: redis.masters.map(({ host, port }) => `${host}:${port}`).join(','),
       JWT_SECRET: 'rehearsal-only-jwt-secret',
       ADMIN_PASSWORD,

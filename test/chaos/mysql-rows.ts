@@ -5,6 +5,11 @@ import type { Violation } from './checker';
 export interface ExplorerMade {
   saleIds: ReadonlySet<string>;
   userIds: ReadonlySet<string>;
+  /**
+   * The run's guest sign-ins whose answer never came (a timeout, a cut link): each may have made a guest
+   * the explorer never learned of, whose rows name no sale.
+   */
+  unansweredSignIns?: number;
 }
 
 type Row = Record<string, unknown>;
@@ -79,7 +84,8 @@ export interface WarmUpSales {
  * "MySQL holds no row the run did not make": every row added between the run's start and quiet belongs
  * to a sale the explorer created (`sale_id`, or a sale's own `id`) and, where it names one, to a buyer it
  * signed in (`user_id`, a user's `id`); a payment to an order of such a sale; or to a startup warm-up's
- * sale that no API start since its end had to remove yet. Any other
+ * sale that no API start since its end had to remove yet; or to one guest per sign-in whose answer never
+ * came. Any other
  * row — another sale's (a warm-up's that the next start left behind), a user nobody signed in, a table the
  * explorer never writes to — is a violation.
  */
@@ -90,8 +96,14 @@ export function unexplainedRows(
   warmUps: WarmUpSales = { endsAtMs: new Map(), lastLeftoverSweepAtMs: 0 },
 ): Violation[] {
   const byTable = new Map<string, Row[]>();
+  const unknownGuests = new Set<string>();
   for (const { table, row } of added) {
     if (explained(table, row, made, orderNos) || ofPendingWarmUp(table, row, warmUps)) continue;
+    const guest = guestOfUnansweredSignIn(table, row, made, unknownGuests);
+    if (guest !== undefined) {
+      unknownGuests.add(guest);
+      continue;
+    }
     byTable.set(table, [...(byTable.get(table) ?? []), row]);
   }
   return [...byTable].map(([table, rows]) => ({
@@ -101,6 +113,22 @@ export function unexplainedRows(
       .map((row) => JSON.stringify(row))
       .join('; ')}`,
   }));
+}
+
+/**
+ * A user's own rows (no sale named) of a user the explorer never learned of, while fewer such users were
+ * seen than sign-ins went unanswered: that user's id, else undefined.
+ */
+function guestOfUnansweredSignIn(
+  table: string,
+  row: Row,
+  made: ExplorerMade,
+  seen: ReadonlySet<string>,
+): string | undefined {
+  if (row['sale_id'] !== undefined) return undefined;
+  const userId = row['user_id'] ?? (table === 'users' ? row['id'] : undefined);
+  if (userId === undefined) return undefined;
+  return seen.has(String(userId)) || seen.size < (made.unansweredSignIns ?? 0) ? String(userId) : undefined;
 }
 
 function ofPendingWarmUp(table: string, row: Row, warmUps: WarmUpSales): boolean {

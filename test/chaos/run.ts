@@ -64,7 +64,9 @@ export async function playRun(
     stepTo('settling (everything restored, quiet, replays) and checking');
     const violations = await settleAndCheck(cluster, world, adminJwt, trickle);
     for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
-    violations.push(...(await foreignRows(cluster, census, context.made)));
+    violations.push(
+      ...(await foreignRows(cluster, census, { ...context.made, unansweredSignIns: world.unansweredSignIns })),
+    );
     return { world, played: real.played, violations };
   } catch (error) {
     // The explorer's own failure mid-schedule, with its faults still in force: MySQL resumed first, so the

@@ -41,6 +41,7 @@ export class AppModule {
         }),
         DbModule.forRoot({
           url: config.database.url,
+          replicaUrl: config.database.replicaUrl,
           poolSize: 20,
           optimisticLockRetries: config.worker.optimisticLockRetries,
         }),

@@ -43,7 +43,11 @@ export interface AppConfig {
      */
     instances: number;
   };
-  database: { url: string };
+  database: {
+    url: string;
+    /** A replica of it (binlog replication, GTIDs on) for reads that may lag; none: the primary serves them. */
+    replicaUrl?: string;
+  };
   redis: {
     url: string;
     clusterNodes: string[];
@@ -215,7 +219,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       trustProxy: trustedProxies(env),
       instances: integer(env, 'API_INSTANCES', defaultApiInstances(), 1, 256),
     },
-    database: { url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']) },
+    database: {
+      url: url(env, 'DATABASE_URL', 'mysql://root@127.0.0.1:3306/flash_sale', ['mysql:', 'mariadb:']),
+      ...(env['DATABASE_REPLICA_URL']
+        ? { replicaUrl: url(env, 'DATABASE_REPLICA_URL', '', ['mysql:', 'mariadb:']) }
+        : {}),
+    },
     redis: {
       url: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
       clusterNodes,

@@ -8,6 +8,7 @@ import { OrderExpiryRepository } from './order-expiry.repository';
 import { OrderQueryRepository } from './order-query.repository';
 import { OrderTransitionRepository } from './order-transition.repository';
 import { PaymentRepository } from './payment.repository';
+import { ReplicaReads } from './replica-reads';
 import { OrderWritingRepository } from './order-writing.repository';
 import { SaleBooksRepository } from './sale-books.repository';
 import { RoomPlaceRepository } from './room-place.repository';
@@ -23,11 +24,16 @@ import { WarmUpSaleRepository } from './warm-up-sale.repository';
 
 export interface DbModuleOptions {
   url: string;
+  /** A replica of `url`'s server, for the reads ReplicaReads may send there; none: the primary serves them. */
+  replicaUrl?: string;
   /** Connections in the pool: the worker's group commit needs few, the API's reads a few more. */
   poolSize: number;
   /** Attempts of a write that lost the optimistic lock on the sale's row. */
   optimisticLockRetries: number;
 }
+
+/** The TypeORM connection name of the read replica. */
+const REPLICA_CONNECTION = 'replica';
 
 /** The repositories that take only the DataSource. */
 const DATA_SOURCE_REPOSITORIES: (new (dataSource: DataSource) => object)[] = [
@@ -83,9 +89,26 @@ export class DbModule {
           new PaymentRepository(source, transitions),
       },
     ];
+    const replica = getDataSourceToken(REPLICA_CONNECTION);
+    repositories.push({
+      provide: ReplicaReads,
+      inject: options.replicaUrl ? [dataSource, replica] : [dataSource],
+      useFactory: (primary: DataSource, replicaSource?: DataSource) => new ReplicaReads(primary, replicaSource),
+    });
     return {
       module: DbModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions({ url: options.url, poolSize: options.poolSize }))],
+      imports: [
+        TypeOrmModule.forRoot(dataSourceOptions({ url: options.url, poolSize: options.poolSize })),
+        ...(options.replicaUrl
+          ? [
+              TypeOrmModule.forRoot({
+                ...dataSourceOptions({ url: options.replicaUrl, poolSize: options.poolSize }),
+                // Reads only; the primary's schema reaches it by replication.
+                name: REPLICA_CONNECTION,
+              }),
+            ]
+          : []),
+      ],
       providers: repositories,
       exports: repositories.map((provider) => (provider as { provide: unknown }).provide as Type<unknown>),
     };

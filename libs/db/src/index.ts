@@ -27,3 +27,4 @@ export * from './sale-layouts';
 export * from './sale-window.repository';
 export * from './database-health';
 export * from './warm-up-sale.repository';
+export * from './replica-reads';

@@ -17,6 +17,8 @@ const LINKS: [string, string][] = [
     [app, 'mysql-1'] as [string, string],
     ...REDIS.map((redis): [string, string] => [app, redis]),
   ]),
+  // The APIs read from the MySQL replica too (libs/db replica-reads.ts).
+  ...APIS.map((api): [string, string] => [api, 'mysql-2']),
   ['redis-1', 'redis-2'],
   ['redis-2', 'redis-3'],
   ['redis-3', 'redis-1'],

@@ -1,4 +1,10 @@
-import type { OrderEntity, OrderQueryRepository, OrderWithBuyerName, SaleOrdersFilter } from '@flash-sale/db';
+import type {
+  OrderEntity,
+  OrderQueryRepository,
+  OrderWithBuyerName,
+  ReplicaReads,
+  SaleOrdersFilter,
+} from '@flash-sale/db';
 import { DomainError, ErrorCode } from '@flash-sale/domain';
 import type { SaleCatalog } from '../sales/sale-catalog';
 import { AdminOrdersService } from './admin-orders.service';
@@ -35,7 +41,8 @@ function ordersOfSale(count: number) {
     },
   } as unknown as OrderQueryRepository;
   const catalog = { get: async (saleId: string) => ({ id: saleId }) } as unknown as SaleCatalog;
-  return { service: new AdminOrdersService(repository, catalog), filters };
+  const replicaReads = { laggingOrders: async () => repository } as unknown as ReplicaReads;
+  return { service: new AdminOrdersService(replicaReads, catalog), filters };
 }
 
 const codeOf = (promise: Promise<unknown>) =>

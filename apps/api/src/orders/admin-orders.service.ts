@@ -1,5 +1,10 @@
 import { ADMIN_ORDER_PAGE } from '@flash-sale/contract';
-import { OrderQueryRepository, type OrderWithBuyerName, type SaleOrdersFilter } from '@flash-sale/db';
+import {
+  type OrderQueryRepository,
+  type OrderWithBuyerName,
+  ReplicaReads,
+  type SaleOrdersFilter,
+} from '@flash-sale/db';
 import { DomainError, ErrorCode, ORDER_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
@@ -26,11 +31,12 @@ const CURSOR_PATTERN = /^[1-9][0-9]{0,19}$/;
  * The orders of one sale for its admin: newest first, filtered by status, searched by order number
  * (prefix), user id or buyer name (exact; an account's or a guest's), in keyset pages (`next` = the last row's id), and as CSV.
  * Only written rows are listed: a reservation still QUEUED has no row yet (the dashboard counts those).
+ * Read from the MySQL replica where there is one (a moment behind the primary: ReplicaReads).
  */
 @Injectable()
 export class AdminOrdersService {
   constructor(
-    private readonly orders: OrderQueryRepository,
+    private readonly replicaReads: ReplicaReads,
     private readonly catalog: SaleCatalog,
   ) {}
 
@@ -53,7 +59,7 @@ export class AdminOrdersService {
       if (!CURSOR_PATTERN.test(query.cursor)) throw new DomainError(ErrorCode.ValidationFailed, 'cursor is invalid');
       filter.beforeId = query.cursor;
     }
-    const rows = await this.orders.salePage(sale.id, filter, limit + 1);
+    const rows = await (await this.replicaReads.laggingOrders()).salePage(sale.id, filter, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const items = page.map(adminOrderView);
@@ -64,9 +70,10 @@ export class AdminOrdersService {
   async *csv(saleId: string): AsyncGenerator<string> {
     const sale = await this.catalog.get(saleId);
     yield csvLine([...CSV_COLUMNS]);
+    const orders = await this.replicaReads.laggingOrders();
     let beforeId: string | undefined;
     for (;;) {
-      const rows = await this.orders.salePage(sale.id, beforeId ? { beforeId } : {}, CSV_BATCH);
+      const rows = await orders.salePage(sale.id, beforeId ? { beforeId } : {}, CSV_BATCH);
       for (const row of rows) {
         const view = adminOrderView(row);
         yield csvLine(CSV_COLUMNS.map((column) => String(view[column] ?? '')));

@@ -1,5 +1,5 @@
 import { OrderLifecycle, StockLeases } from '@flash-sale/stock';
-import { type OrderEntity, OrderQueryRepository, SaleRepository } from '@flash-sale/db';
+import { type OrderEntity, OrderQueryRepository, ReplicaReads, SaleRepository } from '@flash-sale/db';
 import { DomainError, ErrorCode, RETURNED_STATUSES, saleIdOfOrderNumber } from '@flash-sale/domain';
 import { buyerBucket, ReservationScripts, SaleState } from '@flash-sale/redis';
 import { Injectable } from '@nestjs/common';
@@ -21,6 +21,7 @@ export class OrdersService {
     private readonly lifecycle: OrderLifecycle,
     private readonly scripts: ReservationScripts,
     private readonly leases: StockLeases,
+    private readonly replicaReads: ReplicaReads,
   ) {}
 
   /**
@@ -81,8 +82,11 @@ export class OrdersService {
 
   /** The caller's orders, newest first: written rows plus reservations still QUEUED. */
   async listOwn(caller: AuthUser): Promise<OrderView[]> {
+    // The replica once it holds every write committed before now (the buyer's latest order, payment or
+    // cancel included), else the primary (ReplicaReads).
+    const orders = await this.replicaReads.currentOrders();
     const [rows, recentSales] = await Promise.all([
-      this.orders.newestOfUser(caller.id, MAX_LISTED_ORDERS),
+      orders.newestOfUser(caller.id, MAX_LISTED_ORDERS),
       this.sales.endingAfter(new Date(Date.now() - QUEUED_LOOKBACK_MS)),
     ]);
     const reservations = (
@@ -98,7 +102,7 @@ export class OrdersService {
     const written = new Set(rows.map((row) => row.orderNo));
     const unwritten = reservations.filter(({ reservation }) => !written.has(reservation.orderNo));
     // A reservation missing from this page of rows may still be an older row; ask MySQL once.
-    const olderWritten = await this.orders.writtenAmong(unwritten.map((u) => u.reservation.orderNo));
+    const olderWritten = await orders.writtenAmong(unwritten.map((u) => u.reservation.orderNo));
     const queued = unwritten
       .filter(({ reservation }) => !olderWritten.has(reservation.orderNo))
       .map(({ reservation, sale }) => orderViewOfReservation(reservation, sale));
