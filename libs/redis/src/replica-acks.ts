@@ -75,19 +75,29 @@ export class ReplicaAcks {
     return replications.every((replication) => Number(/^connected_slaves:(\d+)/m.exec(replication)?.[1] ?? 0) > 0);
   }
 
+  /**
+   * The node whose replicas confirm writes to `bucket`: the one Redis (`standalone`), or the master that
+   * serves the bucket's slot in the cluster client's slot map now. Throws while that map is not known.
+   */
+  nodeKeyOf(bucket?: SaleBucket): string {
+    if (!(this.client instanceof Cluster)) return 'standalone';
+    if (!bucket) throw new Error('On a Redis Cluster a durable acknowledgement needs the bucket written to');
+    const nodeKey = this.client.slots[calculateSlot(this.keys.bucket(bucket).replicaAck)]?.[0];
+    if (!nodeKey) throw new Error('The Redis Cluster slot map is not known yet');
+    return nodeKey;
+  }
+
   close(): void {
     for (const node of this.nodes.values()) node.connection.disconnect();
     this.nodes.clear();
   }
 
   private nodeOf(bucket: SaleBucket | undefined): { node: NodeAcks; marker: string } {
+    const nodeKey = this.nodeKeyOf(bucket);
     if (!(this.client instanceof Cluster)) {
-      return { node: this.node('standalone', () => this.client.duplicate()), marker: this.keys.replicaAckMarker };
+      return { node: this.node(nodeKey, () => this.client.duplicate()), marker: this.keys.replicaAckMarker };
     }
-    if (!bucket) throw new Error('On a Redis Cluster a durable acknowledgement needs the bucket written to');
-    const marker = this.keys.bucket(bucket).replicaAck;
-    const nodeKey = this.client.slots[calculateSlot(marker)]?.[0];
-    if (!nodeKey) throw new Error('The Redis Cluster slot map is not known yet');
+    const marker = this.keys.bucket(bucket!).replicaAck;
     const cluster = this.client;
     return {
       node: this.node(nodeKey, () => {

@@ -16,10 +16,12 @@ const DETECT_AGAIN_MS = 5_000;
  * The WAIT runs on a connection of its own, batched (libs/redis replica-acks.ts), so a missing replica
  * slows only the purchases that wait, never token issuance, sold-out answers or anything else.
  *
- * Once a WAIT has timed out, the replica is known to be missing: later purchases are refused at once with
- * 503 + retry-after before anything is reserved ("nothing happened"), rather than each reserving and then
- * waiting out the timeout. While refusing, one probe (a WAIT of its own) per timeout tells when the
- * replica is back.
+ * Once a WAIT has timed out, that master's replica is known to be missing: later purchases whose bucket
+ * that master holds are refused at once with 503 + retry-after before anything is reserved ("nothing
+ * happened"), rather than each reserving and then waiting out the timeout. Per master: in a cluster, one
+ * master's missing replica says nothing of the others', whose buyers go on buying. While refusing, one
+ * probe (a WAIT of its own) per timeout tells when the replica is back; a probe the master cannot answer
+ * (it failed over, its slots moved) ends the refusal, and the next purchase finds out afresh.
  */
 @Injectable()
 export class DurableAck implements OnModuleInit, OnModuleDestroy {
@@ -29,10 +31,9 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
   private readonly mode: DurableAckMode;
   private detectTimer: NodeJS.Timeout | undefined;
   private readonly timeoutMs: number;
-  private replicaMissing = false;
-  private probing = false;
-  /** The bucket of the last confirmation asked for: what a probe confirms (a cluster needs one). */
-  private lastBucket: SaleBucket | undefined;
+  /** The masters (ReplicaAcks.nodeKeyOf) whose replica last missed a WAIT, each with a bucket it holds to probe. */
+  private readonly missing = new Map<string, SaleBucket>();
+  private readonly probing = new Set<string>();
 
   constructor(
     private readonly replicaAcks: ReplicaAcks,
@@ -71,10 +72,12 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** Throws 503 + retry-after while the last WAIT found no replica: nothing has been done yet. */
-  admit(): void {
-    if (!this.enabled || !this.replicaMissing) return;
-    this.probe();
+  /** Throws 503 + retry-after while the last WAIT on `bucket`'s master found no replica: nothing has been done yet. */
+  admit(bucket: SaleBucket): void {
+    if (!this.enabled || this.missing.size === 0) return;
+    const master = this.masterOf(bucket);
+    if (master === undefined || !this.missing.has(master)) return;
+    this.probe(master);
     throw new RetryLaterError(
       ErrorCode.Unavailable,
       'No replica can confirm purchases right now; nothing was done: retry with the same token',
@@ -89,12 +92,12 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
    */
   async confirm(bucket: SaleBucket): Promise<void> {
     if (!this.enabled) return;
-    this.lastBucket = bucket;
+    const master = this.masterOf(bucket);
     if ((await this.replicaAcks.confirm(1, this.timeoutMs, bucket)) >= 1) {
-      this.replicaMissing = false;
+      if (master !== undefined) this.missing.delete(master);
       return;
     }
-    this.noteMissing();
+    if (master !== undefined) this.noteMissing(master, bucket);
     throw new RetryLaterError(
       ErrorCode.Unavailable,
       'Your purchase is not confirmed yet; retry with the same token',
@@ -102,23 +105,38 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  private noteMissing(): void {
-    if (!this.replicaMissing) this.logger.warn('No replica confirmed a purchase: refusing purchases until one does');
-    this.replicaMissing = true;
+  /** The master whose replica confirms `bucket`'s writes; undefined while the slot map is not known. */
+  private masterOf(bucket: SaleBucket): string | undefined {
+    try {
+      return this.replicaAcks.nodeKeyOf(bucket);
+    } catch {
+      return undefined;
+    }
   }
 
-  private probe(): void {
-    if (this.probing) return;
-    this.probing = true;
+  private noteMissing(master: string, bucket: SaleBucket): void {
+    if (!this.missing.has(master)) {
+      this.logger.warn(
+        `No replica of Redis ${master} confirmed a purchase: refusing its buckets' purchases until one does`,
+      );
+    }
+    this.missing.set(master, bucket);
+  }
+
+  private probe(master: string): void {
+    const bucket = this.missing.get(master);
+    if (!bucket || this.probing.has(master)) return;
+    this.probing.add(master);
     this.replicaAcks
-      .confirm(1, this.timeoutMs, this.lastBucket)
+      .confirm(1, this.timeoutMs, bucket)
       .then((confirmed) => {
-        if (confirmed >= 1 && this.replicaMissing) {
-          this.logger.log('A replica confirms again: admitting purchases');
-          this.replicaMissing = false;
+        if (confirmed >= 1 && this.missing.delete(master)) {
+          this.logger.log(`A replica of Redis ${master} confirms again: admitting its buckets' purchases`);
         }
       })
-      .catch(() => undefined) // Redis itself is down: the purchase path has its own answer for that
-      .finally(() => (this.probing = false));
+      // It cannot answer (down, failed over, its slots moved): the refusal ends, and the next purchase's
+      // own WAIT, wherever its bucket is now, tells again.
+      .catch(() => this.missing.delete(master))
+      .finally(() => this.probing.delete(master));
   }
 }

@@ -1,5 +1,6 @@
 import type { SaleTerms } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
+import { buyerBucket } from '@flash-sale/redis';
 import type { PurchaseOrder } from '../../purchase-body';
 import type { PurchaseAccepted, StockStrategy, StockStrategyPlugin } from '../../stock-strategy';
 import { DurableAck } from './durable-ack';
@@ -44,7 +45,7 @@ export class RedisLuaStrategy implements StockStrategy {
       const reloading = this.fallback.beforeRedisSells(sale.id);
       if (reloading) await reloading;
       // 503 + retry-after while no replica can confirm a reservation (DURABLE_ACK): nothing is done yet.
-      this.durableAck.admit();
+      this.durableAck.admit(buyerBucket(sale, userId));
       try {
         return await this.reservation.reserve(sale, userId, order);
       } catch (error) {
