@@ -60,4 +60,23 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     expect(waits).toEqual(['redis-a:6379', 'redis-a:6379']);
     expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe('admitted');
   });
+
+  it('refuses at once for a second at most: then a purchase waits for a replica itself, and tells again', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
+    try {
+      const { durableAck, confirming, waits } = world();
+      confirming.delete('redis-a:6379');
+      await expect(durableAck.confirm(bucketOn('1'))).rejects.toThrow();
+      expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+      await new Promise((resolve) => setImmediate(resolve)); // the probe: still missing
+      jest.advanceTimersByTime(1_000);
+      expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe('admitted');
+      // That purchase's own WAIT finds the replica still missing: refused at once again.
+      await expect(durableAck.confirm(bucketOn('1'))).rejects.toThrow();
+      expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+      expect(waits).toEqual(['redis-a:6379', 'redis-a:6379', 'redis-a:6379', 'redis-a:6379']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -7,6 +7,12 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 const RETRY_SECONDS = 1;
 /** DURABLE_ACK=auto: how soon to look for replicas again when Redis could not be asked at startup. */
 const DETECT_AGAIN_MS = 5_000;
+/**
+ * How long one missed WAIT refuses its master's purchases at once. Then the next purchase waits for a
+ * replica itself: the refusal saves buyers the timeout, and must never outlast a replica that came back
+ * while its probe was held up (a probe's connection a partition left silent waits out its own deadline).
+ */
+const REFUSE_FOR_MS = 1_000;
 
 /**
  * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation.
@@ -21,7 +27,8 @@ const DETECT_AGAIN_MS = 5_000;
  * happened"), rather than each reserving and then waiting out the timeout. Per master: in a cluster, one
  * master's missing replica says nothing of the others', whose buyers go on buying. While refusing, one
  * probe (a WAIT of its own) per timeout tells when the replica is back; a probe the master cannot answer
- * (it failed over, its slots moved) ends the refusal, and the next purchase finds out afresh.
+ * (it failed over, its slots moved) ends the refusal, and so does REFUSE_FOR_MS: the next purchase finds
+ * out afresh.
  */
 @Injectable()
 export class DurableAck implements OnModuleInit, OnModuleDestroy {
@@ -31,8 +38,11 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
   private readonly mode: DurableAckMode;
   private detectTimer: NodeJS.Timeout | undefined;
   private readonly timeoutMs: number;
-  /** The masters (ReplicaAcks.nodeKeyOf) whose replica last missed a WAIT, each with a bucket it holds to probe. */
-  private readonly missing = new Map<string, SaleBucket>();
+  /**
+   * The masters (ReplicaAcks.nodeKeyOf) whose replica last missed a WAIT: a bucket each holds (what a probe
+   * confirms) and when their refusal ends.
+   */
+  private readonly missing = new Map<string, { bucket: SaleBucket; until: number }>();
   private readonly probing = new Set<string>();
 
   constructor(
@@ -76,7 +86,13 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
   admit(bucket: SaleBucket): void {
     if (!this.enabled || this.missing.size === 0) return;
     const master = this.masterOf(bucket);
-    if (master === undefined || !this.missing.has(master)) return;
+    const refusal = master === undefined ? undefined : this.missing.get(master);
+    if (master === undefined || !refusal) return;
+    if (Date.now() >= refusal.until) {
+      // This purchase waits for a replica itself, and tells again.
+      this.missing.delete(master);
+      return;
+    }
     this.probe(master);
     throw new RetryLaterError(
       ErrorCode.Unavailable,
@@ -120,11 +136,11 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
         `No replica of Redis ${master} confirmed a purchase: refusing its buckets' purchases until one does`,
       );
     }
-    this.missing.set(master, bucket);
+    this.missing.set(master, { bucket, until: Date.now() + REFUSE_FOR_MS });
   }
 
   private probe(master: string): void {
-    const bucket = this.missing.get(master);
+    const bucket = this.missing.get(master)?.bucket;
     if (!bucket || this.probing.has(master)) return;
     this.probing.add(master);
     this.replicaAcks
