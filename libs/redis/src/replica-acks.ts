@@ -87,6 +87,16 @@ export class ReplicaAcks {
     return nodeKey;
   }
 
+  /**
+   * How many replicas the master holding `bucket`'s writes has now (its `INFO replication`), over this
+   * class's own connection to it.
+   */
+  async replicasOf(bucket?: SaleBucket): Promise<number> {
+    const { node } = this.nodeOf(bucket);
+    const replication = await node.connection.info('replication');
+    return Number(/^connected_slaves:(\d+)/m.exec(replication)?.[1] ?? 0);
+  }
+
   close(): void {
     for (const node of this.nodes.values()) node.connection.disconnect();
     this.nodes.clear();

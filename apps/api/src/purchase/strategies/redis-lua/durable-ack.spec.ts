@@ -3,7 +3,8 @@ import { ErrorCode } from '@flash-sale/domain';
 import type { ReplicaAcks, SaleBucket } from '@flash-sale/redis';
 import { DurableAck } from './durable-ack';
 
-const config = { purchase: { durableAck: 'replica', durableAckTimeoutMs: 50 } } as AppConfig;
+const configOf = (durableAck: 'replica' | 'auto') =>
+  ({ purchase: { durableAck, durableAckTimeoutMs: 50 } }) as AppConfig;
 const bucketOn = (saleId: string): SaleBucket => ({ saleId, index: 0, count: 1 });
 
 /**
@@ -11,13 +12,15 @@ const bucketOn = (saleId: string): SaleBucket => ({ saleId, index: 0, count: 1 }
  * confirm): what is checked is which purchases DurableAck lets through, not Redis's WAIT (libs/redis
  * replica-acks specs run that on real replicas).
  */
-function world() {
+function world(mode: 'replica' | 'auto' = 'replica') {
   /** Sale id → the master holding its bucket. */
   const masters = new Map([
     ['1', 'redis-a:6379'],
     ['2', 'redis-b:6379'],
   ]);
   const confirming = new Set(['redis-a:6379', 'redis-b:6379']);
+  /** Masters with no replica attached at all. */
+  const withoutReplica = new Set<string>();
   const waits: string[] = [];
   const replicaAcks = {
     nodeKeyOf: (bucket: SaleBucket) => masters.get(bucket.saleId)!,
@@ -26,8 +29,12 @@ function world() {
       waits.push(master);
       return confirming.has(master) ? 1 : 0;
     },
+    replicasOf: async (bucket: SaleBucket) => (withoutReplica.has(masters.get(bucket.saleId)!) ? 0 : 1),
   } as unknown as ReplicaAcks;
-  return { durableAck: new DurableAck(replicaAcks, config), confirming, waits };
+  const durableAck = new DurableAck(replicaAcks, configOf(mode));
+  // As DURABLE_ACK=auto decides at startup when every master has a replica.
+  durableAck.enabled = true;
+  return { durableAck, confirming, withoutReplica, waits };
 }
 
 const codeOf = (run: () => unknown) => {
@@ -78,5 +85,28 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('DURABLE_ACK=auto: a master left with no replica at all is acknowledged without waiting, as off would; replica refuses', async () => {
+    const auto = world('auto');
+    auto.confirming.delete('redis-a:6379');
+    auto.withoutReplica.add('redis-a:6379');
+    await expect(auto.durableAck.confirm(bucketOn('1'))).resolves.toBeUndefined();
+    expect(codeOf(() => auto.durableAck.admit(bucketOn('1')))).toBe('admitted');
+    // For a while the next purchases do not wait at all.
+    await expect(auto.durableAck.confirm(bucketOn('1'))).resolves.toBeUndefined();
+    expect(auto.waits).toEqual(['redis-a:6379']);
+
+    const replica = world('replica');
+    replica.confirming.delete('redis-a:6379');
+    replica.withoutReplica.add('redis-a:6379');
+    await expect(replica.durableAck.confirm(bucketOn('1'))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    expect(codeOf(() => replica.durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+  });
+
+  it('DURABLE_ACK=auto still waits for a replica that is attached but behind (it could be promoted)', async () => {
+    const { durableAck, confirming } = world('auto');
+    confirming.delete('redis-a:6379');
+    await expect(durableAck.confirm(bucketOn('1'))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
   });
 });

@@ -13,6 +13,8 @@ const DETECT_AGAIN_MS = 5_000;
  * while its probe was held up (a probe's connection a partition left silent waits out its own deadline).
  */
 const REFUSE_FOR_MS = 1_000;
+/** DURABLE_ACK=auto: how long a master found without any replica is acknowledged for without a WAIT. */
+const NO_REPLICA_RECHECK_MS = 5_000;
 
 /**
  * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation.
@@ -44,6 +46,8 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
    */
   private readonly missing = new Map<string, { bucket: SaleBucket; until: number }>();
   private readonly probing = new Set<string>();
+  /** DURABLE_ACK=auto: masters that had no replica at all when a WAIT missed, until when that holds. */
+  private readonly withoutReplica = new Map<string, number>();
 
   constructor(
     private readonly replicaAcks: ReplicaAcks,
@@ -109,16 +113,37 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
   async confirm(bucket: SaleBucket): Promise<void> {
     if (!this.enabled) return;
     const master = this.masterOf(bucket);
+    if (master !== undefined && (this.withoutReplica.get(master) ?? 0) > Date.now()) return;
     if ((await this.replicaAcks.confirm(1, this.timeoutMs, bucket)) >= 1) {
       if (master !== undefined) this.missing.delete(master);
       return;
     }
+    if (master !== undefined && (await this.hasNoReplicaToWaitFor(master, bucket))) return;
     if (master !== undefined) this.noteMissing(master, bucket);
     throw new RetryLaterError(
       ErrorCode.Unavailable,
       'Your purchase is not confirmed yet; retry with the same token',
       RETRY_SECONDS,
     );
+  }
+
+  /**
+   * DURABLE_ACK=auto follows the replicas there are: a master with none at all (its replica removed, or
+   * gone long enough for the master to drop it) has no copy a failover could promote, so waiting would
+   * protect nothing — its purchases are acknowledged as `off` would, and asked again after
+   * NO_REPLICA_RECHECK_MS. A replica still attached but behind is waited for (it could be promoted).
+   * DURABLE_ACK=replica refuses instead: that is what it was asked for.
+   */
+  private async hasNoReplicaToWaitFor(master: string, bucket: SaleBucket): Promise<boolean> {
+    if (this.mode !== 'auto') return false;
+    const replicas = await this.replicaAcks.replicasOf(bucket).catch(() => undefined);
+    if (replicas !== 0) return false;
+    if (!this.withoutReplica.has(master)) {
+      this.logger.warn(`DURABLE_ACK=auto: Redis ${master} has no replica now, so its purchases do not wait for one`);
+    }
+    this.withoutReplica.set(master, Date.now() + NO_REPLICA_RECHECK_MS);
+    this.missing.delete(master);
+    return true;
   }
 
   /** The master whose replica confirms `bucket`'s writes; undefined while the slot map is not known. */
