@@ -1,10 +1,5 @@
 import { ADMIN_ORDER_PAGE } from '@flash-sale/contract';
-import {
-  type OrderQueryRepository,
-  type OrderWithBuyerName,
-  ReplicaReads,
-  type SaleOrdersFilter,
-} from '@flash-sale/db';
+import { type OrderWithBuyerName, ReplicaReads, type SaleOrdersFilter } from '@flash-sale/db';
 import { DomainError, ErrorCode, ORDER_STATUSES, type OrderStatus } from '@flash-sale/domain';
 import { Injectable } from '@nestjs/common';
 import { SaleCatalog } from '../sales/sale-catalog';
