@@ -22,11 +22,20 @@ import { createMachines } from './machines.mjs';
 import { httpAnswers } from './probes.mjs';
 import { findExecutable, tail, waitUntil } from './processes.mjs';
 
-/** The repository: two folders up from here, or from the explorer's compiled copy (test/chaos/dist/scripts/lib). */
-const ROOT = [
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'),
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../..'),
-].find((dir) => existsSync(path.join(dir, 'nx.json')));
+/**
+ * The repository: the nearest folder up from here with the workspace's `nx.json` — from scripts/lib, from
+ * the explorer's compiled copy (test/chaos/dist/scripts/lib), or from the working directory where this
+ * module is bundled into a script that has no `import.meta.url`.
+ */
+const ROOT = repositoryRoot();
+
+function repositoryRoot() {
+  let dir = typeof import.meta.url === 'string' ? path.dirname(fileURLToPath(import.meta.url)) : process.cwd();
+  for (let up = 0; up < 8; up++, dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'nx.json'))) return dir;
+  }
+  return process.cwd();
+}
 const run = promisify(execFile);
 export const ADMIN_PASSWORD = 'admin';
 const METRICS_TOKEN = 'rehearsal-only-metrics-token';
