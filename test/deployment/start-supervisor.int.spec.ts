@@ -189,10 +189,11 @@ describe('npm start supervises its children (real processes, MariaDB, Redis)', (
     expect(output).not.toMatch(/^\[?(api|worker)\]? ?\{/m); // no JSON line in the terminal
     expect(output).not.toMatch(/EADDRINUSE|vite v\d|\.js +\d+(\.\d+)? kB/); // no bind error, no chunk table
 
-    // Every named request is in the API's log file as JSON, with its request id and status.
+    // Every named request is in the API's log file as JSON, with its request id and status. Found by its
+    // name: another test's `npm start` may log to the same file a purchase of a sale with the same id.
     const purchases = logSince('api', logOffsets.api)
       .split('\n')
-      .filter((line) => line.includes(`/api/sales/${sale.id}/purchase`))
+      .filter((line) => line.includes(`/api/sales/${sale.id}/purchase`) && line.includes(`"reqId":"calm-${sale.id}-`))
       .map((line) => JSON.parse(line) as { reqId?: string; res?: { statusCode: number } });
     expect(purchases.map((entry) => entry.reqId).sort()).toEqual([...requestIds].sort());
     expect(purchases.every((entry) => entry.res?.statusCode === 202)).toBe(true);
