@@ -51,8 +51,8 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     const { durableAck, confirming } = world();
     confirming.delete('redis-a:6379');
     await expect(durableAck.confirm(bucketOn('1'))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
-    expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
-    expect(codeOf(() => durableAck.admit(bucketOn('2')))).toBe('admitted');
+    expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
+    expect(codeOf(() => durableAck.admit(() => bucketOn('2')))).toBe('admitted');
     await expect(durableAck.confirm(bucketOn('2'))).resolves.toBeUndefined();
   });
 
@@ -62,10 +62,10 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     await expect(durableAck.confirm(bucketOn('1'))).rejects.toThrow();
     confirming.add('redis-a:6379');
     // The refusal sends one probe of its own, and keeps refusing until it answers.
-    expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+    expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
     await new Promise((resolve) => setImmediate(resolve));
     expect(waits).toEqual(['redis-a:6379', 'redis-a:6379']);
-    expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe('admitted');
+    expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe('admitted');
   });
 
   it('refuses at once for a second at most: then a purchase waits for a replica itself, and tells again', async () => {
@@ -74,13 +74,13 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
       const { durableAck, confirming, waits } = world();
       confirming.delete('redis-a:6379');
       await expect(durableAck.confirm(bucketOn('1'))).rejects.toThrow();
-      expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+      expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
       await new Promise((resolve) => setImmediate(resolve)); // the probe: still missing
       jest.advanceTimersByTime(1_000);
-      expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe('admitted');
+      expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe('admitted');
       // That purchase's own WAIT finds the replica still missing: refused at once again.
       await expect(durableAck.confirm(bucketOn('1'))).rejects.toThrow();
-      expect(codeOf(() => durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+      expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
       expect(waits).toEqual(['redis-a:6379', 'redis-a:6379', 'redis-a:6379', 'redis-a:6379']);
     } finally {
       jest.useRealTimers();
@@ -92,7 +92,7 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     auto.confirming.delete('redis-a:6379');
     auto.withoutReplica.add('redis-a:6379');
     await expect(auto.durableAck.confirm(bucketOn('1'))).resolves.toBeUndefined();
-    expect(codeOf(() => auto.durableAck.admit(bucketOn('1')))).toBe('admitted');
+    expect(codeOf(() => auto.durableAck.admit(() => bucketOn('1')))).toBe('admitted');
     // For a while the next purchases do not wait at all.
     await expect(auto.durableAck.confirm(bucketOn('1'))).resolves.toBeUndefined();
     expect(auto.waits).toEqual(['redis-a:6379']);
@@ -101,7 +101,7 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     replica.confirming.delete('redis-a:6379');
     replica.withoutReplica.add('redis-a:6379');
     await expect(replica.durableAck.confirm(bucketOn('1'))).rejects.toMatchObject({ code: ErrorCode.Unavailable });
-    expect(codeOf(() => replica.durableAck.admit(bucketOn('1')))).toBe(ErrorCode.Unavailable);
+    expect(codeOf(() => replica.durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
   });
 
   it('DURABLE_ACK=auto still waits for a replica that is attached but behind (it could be promoted)', async () => {

@@ -86,9 +86,13 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  /** Throws 503 + retry-after while the last WAIT on `bucket`'s master found no replica: nothing has been done yet. */
-  admit(bucket: SaleBucket): void {
+  /**
+   * Throws 503 + retry-after while the last WAIT on the purchase's bucket's master found no replica: nothing
+   * has been done yet. The bucket is worked out only while some master is refused (the purchase path pays nothing).
+   */
+  admit(bucketOf: () => SaleBucket): void {
     if (!this.enabled || this.missing.size === 0) return;
+    const bucket = bucketOf();
     const master = this.masterOf(bucket);
     const refusal = master === undefined ? undefined : this.missing.get(master);
     if (master === undefined || !refusal) return;
@@ -112,12 +116,18 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
    */
   async confirm(bucket: SaleBucket): Promise<void> {
     if (!this.enabled) return;
-    const master = this.masterOf(bucket);
-    if (master !== undefined && (this.withoutReplica.get(master) ?? 0) > Date.now()) return;
+    if (this.withoutReplica.size > 0) {
+      const master = this.masterOf(bucket);
+      if (master !== undefined && (this.withoutReplica.get(master) ?? 0) > Date.now()) return;
+    }
     if ((await this.replicaAcks.confirm(1, this.timeoutMs, bucket)) >= 1) {
-      if (master !== undefined) this.missing.delete(master);
+      if (this.missing.size > 0) {
+        const master = this.masterOf(bucket);
+        if (master !== undefined) this.missing.delete(master);
+      }
       return;
     }
+    const master = this.masterOf(bucket);
     if (master !== undefined && (await this.hasNoReplicaToWaitFor(master, bucket))) return;
     if (master !== undefined) this.noteMissing(master, bucket);
     throw new RetryLaterError(

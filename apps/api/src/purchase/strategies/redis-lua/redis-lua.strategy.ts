@@ -45,7 +45,7 @@ export class RedisLuaStrategy implements StockStrategy {
       const reloading = this.fallback.beforeRedisSells(sale.id);
       if (reloading) await reloading;
       // 503 + retry-after while no replica can confirm a reservation (DURABLE_ACK): nothing is done yet.
-      this.durableAck.admit(buyerBucket(sale, userId));
+      this.durableAck.admit(() => buyerBucket(sale, userId));
       try {
         return await this.reservation.reserve(sale, userId, order);
       } catch (error) {
