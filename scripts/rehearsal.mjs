@@ -16,9 +16,9 @@ import { performance } from 'node:perf_hooks';
 import { createConnection } from 'mysql2/promise';
 import { parseCommandLine } from './lib/cli.mjs';
 import { httpClient } from './lib/http-client.mjs';
-import { ADMIN_PASSWORD, API_MACHINES, startMachineDeployment, waitFor } from './lib/machine-deployment.mjs';
+import { ADMIN_PASSWORD, API_MACHINES, startMachineDeployment } from './lib/machine-deployment.mjs';
 import { machinesAvailable } from './lib/machines.mjs';
-import { killOnExit, waitUntil } from './lib/processes.mjs';
+import { killOnExit, waitFor, waitUntil } from './lib/processes.mjs';
 
 const USAGE = `Usage: npm run rehearsal -- [options]   (as root; docs/operations.md, "Running on several machines")
   --buyers N     buyers in the burst (default 600), each buying one unit once

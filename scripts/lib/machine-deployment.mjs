@@ -8,7 +8,8 @@
  *   worker-1, worker-2    one worker each
  *   redis-1..3            a Redis Cluster of 3 masters and 3 replicas, two nodes a machine, no master on
  *                         the machine of its own replica (the compose profile's node settings)
- *   mysql-1, mysql-2      a MariaDB primary and its replica (binlog replication)
+ *   mysql-1, mysql-2      a MariaDB primary and its replica (semi-synchronous replication), reached at floating
+ *                         addresses that a failover moves (mysql-machines.mjs)
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,11 +17,11 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createConnection } from 'mysql2/promise';
 import { renderBalancerConfig } from './balancer-config.mjs';
 import { createMachines } from './machines.mjs';
 import { httpAnswers } from './probes.mjs';
-import { findExecutable, tail, waitUntil } from './processes.mjs';
+import { MYSQL_FLOATING, MYSQL_MACHINES, startMysqlPair } from './mysql-machines.mjs';
+import { findExecutable, waitFor } from './processes.mjs';
 
 /**
  * The repository: the nearest folder up from here with the workspace's `nx.json` — from scripts/lib, from
@@ -44,19 +45,21 @@ const REDIS_PORTS = { master: 6379, replica: 6380 };
 export const API_MACHINES = ['api-1', 'api-2'];
 const WORKER_MACHINES = ['worker-1', 'worker-2'];
 const REDIS_MACHINES = ['redis-1', 'redis-2', 'redis-3'];
-const MYSQL_MACHINES = ['mysql-1', 'mysql-2'];
 export const MACHINES = ['lb', ...API_MACHINES, ...WORKER_MACHINES, ...REDIS_MACHINES, ...MYSQL_MACHINES];
 
 /**
  * @typedef {object} MachineDeployment
  * @property {import('./machines.mjs').MachineNetwork} network
  * @property {string} baseUrl The balancer's origin.
- * @property {{ primary: string, replica: string }} mysql Their addresses.
- * @property {string} databaseUrl The app's database on the primary, as this host reaches it.
+ * @property {{ primary: string, replica: string }} mysql The addresses of the primary and the replica as
+ *   started (mysql-1's and mysql-2's own).
+ * @property {import('./mysql-machines.mjs').MysqlPair} mysqlPair Their roles now, a failover, a restore.
+ * @property {string} databaseUrl The app's database at the primary's floating address, as this host reaches it.
  * @property {{ host: string, port: number }[]} redisMasters The cluster's masters as started (one a machine).
  * @property {Record<string, string>} appEnv The environment every API and worker machine runs with.
  * @property {() => Promise<void>} settle Every link healed, each Redis master back on its own machine with
- *   its replica in sync, every API machine ready and up behind the balancer.
+ *   its replica in sync, a MySQL primary lost to a failover rebuilt as the replica, every API machine
+ *   ready and up behind the balancer.
  * @property {() => Promise<Record<string, { status: string, requests: number }>>} balancerView
  * @property {() => Promise<Record<string, number>>} purchasesByApi
  * @property {() => Promise<void>} stop Tears every machine down.
@@ -66,30 +69,36 @@ export const MACHINES = ['lb', ...API_MACHINES, ...WORKER_MACHINES, ...REDIS_MAC
  * Starts the deployment in `dir` (the servers' data and every log) and resolves once the balancer passes
  * requests to every API machine.
  * `env`: settings for the apps on top of the deployment's own (the explorer's shorter timings, say).
- * @param {{ dir: string, log?: (line: string) => void, env?: Record<string, string> }} options
+ * `mysqlReplication`: `semi-sync` (the default) or `async` (to watch a failover lose commits).
+ * @param {{ dir: string, log?: (line: string) => void, env?: Record<string, string>,
+ *   mysqlReplication?: 'semi-sync' | 'async' }} options
  * @returns {Promise<MachineDeployment>}
  */
-export async function startMachineDeployment({ dir, log = () => undefined, env = {} }) {
+export async function startMachineDeployment({ dir, log = () => undefined, env = {}, mysqlReplication }) {
   const binaries = requiredBinaries();
   const entries = ['apps/api/dist/main.js', 'apps/worker/dist/main.js', 'libs/db/dist/migrate.js'];
   const unbuilt = entries.filter((entry) => !existsSync(path.join(ROOT, entry)));
   if (unbuilt.length > 0) throw new Error(`the app is not built (${unbuilt.join(', ')}): run npx tsc -b tsconfig.json`);
-  const network = await createMachines(MACHINES);
+  const network = await createMachines(MACHINES, { floating: Object.values(MYSQL_FLOATING) });
   try {
     const address = (name) => network.machines[name].address;
     log(
       `${MACHINES.length} machines (network ${network.id}) on ${network.subnet}, this host ${network.hostAddress}; logs in ${dir}`,
     );
-    const mysql = await startMysql(network, binaries, dir);
-    log('MariaDB primary on mysql-1, replica on mysql-2');
+    const mysqlPair = await startMysqlPair(network, binaries, dir, { replication: mysqlReplication });
+    const floating = (name) => network.floating[name].address;
+    log(
+      `MariaDB primary on mysql-1 (at ${floating(MYSQL_FLOATING.primary)}), replica on mysql-2 (at ${floating(MYSQL_FLOATING.replica)})`,
+    );
     const redis = await startRedisCluster(network, binaries, dir);
     const appEnv = {
       PATH: process.env.PATH,
       NODE_ENV: 'development',
-      DATABASE_URL: `mysql://root@${address('mysql-1')}:3306/flash_sale`,
+      // The floating addresses: a failover moves them to the promoted machine, the apps stay as they are.
+      DATABASE_URL: `mysql://root@${floating(MYSQL_FLOATING.primary)}:3306/flash_sale`,
       // The reads that may lag (the admin's order pages) go to the replica; a buyer's own orders too, once
       // it has caught up with the primary (libs/db replica-reads.ts).
-      DATABASE_REPLICA_URL: `mysql://root@${address('mysql-2')}:3306/flash_sale`,
+      DATABASE_REPLICA_URL: `mysql://root@${floating(MYSQL_FLOATING.replica)}:3306/flash_sale`,
       REDIS_CLUSTER_NODES: redis.masters.map(({ host, port }) => `${host}:${port}`).join(','),
       JWT_SECRET: 'rehearsal-only-jwt-secret',
       ADMIN_PASSWORD,
@@ -110,12 +119,14 @@ export async function startMachineDeployment({ dir, log = () => undefined, env =
     return {
       network,
       baseUrl,
-      mysql,
+      mysql: { primary: address('mysql-1'), replica: address('mysql-2') },
+      mysqlPair,
       databaseUrl: appEnv.DATABASE_URL,
       redisMasters: redis.masters.map(({ host, port }) => ({ host, port })),
       appEnv,
       settle: async () => {
         await network.healAll();
+        await mysqlPair.restore();
         await settleRedis(binaries, redis);
         await waitForReady(network, baseUrl, dir);
       },
@@ -136,6 +147,8 @@ function requiredBinaries() {
     redisCli: findExecutable(['redis-cli']),
     mariadbd: findExecutable(['mariadbd']),
     installDb: findExecutable(['mariadb-install-db']),
+    mariadb: findExecutable(['mariadb']),
+    mariadbDump: findExecutable(['mariadb-dump']),
   };
   const missing = Object.entries(found)
     .filter(([, binary]) => !binary)
@@ -144,69 +157,6 @@ function requiredBinaries() {
     throw new Error(`missing: ${missing.join(', ')} (Debian: apt-get install haproxy redis-server mariadb-server)`);
   }
   return found;
-}
-
-/** MariaDB on mysql-1 (binlog on) and its replica on mysql-2, which copies everything from the start. */
-async function startMysql(network, binaries, dir) {
-  const servers = ['mysql-1', 'mysql-2'].map((machine, index) => {
-    const dataDir = path.join(dir, machine);
-    return { machine, dataDir, socket: path.join(dataDir, 'mysql.sock'), serverId: index + 1 };
-  });
-  // One after the other, each in a temporary folder of its own: two bootstraps at once in one /tmp
-  // have been seen to trip over each other's temporary tables.
-  for (const { dataDir } of servers) {
-    mkdirSync(path.join(dataDir, 'tmp'), { recursive: true });
-    await run(binaries.installDb, [
-      '--no-defaults',
-      `--datadir=${path.join(dataDir, 'data')}`,
-      `--tmpdir=${path.join(dataDir, 'tmp')}`,
-      '--auth-root-authentication-method=normal',
-      '--skip-test-db',
-      '--user=root',
-    ]);
-  }
-  for (const server of servers) {
-    const { machine, dataDir, socket, serverId } = server;
-    // prettier-ignore
-    const args = ['--no-defaults', `--datadir=${path.join(dataDir, 'data')}`, '--port=3306',
-      `--bind-address=${network.machines[machine].address}`, `--socket=${socket}`,
-      `--pid-file=${path.join(dataDir, 'mysql.pid')}`, `--tmpdir=${path.join(dataDir, 'tmp')}`, '--user=root',
-      `--server-id=${serverId}`,
-      '--log-bin=mysql-bin', '--binlog-format=ROW', '--max-connections=1000',
-      // No DNS on these machines: a reverse lookup of each client would stall its greeting.
-      '--skip-name-resolve',
-      ...(serverId === 1 ? [] : ['--read-only=ON'])];
-    const { exited } = network.spawn(machine, binaries.mariadbd, args, { logFile: path.join(dir, `${machine}.log`) });
-    // Over its socket: only root@localhost exists until the primary's users below are made.
-    await waitFor(`MariaDB on ${machine}`, () => answersOverSocket(socket), {
-      exited,
-      logFile: path.join(dir, `${machine}.log`),
-    });
-  }
-  const [primary, replica] = servers;
-  const overSocket = (server) =>
-    createConnection({ socketPath: server.socket, user: 'root', multipleStatements: true });
-  const primaryConnection = await overSocket(primary);
-  // Made on the primary, so the replica gets them by replication too: the apps (and this host) reach
-  // root over the network, the replica its copy as `repl`.
-  await primaryConnection.query(
-    `CREATE USER 'root'@'%'; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;
-     CREATE USER 'repl'@'%' IDENTIFIED BY 'repl'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%';`,
-  );
-  await primaryConnection.end();
-  const replicaConnection = await overSocket(replica);
-  await replicaConnection.query(
-    `CHANGE MASTER TO MASTER_HOST='${network.machines['mysql-1'].address}', MASTER_PORT=3306,
-       MASTER_USER='repl', MASTER_PASSWORD='repl', MASTER_USE_GTID=slave_pos; START SLAVE;`,
-  );
-  await replicaConnection.end();
-  return { primary: network.machines['mysql-1'].address, replica: network.machines['mysql-2'].address };
-}
-
-async function answersOverSocket(socketPath) {
-  const connection = await createConnection({ socketPath, user: 'root', connectTimeout: 1_000 });
-  await connection.end();
-  return true;
 }
 
 /**
@@ -417,14 +367,4 @@ async function purchasesByApi(network) {
       .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
   }
   return counts;
-}
-
-/** Until `check` holds, or throws naming what it waited for (and the end of its log). */
-export async function waitFor(what, check, { timeoutMs = 60_000, exited, logFile } = {}) {
-  let gone = false;
-  exited?.then(() => (gone = true));
-  const ok = await waitUntil(async () => gone || (await check().catch(() => false)), timeoutMs);
-  if (ok && !gone) return;
-  const why = gone ? 'its process exited' : `not within ${timeoutMs / 1000} s`;
-  throw new Error(`waited for ${what}: ${why}${logFile ? `. Last lines of ${logFile}:\n${tail(logFile)}` : ''}`);
 }

@@ -8,6 +8,10 @@
  * what arrives from the sender, so the sender sees what a partition looks like (its packets vanish, its
  * connections time out), not an error it could tell apart. Root and iproute2 (`ip`) are all it needs.
  *
+ * A floating address (a service's, as keepalived's virtual IP is) is held by one machine at a time and
+ * moved with `assign`: clients that name it reach whichever machine holds it, the way a promoted database
+ * takes over its primary's address. A cut from a machine drops what it sends from a floating address too.
+ *
  * Everything made here carries the network's id: `fs-<id>-<machine>` namespaces, `fsb-<id>` bridge,
  * `fsv-<id>-<n>` links. A run killed before it could tear down (SIGKILL) leaves an owner file naming its
  * pid; the next network made here removes what such a dead run left (`removeAbandonedNetworks`).
@@ -60,6 +64,10 @@ export function machinesAvailable() {
  * @property {string} hostAddress This host's address on the bridge.
  * @property {string} subnet The bridge's /24, e.g. `10.213.7.0/24`.
  * @property {Record<string, Machine>} machines
+ * @property {Record<string, { address: string, holder: string | undefined }>} floating The floating
+ *   addresses by name, and the machine holding each.
+ * @property {(floating: string, machine: string) => Promise<void>} assign Moves a floating address to a
+ *   machine (from whichever held it), and makes every machine and this host forget where it was.
  * @property {(machine: string, command: string, args: string[], options: { logFile: string, env?: NodeJS.ProcessEnv, cwd?: string }) => { child: import('node:child_process').ChildProcess, exited: Promise<{ code: number | null, signal: string | null }> }} spawn
  *   Starts a process on a machine (logged, killed with the network; its environment has `MARK`=id).
  * @property {(machine: string, command: string, args: string[], timeoutMs?: number) => Promise<string>} exec
@@ -75,10 +83,12 @@ export function machinesAvailable() {
 /**
  * Makes the machines, each reachable from the others and from this host.
  * @param {string[]} names Machine names (letters, digits, dashes; at most 200).
+ * @param {{ floating?: string[] }} [options] Names of floating addresses (held by no machine until `assign`).
  * @returns {Promise<MachineNetwork>}
  */
-export async function createMachines(names) {
+export async function createMachines(names, { floating: floatingNames = [] } = {}) {
   if (names.length > 200) throw new Error('at most 200 machines on one bridge');
+  if (floatingNames.length > 40) throw new Error('at most 40 floating addresses on one bridge');
   for (const name of names) {
     if (!/^[a-z][a-z0-9-]{0,20}$/.test(name)) throw new Error(`machine name "${name}": lower-case letters, digits, -`);
   }
@@ -92,6 +102,10 @@ export async function createMachines(names) {
 
   /** @type {Record<string, Machine>} */
   const machines = {};
+  // From the top of the /24 down, clear of the machines' (10 and up).
+  const floating = Object.fromEntries(
+    floatingNames.map((name, index) => [name, { address: `${prefix}.${250 - index}`, holder: undefined }]),
+  );
   const network = networkOf(id);
   try {
     await ip(['link', 'add', bridge, 'type', 'bridge']);
@@ -126,8 +140,15 @@ export async function createMachines(names) {
     if (!found) throw new Error(`no machine "${name}" (machines: ${Object.keys(machines).join(', ')})`);
     return found;
   };
-  /** Adds or deletes (`verb`) the policy rule on `to` that drops what arrives from `from`. */
-  const dropRule = (verb, from, to) =>
+  /** The addresses `name` sends from: its own, and the floating ones it holds. */
+  const addressesOf = (name) => [
+    machine(name).address,
+    ...Object.values(floating)
+      .filter(({ holder }) => holder === name)
+      .map(({ address }) => address),
+  ];
+  /** Adds or deletes (`verb`) the policy rule on `to` that drops what arrives from `address`. */
+  const dropRule = (verb, address, to) =>
     ip([
       '-n',
       machine(to).namespace,
@@ -136,17 +157,27 @@ export async function createMachines(names) {
       'pref',
       String(CUT_PRIORITY),
       'from',
-      `${machine(from).address}/32`,
+      `${address}/32`,
       'iif',
       machine(to).link,
       'blackhole',
     ]);
+  /** Cuts already made are not made twice (two faults sharing a link): one rule is enough. */
+  const addDropRule = (address, to) =>
+    dropRule('add', address, to).catch((error) => {
+      if (!String(error.message).includes('File exists')) throw error;
+    });
+  /** The directed links cut now, as `from>to`: a floating address moving carries its cuts with it. */
+  const cutsInForce = new Set();
+  const cutsFrom = (name) =>
+    [...cutsInForce].map((cut) => cut.split('>')).filter(([from]) => from === name).map(([, to]) => to);
 
   return {
     id,
     hostAddress,
     subnet: `${prefix}.0/24`,
     machines,
+    floating,
     spawn: (name, command, args, options) =>
       spawnLogged('ip', ['netns', 'exec', machine(name).namespace, command, ...args], {
         ...options,
@@ -155,17 +186,36 @@ export async function createMachines(names) {
     exec: async (name, command, args, timeoutMs = 30_000) =>
       (await run('ip', ['netns', 'exec', machine(name).namespace, command, ...args], { timeout: timeoutMs })).stdout,
     cut: async (from, to) => {
-      // Cut already (two faults sharing a link): one rule is enough.
-      await dropRule('add', from, to).catch((error) => {
-        if (!String(error.message).includes('File exists')) throw error;
-      });
+      cutsInForce.add(`${from}>${to}`);
+      for (const address of addressesOf(from)) await addDropRule(address, to);
     },
     heal: async (from, to) => {
-      await dropRule('del', from, to).catch(() => undefined); // not cut: nothing to heal
+      cutsInForce.delete(`${from}>${to}`);
+      for (const address of addressesOf(from)) await dropRule('del', address, to).catch(() => undefined); // not cut
+    },
+    assign: async (name, to) => {
+      const moving = floating[name];
+      if (!moving) throw new Error(`no floating address "${name}" (floating: ${Object.keys(floating).join(', ')})`);
+      machine(to);
+      const from = moving.holder;
+      if (from === to) return;
+      if (from !== undefined) {
+        await ip(['-n', machine(from).namespace, 'addr', 'del', `${moving.address}/32`, 'dev', machine(from).link]);
+        for (const receiver of cutsFrom(from)) await dropRule('del', moving.address, receiver).catch(() => undefined);
+      }
+      await ip(['-n', machine(to).namespace, 'addr', 'add', `${moving.address}/32`, 'dev', machine(to).link]);
+      moving.holder = to;
+      for (const receiver of cutsFrom(to)) await addDropRule(moving.address, receiver);
+      // What a gratuitous ARP does on a real network: nobody keeps sending to the old holder's link.
+      for (const { namespace, link } of Object.values(machines)) {
+        await ip(['-n', namespace, 'neigh', 'flush', 'to', moving.address, 'dev', link]).catch(() => undefined);
+      }
+      await ip(['neigh', 'flush', 'to', moving.address, 'dev', bridge]).catch(() => undefined);
     },
     isolate: async (name) => ip(['-n', machine(name).namespace, 'link', 'set', machine(name).link, 'down']),
     rejoin: async (name) => ip(['-n', machine(name).namespace, 'link', 'set', machine(name).link, 'up']),
     healAll: async () => {
+      cutsInForce.clear();
       for (const { namespace, link } of Object.values(machines)) {
         // Every cut on this machine is a rule at CUT_PRIORITY: deleted one at a time until none is left.
         while (

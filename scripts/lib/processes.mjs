@@ -140,3 +140,13 @@ export function shortPath(file) {
   const relative = path.relative(process.cwd(), file);
   return relative && !relative.startsWith('..') ? relative : file;
 }
+
+/** Until `check` holds, or throws naming what it waited for (and the end of its log). */
+export async function waitFor(what, check, { timeoutMs = 60_000, exited, logFile } = {}) {
+  let gone = false;
+  exited?.then(() => (gone = true));
+  const ok = await waitUntil(async () => gone || (await check().catch(() => false)), timeoutMs);
+  if (ok && !gone) return;
+  const why = gone ? 'its process exited' : `not within ${timeoutMs / 1000} s`;
+  throw new Error(`waited for ${what}: ${why}${logFile ? `. Last lines of ${logFile}:\n${tail(logFile)}` : ''}`);
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection, type RowDataPacket } from 'mysql2/promise';
+import {
+  ADMIN_PASSWORD,
+  type MachineDeployment,
+  startMachineDeployment,
+} from '../../scripts/lib/machine-deployment.mjs';
+import { machinesAvailable } from '../../scripts/lib/machines.mjs';
+import { ApiClient, inBatches } from '../support/api-client';
+import { waitFor } from '../support/fixtures';
+
+const available = machinesAvailable();
+const describeWithMachines = available.ok ? describe : describe.skip;
+if (!available.ok) console.warn(`mysql-failover.int.spec skipped: ${available.why}`);
+
+const STOCK = 60;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface FailoverOutcome {
+  /** The order numbers of every `202` the buyers were given. */
+  promised: string[];
+  /** Those the promoted primary holds, once the workers have had their time. */
+  written: (timeoutMs: number) => Promise<string[]>;
+  saleId: string;
+}
+
+/**
+ * The schedule a MySQL primary failover is judged on (scripts/lib/mysql-machines.mjs): buyers buy through
+ * the balancer while what the primary sends its replica is lost; mid-burst the primary's process is
+ * killed and the replica promoted, the apps following its floating address. Commits the workers were told
+ * of in that window are on the promoted replica only if the primary waited for its receipt.
+ */
+async function buyThroughAFailover(deployment: MachineDeployment, balanced: ApiClient, admin: string) {
+  const saleId = (await balanced.createSale(admin, { stock: STOCK })).id;
+  const buyers = await balanced.guests(STOCK, 20);
+  const tokens = await inBatches(buyers, 20, (buyer) => balanced.submitToken(saleId, buyer.token));
+  await deployment.network.cut('mysql-1', 'mysql-2');
+  const buying = inBatches([...buyers.keys()], 10, (index) =>
+    balanced.purchaseAsStorefront<{ orderNo?: string }>(saleId, buyers[index]!.token, tokens[index]!, 20),
+  );
+  await sleep(1_500);
+  const failover = await deployment.mysqlPair.failover('kill');
+  const answers = await buying;
+  const promised = answers.filter(({ status }) => status === 202).map(({ body }) => body.orderNo!);
+  const written = async (timeoutMs: number) => {
+    const primary = await createConnection({ uri: deployment.databaseUrl });
+    try {
+      let found: string[] = [];
+      await waitFor(
+        'every promised order on the promoted primary',
+        async () => {
+          const [rows] = await primary.query<RowDataPacket[]>(
+            "SELECT order_no FROM orders WHERE sale_id = ? AND status <> 'QUEUED'",
+            [saleId],
+          );
+          found = rows.map((row) => String(row['order_no'])).filter((orderNo) => promised.includes(orderNo));
+          return found;
+        },
+        (orders) => orders.length === promised.length,
+        timeoutMs,
+      ).catch(() => undefined);
+      return found;
+    } finally {
+      await primary.end();
+    }
+  };
+  return { failover, outcome: { promised, written, saleId } satisfies FailoverOutcome };
+}
+
+describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchronous replication)', () => {
+  let dir: string;
+  let deployment: MachineDeployment;
+  let balanced: ApiClient;
+  let admin: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mysql-failover-spec-'));
+    deployment = await startMachineDeployment({ dir });
+    balanced = new ApiClient(deployment.baseUrl);
+    admin = await balanced.adminToken(ADMIN_PASSWORD);
+  }, 180_000);
+
+  afterAll(async () => {
+    await balanced?.close();
+    await deployment?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('the promoted replica holds every order a buyer was promised; the lost primary comes back as its replica, and a second failover goes back', async () => {
+    const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin);
+    expect(failover).toEqual({ promoted: 'mysql-2', fenced: 'mysql-1' });
+    expect(outcome.promised.length).toBeGreaterThan(0);
+    expect((await outcome.written(60_000)).sort()).toEqual([...outcome.promised].sort());
+    const audit = await balanced.call<{ ok: boolean }>('GET', `/api/admin/sales/${outcome.saleId}/audit`, {
+      token: admin,
+    });
+    expect(audit.body).toMatchObject({ ok: true });
+
+    await deployment.settle();
+    expect(deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-2', replica: 'mysql-1', fenced: undefined });
+    // The rebuilt machine has every row, and follows: a purchase after the restore reaches it too.
+    const laterSale = (await balanced.createSale(admin)).id;
+    const buyer = await balanced.guest();
+    const bought = await balanced.buy(laterSale, buyer.token);
+    expect(bought.status).toBe(202);
+    await balanced.orderWritten(bought.body.orderNo, buyer.token, 30_000);
+    const rebuilt = await createConnection({ host: deployment.mysql.primary, user: 'root', database: 'flash_sale' });
+    try {
+      await waitFor(
+        'the rebuilt replica to hold the new order and every promised one',
+        async () =>
+          (
+            await rebuilt.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM orders WHERE order_no IN (?)', [
+              [...outcome.promised, bought.body.orderNo],
+            ])
+          )[0][0]!['n'],
+        (n) => Number(n) === outcome.promised.length + 1,
+        30_000,
+      );
+    } finally {
+      await rebuilt.end();
+    }
+
+    // And back, this time the primary's machine cut off rather than its process killed.
+    expect(await deployment.mysqlPair.failover('isolate')).toEqual({ promoted: 'mysql-1', fenced: 'mysql-2' });
+    const second = await balanced.guest();
+    const boughtAgain = await balanced.purchaseAsStorefront<{ orderNo: string }>(
+      laterSale,
+      second.token,
+      await balanced.submitToken(laterSale, second.token),
+      20,
+    );
+    expect(boughtAgain.status).toBe(202);
+    await balanced.orderWritten(boughtAgain.body.orderNo, second.token, 30_000);
+    await deployment.settle();
+    expect(deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-1', replica: 'mysql-2', fenced: undefined });
+  }, 240_000);
+});
+
+describeWithMachines('a MySQL primary failover under asynchronous replication (what the semi-synchronous wait prevents)', () => {
+  let dir: string;
+  let deployment: MachineDeployment;
+  let balanced: ApiClient;
+  let admin: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mysql-failover-async-spec-'));
+    deployment = await startMachineDeployment({ dir, mysqlReplication: 'async' });
+    balanced = new ApiClient(deployment.baseUrl);
+    admin = await balanced.adminToken(ADMIN_PASSWORD);
+  }, 180_000);
+
+  afterAll(async () => {
+    await balanced?.close();
+    await deployment?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('the same schedule loses orders the workers had written and the buyers were promised', async () => {
+    const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin);
+    expect(failover).toEqual({ promoted: 'mysql-2', fenced: 'mysql-1' });
+    expect(outcome.promised.length).toBeGreaterThan(0);
+    const written = await outcome.written(20_000);
+    expect(written.length).toBeLessThan(outcome.promised.length);
+  }, 240_000);
+});
