@@ -170,7 +170,10 @@ export async function createMachines(names, { floating: floatingNames = [] } = {
   /** The directed links cut now, as `from>to`: a floating address moving carries its cuts with it. */
   const cutsInForce = new Set();
   const cutsFrom = (name) =>
-    [...cutsInForce].map((cut) => cut.split('>')).filter(([from]) => from === name).map(([, to]) => to);
+    [...cutsInForce]
+      .map((cut) => cut.split('>'))
+      .filter(([from]) => from === name)
+      .map(([, to]) => to);
 
   return {
     id,

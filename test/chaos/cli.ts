@@ -33,6 +33,7 @@ const { values } = parseCommandLine({
   options: {
     world: { type: 'string', default: 'local' },
     'app-env': { type: 'string', default: '' },
+    'mysql-replication': { type: 'string', default: 'semi-sync' },
     runs: { type: 'string', default: '20' },
     seed: { type: 'string' },
     path: { type: 'string' },
@@ -56,6 +57,7 @@ const USAGE = `npm run chaos -- [options]   (docs/chaos.md)
   --world W                local: the processes on this machine (default); machines: the deployment
                            as machines on a network (root; docs/chaos.md "Worlds")
   --app-env K=V,...        settings for the apps on top of the explorer's (DURABLE_ACK=off, say)
+  --mysql-replication R    machines world: semi-sync (default) or async, to watch a failover lose commits
   --runs N                 schedules to try (20)
   --seed S --path P        replay run P of seed S (--replay-path R: a shrunk schedule)
   --faults a,b             fault kinds (all of the world's); local: ${LOCAL_WORLD_FAULT_KINDS.join(', ')}
@@ -99,6 +101,12 @@ function faultKinds(raw: string): FaultKind[] {
 function world(raw: string): World {
   if (!(WORLDS as readonly string[]).includes(raw)) throw new Error(`--world is ${WORLDS.join(' or ')}, got "${raw}"`);
   return raw as World;
+}
+
+function mysqlReplication(raw: string): 'semi-sync' | 'async' {
+  if (raw !== 'semi-sync' && raw !== 'async')
+    throw new Error(`--mysql-replication is semi-sync or async, got "${raw}"`);
+  return raw;
 }
 
 /** `K=V,K=V`: settings for the apps. */
@@ -204,6 +212,7 @@ function replayOptions(options: ExplorerOptions, seed: number, path: string, rep
   return [
     options.world === 'machines' ? '--world machines' : '',
     env.length > 0 ? `--app-env ${env.join(',')}` : '',
+    options.mysqlReplication === 'async' ? '--mysql-replication async' : '',
     `--seed=${seed}`,
     `--path ${path}`,
     replayPath ? `--replay-path '${replayPath}'` : '',
@@ -226,6 +235,7 @@ async function main(): Promise<void> {
   const options: ExplorerOptions = {
     world: chosenWorld,
     appEnv: appEnv(values['app-env']!),
+    mysqlReplication: mysqlReplication(values['mysql-replication']!),
     runs: integer('runs', values.runs),
     seed: values.seed === undefined ? undefined : Number(values.seed),
     path: values.path,

@@ -36,16 +36,18 @@ export const FAULT_KINDS = [
   'link-cut',
   'link-cut-one-way',
   'master-cut-off',
+  'mysql-failover',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** The faults of the machines world (docs/chaos.md "Worlds"): the network's, and the admin's actions. */
+/** The faults of the machines world (docs/chaos.md "Worlds"): the network's, a MySQL failover, and the admin's actions. */
 export const MACHINES_WORLD_FAULT_KINDS = [
   'machine-isolate',
   'network-split',
   'link-cut',
   'link-cut-one-way',
   'master-cut-off',
+  'mysql-failover',
   'admin',
 ] as const satisfies readonly FaultKind[];
 
@@ -70,6 +72,8 @@ export interface Model {
   mysqlSlow: boolean;
   /** Network faults in force (the machines world): a heal undoes them all. */
   networkFaults: number;
+  /** The MySQL primary was failed over this run: no replica to promote until the run's end restores one. */
+  mysqlFailedOver: boolean;
 }
 
 export interface Real {
@@ -396,5 +400,6 @@ export function initialModel(strategy: SaleStrategy = 'redis-lua'): Model {
     clockSkewed: false,
     mysqlSlow: false,
     networkFaults: 0,
+    mysqlFailedOver: false,
   };
 }

@@ -24,6 +24,8 @@ export interface ExplorerOptions {
   world?: World;
   /** Settings for the apps on top of the explorer's: `{ DURABLE_ACK: 'off' }` to see what it protects. */
   appEnv?: Record<string, string>;
+  /** The machines world's MySQL replication: semi-synchronous when absent; `async` to see what that protects. */
+  mysqlReplication?: 'semi-sync' | 'async';
   runs: number;
   seed?: number;
   path?: string;
@@ -137,7 +139,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
   }
   const cluster: SystemUnderTest =
     world === 'machines'
-      ? await MachinesCluster.start(options.appEnv)
+      ? await MachinesCluster.start(options.appEnv, options.mysqlReplication)
       : await ChaosCluster.start({ privateMysql, appEnv: options.appEnv });
   const faults = new Map<string, number>();
   let runs = 0;

@@ -65,6 +65,8 @@ export class MachinesCluster implements SystemUnderTest {
   /** Its APIs never restart mid-exploration: no warm-up sale appears after a run's census. */
   readonly lastLeftoverSweepAtMs = 0;
   private readonly inForce: NetworkFault[] = [];
+  /** A MySQL failover this run, as the history stamps it (the deployment restores a replica when it settles). */
+  private mysqlFailover: string | undefined;
 
   private constructor(
     readonly dir: string,
@@ -76,14 +78,20 @@ export class MachinesCluster implements SystemUnderTest {
     this.databaseUrl = deployment.databaseUrl;
   }
 
-  /** `appEnv`: settings for the apps on top of the explorer's (`--app-env DURABLE_ACK=off`, say). */
-  static async start(appEnv: Record<string, string> = {}): Promise<MachinesCluster> {
+  /**
+   * `appEnv`: settings for the apps on top of the explorer's (`--app-env DURABLE_ACK=off`, say);
+   * `mysqlReplication`: `async` to watch a failover lose commits (semi-synchronous by default).
+   */
+  static async start(
+    appEnv: Record<string, string> = {},
+    mysqlReplication?: 'semi-sync' | 'async',
+  ): Promise<MachinesCluster> {
     const available = machinesAvailable();
     if (!available.ok) throw new ExplorerError(`the machines world cannot be made here: ${available.why}`);
     const dir = mkdtempSync(join(tmpdir(), 'fs-chaos-machines-'));
     const timings = chaosEnv('machines', { databaseUrl: '', redisUrl: '' });
     const env = Object.fromEntries(TIMINGS.map((name) => [name, timings[name]!]));
-    const deployment = await startMachineDeployment({ dir, env: { ...env, ...appEnv } });
+    const deployment = await startMachineDeployment({ dir, env: { ...env, ...appEnv }, mysqlReplication });
     const cluster = new MachinesCluster(dir, deployment);
     MachinesCluster.running.add(cluster);
     return cluster;
@@ -100,6 +108,17 @@ export class MachinesCluster implements SystemUnderTest {
       ...fault.cuts.map(([from, to]) => this.network.cut(from, to)),
       ...fault.isolated.map((machine) => this.network.isolate(machine)),
     ]);
+  }
+
+  /**
+   * The MySQL primary lost (its process killed, or its machine cut off) and its replica promoted; false
+   * if refused (no replica to promote, or one the primary was not waiting for).
+   */
+  async failOverMysql(fence: 'kill' | 'isolate'): Promise<boolean> {
+    const result = await this.deployment.mysqlPair.failover(fence);
+    if ('refused' in result) return false;
+    this.mysqlFailover = `mysqlFailover(${result.fenced} ${fence === 'kill' ? 'killed' : 'cut off'}, ${result.promoted} promoted)`;
+    return true;
   }
 
   get faultsInForceCount(): number {
@@ -127,11 +146,14 @@ export class MachinesCluster implements SystemUnderTest {
   }
 
   faultsInForce(): string {
-    return this.inForce.map((fault) => fault.label).join(', ');
+    return [...this.inForce.map((fault) => fault.label), ...(this.mysqlFailover ? [this.mysqlFailover] : [])].join(
+      ', ',
+    );
   }
 
   async restoreAll(): Promise<void> {
     this.inForce.length = 0;
+    this.mysqlFailover = undefined;
     try {
       await this.deployment.settle();
     } catch (error) {

@@ -11,11 +11,14 @@ export interface EndsAtSample {
 const SAMPLE_EVERY_MS = 250;
 /** How long stopping waits for a reading in progress. */
 const STOP_WAIT_MS = 5_000;
+/** A reading not answered by then is given up, its connection with it (a MySQL that will not come back on it). */
+const READING_TIMEOUT_MS = 5_000;
 
 /**
  * The sale's end as MySQL records it, over time: read every `SAMPLE_EVERY_MS` and right after each admin
  * action's answer, on a connection of its own (the app's clock convention: DATETIMEs in UTC). A paused
- * MySQL just delays the next reading. The answer rule "no purchase after the end" judges purchases
+ * MySQL just delays the next reading; a reading that fails drops its connection and the next one opens
+ * another, so the readings go on after MySQL restarts or its address moves to a promoted replica. The answer rule "no purchase after the end" judges purchases
  * against these readings (test/chaos/answer-rules.ts).
  */
 export class SaleWindowSampler {
@@ -32,7 +35,7 @@ export class SaleWindowSampler {
   ) {}
 
   async start(): Promise<void> {
-    this.connection = await createConnection({ uri: this.databaseUrl, timezone: 'Z' });
+    this.connection = await this.connect();
     await this.sample();
     const tick = () => {
       if (this.stopped) return;
@@ -46,19 +49,27 @@ export class SaleWindowSampler {
   /** One reading now (after the ones queued; it waits for a paused MySQL); a failed reading records nothing. */
   sample(): Promise<void> {
     this.chain = this.chain.then(async () => {
-      if (!this.connection) return;
+      if (this.stopped && !this.connection) return;
       const startedAt = Date.now();
       try {
-        const [[row]] = await this.connection.query<({ ends_at: Date } & RowDataPacket)[]>(
-          'SELECT ends_at FROM sales WHERE id = ?',
-          [this.saleId],
-        );
+        this.connection ??= await this.connect();
+        const [[row]] = await this.connection.query<({ ends_at: Date } & RowDataPacket)[]>({
+          sql: 'SELECT ends_at FROM sales WHERE id = ?',
+          values: [this.saleId],
+          timeout: READING_TIMEOUT_MS,
+        });
         if (row) this.samples.push({ startedAt, answeredAt: Date.now(), endsAt: row.ends_at.getTime() });
       } catch {
-        // MySQL gone for a moment: the next reading tells
+        // MySQL gone for a moment: the next reading, on a new connection, tells.
+        this.connection?.destroy();
+        this.connection = undefined;
       }
     });
     return this.chain;
+  }
+
+  private connect(): Promise<Connection> {
+    return createConnection({ uri: this.databaseUrl, timezone: 'Z', connectTimeout: READING_TIMEOUT_MS });
   }
 
   async stop(): Promise<void> {

@@ -139,30 +139,33 @@ describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchro
   }, 240_000);
 });
 
-describeWithMachines('a MySQL primary failover under asynchronous replication (what the semi-synchronous wait prevents)', () => {
-  let dir: string;
-  let deployment: MachineDeployment;
-  let balanced: ApiClient;
-  let admin: string;
+describeWithMachines(
+  'a MySQL primary failover under asynchronous replication (what the semi-synchronous wait prevents)',
+  () => {
+    let dir: string;
+    let deployment: MachineDeployment;
+    let balanced: ApiClient;
+    let admin: string;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mysql-failover-async-spec-'));
-    deployment = await startMachineDeployment({ dir, mysqlReplication: 'async' });
-    balanced = new ApiClient(deployment.baseUrl);
-    admin = await balanced.adminToken(ADMIN_PASSWORD);
-  }, 180_000);
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'mysql-failover-async-spec-'));
+      deployment = await startMachineDeployment({ dir, mysqlReplication: 'async' });
+      balanced = new ApiClient(deployment.baseUrl);
+      admin = await balanced.adminToken(ADMIN_PASSWORD);
+    }, 180_000);
 
-  afterAll(async () => {
-    await balanced?.close();
-    await deployment?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+    afterAll(async () => {
+      await balanced?.close();
+      await deployment?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }, 60_000);
 
-  it('the same schedule loses orders the workers had written and the buyers were promised', async () => {
-    const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin);
-    expect(failover).toEqual({ promoted: 'mysql-2', fenced: 'mysql-1' });
-    expect(outcome.promised.length).toBeGreaterThan(0);
-    const written = await outcome.written(20_000);
-    expect(written.length).toBeLessThan(outcome.promised.length);
-  }, 240_000);
-});
+    it('the same schedule loses orders the workers had written and the buyers were promised', async () => {
+      const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin);
+      expect(failover).toEqual({ promoted: 'mysql-2', fenced: 'mysql-1' });
+      expect(outcome.promised.length).toBeGreaterThan(0);
+      const written = await outcome.written(20_000);
+      expect(written.length).toBeLessThan(outcome.promised.length);
+    }, 240_000);
+  },
+);

@@ -10,15 +10,17 @@ const MYSQL = ['mysql-1', 'mysql-2'];
 /** Every machine a fault may cut. The balancer is reached by every buyer, as the clients reach it: never cut. */
 const MACHINES = [...APIS, ...WORKERS, ...REDIS, ...MYSQL];
 
-/** The links that carry traffic: the balancer's to the APIs, the apps' to Redis and MySQL, and the servers' own. */
+/**
+ * The links that carry traffic: the balancer's to the APIs, the apps' to Redis and MySQL, and the servers'
+ * own. Every app has a link to both MySQL machines: the primary's floating address moves between them on
+ * a failover, and the APIs read from the replica too (libs/db replica-reads.ts).
+ */
 const LINKS: [string, string][] = [
   ...APIS.map((api): [string, string] => ['lb', api]),
   ...[...APIS, ...WORKERS].flatMap((app) => [
-    [app, 'mysql-1'] as [string, string],
+    ...MYSQL.map((mysql): [string, string] => [app, mysql]),
     ...REDIS.map((redis): [string, string] => [app, redis]),
   ]),
-  // The APIs read from the MySQL replica too (libs/db replica-reads.ts).
-  ...APIS.map((api): [string, string] => [api, 'mysql-2']),
   ['redis-1', 'redis-2'],
   ['redis-2', 'redis-3'],
   ['redis-3', 'redis-1'],
@@ -29,6 +31,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** How long a fault holds before the schedule goes on (its crowd buying meanwhile); it lasts until a heal. */
 const holdMs = fc.integer({ min: 0, max: 9_000 });
+
+/** The kinds a heal undoes. */
+const NETWORK_FAULT_KINDS: readonly FaultKind[] = [
+  'machine-isolate',
+  'network-split',
+  'link-cut',
+  'link-cut-one-way',
+  'master-cut-off',
+];
 
 /** At most this many network faults in force at once. */
 const MOST_IN_FORCE = 2;
@@ -68,7 +79,10 @@ function networkFault(kind: FaultKind, fault: NetworkFault, hold: number): Chaos
  * The nemesis of the machines world: a machine isolated; the machines split in two sides; one link cut
  * both ways, or one direction of it only; a Redis master cut off from the other Redis machines and the
  * workers while the APIs still reach it (the minority a master keeps accepting writes in until its
- * replica is promoted: docs/failure-model.md); and the heal of whatever is in force.
+ * replica is promoted: docs/failure-model.md); a MySQL primary lost — its process killed, or its machine
+ * cut off — and its replica promoted in its place, the apps following the primary's floating address
+ * (scripts/lib/mysql-machines.mjs; the lost machine is rebuilt as the replica when the run settles); and
+ * the heal of whatever network fault is in force.
  */
 export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrary<ChaosCommand>[] {
   const arbitraries: fc.Arbitrary<ChaosCommand>[] = [];
@@ -132,7 +146,23 @@ export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrar
       }),
     );
   }
-  if (arbitraries.length > 0) {
+  if (kinds.has('mysql-failover')) {
+    arbitraries.push(
+      fc.tuple(fc.constantFrom('kill' as const, 'isolate' as const), holdMs).map(([fence, hold]) =>
+        command(
+          `mysqlFailover(primary ${fence === 'kill' ? 'killed' : 'cut off'}), hold ${hold}ms`,
+          (m) => !m.mysqlFailedOver,
+          async (m, real) => {
+            // Refused where the replica may lack commits a client was told of (it was not being waited for).
+            count(real, (await machines(real).failOverMysql(fence)) ? 'mysql-failover' : 'mysql-failover-refused');
+            m.mysqlFailedOver = true;
+            await sleep(hold);
+          },
+        ),
+      ),
+    );
+  }
+  if (NETWORK_FAULT_KINDS.some((kind) => kinds.has(kind))) {
     arbitraries.push(
       fc.integer({ min: 0, max: 3_000 }).map((afterMs) =>
         command(
