@@ -198,6 +198,9 @@ function printMachines(network, baseUrl) {
   for (const machine of Object.values(network.machines)) {
     log(`  ${machine.name.padEnd(9)} ${machine.address.padEnd(14)} (namespace ${machine.namespace})`);
   }
+  for (const [name, { address, holder }] of Object.entries(network.floating)) {
+    log(`  ${name.padEnd(13)} ${address.padEnd(14)} (floating, on ${holder})`);
+  }
   log(`the balancer (the API, and the storefront once built): ${baseUrl}`);
 }
 
