@@ -5,9 +5,10 @@
  * the single Redis thread spends.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { round } from './format.mjs';
+import { MYSQL_SERVER_URL } from './settings.mjs';
 
 /**
  * The processes a response costs the machine (the load generator excluded): the ceiling's server and
@@ -130,9 +131,26 @@ export function childPids(pid) {
   return children;
 }
 
-/** Redis and MariaDB/MySQL server processes on this machine, if any, for CPU accounting only. */
+/**
+ * Redis and MariaDB/MySQL server processes on this machine, if any, for CPU accounting only: the one
+ * listening on the port the bench connects to (BENCH_MYSQL_URL's, REDIS_URL's), else the first of its
+ * name in this network namespace — other tests may run servers of the same name in namespaces of their
+ * own (test/chaos's machines), and theirs must not be charged to the bench's purchases.
+ */
 function findServicePids(privateRedisPid) {
   const found = {};
+  const portOf = (url, fallback) => {
+    try {
+      const { hostname, port } = new URL(url);
+      return ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'].includes(hostname) ? Number(port || fallback) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const mysqlPort = portOf(MYSQL_SERVER_URL, 3306);
+  const redisPort = privateRedisPid ? undefined : portOf(process.env.REDIS_URL || 'redis://127.0.0.1:6379', 6379);
+  const listening = listenerPids([mysqlPort, redisPort].filter(Boolean));
+  const ownNetwork = namespaceOf('self');
   try {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
@@ -142,13 +160,78 @@ function findServicePids(privateRedisPid) {
       } catch {
         continue;
       }
-      if (comm === 'redis-server' && !found.redis && !privateRedisPid) found.redis = Number(entry);
+      // Another network namespace's server is another test's (an unreadable namespace counts as ours).
+      const network = namespaceOf(entry);
+      if (network && ownNetwork && network !== ownNetwork) continue;
+      if (comm === 'redis-server' && !found.redis) found.redis = Number(entry);
       if ((comm === 'mariadbd' || comm === 'mysqld') && !found.mysql) found.mysql = Number(entry);
     }
   } catch {
     // not Linux: no per-service numbers
   }
+  // The server found listening on the bench's port wins over the first of its name.
+  if (mysqlPort && listening.has(mysqlPort)) found.mysql = listening.get(mysqlPort);
+  if (redisPort && listening.has(redisPort)) found.redis = listening.get(redisPort);
   if (privateRedisPid) found.redis = privateRedisPid;
+  return found;
+}
+
+/** A process's network namespace (`/proc/<pid>/ns/net`), undefined when it cannot be read. */
+function namespaceOf(pid) {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/net`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pid of the process listening on each TCP port, in this network namespace: the socket's inode from
+ * /proc/net/tcp{,6}, then the process holding it. Ports whose owner cannot be read are left out.
+ */
+function listenerPids(ports) {
+  const byInode = new Map();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address (hex ip:port), state 0A = LISTEN, inode
+      if (fields.length < 10 || fields[3] !== '0A') continue;
+      const port = parseInt(fields[1].split(':').pop(), 16);
+      if (ports.includes(port)) byInode.set(fields[9], port);
+    }
+  }
+  const found = new Map();
+  if (byInode.size === 0) return found;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let fds;
+      try {
+        fds = readdirSync(`/proc/${entry}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        let target;
+        try {
+          target = readlinkSync(`/proc/${entry}/fd/${fd}`);
+        } catch {
+          continue;
+        }
+        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+        if (inode && byInode.has(inode)) found.set(byInode.get(inode), Number(entry));
+      }
+      if (found.size === new Set(byInode.values()).size) break;
+    }
+  } catch {
+    // not Linux
+  }
   return found;
 }
 
@@ -235,7 +318,10 @@ export function diffCommandStats(before, after, responses) {
 /** The commands that run a script (Lua or a function) in `INFO commandstats`. */
 const SCRIPT_COMMANDS = ['evalsha', 'eval', 'fcall', 'evalsha_ro', 'eval_ro', 'fcall_ro'];
 
-/** One server's command time over a run: all of it, and the part spent running scripts. */
+/**
+ * One server's command time over a run: all of it, and the part spent running scripts; and its `WAIT`
+ * calls (the durable acknowledgement's, DURABLE_ACK=replica: a master's way to know a replica has a write).
+ */
 export function scriptAndTotalTime(before, after) {
   const delta = (command) => (after[command]?.usec ?? 0) - (before[command]?.usec ?? 0);
   const calls = (command) => (after[command]?.calls ?? 0) - (before[command]?.calls ?? 0);
@@ -243,5 +329,6 @@ export function scriptAndTotalTime(before, after) {
     scriptUsec: SCRIPT_COMMANDS.reduce((sum, command) => sum + delta(command), 0),
     scriptCalls: SCRIPT_COMMANDS.reduce((sum, command) => sum + calls(command), 0),
     totalUsec: Object.keys(after).reduce((sum, command) => sum + delta(command), 0),
+    waitCalls: calls('wait'),
   };
 }

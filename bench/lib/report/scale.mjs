@@ -1,5 +1,6 @@
 /**
- * The scale section of the report: API processes, and a hot sale's buckets on a Redis Cluster. Also
+ * The scale section of the report: API processes, a hot sale's buckets on a Redis Cluster, and what the
+ * durable acknowledgement (DURABLE_ACK=replica) costs on a cluster with replicas. Also
  * its own report when the section runs alone (`--only scale`): bench/results/scale.{md,json}.
  */
 import { percent, thousands, times } from '../format.mjs';
@@ -44,7 +45,13 @@ export function scaleTargets(r) {
 
 export function scaleSection(r) {
   if (!r.scale) return [];
-  return ['## (f) scale: API processes, Redis Cluster buckets', '', ...processLines(r), ...clusterLines(r)];
+  return [
+    '## (f) scale: API processes, Redis Cluster buckets, durable acknowledgement',
+    '',
+    ...processLines(r),
+    ...clusterLines(r),
+    ...durableAckLines(r),
+  ];
 }
 
 function processLines(r) {
@@ -114,6 +121,56 @@ function clusterLines(r) {
       : []),
     `Target: with buckets, the busiest master runs at most ${percent(cluster.busiestShareTarget)} of the script ` +
       `time (an even spread over ${cluster.masters.length} masters is ${percent(1 / cluster.masters.length)}).`,
+    '',
+  ];
+}
+
+function durableAckLines(r) {
+  const durable = r.scale.durableAck;
+  if (!durable) return [];
+  const masters = durable.nodes.filter((node) => node.role === 'master');
+  const replicas = durable.nodes.filter((node) => node.role === 'replica');
+  const { ratios } = durable;
+  const micros = (value) => (value === null || value === undefined ? 'n/a' : value.toFixed(1));
+  return [
+    `**Durable acknowledgement** — a stack of its own on a ${masters.length}-master Redis Cluster with one ` +
+      `replica per master (${replicas.map((node) => `${node.address} of ${node.replicaOf}`).join(', ')}); one hot ` +
+      'redis-lua sale (1 bucket) with the API on `DURABLE_ACK=off`, then, the API and worker restarted on the ' +
+      'same cluster and database, a new one on `DURABLE_ACK=replica`: a 202 only once the master holding the ' +
+      "buyer's bucket has had a replica confirm it (a marker `INCR` and `WAIT 1`, batched per master). Redis " +
+      "µs = all command time from every node's `INFO commandstats`, masters and replicas (which apply the " +
+      "replication stream), warm-up excluded, until the worker had written the run's orders; WAIT calls = " +
+      '`cmdstat_wait` calls, which only `replica` sends. The load generator, the API, the worker, MariaDB and ' +
+      `the ${durable.nodes.length} Redis nodes share this machine's ${r.machine.cpuCount} cores: read the ratio of ` +
+      'the two rows of one run, not the absolute figures.',
+    '',
+    ...noisyWarning(durable.rows),
+    '| DURABLE_ACK | purchases/s | p50 (ms) | p99 (ms) | API CPU µs / purchase | machine CPU µs / purchase | Redis µs / purchase, all nodes | masters | replicas | WAIT calls (per purchase) | other processes (% of one core) | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...durable.rows.map(
+      (row) =>
+        `| ${row.setting} | ${thousands(row.reqPerSec)} | ${latencies(row)} | ${thousands(row.perAccepted.apiCpuUs)} | ` +
+        `${thousands(row.perAccepted.machineCpuUs)} | ${micros(row.perAccepted.redisUs)} | ` +
+        `${micros(row.redisUsByRole.masters)} | ${micros(row.redisUsByRole.replicas)} | ` +
+        `${thousands(row.waitCalls)} (${row.waitCallsPerPurchase}) | ${row.cpu.otherProcesses} | ${errors(row)} |`,
+    ),
+    `| **replica / off** | **${times(ratios.reqPerSec)}** | ${times(ratios.p50)} | ${times(ratios.p99)} | ` +
+      `**${times(ratios.apiCpuUs)}** | ${times(ratios.machineCpuUs)} | **${times(ratios.redisUs)}** | ` +
+      `${times(ratios.mastersRedisUs)} | ${times(ratios.replicasRedisUs)} | | | |`,
+    '',
+    '| node | role | ' +
+      durable.rows.map((row) => `${row.setting}: µs / purchase | ${row.setting}: WAIT calls`).join(' | ') +
+      ' |',
+    `|---|---|${durable.rows.map(() => '---:|---:|').join('')}`,
+    ...durable.nodes.map((node) => {
+      const cells = durable.rows.map((row) => {
+        const measured = row.nodes.find((n) => n.node === node.address);
+        return `${micros(measured?.usPerPurchase)} | ${thousands(measured?.waitCalls)}`;
+      });
+      const salesHere = durable.rows.filter((row) => row.saleSlotMaster === node.address).map((row) => row.setting);
+      const sale = salesHere.length ? ` (the ${salesHere.join(' and ')} sale’s slot)` : '';
+      return `| ${node.address}${sale} | ${node.role === 'replica' ? `replica of ${node.replicaOf}` : 'master'} | ${cells.join(' | ')} |`;
+    }),
     '',
   ];
 }

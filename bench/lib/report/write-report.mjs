@@ -85,6 +85,7 @@ function noise(results) {
   const scaleRows = [
     ...(results.scale?.processes.rows ?? []),
     ...(results.scale?.cluster.rows.filter((row) => !row.refused) ?? []),
+    ...(results.scale?.durableAck?.rows ?? []),
   ];
   const other = [...results.scenarios, ...results.strategies, results.drain, results.idle, ...scaleRows]
     .map((s) => s.cpu.otherProcesses)

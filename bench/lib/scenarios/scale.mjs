@@ -9,6 +9,10 @@
  *   one hot sale with 1 bucket, then one whose stock is spread over BENCH_SCALE_BUCKETS buckets
  *   (create-sale `buckets`); each master's share of the script time shows whether the sale's load is
  *   spread. A build that refuses the option is reported as such, not as a failure.
+ * - Durable acknowledgement: a three-master Redis Cluster with a replica per master and a stack of its
+ *   own, one hot sale (1 bucket) with the API on DURABLE_ACK=off, then (API and worker restarted, a new
+ *   sale) on DURABLE_ACK=replica, where a 202 waits for a replica to hold the reservation (WAIT); Redis
+ *   time summed over every node, replicas included, and the WAIT calls that show the setting engaged.
  */
 import path from 'node:path';
 import { adminSales, httpClient } from '../api-client.mjs';
@@ -24,11 +28,14 @@ import { startRedisCluster } from '../../../scripts/lib/redis-cluster.mjs';
 /** The busiest master's share of all script time that a sale spread over buckets should stay under. */
 export const BUSIEST_MASTER_SCRIPT_SHARE = 0.4;
 const CLUSTER_MASTERS = 3;
+/** The durable acknowledgement's settings, measured in this order (docs/failure-model.md). */
+const DURABLE_ACK_SETTINGS = ['off', 'replica'];
 
 export async function runScale(run) {
   run.results.scale = {
     processes: await measureApiProcesses(run),
     cluster: await measureClusterBuckets(run),
+    durableAck: await measureDurableAck(run),
   };
 }
 
@@ -133,19 +140,47 @@ function purchaseRuns(run, saleId, buckets = 1) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Redis Cluster, one hot sale over K buckets
+// Redis Cluster: the cluster, and a stack of its own on it
 
-async function measureClusterBuckets(run) {
-  log(`scale: starting a ${CLUSTER_MASTERS}-master Redis Cluster`);
+/**
+ * A local Redis Cluster of CLUSTER_MASTERS masters (each with `replicasPerMaster` replicas) for as long
+ * as `use({ nodes, cluster })` runs: `nodes` (clusterNodes) and `cluster`, the app's own cluster client
+ * (for the buyers' submit tokens, and cluster-wide reads). Stopped afterwards, whatever happened.
+ */
+async function withRedisCluster(run, { name, replicasPerMaster = 0, nodeTimeoutMs }, use) {
+  log(
+    `scale: starting a ${CLUSTER_MASTERS}-master Redis Cluster` +
+      (replicasPerMaster ? ` with ${replicasPerMaster} replica per master` : ''),
+  );
   state.redisCluster = await startRedisCluster({
     masters: CLUSTER_MASTERS,
-    dir: path.join(TMP, 'redis-cluster'),
-    // Under the bench's load a master may stall past the tests' 2 s; with no replica it would only fail.
-    nodeTimeoutMs: 5_000,
+    replicasPerMaster,
+    // A directory per cluster: a node config file left by an earlier cluster on the same port would rejoin it.
+    dir: path.join(TMP, name),
+    nodeTimeoutMs,
     onUnexpectedExit: childDied,
   });
-  const nodes = await clusterNodes(state.redisCluster);
-  const database = createExtraDatabase('cluster');
+  let nodes = [];
+  let cluster;
+  try {
+    nodes = await clusterNodes(state.redisCluster);
+    const { createRedisClient } = require('@flash-sale/redis');
+    cluster = createRedisClient({ url: run.redisUrl, clusterNodes: nodes.map((node) => node.address) });
+    return await use({ nodes, cluster });
+  } finally {
+    cluster?.disconnect();
+    for (const node of nodes) node.client.disconnect();
+    await state.redisCluster.stop();
+    state.redisCluster = undefined;
+  }
+}
+
+/**
+ * An API and a worker of their own on the Redis Cluster `nodes` and `database` (`env`: more settings
+ * of theirs), up and ready: the admin's `sales`, the load `target` for purchaseRuns (CPU of every
+ * node, masters and replicas, and `INFO commandstats` of each), and `stop()`.
+ */
+async function startClusterStack(run, { name, nodes, cluster, database, env: extraEnv = {} }) {
   const port = await freePort();
   const env = {
     ...run.appEnv,
@@ -153,54 +188,89 @@ async function measureClusterBuckets(run) {
     DATABASE_URL: database.url,
     REDIS_CLUSTER_NODES: nodes.map((node) => node.address).join(','),
     WORKER_METRICS_PORT: String(await freePort()),
+    ...extraEnv,
   };
-  const api = startChild('api-cluster', APP_DIST.api, env);
-  const worker = startChild('worker-cluster', APP_DIST.worker, env);
+  const api = startChild(`api-${name}`, APP_DIST.api, env);
+  const worker = startChild(`worker-${name}`, APP_DIST.worker, env);
+  const stop = () => Promise.all([stopChild(api), stopChild(worker)]);
   const baseUrl = `http://127.0.0.1:${port}`;
-  const { createRedisClient } = require('@flash-sale/redis');
-  const cluster = createRedisClient({ url: run.redisUrl, clusterNodes: env.REDIS_CLUSTER_NODES.split(',') });
   try {
     await waitForHttp(`${baseUrl}/api/sales`, api);
     await waitForLog(worker, 'Worker consuming');
-    log(`scale: cluster stack up (API ${baseUrl} pid ${api.pid}, worker pid ${worker.pid}, database ${database.name})`);
-    const sales = await adminSales(httpClient(baseUrl));
-    const target = {
-      baseUrl,
-      pids: { api: api.pid, worker: worker.pid, redis: nodes.map((node) => node.pid) },
-      redisNodes: nodes.map((node) => ({ name: node.address, client: node.client })),
-      worker,
-      database: database.name,
-      redis: cluster,
-    };
-    const rows = [];
-    for (const buckets of [1, SETTINGS.scaleBuckets])
-      rows.push(await measureBuckets(run, { sales, target, nodes, cluster, buckets }));
+    const settings = Object.entries(extraEnv).map(([key, value]) => `, ${key}=${value}`);
+    log(
+      `scale: ${name} stack up (API ${baseUrl} pid ${api.pid}, worker pid ${worker.pid}, ` +
+        `database ${database.name}${settings.join('')})`,
+    );
     return {
-      masters: nodes.map(({ address, slots }) => ({ address, slots })),
-      rows,
-      busiestShareTarget: BUSIEST_MASTER_SCRIPT_SHARE,
+      sales: await adminSales(httpClient(baseUrl)),
+      target: {
+        baseUrl,
+        pids: { api: api.pid, worker: worker.pid, redis: nodes.map((node) => node.pid) },
+        redisNodes: nodes.map((node) => ({ name: node.address, client: node.client })),
+        worker,
+        database: database.name,
+        redis: cluster,
+      },
+      stop,
     };
-  } finally {
-    cluster.disconnect();
-    for (const node of nodes) node.client.disconnect();
-    await Promise.all([stopChild(api), stopChild(worker)]);
-    await state.redisCluster.stop();
-    state.redisCluster = undefined;
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }
 
-/** Each master's address, pid, slot ranges (`first-last, …`) and a plain client of its own (INFO, KEYSLOT). */
+/**
+ * Every node's address, pid, role (`master`, or `replica` of `replicaOf`), slot ranges (`first-last, …`;
+ * a replica's are empty) and a plain client of its own (INFO, KEYSLOT). The role is each node's own word
+ * (`INFO replication`): another node's `CLUSTER NODES` can still show a fresh replica as a master.
+ */
 async function clusterNodes(redisCluster) {
   const { Redis } = require('ioredis');
   const topology = await redisCluster.topology();
-  return redisCluster.ports.map((port) => ({
-    address: `127.0.0.1:${port}`,
-    pid: redisCluster.pid(port),
-    slots: (topology.find((node) => node.port === port)?.slots ?? [])
-      .map(([first, last]) => (first === last ? `${first}` : `${first}-${last}`))
-      .join(', '),
-    client: new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }),
-  }));
+  return Promise.all(
+    redisCluster.ports.map(async (port) => {
+      const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 });
+      const replication = await client.info('replication');
+      const masterPort = /^master_port:(\d+)/m.exec(replication)?.[1];
+      const replica = /^role:slave/m.test(replication) && masterPort !== undefined;
+      return {
+        address: `127.0.0.1:${port}`,
+        pid: redisCluster.pid(port),
+        role: replica ? 'replica' : 'master',
+        ...(replica && { replicaOf: `127.0.0.1:${masterPort}` }),
+        slots: replica
+          ? ''
+          : (topology.find((node) => node.port === port)?.slots ?? [])
+              .map(([first, last]) => (first === last ? `${first}` : `${first}-${last}`))
+              .join(', '),
+        client,
+      };
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis Cluster, one hot sale over K buckets
+
+function measureClusterBuckets(run) {
+  // Under the bench's load a master may stall past the tests' 2 s; with no replica it would only fail.
+  return withRedisCluster(run, { name: 'redis-cluster', nodeTimeoutMs: 5_000 }, async ({ nodes, cluster }) => {
+    const database = createExtraDatabase('cluster');
+    const stack = await startClusterStack(run, { name: 'cluster', nodes, cluster, database });
+    try {
+      const rows = [];
+      for (const buckets of [1, SETTINGS.scaleBuckets])
+        rows.push(await measureBuckets(run, { sales: stack.sales, target: stack.target, nodes, cluster, buckets }));
+      return {
+        masters: nodes.map(({ address, slots }) => ({ address, slots })),
+        rows,
+        busiestShareTarget: BUSIEST_MASTER_SCRIPT_SHARE,
+      };
+    } finally {
+      await stack.stop();
+    }
+  });
 }
 
 async function measureBuckets(run, { sales, target, nodes, cluster, buckets }) {
@@ -263,4 +333,105 @@ async function saleSlotMaster(cluster, nodes, saleId) {
   const slot = await nodes[0].client.cluster('KEYSLOT', new KeyBuilder(REDIS_KEY_PREFIX).sale(String(saleId)).stock);
   const serving = (await cluster.cluster('SLOTS')).find(([first, last]) => slot >= first && slot <= last);
   return serving ? `${serving[2][0]}:${serving[2][1]}` : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Durable acknowledgement: DURABLE_ACK=off, then replica, on a cluster with a replica per master
+
+function measureDurableAck(run) {
+  const options = {
+    name: 'redis-cluster-replicas',
+    replicasPerMaster: 1,
+    // A failover in the middle of a run (a master stalled past the node timeout on a loaded machine)
+    // would measure the failover, not the acknowledgement.
+    nodeTimeoutMs: 15_000,
+  };
+  return withRedisCluster(run, options, async ({ nodes, cluster }) => {
+    const database = createExtraDatabase('durable');
+    const rows = [];
+    for (const setting of DURABLE_ACK_SETTINGS) {
+      // Fresh processes per setting: DURABLE_ACK is read as the API starts.
+      const stack = await startClusterStack(run, {
+        name: `durable-ack-${setting}`,
+        nodes,
+        cluster,
+        database,
+        env: { DURABLE_ACK: setting },
+      });
+      try {
+        rows.push(await measureDurableAckSetting(run, { setting, stack, nodes, cluster }));
+      } finally {
+        await stack.stop();
+      }
+    }
+    const [off, replica] = rows;
+    const ratios = {
+      reqPerSec: ratio(replica.reqPerSec, off.reqPerSec),
+      p50: ratio(replica.latencyMs.p50, off.latencyMs.p50),
+      p99: ratio(replica.latencyMs.p99, off.latencyMs.p99),
+      apiCpuUs: ratio(replica.perAccepted.apiCpuUs, off.perAccepted.apiCpuUs),
+      machineCpuUs: ratio(replica.perAccepted.machineCpuUs, off.perAccepted.machineCpuUs),
+      redisUs: ratio(replica.perAccepted.redisUs, off.perAccepted.redisUs),
+      mastersRedisUs: ratio(replica.redisUsByRole.masters, off.redisUsByRole.masters),
+      replicasRedisUs: ratio(replica.redisUsByRole.replicas, off.redisUsByRole.replicas),
+    };
+    log(
+      `scale: DURABLE_ACK replica / off: purchases/s ×${ratios.reqPerSec}, p50 ×${ratios.p50}, p99 ×${ratios.p99}, ` +
+        `API CPU per purchase ×${ratios.apiCpuUs}, machine CPU per purchase ×${ratios.machineCpuUs}, ` +
+        `Redis µs per purchase ×${ratios.redisUs} (masters ×${ratios.mastersRedisUs}, replicas ×${ratios.replicasRedisUs})`,
+    );
+    return {
+      nodes: nodes.map(({ address, role, replicaOf, slots }) => ({ address, role, replicaOf, slots })),
+      rows,
+      ratios,
+    };
+  });
+}
+
+async function measureDurableAckSetting(run, { setting, stack, nodes, cluster }) {
+  const name = `Redis Cluster with replicas, DURABLE_ACK=${setting}`;
+  const sale = await stack.sales.create(`bench scale: ${name}`, SETTINGS.liveStock);
+  const { redisCommandsByNode, ...measured } = await purchaseRuns(run, sale.id, sale.buckets ?? 1).measure(
+    name,
+    stack.target,
+  );
+  const { accepted } = measured.perAccepted;
+  const roleOf = new Map(nodes.map((node) => [node.address, node.role]));
+  const perNode = redisCommandsByNode.map(({ node, totalUsec, waitCalls }) => ({
+    node,
+    role: roleOf.get(node),
+    totalUsec,
+    usPerPurchase: accepted ? round(totalUsec / accepted, 1) : null,
+    waitCalls,
+  }));
+  const usOf = (role) =>
+    accepted
+      ? round(perNode.filter((node) => node.role === role).reduce((sum, node) => sum + node.totalUsec, 0) / accepted, 1)
+      : null;
+  const waitCalls = perNode.reduce((sum, node) => sum + node.waitCalls, 0);
+  // Whether the setting engaged: DURABLE_ACK=replica sends WAIT to the bucket's master (one per batch of
+  // purchases), `off` never does; nothing else in the app sends WAIT.
+  const engaged = setting === 'replica' ? waitCalls > 0 : waitCalls === 0;
+  run.check(
+    `scale, ${name}: ${setting === 'replica' ? 'the masters ran WAIT' : 'no WAIT ran'}`,
+    engaged,
+    `${waitCalls} WAIT calls during the measured run`,
+  );
+  const row = {
+    setting,
+    saleId: sale.id,
+    saleSlotMaster: await saleSlotMaster(cluster, nodes, sale.id),
+    ...measured,
+    redisUsByRole: { masters: usOf('master'), replicas: usOf('replica') },
+    nodes: perNode,
+    waitCalls,
+    waitCallsPerPurchase: accepted ? round(waitCalls / accepted, 3) : null,
+  };
+  log(
+    `scale: ${name}: ${row.reqPerSec} purchases/s, p50 ${row.latencyMs.p50} p99 ${row.latencyMs.p99} ms; per purchase: ` +
+      `API CPU ${row.perAccepted.apiCpuUs} µs, machine CPU ${row.perAccepted.machineCpuUs} µs, Redis ` +
+      `${row.perAccepted.redisUs} µs (masters ${row.redisUsByRole.masters}, replicas ${row.redisUsByRole.replicas}); ` +
+      `WAIT calls ${waitCalls} (${row.waitCallsPerPurchase} per purchase)`,
+  );
+  return row;
 }
