@@ -112,9 +112,16 @@ export class MachinesCluster implements SystemUnderTest {
 
   /**
    * The MySQL primary lost (its process killed, or its machine cut off) and its replica promoted; false
-   * if refused (no replica to promote, or one the primary was not waiting for).
+   * if refused (no replica to promote, or one the primary was not waiting for). `lagFirstMs` > 0: what the
+   * primary sends its replica is lost that long first (kept in force until a heal), as a replica that fell
+   * behind before its primary died — the failover that loses commits where nothing waits for the replica.
    */
-  async failOverMysql(fence: 'kill' | 'isolate'): Promise<boolean> {
+  async failOverMysql(fence: 'kill' | 'isolate', lagFirstMs: number): Promise<boolean> {
+    const { primary, replica } = this.deployment.mysqlPair.roles();
+    if (lagFirstMs > 0 && replica !== undefined) {
+      await this.apply({ label: `cut(${primary} -> ${replica})`, cuts: [[primary, replica]], isolated: [] });
+      await new Promise((resolve) => setTimeout(resolve, lagFirstMs));
+    }
     const result = await this.deployment.mysqlPair.failover(fence);
     if ('refused' in result) return false;
     this.mysqlFailover = `mysqlFailover(${result.fenced} ${fence === 'kill' ? 'killed' : 'cut off'}, ${result.promoted} promoted)`;

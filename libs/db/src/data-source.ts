@@ -41,6 +41,15 @@ export const MIGRATIONS = [
   OversoldPeak1764800000000,
 ];
 
+/**
+ * TCP keepalive on every MySQL connection, probing after this much silence (then every second, ten
+ * times: libuv's settings). A connection whose server vanished without a word — its machine cut off, its
+ * address moved to a promoted replica — while a query waits for the answer sends nothing, so nothing
+ * would ever tell it; the probes do, within about 15 s, and the pool replaces it. A live server that is
+ * merely slow (a commit waiting for its semi-synchronous replica) answers the probes and is waited for.
+ */
+const KEEPALIVE_IDLE_MS = 5_000;
+
 export interface DatabaseOptions {
   url: string;
   /** Connections in the pool; the worker's group commit needs few, the API's reads a few more. */
@@ -60,7 +69,12 @@ export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
     supportBigNumbers: true,
     bigNumberStrings: true,
     poolSize: options.poolSize ?? 10,
-    extra: { connectionLimit: options.poolSize ?? 10, waitForConnections: true },
+    extra: {
+      connectionLimit: options.poolSize ?? 10,
+      waitForConnections: true,
+      enableKeepAlive: true,
+      keepAliveInitialDelay: KEEPALIVE_IDLE_MS,
+    },
   };
 }
 

@@ -148,18 +148,28 @@ export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrar
   }
   if (kinds.has('mysql-failover')) {
     arbitraries.push(
-      fc.tuple(fc.constantFrom('kill' as const, 'isolate' as const), holdMs).map(([fence, hold]) =>
-        command(
-          `mysqlFailover(primary ${fence === 'kill' ? 'killed' : 'cut off'}), hold ${hold}ms`,
-          (m) => !m.mysqlFailedOver,
-          async (m, real) => {
-            // Refused where the replica may lack commits a client was told of (it was not being waited for).
-            count(real, (await machines(real).failOverMysql(fence)) ? 'mysql-failover' : 'mysql-failover-refused');
-            m.mysqlFailedOver = true;
-            await sleep(hold);
-          },
+      fc
+        .tuple(
+          fc.constantFrom('kill' as const, 'isolate' as const),
+          // Half the time the replica stops receiving a while before its primary is lost.
+          fc.oneof(fc.constant(0), fc.integer({ min: 500, max: 4_000 })),
+          holdMs,
+        )
+        .map(([fence, lagFirstMs, hold]) =>
+          command(
+            `mysqlFailover(primary ${fence === 'kill' ? 'killed' : 'cut off'}${lagFirstMs > 0 ? `, its replica cut off from it ${lagFirstMs}ms before` : ''}), hold ${hold}ms`,
+            (m) => !m.mysqlFailedOver,
+            async (m, real) => {
+              // Refused where the replica may lack commits a client was told of (it was not being waited for).
+              const failedOver = await machines(real).failOverMysql(fence, lagFirstMs);
+              count(real, failedOver ? 'mysql-failover' : 'mysql-failover-refused');
+              m.mysqlFailedOver = true;
+              // The replica's cut stays in force: a heal undoes it with the others.
+              if (lagFirstMs > 0) m.networkFaults += 1;
+              await sleep(hold);
+            },
+          ),
         ),
-      ),
     );
   }
   if (NETWORK_FAULT_KINDS.some((kind) => kinds.has(kind))) {
