@@ -35,9 +35,7 @@ interface FailoverOutcome {
  * more on that connection, until its keepalive gives up on it (libs/db data-source.ts).
  */
 async function buyThroughAFailover(
-  deployment: MachineDeployment,
-  balanced: ApiClient,
-  admin: string,
+  { deployment, balanced, admin }: { deployment: MachineDeployment; balanced: ApiClient; admin: string },
   fence: 'kill' | 'isolate',
 ) {
   const saleId = (await balanced.createSale(admin, { stock: STOCK })).id;
@@ -77,48 +75,53 @@ async function buyThroughAFailover(
   return { failover, outcome: { promised, written, saleId } satisfies FailoverOutcome };
 }
 
-describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchronous replication)', () => {
-  let dir: string;
-  let deployment: MachineDeployment;
-  let balanced: ApiClient;
-  let admin: string;
-
+/** The deployment as machines for one describe block: started before its tests, torn down after them. */
+function deploymentOf(mysqlReplication: 'semi-sync' | 'async') {
+  const world = {} as { dir: string; deployment: MachineDeployment; balanced: ApiClient; admin: string };
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mysql-failover-spec-'));
-    deployment = await startMachineDeployment({ dir });
-    balanced = new ApiClient(deployment.baseUrl);
-    admin = await balanced.adminToken(ADMIN_PASSWORD);
+    world.dir = mkdtempSync(join(tmpdir(), `mysql-failover-${mysqlReplication}-spec-`));
+    world.deployment = await startMachineDeployment({ dir: world.dir, mysqlReplication });
+    world.balanced = new ApiClient(world.deployment.baseUrl);
+    world.admin = await world.balanced.adminToken(ADMIN_PASSWORD);
   }, 180_000);
-
   afterAll(async () => {
-    await balanced?.close();
-    await deployment?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await world.balanced?.close();
+    await world.deployment?.stop();
+    if (world.dir) rmSync(world.dir, { recursive: true, force: true });
   }, 60_000);
+  return world;
+}
+
+describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchronous replication)', () => {
+  const world = deploymentOf('semi-sync');
 
   const everyPromiseKept = async (outcome: FailoverOutcome) => {
     expect(outcome.promised.length).toBeGreaterThan(0);
     expect((await outcome.written(60_000)).sort()).toEqual([...outcome.promised].sort());
-    const audit = await balanced.call<{ ok: boolean }>('GET', `/api/admin/sales/${outcome.saleId}/audit`, {
-      token: admin,
+    const audit = await world.balanced.call<{ ok: boolean }>('GET', `/api/admin/sales/${outcome.saleId}/audit`, {
+      token: world.admin,
     });
     expect(audit.body).toMatchObject({ ok: true });
   };
 
   it('the primary killed mid-burst: the promoted replica holds every order a buyer was promised; the lost primary comes back as its replica', async () => {
-    const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin, 'kill');
+    const { failover, outcome } = await buyThroughAFailover(world, 'kill');
     expect(failover).toEqual({ promoted: 'mysql-2', fenced: 'mysql-1' });
     await everyPromiseKept(outcome);
 
-    await deployment.settle();
-    expect(deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-2', replica: 'mysql-1', fenced: undefined });
+    await world.deployment.settle();
+    expect(world.deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-2', replica: 'mysql-1', fenced: undefined });
     // The rebuilt machine has every row, and follows: a purchase after the restore reaches it too.
-    const laterSale = (await balanced.createSale(admin)).id;
-    const buyer = await balanced.guest();
-    const bought = await balanced.buy(laterSale, buyer.token);
+    const laterSale = (await world.balanced.createSale(world.admin)).id;
+    const buyer = await world.balanced.guest();
+    const bought = await world.balanced.buy(laterSale, buyer.token);
     expect(bought.status).toBe(202);
-    await balanced.orderWritten(bought.body.orderNo, buyer.token, 30_000);
-    const rebuilt = await createConnection({ host: deployment.mysql.primary, user: 'root', database: 'flash_sale' });
+    await world.balanced.orderWritten(bought.body.orderNo, buyer.token, 30_000);
+    const rebuilt = await createConnection({
+      host: world.deployment.mysql.primary,
+      user: 'root',
+      database: 'flash_sale',
+    });
     try {
       await waitFor(
         'the rebuilt replica to hold the new order and every promised one',
@@ -137,37 +140,21 @@ describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchro
   }, 240_000);
 
   it("and back, the primary's machine cut off mid-burst: writers waiting on it give up on their silent connections and write every promised order to the promoted replica", async () => {
-    const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin, 'isolate');
+    const { failover, outcome } = await buyThroughAFailover(world, 'isolate');
     expect(failover).toEqual({ promoted: 'mysql-1', fenced: 'mysql-2' });
     await everyPromiseKept(outcome);
-    await deployment.settle();
-    expect(deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-1', replica: 'mysql-2', fenced: undefined });
+    await world.deployment.settle();
+    expect(world.deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-1', replica: 'mysql-2', fenced: undefined });
   }, 240_000);
 });
 
 describeWithMachines(
   'a MySQL primary failover under asynchronous replication (what the semi-synchronous wait prevents)',
   () => {
-    let dir: string;
-    let deployment: MachineDeployment;
-    let balanced: ApiClient;
-    let admin: string;
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'mysql-failover-async-spec-'));
-      deployment = await startMachineDeployment({ dir, mysqlReplication: 'async' });
-      balanced = new ApiClient(deployment.baseUrl);
-      admin = await balanced.adminToken(ADMIN_PASSWORD);
-    }, 180_000);
-
-    afterAll(async () => {
-      await balanced?.close();
-      await deployment?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }, 60_000);
+    const world = deploymentOf('async');
 
     it('the same schedule loses orders the workers had written and the buyers were promised', async () => {
-      const { failover, outcome } = await buyThroughAFailover(deployment, balanced, admin, 'kill');
+      const { failover, outcome } = await buyThroughAFailover(world, 'kill');
       expect(failover).toEqual({ promoted: 'mysql-2', fenced: 'mysql-1' });
       expect(outcome.promised.length).toBeGreaterThan(0);
       const written = await outcome.written(20_000);
