@@ -2,7 +2,7 @@ import { judgeAnswers } from './answer-rules';
 import type { FinalState } from './checker';
 import { History, type Operation } from './history';
 import type { EndsAtSample } from './sale-window';
-import type { RunWorld } from './world';
+import { RunWorld } from './world';
 
 /**
  * The answer rules' judgement of a promised token's later answers (docs/failure-model.md, "The answer
@@ -21,6 +21,7 @@ describe('answer rules: one token, the same answer from every process', () => {
       window: { samples },
       sale: { stock: 10 },
       dataLossAfter: () => undefined,
+      mysqlChangeVisibleFrom: (stampedAt: number) => stampedAt,
     } as unknown as RunWorld;
     const state = {
       orders: [
@@ -173,7 +174,13 @@ describe('answer rules: a replay answers the order as it is', () => {
   function judge(
     replayStatus: string,
     rowStatus: string,
-    replay: { faultsActive?: string; afterMs?: number; cancelled?: boolean } = {},
+    replay: {
+      faultsActive?: string;
+      afterMs?: number;
+      cancelled?: boolean;
+      /** Spans in which MySQL's primary held its commits for its replica. */
+      commitHolds?: { from: number; until?: number }[];
+    } = {},
   ) {
     const history = new History();
     const base = { api: 0, buyer: 1, faultsActive: '', subject: 'tok', quantity: 1 } as const;
@@ -211,11 +218,14 @@ describe('answer rules: a replay answers the order as it is', () => {
       sentAt,
       answeredAt: sentAt + 5,
     });
+    const commitHolds = { mysqlCommitHolds: replay.commitHolds ?? [] };
     const world = {
       history,
       window: { samples: [] },
       sale: { stock: 10 },
       dataLossAfter: () => undefined,
+      mysqlChangeVisibleFrom: (stampedAt: number) =>
+        RunWorld.prototype.mysqlChangeVisibleFrom.call(commitHolds, stampedAt),
     } as unknown as RunWorld;
     const state = {
       orders: [
@@ -237,6 +247,19 @@ describe('answer rules: a replay answers the order as it is', () => {
     expect(expired(2_500, 'mysql slow')).toEqual([]);
     expect(expired(12_000, 'mysql slow')).toEqual(['a replay answers the order as it is']);
     expect(expired(2_500, 'mysql paused')).toEqual([]);
+  });
+
+  it('an expiry whose commit the primary held for its cut-off replica is judged from when the link was back', () => {
+    const expired = (afterMs: number, commitHolds: { from: number; until?: number }[]) =>
+      judge('PENDING_PAYMENT', 'EXPIRED', { cancelled: false, afterMs, commitHolds });
+    // Stamped at T + 1005, inside a hold from T + 500 to T + 8000: seen from T + 18000 at the earliest.
+    const heldUntilHeal = [{ from: T + 500, until: T + 8_000 }];
+    expect(expired(5_000, heldUntilHeal)).toEqual([]);
+    expect(expired(15_000, heldUntilHeal)).toEqual([]);
+    expect(expired(20_000, heldUntilHeal)).toEqual(['a replay answers the order as it is']);
+    // Held to the end of the run: never judged. A hold over before the stamp changes nothing.
+    expect(expired(60_000, [{ from: T + 500 }])).toEqual([]);
+    expect(expired(2_500, [{ from: T - 5_000, until: T }])).toEqual(['a replay answers the order as it is']);
   });
 
   it('the order answered CANCELLED passes', () => {

@@ -246,7 +246,9 @@ function orderAsItIs(world: RunWorld, state: FinalState, byToken: Map<string, Op
       // MySQL races the commit at the resume: not judged.
       if (operation.faultsActive.includes('mysql paused')) continue;
       const grace = operation.faultsActive.includes('mysql slow') ? SLOW_COMMIT_GRACE_MS : RETURN_GRACE_MS;
-      const leftAt = Math.min(row.updatedAt + grace, cancelledAt.get(operation.orderNo) ?? Infinity);
+      // A change whose commit the primary held for its replica was seen only once the replica had it.
+      const changedAt = world.mysqlChangeVisibleFrom(row.updatedAt);
+      const leftAt = Math.min(changedAt + grace, cancelledAt.get(operation.orderNo) ?? Infinity);
       if (operation.sentAt < leftAt) continue;
       if (operation.orderStatus === 'QUEUED' || operation.orderStatus === 'PENDING_PAYMENT') {
         violations.push({

@@ -130,6 +130,7 @@ async function settleAndCheck(
 ): Promise<Violation[]> {
   const violations: Violation[] = [];
   await cluster.restoreAll();
+  world.releaseMysqlCommits();
   const quiet = await waitForQuiet(cluster, world, adminJwt);
   if (quiet) {
     // Promises given once the audit found nothing unwritten (the trickle buys on) may still be on their way.

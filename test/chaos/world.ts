@@ -70,6 +70,13 @@ export interface Answer {
 }
 
 /**
+ * After a cut between the MySQL machines heals, how soon the replica has reconnected and acknowledged
+ * what it missed, so that the commits its primary held are seen: a reconnect a second (MASTER_CONNECT_RETRY),
+ * or TCP resending on its backoff over a connection the cut left open.
+ */
+const MYSQL_REPLICA_BACK_WITHIN_MS = 10_000;
+
+/**
  * One run's clients: buyers of one fresh sale, and what each of them sent and was told (the history).
  * Clients behave like the storefront: they mint a token, buy with it, and resend the same token.
  */
@@ -81,6 +88,12 @@ export class RunWorld {
    * lost, as docs/failure-model.md allows for that setting.
    */
   readonly dataLosses: { kind: string; at: number }[] = [];
+  /**
+   * Spans in which the machines world's MySQL primary could not reach its replica and so held every
+   * commit for it (semi-synchronous replication, docs/operations.md "MySQL on two machines"): a change
+   * stamped by its statement inside one became visible only once the link was back.
+   */
+  readonly mysqlCommitHolds: { from: number; until?: number }[] = [];
   /** The promises the checker found lost that way (counted apart from the violations). */
   readonly lostAsDocumented: string[] = [];
   readonly buyers: Buyer[] = [];
@@ -236,7 +249,6 @@ export class RunWorld {
     });
   }
 
-  /** Order numbers some client was promised (2xx), with their buyer. */
   /** Redis is about to lose acknowledged data (`kind`: the fault that emulates the setting). */
   noteDataLoss(kind: string): void {
     this.dataLosses.push({ kind, at: Date.now() });
@@ -247,6 +259,32 @@ export class RunWorld {
     return this.dataLosses.find((loss) => loss.at > instant);
   }
 
+  /** From now, MySQL's primary may hold its commits: its semi-synchronous replica is cut off from it. */
+  holdMysqlCommits(): void {
+    if (this.mysqlCommitHolds.at(-1)?.until === undefined && this.mysqlCommitHolds.length > 0) return;
+    this.mysqlCommitHolds.push({ from: Date.now() });
+  }
+
+  /** The link between the MySQL machines is back (a heal, the run's settling). */
+  releaseMysqlCommits(): void {
+    const open = this.mysqlCommitHolds.at(-1);
+    if (open && open.until === undefined) open.until = Date.now();
+  }
+
+  /**
+   * The first instant a reader may have seen a MySQL change whose statement ran (and stamped the row) at
+   * `stampedAt`: at once, or, if its commit was held for the replica, once the link was back and the
+   * replica had caught up with what it missed (MYSQL_REPLICA_BACK_WITHIN_MS).
+   */
+  mysqlChangeVisibleFrom(stampedAt: number): number {
+    const hold = this.mysqlCommitHolds.find(
+      ({ from, until }) => from <= stampedAt && (until === undefined || stampedAt < until),
+    );
+    if (!hold) return stampedAt;
+    return hold.until === undefined ? Infinity : hold.until + MYSQL_REPLICA_BACK_WITHIN_MS;
+  }
+
+  /** Order numbers some client was promised (2xx), with their buyer. */
   promisedOrders(): { orderNo: string; buyer: number }[] {
     const seen = new Map<string, number>();
     for (const operation of this.history.operations) {

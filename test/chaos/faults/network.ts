@@ -61,6 +61,15 @@ function between(sideA: readonly string[], sideB: readonly string[]): [string, s
   return sideA.flatMap((a) => sideB.flatMap((b) => bothWays(a, b)));
 }
 
+/** Whether a fault cuts the MySQL machines apart: the primary then holds its commits for its replica. */
+function seversMysql(fault: NetworkFault): boolean {
+  const [one, other] = MYSQL;
+  return (
+    fault.isolated.some((machine) => MYSQL.includes(machine)) ||
+    fault.cuts.some(([from, to]) => (from === one && to === other) || (from === other && to === one))
+  );
+}
+
 /** A network fault applied, held `hold` ms, and kept in force. */
 function networkFault(kind: FaultKind, fault: NetworkFault, hold: number): ChaosCommand {
   return command(
@@ -68,6 +77,7 @@ function networkFault(kind: FaultKind, fault: NetworkFault, hold: number): Chaos
     (m) => m.networkFaults < MOST_IN_FORCE,
     async (m: Model, real: Real) => {
       count(real, kind);
+      if (seversMysql(fault)) real.world.holdMysqlCommits();
       await machines(real).apply(fault);
       m.networkFaults += 1;
       await sleep(hold);
@@ -161,6 +171,7 @@ export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrar
             (m) => !m.mysqlFailedOver,
             async (m, real) => {
               // Refused where the replica may lack commits a client was told of (it was not being waited for).
+              if (lagFirstMs > 0) real.world.holdMysqlCommits();
               const failedOver = await machines(real).failOverMysql(fence, lagFirstMs);
               count(real, failedOver ? 'mysql-failover' : 'mysql-failover-refused');
               m.mysqlFailedOver = true;
@@ -181,6 +192,7 @@ export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrar
           async (m, real) => {
             await sleep(afterMs);
             await machines(real).healAll();
+            real.world.releaseMysqlCommits();
             m.networkFaults = 0;
           },
         ),
