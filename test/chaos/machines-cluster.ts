@@ -61,7 +61,6 @@ export class MachinesCluster implements SystemUnderTest {
    */
   readonly quietWithinMs = 30_000;
   readonly redisKeyPrefix: string;
-  readonly databaseUrl: string;
   /** Its APIs never restart mid-exploration: no warm-up sale appears after a run's census. */
   readonly lastLeftoverSweepAtMs = 0;
   private readonly inForce: NetworkFault[] = [];
@@ -75,7 +74,6 @@ export class MachinesCluster implements SystemUnderTest {
     // Both of the schedule's "API instances" are the balancer: a buyer never picks the machine.
     this.apiUrls = [deployment.baseUrl, deployment.baseUrl];
     this.redisKeyPrefix = deployment.appEnv['REDIS_KEY_PREFIX'] ?? 'fs';
-    this.databaseUrl = deployment.databaseUrl;
   }
 
   /**
@@ -95,6 +93,16 @@ export class MachinesCluster implements SystemUnderTest {
     const cluster = new MachinesCluster(dir, deployment);
     MachinesCluster.running.add(cluster);
     return cluster;
+  }
+
+  /**
+   * The MySQL primary at its machine's own address, not the floating one the apps use: the checker reads
+   * straight from whichever machine is the primary now, past the address a failover moves.
+   */
+  get databaseUrl(): string {
+    const url = new URL(this.deployment.databaseUrl);
+    url.hostname = this.network.machines[this.deployment.mysqlPair.roles().primary]!.address;
+    return url.toString();
   }
 
   get network(): MachineDeployment['network'] {

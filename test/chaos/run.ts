@@ -50,7 +50,7 @@ export async function playRun(
   const model: Model = initialModel(shape.strategy);
   const world = new RunWorld(cluster, sale, () => cluster.faultsInForce());
   world.adminJwt = adminJwt;
-  world.window = new SaleWindowSampler(cluster.databaseUrl, sale.id);
+  world.window = new SaleWindowSampler(() => cluster.databaseUrl, sale.id);
   const trickle = context.crowd ? new SoldOutTrickle(world) : undefined;
   const real: Real = { world, cluster, faults: context.faults, played: 0 };
   try {

@@ -29,8 +29,9 @@ export class SaleWindowSampler {
   private chain: Promise<void> = Promise.resolve();
   private stopped = false;
 
+  /** `databaseUrl`: asked at each connection (the machines world's primary may have moved since). */
   constructor(
-    private readonly databaseUrl: string,
+    private readonly databaseUrl: () => string,
     private readonly saleId: string,
   ) {}
 
@@ -69,7 +70,7 @@ export class SaleWindowSampler {
   }
 
   private connect(): Promise<Connection> {
-    return createConnection({ uri: this.databaseUrl, timezone: 'Z', connectTimeout: READING_TIMEOUT_MS });
+    return createConnection({ uri: this.databaseUrl(), timezone: 'Z', connectTimeout: READING_TIMEOUT_MS });
   }
 
   async stop(): Promise<void> {

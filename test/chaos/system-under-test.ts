@@ -15,7 +15,10 @@ export interface SystemUnderTest {
   readonly adminPassword: string;
   /** Redis's key prefix, for the checker's reads of the sale's keys. */
   readonly redisKeyPrefix: string;
-  /** Straight to MySQL, for the checker and the sale's window (never through anything a fault touches). */
+  /**
+   * Straight to MySQL's primary, for the checker and the sale's window (never through anything a fault
+   * touches); read it each time it is needed: in the machines world a failover moves the primary.
+   */
   readonly databaseUrl: string;
   /** When the latest API start began whose warm-up swept earlier warm-ups' ended sales (0: none seen). */
   readonly lastLeftoverSweepAtMs: number;
