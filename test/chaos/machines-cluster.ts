@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 import {
   ADMIN_PASSWORD,
@@ -134,6 +134,32 @@ export class MachinesCluster implements SystemUnderTest {
     if ('refused' in result) return false;
     this.mysqlFailover = `mysqlFailover(${result.fenced} ${fence === 'kill' ? 'killed' : 'cut off'}, ${result.promoted} promoted)`;
     return true;
+  }
+
+  /**
+   * The Redis machine whose master serves `key`'s slot now, as the cluster's own nodes tell it (`CLUSTER
+   * SLOTS`, asked of the first node that answers from this host).
+   */
+  async redisMachineServing(key: string): Promise<string> {
+    const machineAt = (ip: string) =>
+      Object.values(this.network.machines).find((machine) => machine.address === ip)?.name;
+    for (const { host, port } of this.deployment.redisMasters) {
+      const node = new Redis({ host, port, lazyConnect: true, connectTimeout: 2_000, commandTimeout: 2_000 });
+      node.on('error', () => undefined);
+      try {
+        await node.connect();
+        const slot = Number(await node.call('CLUSTER', 'KEYSLOT', key));
+        const ranges = (await node.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+        const served = ranges.find(([low, high]) => slot >= low && slot <= high);
+        const machine = served && machineAt(served[2][0]);
+        if (machine) return machine;
+      } catch {
+        // This node cannot say now: the next one may.
+      } finally {
+        node.disconnect();
+      }
+    }
+    throw new ExplorerError(`no Redis machine could say which master serves ${key}`);
   }
 
   get faultsInForceCount(): number {

@@ -1,3 +1,4 @@
+import { bucketTag } from '@flash-sale/redis';
 import fc from 'fast-check';
 import { type ChaosCommand, command, count, type FaultKind, type Model, type Real } from '../commands';
 import { ExplorerError } from '../explorer-error';
@@ -70,13 +71,39 @@ function seversMysql(fault: NetworkFault): boolean {
   );
 }
 
+/**
+ * The master cut off is drawn among the Redis machines, or is the one serving the sale's first bucket as the
+ * fault begins: where the crowd's purchases go, so that the cut reaches them whatever slot the sale hashed to.
+ */
+const SALE_MASTER = "the sale's master";
+
+/** The Redis machine whose master serves the sale's first bucket now. */
+function saleMaster(real: Real): Promise<string> {
+  const { id, buckets } = real.world.sale;
+  return machines(real).redisMachineServing(`{${bucketTag({ saleId: id, index: 0, count: buckets })}}`);
+}
+
+/** `redis`'s master cut off from the other Redis machines and the workers; the APIs still reach it. */
+function masterCutOff(redis: string, as?: string): NetworkFault {
+  const majority = [...REDIS.filter((other) => other !== redis), ...WORKERS];
+  return {
+    label: `masterCutOff(${as ? `${redis}, ${as}` : redis} | Redis majority and workers)`,
+    cuts: between([redis], majority),
+    isolated: [],
+  };
+}
+
+/** A network fault, or how to work it out when it is applied (the machines it cuts depend on the run). */
+type FaultOf = NetworkFault | { label: string; resolve(real: Real): Promise<NetworkFault> };
+
 /** A network fault applied, held `hold` ms, and kept in force. */
-function networkFault(kind: FaultKind, fault: NetworkFault, hold: number): ChaosCommand {
+function networkFault(kind: FaultKind, faultOf: FaultOf, hold: number): ChaosCommand {
   return command(
-    `${fault.label}, hold ${hold}ms`,
+    `${faultOf.label}, hold ${hold}ms`,
     (m) => m.networkFaults < MOST_IN_FORCE,
     async (m: Model, real: Real) => {
       count(real, kind);
+      const fault = 'resolve' in faultOf ? await faultOf.resolve(real) : faultOf;
       if (seversMysql(fault)) real.world.holdMysqlCommits();
       await machines(real).apply(fault);
       m.networkFaults += 1;
@@ -142,18 +169,18 @@ export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrar
   if (kinds.has('master-cut-off')) {
     arbitraries.push(
       // Long enough, at its longest, for the majority to promote the cut-off master's replica.
-      fc.tuple(fc.constantFrom(...REDIS), fc.integer({ min: 2_000, max: 12_000 })).map(([redis, hold]) => {
-        const majority = [...REDIS.filter((other) => other !== redis), ...WORKERS];
-        return networkFault(
+      fc.tuple(fc.constantFrom(SALE_MASTER, ...REDIS), fc.integer({ min: 2_000, max: 12_000 })).map(([target, hold]) =>
+        networkFault(
           'master-cut-off',
-          {
-            label: `masterCutOff(${redis} | Redis majority and workers)`,
-            cuts: between([redis], majority),
-            isolated: [],
-          },
+          target === SALE_MASTER
+            ? {
+                label: `masterCutOff(${SALE_MASTER} | Redis majority and workers)`,
+                resolve: async (real) => masterCutOff(await saleMaster(real), SALE_MASTER),
+              }
+            : masterCutOff(target),
           hold,
-        );
-      }),
+        ),
+      ),
     );
   }
   if (kinds.has('mysql-failover')) {
