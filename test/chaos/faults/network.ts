@@ -72,15 +72,19 @@ function seversMysql(fault: NetworkFault): boolean {
 }
 
 /**
- * The master cut off is drawn among the Redis machines, or is the one serving the sale's first bucket as the
- * fault begins: where the crowd's purchases go, so that the cut reaches them whatever slot the sale hashed to.
+ * The master cut off is drawn among the Redis machines, or is the sale's as the fault begins (asked of the
+ * cluster): the one serving its waiting room in a sale created with one, else its first bucket — where
+ * the crowd's polls or purchases go, so that the cut reaches them whatever slot the sale's id hashed to.
  */
 const SALE_MASTER = "the sale's master";
 
-/** The Redis machine whose master serves the sale's first bucket now. */
-function saleMaster(real: Real): Promise<string> {
-  const { id, buckets } = real.world.sale;
-  return machines(real).redisMachineServing(`{${bucketTag({ saleId: id, index: 0, count: buckets })}}`);
+/** The Redis machine whose master serves the sale's room (a sale created with one), else its first bucket. */
+async function saleMaster(real: Real): Promise<{ machine: string; serving: string }> {
+  const { id, buckets, room } = real.world.sale;
+  const [key, serving] = room
+    ? [`{room:${id}}`, "the sale's room's master"]
+    : [`{${bucketTag({ saleId: id, index: 0, count: buckets })}}`, "the sale's bucket's master"];
+  return { machine: await machines(real).redisMachineServing(key), serving };
 }
 
 /** `redis`'s master cut off from the other Redis machines and the workers; the APIs still reach it. */
@@ -175,7 +179,10 @@ export function networkFaultCommands(kinds: ReadonlySet<FaultKind>): fc.Arbitrar
           target === SALE_MASTER
             ? {
                 label: `masterCutOff(${SALE_MASTER} | Redis majority and workers)`,
-                resolve: async (real) => masterCutOff(await saleMaster(real), SALE_MASTER),
+                resolve: async (real) => {
+                  const { machine, serving } = await saleMaster(real);
+                  return masterCutOff(machine, serving);
+                },
               }
             : masterCutOff(target),
           hold,
