@@ -162,7 +162,7 @@ export async function explore(options: ExplorerOptions): Promise<ExplorerSummary
       faults,
       kinds: new Set(options.faults),
       crowd: !!options.crowd,
-      made: { saleIds: new Set(), userIds: new Set() },
+      made: { saleIds: new Set(), userIds: new Set(), unansweredSignIns: 0, unknownGuests: new Set() },
     };
     const property = fc.asyncProperty(
       scheduleArbitrary(

@@ -26,4 +26,15 @@ describe('MySQL holds no row the run did not make (mysql-rows.ts)', () => {
     const order = [{ table: 'orders', row: { sale_id: '99', user_id: 'u_a' } }];
     expect(unexplainedRows(order, { ...made, unansweredSignIns: 1 }, new Set())).toHaveLength(1);
   });
+
+  it("counts over the exploration: an earlier run's unanswered sign-in explains a guest that appears later, once", () => {
+    const unknownGuests = new Set<string>();
+    expect(unexplainedRows([], { ...made, unansweredSignIns: 1, unknownGuests }, new Set())).toEqual([]);
+    expect(unexplainedRows(guest('u_late'), { ...made, unansweredSignIns: 1, unknownGuests }, new Set())).toEqual([]);
+    expect(unknownGuests).toEqual(new Set(['u_late']));
+    // That sign-in is spent: another unknown guest in a still later run is a violation.
+    expect(unexplainedRows(guest('u_other'), { ...made, unansweredSignIns: 1, unknownGuests }, new Set())).toHaveLength(
+      2,
+    );
+  });
 });

@@ -21,8 +21,11 @@ export interface RunContext {
   faults: Map<string, number>;
   kinds: ReadonlySet<FaultKind>;
   crowd: boolean;
-  /** The sales and buyers the exploration made so far; the run adds its own. */
-  made: { saleIds: Set<string>; userIds: Set<string> };
+  /**
+   * The sales and buyers the exploration made so far, its sign-ins left unanswered and the unknown guests
+   * put down to them (mysql-rows.ts); the run adds its own.
+   */
+  made: { saleIds: Set<string>; userIds: Set<string>; unansweredSignIns: number; unknownGuests: Set<string> };
 }
 
 export interface RunResult {
@@ -65,7 +68,10 @@ export async function playRun(
     const violations = await settleAndCheck(cluster, world, adminJwt, trickle);
     for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
     violations.push(
-      ...(await foreignRows(cluster, census, { ...context.made, unansweredSignIns: world.unansweredSignIns })),
+      ...(await foreignRows(cluster, census, {
+        ...context.made,
+        unansweredSignIns: context.made.unansweredSignIns + world.unansweredSignIns,
+      })),
     );
     return { world, played: real.played, violations };
   } catch (error) {
@@ -75,6 +81,7 @@ export async function playRun(
     throw error;
   } finally {
     for (const buyer of world.buyers) context.made.userIds.add(buyer.userId);
+    context.made.unansweredSignIns += world.unansweredSignIns;
     await trickle?.stop();
     await world.window.stop();
     await world.close();
