@@ -1,3 +1,4 @@
+import type { Ticket } from '@flash-sale/contract';
 import { SaleCatalog } from '../../apps/api/src/sales/sale-catalog';
 import { SoldOutGate } from '../../apps/api/src/purchase/strategies/redis-lua/sold-out-gate';
 import { waitFor } from '../support/fixtures';
@@ -11,11 +12,12 @@ const WAIT_TIMEOUT_MS = 4_000;
 const FAST_MS = 1_500;
 
 type Answer = { orderNo: string; status: string } | { error: { code: string } };
+type TicketAnswer = Ticket | { error: { code: string } };
 
 /**
- * DURABLE_ACK=replica with the replica gone: only the purchases that wait for it are slowed; everything
- * else answers at once, and later purchases are refused with 503 + retry-after without waiting, until a
- * replica confirms again.
+ * DURABLE_ACK=replica with the replica gone: only the purchases (and a room's new places and passes) that
+ * wait for it are slowed; everything else answers at once, and later ones are refused with 503 +
+ * retry-after without waiting, until a replica confirms again.
  */
 describe('durable acknowledgement without a replica (replica SIGKILLed, then back)', () => {
   let primary: PrivateRedisServer;
@@ -111,5 +113,58 @@ describe('durable acknowledgement without a replica (replica SIGKILLed, then bac
     // Cyd's reservation was made before her 503: the same token now gets it, confirmed.
     const cydAgain = await buy(live, cyd!.token, cydToken);
     expect(cydAgain.status).toBe(202);
+  });
+
+  it("a room's new place or pass waits for a replica too: 503 without one, the same place once it is back", async () => {
+    const adminToken = await stack.client.adminToken(testEnv.env['ADMIN_PASSWORD']!);
+    // One admission a second and room for one shopper: the first buyer is admitted at once, the others wait.
+    const room = (await stack.client.createSale(adminToken, { waitingRoom: { admitPerSecond: 1, maxShopping: 1 } })).id;
+    const [fay, gus, hal] = await Promise.all(Array.from({ length: 3 }, () => stack.client.guest()));
+    const queue = (guestToken: string, method: 'POST' | 'GET') =>
+      stack.client.call<TicketAnswer>(method, `/api/sales/${room}/queue`, { token: guestToken });
+    // Joining again runs the room's admission too: Fay is admitted within the first second or so.
+    const fays = (
+      await waitFor(
+        'Fay admitted, confirmed by the replica',
+        () => queue(fay!.token, 'POST'),
+        (answer) => answer.status === 201 && (answer.body as Ticket).state === 'admitted',
+        3 * WAIT_TIMEOUT_MS,
+      )
+    ).body as Ticket;
+
+    await replica.kill();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Gus's join places him in Redis and MySQL, then waits for a replica that is not there: he is not told.
+    const gusJoin = await timed(() => queue(gus!.token, 'POST'));
+    expect(gusJoin.result.status).toBe(503);
+    expect(gusJoin.result.headers['retry-after']).toBe('1');
+    expect(gusJoin.ms).toBeGreaterThanOrEqual(WAIT_TIMEOUT_MS - 500);
+    // The room's master is known to be without a replica: Hal's join is refused at once, nothing done.
+    const halJoin = await timed(() => queue(hal!.token, 'POST'));
+    expect(halJoin.result.status).toBe(503);
+    expect(halJoin.ms).toBeLessThan(FAST_MS);
+    // Fay is refused at once too, but the pass she was given still buys: it is signed, checked without Redis.
+    expect((await queue(fay!.token, 'POST')).status).toBe(503);
+    const faysToken = await timed(() =>
+      stack.client.call('POST', `/api/sales/${room}/tokens`, { token: fay!.token, json: { pass: fays.pass } }),
+    );
+    expect(faysToken.result.status).toBe(201);
+    expect(faysToken.ms).toBeLessThan(FAST_MS);
+
+    await replica.restart();
+    await replica.replicationLinked();
+    const gusAgain = await waitFor(
+      "Gus's place, confirmed by the replica",
+      () => queue(gus!.token, 'POST'),
+      (answer) => answer.status !== 503,
+      3 * WAIT_TIMEOUT_MS,
+    );
+    // The place he was given before his 503, now told: first in line behind Fay's turn.
+    expect([gusAgain.status, (gusAgain.body as Ticket).state, (gusAgain.body as Ticket).position]).toEqual([
+      201,
+      'waiting',
+      1,
+    ]);
+    expect(((await queue(hal!.token, 'POST')).body as Ticket).position).toBe(2);
   });
 });

@@ -3,6 +3,7 @@ import { Cluster, Redis } from 'ioredis';
 import { failUnansweredOnDisconnect, type RedisClient } from './redis-client';
 import { isRedisUnavailable } from './redis-errors';
 import type { KeyBuilder, SaleBucket } from './sale-keys';
+import { watchForSilentLinks } from './silent-link-watch';
 
 interface Waiter {
   /** The counter this waiter's batch writes before its `WAIT`: on the node that holds the waiter's writes. */
@@ -10,6 +11,15 @@ interface Waiter {
   resolve(confirmed: number): void;
   reject(error: unknown): void;
 }
+
+/** How long a marker outlives its last `WAIT`. */
+const MARKER_TTL_MS = 60 * 60_000;
+
+/**
+ * Where the writes to confirm were made, on a Redis Cluster: a bucket of a sale (its reservations), or a
+ * sale's waiting room (its places and passes; a slot of its own). On a single Redis any will do.
+ */
+export type WrittenTo = SaleBucket | { roomOf: string };
 
 /** One connection to one Redis node (the node itself, or one master of a cluster) and its batches. */
 interface NodeAcks {
@@ -31,8 +41,8 @@ interface NodeAcks {
  * pair per batch, however many purchases wait), never the one already sent, whose marker may predate
  * their writes.
  *
- * On a Redis Cluster the writes to confirm are on the master that holds the caller's bucket: the marker
- * is a key of that bucket's slot, and the marker and the `WAIT` go to that master over a connection of
+ * On a Redis Cluster the writes to confirm are on the master that holds the caller's bucket or room
+ * (WrittenTo): the marker is a key of that slot, and the marker and the `WAIT` go to that master over a connection of
  * this class's own (one per master, found from the cluster's slot map). After a failover the slot map
  * names the promoted replica, and the next batches go there.
  */
@@ -46,14 +56,14 @@ export class ReplicaAcks {
 
   /**
    * How many replicas confirmed every write answered before this call (at most `replicas`), by
-   * `timeoutMs`. `bucket`: where the writes to confirm were made (needed on a cluster).
+   * `timeoutMs`. `writtenTo`: where the writes to confirm were made (needed on a cluster).
    */
-  confirm(replicas: number, timeoutMs: number, bucket?: SaleBucket): Promise<number> {
+  confirm(replicas: number, timeoutMs: number, writtenTo?: WrittenTo): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       let node: NodeAcks;
       let marker: string;
       try {
-        ({ node, marker } = this.nodeOf(bucket));
+        ({ node, marker } = this.nodeOf(writtenTo));
       } catch (error) {
         reject(error);
         return;
@@ -76,23 +86,23 @@ export class ReplicaAcks {
   }
 
   /**
-   * The node whose replicas confirm writes to `bucket`: the one Redis (`standalone`), or the master that
-   * serves the bucket's slot in the cluster client's slot map now. Throws while that map is not known.
+   * The node whose replicas confirm writes to `writtenTo`: the one Redis (`standalone`), or the master that
+   * serves its slot in the cluster client's slot map now. Throws while that map is not known.
    */
-  nodeKeyOf(bucket?: SaleBucket): string {
+  nodeKeyOf(writtenTo?: WrittenTo): string {
     if (!(this.client instanceof Cluster)) return 'standalone';
-    if (!bucket) throw new Error('On a Redis Cluster a durable acknowledgement needs the bucket written to');
-    const nodeKey = this.client.slots[calculateSlot(this.keys.bucket(bucket).replicaAck)]?.[0];
+    if (!writtenTo) throw new Error('On a Redis Cluster a durable acknowledgement needs the bucket or room written to');
+    const nodeKey = this.client.slots[calculateSlot(this.markerOf(writtenTo))]?.[0];
     if (!nodeKey) throw new Error('The Redis Cluster slot map is not known yet');
     return nodeKey;
   }
 
   /**
-   * How many replicas the master holding `bucket`'s writes has now (its `INFO replication`), over this
+   * How many replicas the master holding `writtenTo`'s writes has now (its `INFO replication`), over this
    * class's own connection to it.
    */
-  async replicasOf(bucket?: SaleBucket): Promise<number> {
-    const { node } = this.nodeOf(bucket);
+  async replicasOf(writtenTo?: WrittenTo): Promise<number> {
+    const { node } = this.nodeOf(writtenTo);
     const replication = await node.connection.info('replication');
     return Number(/^connected_slaves:(\d+)/m.exec(replication)?.[1] ?? 0);
   }
@@ -102,12 +112,17 @@ export class ReplicaAcks {
     this.nodes.clear();
   }
 
-  private nodeOf(bucket: SaleBucket | undefined): { node: NodeAcks; marker: string } {
-    const nodeKey = this.nodeKeyOf(bucket);
+  /** The marker written before a `WAIT` for `writtenTo`: a key of its slot. */
+  private markerOf(writtenTo: WrittenTo): string {
+    return 'roomOf' in writtenTo ? this.keys.roomReplicaAck(writtenTo.roomOf) : this.keys.bucket(writtenTo).replicaAck;
+  }
+
+  private nodeOf(writtenTo: WrittenTo | undefined): { node: NodeAcks; marker: string } {
+    const nodeKey = this.nodeKeyOf(writtenTo);
     if (!(this.client instanceof Cluster)) {
       return { node: this.node(nodeKey, () => this.client.duplicate()), marker: this.keys.replicaAckMarker };
     }
-    const marker = this.keys.bucket(bucket!).replicaAck;
+    const marker = this.markerOf(writtenTo!);
     const cluster = this.client;
     return {
       node: this.node(nodeKey, () => {
@@ -124,6 +139,10 @@ export class ReplicaAcks {
       const connection = connect();
       // A WAIT cut off by a lost connection is answered (rejected), never left hanging with the batch.
       failUnansweredOnDisconnect(connection);
+      // A link a partition left silent is torn down and made again once it heals, as the shared client's
+      // are: otherwise every confirmation on this master times out until TCP's retransmission backoff
+      // happens to resend, and its purchases are refused long after the replica is back.
+      watchForSilentLinks(connection);
       // Its failures reach the waiting purchases through their commands; the outage is reported elsewhere.
       connection.on('error', () => undefined);
       node = { connection, waiting: [], inFlight: false };
@@ -146,8 +165,9 @@ export class ReplicaAcks {
     const batch = node.waiting;
     node.waiting = [];
     node.inFlight = true;
-    // Sent back to back on one connection: the marker is written, then the WAIT covers it.
-    const marked = node.connection.incr(batch[0]!.marker);
+    // Sent back to back on one connection: the marker is written, then the WAIT covers it. It expires,
+    // so a room's marker does not outlive the room's keys for long.
+    const marked = node.connection.set(batch[0]!.marker, Date.now(), 'PX', MARKER_TTL_MS);
     const waited = node.connection.call('WAIT', replicas, timeoutMs);
     Promise.all([marked, waited])
       .then(

@@ -101,7 +101,7 @@ export class SaleKeys {
   /** The demonstration's paused lock holder, armed for the lock's next grant (with a TTL; SaleLocks.armPause). */
   readonly lockPause: string;
   /**
-   * Counter the durable acknowledgement writes on this bucket's master just before its `WAIT` (ReplicaAcks,
+   * Marker the durable acknowledgement writes on this bucket's master just before its `WAIT` (ReplicaAcks,
    * on a Redis Cluster): a write of its own connection that comes after the reservations it confirms.
    */
   readonly replicaAck: string;
@@ -171,7 +171,7 @@ export class KeyBuilder {
    */
   readonly activeSales: string;
   /**
-   * Counter written by the durable-acknowledgement connection just before its `WAIT` (ReplicaAcks): a
+   * Marker written by the durable-acknowledgement connection just before its `WAIT` (ReplicaAcks): a
    * write of that connection's own that comes after every reservation it confirms.
    */
   readonly replicaAckMarker: string;
@@ -218,6 +218,14 @@ export class KeyBuilder {
   room(saleId: string): [string, string, string, string, string] {
     const base = `${this.prefix}:{room:${saleId}}`;
     return [`${base}:meta`, `${base}:queue`, `${base}:shopping`, `${base}:admitted`, `${base}:polls`];
+  }
+
+  /**
+   * Marker the durable acknowledgement writes on the master of a sale's waiting room just before its
+   * `WAIT` (ReplicaAcks, on a Redis Cluster): on the room's slot, after the places and passes it confirms.
+   */
+  roomReplicaAck(saleId: string): string {
+    return `${this.prefix}:{room:${saleId}}:replica-ack`;
   }
 
   /** The key prefix of one rate limit's counters (one key per subject under it). */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { DurabilityModule } from '../durability/durability.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
@@ -16,7 +17,7 @@ import { TokenOrders } from './token-orders';
  * each under strategies/).
  */
 @Module({
-  imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule, WaitingRoomModule],
+  imports: [AuthModule, DurabilityModule, MetricsModule, ProtectionModule, SalesModule, WaitingRoomModule],
   controllers: [SubmitTokensController],
   providers: [PurchaseRoute, PurchaseService, SubmitTokens, TokenOrders, ...STOCK_STRATEGY_PROVIDERS],
   // The demonstration asks a sale's strategy for its paused lock holder (demo/demo-runs.service.ts,

@@ -95,12 +95,15 @@ export class RoomRecord implements OnModuleInit, SaleRooms {
     return restoring;
   }
 
-  /** Records the buyer's place or pass as the ticket says, unless this process recorded it already. */
-  async record(saleId: string, userId: string, ticket: RoomTicket): Promise<void> {
+  /**
+   * Records the buyer's place or pass as the ticket says, unless this process recorded it already; true
+   * when it wrote one (a place or pass the buyer may not have been told of yet).
+   */
+  async record(saleId: string, userId: string, ticket: RoomTicket): Promise<boolean> {
     const key = `${saleId}|${userId}`;
     const admitted = ticket.state === 'admitted';
     const value = admitted ? `pass ${ticket.passExpiresMs}` : `place ${ticket.place}`;
-    if (this.recorded.get(key) === value || (!admitted && ticket.place === undefined)) return;
+    if (this.recorded.get(key) === value || (!admitted && ticket.place === undefined)) return false;
     await new Promise<void>((written, failed) => {
       this.pending.push(
         admitted
@@ -111,6 +114,12 @@ export class RoomRecord implements OnModuleInit, SaleRooms {
     });
     if (this.recorded.size >= REMEMBERED_BUYERS) this.recorded.clear();
     this.recorded.set(key, value);
+    return true;
+  }
+
+  /** The buyer's next answer records their place or pass again (its durable acknowledgement failed). */
+  forget(saleId: string, userId: string): void {
+    this.recorded.delete(`${saleId}|${userId}`);
   }
 
   /** Writes what is pending (places, then passes), then what gathered meanwhile. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
+import { DurabilityModule } from '../durability/durability.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { ProtectionModule } from '../protection/protection.module';
 import { SalesModule } from '../sales/sales.module';
@@ -11,7 +12,7 @@ import { WaitingRoom } from './waiting-room.service';
 
 /** Sales' waiting rooms: joins, polls, the admin's view, and the admission the token route checks. */
 @Module({
-  imports: [AuthModule, MetricsModule, ProtectionModule, SalesModule],
+  imports: [AuthModule, DurabilityModule, MetricsModule, ProtectionModule, SalesModule],
   controllers: [WaitingRoomController, AdminWaitingRoomController],
   providers: [WaitingRoom, RoomStock, RoomRecord, WaitingRoomPollRoute],
   exports: [WaitingRoom],

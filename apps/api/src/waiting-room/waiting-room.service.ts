@@ -5,6 +5,7 @@ import { type RoomTicket, WaitingRoomScripts } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { rateLimited } from '../protection/retry-later.error';
+import { DurableAck } from '../durability/durable-ack';
 import { SaleCatalog } from '../sales/sale-catalog';
 import { MetricsService } from '../metrics/metrics.service';
 import { AdmissionPassCodec } from './admission-pass-codec';
@@ -32,6 +33,7 @@ export class WaitingRoom {
     private readonly stock: RoomStock,
     private readonly record: RoomRecord,
     private readonly metrics: MetricsService,
+    private readonly durableAck: DurableAck,
     @InjectAppConfig() config: AppConfig,
   ) {
     this.passes = new AdmissionPassCodec(config.auth.jwtSecret);
@@ -43,8 +45,9 @@ export class WaitingRoom {
     const final = await this.finalState(sale);
     if (final) return final;
     const stock = await this.stock.of(sale);
+    this.durableAck.admit(() => ({ roomOf: sale.id }));
     const joined = await this.withRoom(sale, () => this.scripts.join(sale.id, userId, stock, draw(), draw()));
-    await this.record.record(sale.id, userId, joined as RoomTicket);
+    await this.keep(sale, userId, joined as RoomTicket);
     return this.answer(sale, userId, joined as RoomTicket);
   }
 
@@ -54,14 +57,32 @@ export class WaitingRoom {
     const final = await this.finalState(sale);
     if (final) return final;
     const stock = await this.stock.of(sale);
+    this.durableAck.admit(() => ({ roomOf: sale.id }));
     const polled = await this.withRoom(sale, () => this.scripts.poll(sale.id, userId, stock, draw()));
     if ('kind' in polled) {
       this.metrics.countRoomAnswer(polled.kind);
       if (polled.kind === 'too-soon') throw rateLimited(polled.waitMs);
       throw new DomainError(ErrorCode.NotFound, 'No ticket in this waiting room: join it first');
     }
-    await this.record.record(sale.id, userId, polled);
+    await this.keep(sale, userId, polled);
     return this.answer(sale, userId, polled);
+  }
+
+  /**
+   * Before a buyer hears of a new place or pass: it is recorded in MySQL (RoomRecord), and with the
+   * durable acknowledgement a replica holds it, so a failover to that replica cannot forget it — the promoted
+   * master's room counts every pass its buyers were told of (the cap, the units) and every place (the
+   * order). An answer that repeats what was recorded and confirmed before waits for neither.
+   */
+  private async keep(sale: SaleDefinition, userId: string, ticket: RoomTicket): Promise<void> {
+    if (!(await this.record.record(sale.id, userId, ticket)) || !this.durableAck.enabled) return;
+    try {
+      await this.durableAck.confirm({ roomOf: sale.id });
+    } catch (error) {
+      // Not told: the buyer's next join or poll confirms it again before telling them.
+      this.record.forget(sale.id, userId);
+      throw error;
+    }
   }
 
   /** `GET /api/admin/sales/:id/queue`. */

@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode, type SaleDefinition } from '@flash-sale/domain';
-import type { DurableAck } from './durable-ack';
+import type { DurableAck } from '../../../durability/durable-ack';
 import type { RedisDownFallback } from './redis-down-fallback';
 import { RedisLuaStrategy } from './redis-lua.strategy';
 import type { RedisReservation } from './redis-reservation';

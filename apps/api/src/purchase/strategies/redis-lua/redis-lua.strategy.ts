@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { buyerBucket } from '@flash-sale/redis';
 import type { PurchaseOrder } from '../../purchase-body';
 import type { PurchaseAccepted, StockStrategy, StockStrategyPlugin } from '../../stock-strategy';
-import { DurableAck } from './durable-ack';
+import { DurableAck } from '../../../durability/durable-ack';
 import { IncarnationGuard } from './incarnation-guard';
 import { RedisBuyers } from './redis-buyers';
 import { RedisDownFallback } from './redis-down-fallback';
@@ -66,7 +66,6 @@ export const redisLua: StockStrategyPlugin = {
     RedisTokens,
     RedisBuyers,
     IncarnationGuard,
-    DurableAck,
     SoldOutGate,
     SoldOutFastPath,
     WriteOrdersNudge,

@@ -3,7 +3,7 @@ import { StockLeases } from '@flash-sale/stock';
 import type { ReserveResult, SaleBucket } from '@flash-sale/redis';
 import { Injectable, Logger } from '@nestjs/common';
 import { LoadShedder } from '../../../protection/load-shedder';
-import { DurableAck } from './durable-ack';
+import { DurableAck } from '../../../durability/durable-ack';
 import { WriteOrdersNudge } from './write-orders-nudge';
 
 export type Reserved = Extract<ReserveResult, { kind: 'reserved' | 'replayed' }>;

@@ -1,11 +1,12 @@
 import type { AppConfig } from '@flash-sale/config';
 import { ErrorCode } from '@flash-sale/domain';
-import type { ReplicaAcks, SaleBucket } from '@flash-sale/redis';
+import type { ReplicaAcks, WrittenTo } from '@flash-sale/redis';
 import { DurableAck } from './durable-ack';
 
 const configOf = (durableAck: 'replica' | 'auto') =>
   ({ purchase: { durableAck, durableAckTimeoutMs: 50 } }) as AppConfig;
-const bucketOn = (saleId: string): SaleBucket => ({ saleId, index: 0, count: 1 });
+const bucketOn = (saleId: string): WrittenTo => ({ saleId, index: 0, count: 1 });
+const roomOn = (saleId: string): WrittenTo => ({ roomOf: saleId });
 
 /**
  * The durable acknowledgement's refusals, per master. The replicas are scripted (which masters' WAITs
@@ -13,23 +14,26 @@ const bucketOn = (saleId: string): SaleBucket => ({ saleId, index: 0, count: 1 }
  * replica-acks specs run that on real replicas).
  */
 function world(mode: 'replica' | 'auto' = 'replica') {
-  /** Sale id → the master holding its bucket. */
+  /** Sale id (or `room <id>`) → the master holding its bucket (or its room). */
   const masters = new Map([
     ['1', 'redis-a:6379'],
     ['2', 'redis-b:6379'],
+    ['room 1', 'redis-b:6379'],
   ]);
+  const masterOf = (writtenTo: WrittenTo) =>
+    masters.get('roomOf' in writtenTo ? `room ${writtenTo.roomOf}` : writtenTo.saleId)!;
   const confirming = new Set(['redis-a:6379', 'redis-b:6379']);
   /** Masters with no replica attached at all. */
   const withoutReplica = new Set<string>();
   const waits: string[] = [];
   const replicaAcks = {
-    nodeKeyOf: (bucket: SaleBucket) => masters.get(bucket.saleId)!,
-    confirm: async (_replicas: number, _timeoutMs: number, bucket: SaleBucket) => {
-      const master = masters.get(bucket.saleId)!;
+    nodeKeyOf: masterOf,
+    confirm: async (_replicas: number, _timeoutMs: number, writtenTo: WrittenTo) => {
+      const master = masterOf(writtenTo);
       waits.push(master);
       return confirming.has(master) ? 1 : 0;
     },
-    replicasOf: async (bucket: SaleBucket) => (withoutReplica.has(masters.get(bucket.saleId)!) ? 0 : 1),
+    replicasOf: async (writtenTo: WrittenTo) => (withoutReplica.has(masterOf(writtenTo)) ? 0 : 1),
   } as unknown as ReplicaAcks;
   const durableAck = new DurableAck(replicaAcks, configOf(mode));
   // As DURABLE_ACK=auto decides at startup when every master has a replica.
@@ -54,6 +58,18 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
     expect(codeOf(() => durableAck.admit(() => bucketOn('2')))).toBe('admitted');
     await expect(durableAck.confirm(bucketOn('2'))).resolves.toBeUndefined();
+  });
+
+  it("a room is refused with the master that holds it, not with its sale's bucket's", async () => {
+    const { durableAck, confirming } = world();
+    confirming.delete('redis-b:6379');
+    await expect(durableAck.confirm(roomOn('1'))).rejects.toMatchObject({
+      code: ErrorCode.Unavailable,
+      message: expect.stringContaining('waiting room'),
+    });
+    expect(codeOf(() => durableAck.admit(() => roomOn('1')))).toBe(ErrorCode.Unavailable);
+    expect(codeOf(() => durableAck.admit(() => bucketOn('2')))).toBe(ErrorCode.Unavailable);
+    expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe('admitted');
   });
 
   it("admits that master's purchases again once a probe finds its replica back", async () => {

@@ -1,15 +1,15 @@
 import { type AppConfig, type DurableAck as DurableAckMode, InjectAppConfig } from '@flash-sale/config';
 import { ErrorCode, errorMessage, RetryLaterError } from '@flash-sale/domain';
-import { ReplicaAcks, type SaleBucket } from '@flash-sale/redis';
+import { ReplicaAcks, type WrittenTo } from '@flash-sale/redis';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 
-/** What a buyer is told to wait before sending the same token again. */
+/** What a buyer is told to wait before sending the same token, or polling, again. */
 const RETRY_SECONDS = 1;
 /** DURABLE_ACK=auto: how soon to look for replicas again when Redis could not be asked at startup. */
 const DETECT_AGAIN_MS = 5_000;
 /**
- * How long one missed WAIT refuses its master's purchases at once. Then the next purchase waits for a
- * replica itself: the refusal saves buyers the timeout, and must never outlast a replica that came back
+ * How long one missed WAIT refuses its master's purchases (and rooms) at once. Then the next one waits for
+ * a replica itself: the refusal saves buyers the timeout, and must never outlast a replica that came back
  * while its probe was held up (a probe's connection a partition left silent waits out its own deadline).
  */
 const REFUSE_FOR_MS = 1_000;
@@ -17,16 +17,19 @@ const REFUSE_FOR_MS = 1_000;
 const NO_REPLICA_RECHECK_MS = 5_000;
 
 /**
- * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation.
+ * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation,
+ * and a waiting room's answer that gave a buyer a new place or pass only once a replica holds it (a
+ * failover must not forget a pass, or the room would admit more shoppers than its cap or the units).
  * DURABLE_ACK=auto, the default, is `replica` when every Redis master has a replica as the API starts,
  * and `off` otherwise (a single Redis, as `npm start` runs it): wherever a copy that survives a master's
  * loss exists, a 202 waits for it.
  * The WAIT runs on a connection of its own, batched (libs/redis replica-acks.ts), so a missing replica
- * slows only the purchases that wait, never token issuance, sold-out answers or anything else.
+ * slows only the answers that wait, never token issuance, sold-out answers or anything else.
  *
  * Once a WAIT has timed out, that master's replica is known to be missing: later purchases whose bucket
- * that master holds are refused at once with 503 + retry-after before anything is reserved ("nothing
- * happened"), rather than each reserving and then waiting out the timeout. Per master: in a cluster, one
+ * that master holds (and joins and polls of the rooms it holds) are refused at once with 503 +
+ * retry-after before anything is done ("nothing happened"), rather than each reserving and then waiting
+ * out the timeout. Per master: in a cluster, one
  * master's missing replica says nothing of the others', whose buyers go on buying. While refusing, one
  * probe (a WAIT of its own) per timeout tells when the replica is back; a probe the master cannot answer
  * (it failed over, its slots moved) ends the refusal, and so does REFUSE_FOR_MS: the next purchase finds
@@ -35,16 +38,16 @@ const NO_REPLICA_RECHECK_MS = 5_000;
 @Injectable()
 export class DurableAck implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(DurableAck.name);
-  /** A purchase waits for `confirm` before its 202 (DURABLE_ACK=replica, or auto with replicas). */
+  /** A purchase or a room's answer waits for `confirm` (DURABLE_ACK=replica, or auto with replicas). */
   enabled: boolean;
   private readonly mode: DurableAckMode;
   private detectTimer: NodeJS.Timeout | undefined;
   private readonly timeoutMs: number;
   /**
-   * The masters (ReplicaAcks.nodeKeyOf) whose replica last missed a WAIT: a bucket each holds (what a probe
-   * confirms) and when their refusal ends.
+   * The masters (ReplicaAcks.nodeKeyOf) whose replica last missed a WAIT: a bucket or room each holds (what a
+   * probe confirms) and when their refusal ends.
    */
-  private readonly missing = new Map<string, { bucket: SaleBucket; until: number }>();
+  private readonly missing = new Map<string, { writtenTo: WrittenTo; until: number }>();
   private readonly probing = new Set<string>();
   /** DURABLE_ACK=auto: masters that had no replica at all when a WAIT missed, until when that holds. */
   private readonly withoutReplica = new Map<string, number>();
@@ -87,13 +90,14 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Throws 503 + retry-after while the last WAIT on the purchase's bucket's master found no replica: nothing
-   * has been done yet. The bucket is worked out only while some master is refused (the purchase path pays nothing).
+   * Throws 503 + retry-after while the last WAIT on the master of the purchase's bucket (or the room) found
+   * no replica: nothing has been done yet. Worked out only while some master is refused (the purchase
+   * path pays nothing).
    */
-  admit(bucketOf: () => SaleBucket): void {
+  admit(writtenToOf: () => WrittenTo): void {
     if (!this.enabled || this.missing.size === 0) return;
-    const bucket = bucketOf();
-    const master = this.masterOf(bucket);
+    const writtenTo = writtenToOf();
+    const master = this.masterOf(writtenTo);
     const refusal = master === undefined ? undefined : this.missing.get(master);
     if (master === undefined || !refusal) return;
     if (Date.now() >= refusal.until) {
@@ -104,35 +108,40 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
     this.probe(master);
     throw new RetryLaterError(
       ErrorCode.Unavailable,
-      'No replica can confirm purchases right now; nothing was done: retry with the same token',
+      'roomOf' in writtenTo
+        ? 'No replica can confirm the waiting room right now; nothing was done: try again'
+        : 'No replica can confirm purchases right now; nothing was done: retry with the same token',
       RETRY_SECONDS,
     );
   }
 
   /**
-   * Waits until a replica holds every write answered so far (the caller's reservation included). A
-   * timeout is a 503 with retry-after: the reservation exists, and the same token replays it. The
-   * purchase path calls it only when `enabled`: otherwise it would wait a turn for nothing.
+   * Waits until a replica holds every write answered so far (the caller's reservation, place or pass
+   * included). A timeout is a 503 with retry-after: the write exists, and the same token replays it (the
+   * same join or poll answers the same place or pass). The purchase path calls it only when `enabled`:
+   * otherwise it would wait a turn for nothing.
    */
-  async confirm(bucket: SaleBucket): Promise<void> {
+  async confirm(writtenTo: WrittenTo): Promise<void> {
     if (!this.enabled) return;
     if (this.withoutReplica.size > 0) {
-      const master = this.masterOf(bucket);
+      const master = this.masterOf(writtenTo);
       if (master !== undefined && (this.withoutReplica.get(master) ?? 0) > Date.now()) return;
     }
-    if ((await this.replicaAcks.confirm(1, this.timeoutMs, bucket)) >= 1) {
+    if ((await this.replicaAcks.confirm(1, this.timeoutMs, writtenTo)) >= 1) {
       if (this.missing.size > 0) {
-        const master = this.masterOf(bucket);
+        const master = this.masterOf(writtenTo);
         if (master !== undefined) this.missing.delete(master);
       }
       return;
     }
-    const master = this.masterOf(bucket);
-    if (master !== undefined && (await this.hasNoReplicaToWaitFor(master, bucket))) return;
-    if (master !== undefined) this.noteMissing(master, bucket);
+    const master = this.masterOf(writtenTo);
+    if (master !== undefined && (await this.hasNoReplicaToWaitFor(master, writtenTo))) return;
+    if (master !== undefined) this.noteMissing(master, writtenTo);
     throw new RetryLaterError(
       ErrorCode.Unavailable,
-      'Your purchase is not confirmed yet; retry with the same token',
+      'roomOf' in writtenTo
+        ? 'Your place in the waiting room is not confirmed yet; try again'
+        : 'Your purchase is not confirmed yet; retry with the same token',
       RETRY_SECONDS,
     );
   }
@@ -144,9 +153,9 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
    * NO_REPLICA_RECHECK_MS. A replica still attached but behind is waited for (it could be promoted).
    * DURABLE_ACK=replica refuses instead: that is what it was asked for.
    */
-  private async hasNoReplicaToWaitFor(master: string, bucket: SaleBucket): Promise<boolean> {
+  private async hasNoReplicaToWaitFor(master: string, writtenTo: WrittenTo): Promise<boolean> {
     if (this.mode !== 'auto') return false;
-    const replicas = await this.replicaAcks.replicasOf(bucket).catch(() => undefined);
+    const replicas = await this.replicaAcks.replicasOf(writtenTo).catch(() => undefined);
     if (replicas !== 0) return false;
     if (!this.withoutReplica.has(master)) {
       this.logger.warn(`DURABLE_ACK=auto: Redis ${master} has no replica now, so its purchases do not wait for one`);
@@ -156,37 +165,37 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
     return true;
   }
 
-  /** The master whose replica confirms `bucket`'s writes; undefined while the slot map is not known. */
-  private masterOf(bucket: SaleBucket): string | undefined {
+  /** The master whose replica confirms `writtenTo`'s writes; undefined while the slot map is not known. */
+  private masterOf(writtenTo: WrittenTo): string | undefined {
     try {
-      return this.replicaAcks.nodeKeyOf(bucket);
+      return this.replicaAcks.nodeKeyOf(writtenTo);
     } catch {
       return undefined;
     }
   }
 
-  private noteMissing(master: string, bucket: SaleBucket): void {
+  private noteMissing(master: string, writtenTo: WrittenTo): void {
     if (!this.missing.has(master)) {
       this.logger.warn(
-        `No replica of Redis ${master} confirmed a purchase: refusing its buckets' purchases until one does`,
+        `No replica of Redis ${master} confirmed a write: refusing its buckets' purchases and rooms until one does`,
       );
     }
-    this.missing.set(master, { bucket, until: Date.now() + REFUSE_FOR_MS });
+    this.missing.set(master, { writtenTo, until: Date.now() + REFUSE_FOR_MS });
   }
 
   private probe(master: string): void {
-    const bucket = this.missing.get(master)?.bucket;
-    if (!bucket || this.probing.has(master)) return;
+    const writtenTo = this.missing.get(master)?.writtenTo;
+    if (!writtenTo || this.probing.has(master)) return;
     this.probing.add(master);
     this.replicaAcks
-      .confirm(1, this.timeoutMs, bucket)
+      .confirm(1, this.timeoutMs, writtenTo)
       .then((confirmed) => {
         if (confirmed >= 1 && this.missing.delete(master)) {
-          this.logger.log(`A replica of Redis ${master} confirms again: admitting its buckets' purchases`);
+          this.logger.log(`A replica of Redis ${master} confirms again: admitting its buckets' purchases and rooms`);
         }
       })
       // It cannot answer (down, failed over, its slots moved): the refusal ends, and the next purchase's
-      // own WAIT, wherever its bucket is now, tells again.
+      // own WAIT, wherever its bucket or room is now, tells again.
       .catch(() => this.missing.delete(master))
       .finally(() => this.probing.delete(master));
   }
