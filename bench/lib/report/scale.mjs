@@ -137,7 +137,7 @@ function durableAckLines(r) {
       `replica per master (${replicas.map((node) => `${node.address} of ${node.replicaOf}`).join(', ')}); one hot ` +
       'redis-lua sale (1 bucket) with the API on `DURABLE_ACK=off`, then, the API and worker restarted on the ' +
       'same cluster and database, a new one on `DURABLE_ACK=replica`: a 202 only once the master holding the ' +
-      "buyer's bucket has had a replica confirm it (a marker `INCR` and `WAIT 1`, batched per master). Redis " +
+      "buyer's bucket has had a replica confirm it (a marker write and `WAIT 1`, batched per master). Redis " +
       "µs = all command time from every node's `INFO commandstats`, masters and replicas (which apply the " +
       "replication stream), warm-up excluded, until the worker had written the run's orders; WAIT calls = " +
       '`cmdstat_wait` calls, which only `replica` sends. The load generator, the API, the worker, MariaDB and ' +
