@@ -5,15 +5,18 @@
  * on two machines").
  *
  * Replication is semi-synchronous by default: the primary commits a transaction (and answers the client)
- * only once the replica has it in its relay log (`AFTER_SYNC`), and it never falls back to asynchronous
- * within SEMI_SYNC_WAIT_MS — a primary whose replica is away holds its commits instead. So every commit a
- * client was told of is on the replica, and promoting it loses none. `replication: 'async'` is there to
- * show what the promise rests on: a failover can then lose commits the workers were told of.
+ * only once the replica has it in its relay log (`AFTER_SYNC`). A primary whose replica is away holds its
+ * commits for SEMI_SYNC_WAIT_MS, then goes on asynchronously until the replica has caught up; a failover
+ * is refused meanwhile (an orchestrator's rule: only a replica the primary was waiting for is promoted).
+ * So every commit a client was told of is on a replica that may be promoted, and promoting it loses none.
+ * `replication: 'async'` is there to show what the promise rests on: a failover can then lose commits the
+ * workers were told of.
  *
  * A failover is what an operator (or an orchestrator) does when the primary is lost: the old primary is
  * fenced (its process killed, or its machine cut off), the replica applies everything it received and
  * becomes the primary, and both addresses move to it. `restore` then rebuilds the fenced machine as the
- * new primary's replica, from a dump, and gives it the replica's address.
+ * new primary's replica, from a dump, and gives it the replica's address; and, failover or not, it makes
+ * sure the primary waits for its replica again (below, semiSyncRestored).
  */
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
@@ -24,8 +27,12 @@ import { waitFor } from './processes.mjs';
 
 export const MYSQL_MACHINES = ['mysql-1', 'mysql-2'];
 export const MYSQL_FLOATING = { primary: 'mysql', replica: 'mysql-replica' };
-/** How long a semi-synchronous primary holds a commit for its replica's receipt before it would go asynchronous. */
-const SEMI_SYNC_WAIT_MS = 3_600_000;
+/**
+ * How long a semi-synchronous primary holds a commit for its replica's receipt before it goes on
+ * asynchronously (MariaDB's default): longer than the replica takes to notice a dead link and reconnect,
+ * short enough that a replica lost for good stalls the writes seconds, not for as long as it is away.
+ */
+export const SEMI_SYNC_WAIT_MS = 10_000;
 /** A replica cut off finds out within seconds (heartbeats every second) and reconnects every second. */
 const REPLICA_NET_TIMEOUT_S = 4;
 
@@ -34,7 +41,8 @@ const REPLICA_NET_TIMEOUT_S = 4;
  * @property {() => { primary: string, replica: string | undefined, fenced: string | undefined }} roles
  *   Which machine is which now (`replica` undefined from a failover until `restore`).
  * @property {(fence: 'kill' | 'isolate') => Promise<{ promoted: string, fenced: string } | { refused: string }>} failover
- * @property {() => Promise<void>} restore Rebuilds a fenced machine as the primary's replica (nothing if none is).
+ * @property {() => Promise<void>} restore Rebuilds a fenced machine as the primary's replica (if one is), and
+ *   has the primary wait for its replica again (semi-synchronous replication).
  */
 
 /**
@@ -110,7 +118,10 @@ export async function startMysqlPair(network, binaries, dir, { replication = 'se
     },
 
     restore: async () => {
-      if (roles.fenced === undefined) return;
+      if (roles.fenced === undefined) {
+        if (semiSync) await semiSyncRestored(servers[roles.primary], servers[roles.replica]);
+        return;
+      }
       const rebuilt = servers[roles.fenced];
       const primary = servers[roles.primary];
       if (rebuilt.child.exitCode === null && rebuilt.child.signalCode === null) {
@@ -202,6 +213,38 @@ async function semiSyncOn(server) {
     const status = Object.fromEntries(rows.map(({ Variable_name, Value }) => [Variable_name, Value]));
     return status.Rpl_semi_sync_master_status === 'ON' && Number(status.Rpl_semi_sync_master_clients) > 0;
   }).catch(() => false);
+}
+
+/**
+ * The primary waits for its replica again, after a partition: on its own, once the replica has reconnected
+ * and caught up. But MariaDB has been seen to stay without a semi-synchronous client after a cut between the
+ * two healed — the replica's I/O thread reconnecting every few seconds, each new binlog dump on the primary
+ * stuck `starting` — so that every commit waited out SEMI_SYNC_WAIT_MS and went on unprotected, and a
+ * failover was refused from then on. Turning the primary's semi-synchronous side off and on again, and
+ * reconnecting the replica, clears it (what an orchestrator does when the wait does not come back).
+ */
+async function semiSyncRestored(primary, replica) {
+  if (await waitedFor(primary, 10_000)) return;
+  await overSocket(primary, (connection) =>
+    connection.query('SET GLOBAL rpl_semi_sync_master_enabled = OFF; SET GLOBAL rpl_semi_sync_master_enabled = ON'),
+  );
+  await overSocket(replica, (connection) => connection.query('STOP SLAVE IO_THREAD; START SLAVE IO_THREAD'));
+  await awaitSemiSync(primary);
+  // The commits that went on unprotected meanwhile: on the replica before a failover may promote it.
+  const [[{ position }]] = await overSocket(primary, (connection) =>
+    connection.query('SELECT @@gtid_binlog_pos AS position'),
+  );
+  await overSocket(replica, (connection) => connection.query('SELECT MASTER_GTID_WAIT(?, 30)', [position]));
+}
+
+/** Whether the primary waits for its replica (semiSyncOn) within `withinMs`. */
+async function waitedFor(primary, withinMs) {
+  const until = Date.now() + withinMs;
+  while (!(await semiSyncOn(primary))) {
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return true;
 }
 
 async function awaitSemiSync(primary) {

@@ -3,6 +3,7 @@ import { Agent, request } from 'undici';
 import type { SystemUnderTest } from './system-under-test';
 import { History, type Operation, type OperationKind, type Outcome, type RoomSettings } from './history';
 import { admit, type HeldTicket, validPass } from './room-clients';
+import { SEMI_SYNC_WAIT_MS } from '../../scripts/lib/mysql-machines.mjs';
 import { ExplorerError } from './explorer-error';
 import type { SaleWindowSampler } from './sale-window';
 
@@ -148,10 +149,12 @@ export class RunWorld {
           waitingRoom: shape.room,
         }),
       });
-      const body = (await response.body.json()) as { id: string; startsAt: string };
+      // Read as text: a balancer's own error page is HTML.
+      const text = await response.body.text();
       if (response.statusCode !== 201) {
-        throw new ExplorerError(`creating the run's sale answered ${response.statusCode}: ${JSON.stringify(body)}`);
+        throw new ExplorerError(`creating the run's sale answered ${response.statusCode}: ${text.slice(0, 300)}`);
       }
+      const body = JSON.parse(text) as { id: string; startsAt: string };
       return { id: body.id, ...shape, startsAt: Date.parse(body.startsAt) };
     } finally {
       await world.close();
@@ -274,14 +277,17 @@ export class RunWorld {
   /**
    * The first instant a reader may have seen a MySQL change whose statement ran (and stamped the row) at
    * `stampedAt`: at once, or, if its commit was held for the replica, once the link was back and the
-   * replica had caught up with what it missed (MYSQL_REPLICA_BACK_WITHIN_MS).
+   * replica had caught up with what it missed (MYSQL_REPLICA_BACK_WITHIN_MS) — or once the primary gave up
+   * waiting for it (SEMI_SYNC_WAIT_MS after its first held commit, which came no later than this one's; a
+   * second more for the release to reach the reader).
    */
   mysqlChangeVisibleFrom(stampedAt: number): number {
     const hold = this.mysqlCommitHolds.find(
       ({ from, until }) => from <= stampedAt && (until === undefined || stampedAt < until),
     );
     if (!hold) return stampedAt;
-    return hold.until === undefined ? Infinity : hold.until + MYSQL_REPLICA_BACK_WITHIN_MS;
+    const linkBack = hold.until === undefined ? Infinity : hold.until + MYSQL_REPLICA_BACK_WITHIN_MS;
+    return Math.min(linkBack, stampedAt + SEMI_SYNC_WAIT_MS + 1_000);
   }
 
   /** Order numbers some client was promised (2xx), with their buyer. */

@@ -146,6 +146,39 @@ describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchro
     await world.deployment.settle();
     expect(world.deployment.mysqlPair.roles()).toEqual({ primary: 'mysql-1', replica: 'mysql-2', fenced: undefined });
   }, 240_000);
+
+  it('a primary that stopped waiting for its replica waits again once the deployment settles, and a failover is refused meanwhile', async () => {
+    const { network, mysqlPair } = world.deployment;
+    const primary = await createConnection({
+      host: network.machines[mysqlPair.roles().primary]!.address,
+      user: 'root',
+    });
+    const semiSync = async () =>
+      Object.fromEntries(
+        (
+          await primary.query<RowDataPacket[]>(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ('Rpl_semi_sync_master_status', 'Rpl_semi_sync_master_clients')",
+          )
+        )[0].map((row) => [row['Variable_name'], row['Value']]),
+      );
+    try {
+      // As a primary left without its semi-synchronous client after a partition: it commits unprotected.
+      await primary.query('SET GLOBAL rpl_semi_sync_master_enabled = OFF');
+      expect((await semiSync())['Rpl_semi_sync_master_status']).toBe('OFF');
+      expect(await mysqlPair.failover('kill')).toEqual({
+        refused: expect.stringContaining('not waiting'),
+      });
+
+      await world.deployment.settle();
+      expect(await semiSync()).toEqual({ Rpl_semi_sync_master_status: 'ON', Rpl_semi_sync_master_clients: '1' });
+      const buyer = await world.balanced.guest();
+      const bought = await world.balanced.buy((await world.balanced.createSale(world.admin)).id, buyer.token);
+      expect(bought.status).toBe(202);
+      await world.balanced.orderWritten(bought.body.orderNo, buyer.token, 30_000);
+    } finally {
+      await primary.end();
+    }
+  }, 120_000);
 });
 
 describeWithMachines(
