@@ -38,7 +38,7 @@ function world(mode: 'replica' | 'auto' = 'replica') {
   const durableAck = new DurableAck(replicaAcks, configOf(mode));
   // As DURABLE_ACK=auto decides at startup when every master has a replica.
   durableAck.enabled = true;
-  return { durableAck, confirming, withoutReplica, waits };
+  return { durableAck, confirming, withoutReplica, waits, masters };
 }
 
 const codeOf = (run: () => unknown) => {
@@ -58,6 +58,18 @@ describe('DurableAck (DURABLE_ACK=replica)', () => {
     expect(codeOf(() => durableAck.admit(() => bucketOn('1')))).toBe(ErrorCode.Unavailable);
     expect(codeOf(() => durableAck.admit(() => bucketOn('2')))).toBe('admitted');
     await expect(durableAck.confirm(bucketOn('2'))).resolves.toBeUndefined();
+  });
+
+  it('a write sent to a master the slot map no longer names is not confirmed, whoever holds the slot now', async () => {
+    const { durableAck, waits, masters, withoutReplica } = world('auto');
+    const writtenOn = durableAck.masterNow(bucketOn('1'));
+    // A failover seen while the reservation was out: a promoted replica, with no replica of its own yet.
+    masters.set('1', 'redis-a-promoted:6380');
+    withoutReplica.add('redis-a-promoted:6380');
+    await expect(durableAck.confirm(bucketOn('1'), writtenOn)).rejects.toMatchObject({ code: ErrorCode.Unavailable });
+    expect(waits).toEqual([]);
+    // The same token's replay is written on the master there is now: that one is confirmed as usual.
+    await expect(durableAck.confirm(bucketOn('1'), durableAck.masterNow(bucketOn('1')))).resolves.toBeUndefined();
   });
 
   it("a room is refused with the master that holds it, not with its sale's bucket's", async () => {

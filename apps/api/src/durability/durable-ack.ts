@@ -16,6 +16,17 @@ const REFUSE_FOR_MS = 1_000;
 /** DURABLE_ACK=auto: how long a master found without any replica is acknowledged for without a WAIT. */
 const NO_REPLICA_RECHECK_MS = 5_000;
 
+/** 503 + retry-after for a write no replica confirmed: it exists, and the same request finds it again. */
+function notConfirmed(writtenTo: WrittenTo): RetryLaterError {
+  return new RetryLaterError(
+    ErrorCode.Unavailable,
+    'roomOf' in writtenTo
+      ? 'Your place in the waiting room is not confirmed yet; try again'
+      : 'Your purchase is not confirmed yet; retry with the same token',
+    RETRY_SECONDS,
+  );
+}
+
 /**
  * DURABLE_ACK=replica (docs/failure-model.md): a 202 is sent only once a replica holds the reservation,
  * and a waiting room's answer that gave a buyer a new place or pass only once a replica holds it (a
@@ -116,13 +127,28 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
+   * The master a write to `writtenTo` goes to, as this process's slot map says now (undefined when the
+   * acknowledgement is off, or the map is not known): taken just before the write is sent, for `confirm`.
+   */
+  masterNow(writtenTo: WrittenTo): string | undefined {
+    return this.enabled ? this.masterOf(writtenTo) : undefined;
+  }
+
+  /**
    * Waits until a replica holds every write answered so far (the caller's reservation, place or pass
    * included). A timeout is a 503 with retry-after: the write exists, and the same token replays it (the
    * same join or poll answers the same place or pass). The purchase path calls it only when `enabled`:
    * otherwise it would wait a turn for nothing.
+   *
+   * `writtenOn`: masterNow(writtenTo) as the write was sent. If the slot map names another master now (a
+   * failover seen meanwhile, or the write redirected), the write may have been made on a master cut off in
+   * a minority, whose writes the cluster discards: waiting on the new master would confirm nothing of it,
+   * and a new master with no replica yet would not even wait. So it is not confirmed — 503, and the same
+   * token (or the next join or poll) finds out on the master there is now.
    */
-  async confirm(writtenTo: WrittenTo): Promise<void> {
+  async confirm(writtenTo: WrittenTo, writtenOn?: string): Promise<void> {
     if (!this.enabled) return;
+    if (writtenOn !== undefined && this.masterOf(writtenTo) !== writtenOn) throw notConfirmed(writtenTo);
     if (this.withoutReplica.size > 0) {
       const master = this.masterOf(writtenTo);
       if (master !== undefined && (this.withoutReplica.get(master) ?? 0) > Date.now()) return;
@@ -137,13 +163,7 @@ export class DurableAck implements OnModuleInit, OnModuleDestroy {
     const master = this.masterOf(writtenTo);
     if (master !== undefined && (await this.hasNoReplicaToWaitFor(master, writtenTo))) return;
     if (master !== undefined) this.noteMissing(master, writtenTo);
-    throw new RetryLaterError(
-      ErrorCode.Unavailable,
-      'roomOf' in writtenTo
-        ? 'Your place in the waiting room is not confirmed yet; try again'
-        : 'Your purchase is not confirmed yet; retry with the same token',
-      RETRY_SECONDS,
-    );
+    throw notConfirmed(writtenTo);
   }
 
   /**

@@ -46,8 +46,9 @@ export class WaitingRoom {
     if (final) return final;
     const stock = await this.stock.of(sale);
     this.durableAck.admit(() => ({ roomOf: sale.id }));
+    const writtenOn = this.durableAck.masterNow({ roomOf: sale.id });
     const joined = await this.withRoom(sale, () => this.scripts.join(sale.id, userId, stock, draw(), draw()));
-    await this.keep(sale, userId, joined as RoomTicket);
+    await this.keep(sale, userId, joined as RoomTicket, writtenOn);
     return this.answer(sale, userId, joined as RoomTicket);
   }
 
@@ -58,13 +59,14 @@ export class WaitingRoom {
     if (final) return final;
     const stock = await this.stock.of(sale);
     this.durableAck.admit(() => ({ roomOf: sale.id }));
+    const writtenOn = this.durableAck.masterNow({ roomOf: sale.id });
     const polled = await this.withRoom(sale, () => this.scripts.poll(sale.id, userId, stock, draw()));
     if ('kind' in polled) {
       this.metrics.countRoomAnswer(polled.kind);
       if (polled.kind === 'too-soon') throw rateLimited(polled.waitMs);
       throw new DomainError(ErrorCode.NotFound, 'No ticket in this waiting room: join it first');
     }
-    await this.keep(sale, userId, polled);
+    await this.keep(sale, userId, polled, writtenOn);
     return this.answer(sale, userId, polled);
   }
 
@@ -72,12 +74,13 @@ export class WaitingRoom {
    * Before a buyer hears of a new place or pass: it is recorded in MySQL (RoomRecord), and with the
    * durable acknowledgement a replica holds it, so a failover to that replica cannot forget it — the promoted
    * master's room counts every pass its buyers were told of (the cap, the units) and every place (the
-   * order). An answer that repeats what was recorded and confirmed before waits for neither.
+   * order). An answer that repeats what was recorded and confirmed before waits for neither. `writtenOn`:
+   * the room's master as its script was sent (DurableAck.confirm).
    */
-  private async keep(sale: SaleDefinition, userId: string, ticket: RoomTicket): Promise<void> {
+  private async keep(sale: SaleDefinition, userId: string, ticket: RoomTicket, writtenOn?: string): Promise<void> {
     if (!(await this.record.record(sale.id, userId, ticket)) || !this.durableAck.enabled) return;
     try {
-      await this.durableAck.confirm({ roomOf: sale.id });
+      await this.durableAck.confirm({ roomOf: sale.id }, writtenOn);
     } catch (error) {
       // Not told: the buyer's next join or poll confirms it again before telling them.
       this.record.forget(sale.id, userId);

@@ -125,6 +125,7 @@ function world(
     },
   } as unknown as IncarnationGuard;
   const followUp = {
+    masterOf: () => undefined,
     complete: async () => void calls.push('complete'),
   } as unknown as ReservationFollowUp;
   const metrics = {

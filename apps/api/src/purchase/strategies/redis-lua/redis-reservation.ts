@@ -38,6 +38,8 @@ interface Attempts {
   mysqlWasEmpty: boolean;
   /** The token's own order number was found taken (a collision, ~2^-80): random ones from then on. */
   tokenNumberTaken: boolean;
+  /** The master the last script was sent to, as the slot map said then (for the durable acknowledgement). */
+  writtenOn?: string;
 }
 
 /** After a refusal: try again, or the purchase's answer (a replayed order). A final refusal is thrown. */
@@ -123,6 +125,7 @@ export class RedisReservation {
   private async runScript(attempts: Attempts, first: boolean): Promise<ReserveResult> {
     const { sale, userId, order, bucket } = attempts;
     const timer = this.metrics.reservationTimer();
+    attempts.writtenOn = this.followUp.masterOf(bucket);
     const result = await this.scripts.reserve({
       bucket,
       userId,
@@ -233,7 +236,7 @@ export class RedisReservation {
   private async accepted(attempts: Attempts, result: Reserved): Promise<PurchaseAccepted> {
     // Epoch 0: a replay of an order MySQL sold itself (the fallback), or that ended before Redis was
     // loaded: written already, nothing to hand off.
-    if (result.epoch !== 0) await this.followUp.complete(attempts.sale, attempts.bucket, result);
+    if (result.epoch !== 0) await this.followUp.complete(attempts.sale, attempts.bucket, result, attempts.writtenOn);
     if (result.kind === 'replayed') {
       this.metrics.countPurchase('replayed');
       return this.tokenOrders.replayOfReservation(result.orderNo);

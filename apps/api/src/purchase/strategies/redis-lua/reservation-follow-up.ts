@@ -24,7 +24,13 @@ export class ReservationFollowUp {
     private readonly durableAck: DurableAck,
   ) {}
 
-  async complete(sale: SaleLayout, bucket: SaleBucket, result: Reserved): Promise<void> {
+  /** Where the bucket's next write goes, for `complete` to confirm there (DurableAck.masterNow). */
+  masterOf(bucket: SaleBucket): string | undefined {
+    return this.durableAck.masterNow(bucket);
+  }
+
+  /** `writtenOn`: masterOf(bucket) as the reservation script was sent. */
+  async complete(sale: SaleLayout, bucket: SaleBucket, result: Reserved, writtenOn?: string): Promise<void> {
     this.shedder.noteBacklog(bucket, result.backlog);
     // A replay nudges too: its order may still be waiting (the first answer was a 503, or lost).
     await this.writers.nudge(sale);
@@ -34,6 +40,6 @@ export class ReservationFollowUp {
         this.logger.warn(`Sale ${sale.id}: lease top-up failed: ${errorMessage(error)}`);
       });
     }
-    if (this.durableAck.enabled) await this.durableAck.confirm(bucket);
+    if (this.durableAck.enabled) await this.durableAck.confirm(bucket, writtenOn);
   }
 }
