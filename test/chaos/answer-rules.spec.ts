@@ -249,16 +249,21 @@ describe('answer rules: a replay answers the order as it is', () => {
     expect(expired(2_500, 'mysql paused')).toEqual([]);
   });
 
-  it('an expiry whose commit the primary held for its cut-off replica is judged from when the link was back', () => {
+  it('an expiry whose commit the primary held for its cut-off replica is judged from when the link was back, or the primary gave up waiting', () => {
     const expired = (afterMs: number, commitHolds: { from: number; until?: number }[]) =>
       judge('PENDING_PAYMENT', 'EXPIRED', { cancelled: false, afterMs, commitHolds });
-    // Stamped at T + 1005, inside a hold from T + 500 to T + 8000: seen from T + 18000 at the earliest.
-    const heldUntilHeal = [{ from: T + 500, until: T + 8_000 }];
-    expect(expired(5_000, heldUntilHeal)).toEqual([]);
-    expect(expired(15_000, heldUntilHeal)).toEqual([]);
-    expect(expired(20_000, heldUntilHeal)).toEqual(['a replay answers the order as it is']);
-    // Held to the end of the run: never judged. A hold over before the stamp changes nothing.
-    expect(expired(60_000, [{ from: T + 500 }])).toEqual([]);
+    // Stamped at T + 1005, inside a hold from T + 500 to T + 2000: seen from T + 12000 at the latest (the
+    // link back, and the replica caught up).
+    const heldBriefly = [{ from: T + 500, until: T + 2_000 }];
+    expect(expired(5_000, heldBriefly)).toEqual([]);
+    expect(expired(13_000, heldBriefly)).toEqual(['a replay answers the order as it is']);
+    // Held longer than the primary waits (SEMI_SYNC_WAIT_MS, 10 s): seen from T + 12005 whether or not
+    // the link is back.
+    for (const hold of [{ from: T + 500, until: T + 30_000 }, { from: T + 500 }]) {
+      expect(expired(11_000, [hold])).toEqual([]);
+      expect(expired(13_000, [hold])).toEqual(['a replay answers the order as it is']);
+    }
+    // A hold over before the stamp changes nothing.
     expect(expired(2_500, [{ from: T - 5_000, until: T }])).toEqual(['a replay answers the order as it is']);
   });
 
