@@ -18,18 +18,18 @@ export class SaleCatalog {
    * would otherwise read the same row.
    */
   private readonly loading = new Map<string, Promise<SaleDefinition>>();
+  /**
+   * Edits seen per sale (forget()): a read that began before an edit may answer with the sale as it was,
+   * and must neither fill the cache with it nor be joined by a read that comes after the edit.
+   */
+  private readonly edits = new Map<string, number>();
 
   constructor(private readonly sales: SaleRepository) {}
 
   async get(saleId: string): Promise<SaleDefinition> {
     const cached = this.peek(saleId);
     if (cached) return cached;
-    let loading = this.loading.get(saleId);
-    if (!loading) {
-      loading = this.load(saleId).finally(() => this.loading.delete(saleId));
-      this.loading.set(saleId, loading);
-    }
-    return loading;
+    return this.loading.get(saleId) ?? this.startLoading(saleId);
   }
 
   /**
@@ -38,6 +38,9 @@ export class SaleCatalog {
    */
   forget(saleId: string): void {
     this.cache.delete(saleId);
+    this.loading.delete(saleId);
+    if (this.edits.size > 10_000) this.edits.clear();
+    this.edits.set(saleId, (this.edits.get(saleId) ?? 0) + 1);
   }
 
   /**
@@ -55,16 +58,24 @@ export class SaleCatalog {
   }
 
   private reloadInBackground(saleId: string): void {
-    const loading = this.load(saleId).finally(() => this.loading.delete(saleId));
-    this.loading.set(saleId, loading);
     // A failed reload leaves the entry to expire: the next request reads MySQL itself and gets its error.
-    loading.catch(() => undefined);
+    this.startLoading(saleId).catch(() => undefined);
+  }
+
+  /** One read of the sale, shared by whoever asks while it is out (until an edit: forget()). */
+  private startLoading(saleId: string): Promise<SaleDefinition> {
+    const loading: Promise<SaleDefinition> = this.load(saleId).finally(() => {
+      if (this.loading.get(saleId) === loading) this.loading.delete(saleId);
+    });
+    this.loading.set(saleId, loading);
+    return loading;
   }
 
   private async load(saleId: string): Promise<SaleDefinition> {
+    const edit = this.edits.get(saleId);
     const sale = isSaleId(saleId) ? await this.sales.findById(saleId) : null;
     if (!sale) throw new DomainError(ErrorCode.SaleNotFound, `No sale with id ${saleId}`);
-    this.cache.set(saleId, { sale, until: Date.now() + TTL_MS });
+    if (this.edits.get(saleId) === edit) this.cache.set(saleId, { sale, until: Date.now() + TTL_MS });
     return sale;
   }
 }
