@@ -3,7 +3,7 @@ import { Cluster, Redis } from 'ioredis';
 import { failUnansweredOnDisconnect, type RedisClient } from './redis-client';
 import { isRedisUnavailable } from './redis-errors';
 import type { KeyBuilder, SaleBucket } from './sale-keys';
-import { watchForSilentLinks } from './silent-link-watch';
+import { SILENT_AFTER_MS, watchForSilentLinks } from './silent-link-watch';
 
 interface Waiter {
   /** The counter this waiter's batch writes before its `WAIT`: on the node that holds the waiter's writes. */
@@ -48,6 +48,8 @@ interface NodeAcks {
  */
 export class ReplicaAcks {
   private readonly nodes = new Map<string, NodeAcks>();
+  /** The longest `WAIT` asked for: a connection's PING waits behind one, so its silence deadline is longer. */
+  private longestWaitMs = 0;
 
   constructor(
     private readonly client: RedisClient,
@@ -59,6 +61,7 @@ export class ReplicaAcks {
    * `timeoutMs`. `writtenTo`: where the writes to confirm were made (needed on a cluster).
    */
   confirm(replicas: number, timeoutMs: number, writtenTo?: WrittenTo): Promise<number> {
+    this.longestWaitMs = Math.max(this.longestWaitMs, timeoutMs);
     return new Promise<number>((resolve, reject) => {
       let node: NodeAcks;
       let marker: string;
@@ -141,8 +144,9 @@ export class ReplicaAcks {
       failUnansweredOnDisconnect(connection);
       // A link a partition left silent is torn down and made again once it heals, as the shared client's
       // are: otherwise every confirmation on this master times out until TCP's retransmission backoff
-      // happens to resend, and its purchases are refused long after the replica is back.
-      watchForSilentLinks(connection);
+      // happens to resend, and its purchases are refused long after the replica is back. A probe's PING
+      // waits behind a `WAIT` in flight: the deadline counts the longest one in.
+      watchForSilentLinks(connection, { silentAfterMs: SILENT_AFTER_MS + this.longestWaitMs });
       // Its failures reach the waiting purchases through their commands; the outage is reported elsewhere.
       connection.on('error', () => undefined);
       node = { connection, waiting: [], inFlight: false };

@@ -4,7 +4,7 @@ import type { RedisClient } from './redis-client';
 /** How often every connection of a client is asked for a PING. */
 const PROBE_EVERY_MS = 2_000;
 /** A connection whose PING is not answered within this long is taken for a link gone silent. */
-const SILENT_AFTER_MS = 5_000;
+export const SILENT_AFTER_MS = 5_000;
 
 /**
  * Tears down a client's connections whose link went silent, so that they reconnect. A network partition
