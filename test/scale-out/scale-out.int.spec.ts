@@ -142,13 +142,17 @@ describe('scaled out: 2 APIs behind HAProxy, 2 workers, a Redis Cluster with rep
       const acknowledgedWhileHung = wave.flatMap((guest, i) =>
         firstAnswers[i]?.status === 202 ? [{ userId: guest.userId, orderNo: firstAnswers[i]!.body!.orderNo! }] : [],
       );
+      // What each replay that was not final met, for a buyer left without an answer.
+      const replaysMet = wave.map(() => new Map<string, number>());
       const replayed = await inBatches(indices, IN_FLIGHT, async (i) => {
         const first = firstAnswers[i];
         if (first && first.status < 500 && first.status !== 429) return first;
-        return w.buyers.untilFinal('POST', `/api/sales/${saleId}/purchase`, {
-          token: wave[i]!.token,
-          json: { token: tokens[i] },
-        });
+        return w.buyers.untilFinal(
+          'POST',
+          `/api/sales/${saleId}/purchase`,
+          { token: wave[i]!.token, json: { token: tokens[i] } },
+          replaysMet[i],
+        );
       });
       const accepted = wave.flatMap((guest, i) =>
         replayed[i]?.status === 202 ? [{ userId: guest.userId, orderNo: replayed[i]!.body!.orderNo! }] : [],
@@ -158,7 +162,7 @@ describe('scaled out: 2 APIs behind HAProxy, 2 workers, a Redis Cluster with rep
         replayed[i]?.status === 202
           ? []
           : [
-              `${guest.userId}: first ${firstAnswers[i]?.status ?? 'no answer'}, final ${replayed[i]?.status ?? 'no answer'} ${replayed[i]?.body?.error?.code ?? ''}`,
+              `${guest.userId}: first ${firstAnswers[i]?.status ?? 'no answer'}, final ${replayed[i]?.status ?? 'no answer'} ${replayed[i]?.body?.error?.code ?? ''}, replays met ${JSON.stringify(Object.fromEntries(replaysMet[i]!))}`,
             ],
       );
       expect(notAccepted).toEqual([]);

@@ -145,6 +145,9 @@ export class HandoffDrain {
     while (entries.length > 0) {
       const readAt = this.nextReadAt(entries.length < this.config.worker.batchSize, Date.now());
       const following = Date.now() < deadline ? this.readNewAt(bucket, readAt) : undefined;
+      // The read ahead is awaited only once the write is done: a failure before then (Redis failing over)
+      // must already count as handled, or Node ends the process on an unhandled rejection.
+      following?.catch(() => undefined);
       try {
         await this.write(bucket, entries);
       } catch (error) {
