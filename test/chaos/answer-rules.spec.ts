@@ -85,6 +85,43 @@ describe('answer rules: one token, the same answer from every process', () => {
     expect(endedBy(T - 4_000, 3_000)).toEqual(['a promised token gets the same answer from every process']);
   });
 
+  it('SALE_ENDED in a gap of the readings (a MySQL failover) passes if the last reading showed it ended and no reopen could have come since', () => {
+    const endedReadings = Array.from({ length: 4 }, (_, i) => ({
+      startedAt: T + i * 250,
+      answeredAt: T + i * 250 + 5,
+      endsAt: T,
+    }));
+    // MySQL cannot be read from T + 1 s to T + 8 s; the reading after the gap shows the sale reopened.
+    const afterGap = { startedAt: T + 8_000, answeredAt: T + 8_010, endsAt: OPEN_UNTIL };
+    const refusedInGap = {
+      ...replay,
+      outcome: 'fail',
+      status: 410,
+      code: 'SALE_ENDED',
+      sentAt: T + 5_000,
+      answeredAt: T + 5_010,
+    } as const;
+    const reopen = { kind: 'reopen', subject: 'endsAt=now+1h', quantity: 0 } as const;
+    const judged = (reopens: Omit<Operation, 'index' | 'api' | 'buyer' | 'faultsActive'>[]) =>
+      judge(
+        [{ ...bought, sentAt: T - 5_000, answeredAt: T - 4_950 }, refusedInGap, ...reopens],
+        [...readingsBefore, ...endedReadings, afterGap],
+      );
+    // The reopen was sent after the answer: the end held when it was given.
+    expect(judged([{ ...reopen, outcome: 'ok', status: 200, sentAt: T + 6_000, answeredAt: T + 6_030 }])).toEqual([]);
+    // A reopen refused changed nothing.
+    expect(judged([{ ...reopen, outcome: 'fail', status: 400, sentAt: T + 3_000, answeredAt: T + 3_010 }])).toEqual([]);
+    // A reopen sent in the gap, before the answer, may have reopened the sale: the refusal is not explained.
+    for (const outcome of [
+      { outcome: 'ok', status: 200 },
+      { outcome: 'info', status: 503 },
+    ] as const) {
+      expect(judged([{ ...reopen, ...outcome, sentAt: T + 3_000, answeredAt: T + 3_030 }])).toEqual([
+        'a promised token gets the same answer from every process',
+      ]);
+    }
+  });
+
   it('SOLD_OUT or LIMIT_REACHED to a promised token is a violation; the same order again is not', () => {
     const refusedAs = (code: string) =>
       judge(
