@@ -86,6 +86,35 @@ describe('room rules: the cap', () => {
   it('a pass expired frees its place: the next admission passes', () => {
     expect(judge([admitted(1, T), admitted(2, T + 100), admitted(3, T + 10_500)])).toEqual([]);
   });
+
+  it('a pass given before a cap was set, first seen after it, is judged when it was given (its expiry tells)', () => {
+    // No cap and 14-s passes, then the admin sets cap 2 with 11-s passes. Buyer 3 was admitted at T by
+    // another buyer's poll (the room admits whoever is first in line), and hears of it only at T + 9 s.
+    const uncapped: RoomSettings = { admitPerSecond: 3, passSeconds: 14 };
+    const capped: Written = {
+      kind: 'room',
+      buyer: -1,
+      subject: 'waitingRoom',
+      outcome: 'ok',
+      status: 200,
+      room: { admitPerSecond: 1, maxShopping: 2, passSeconds: 11 },
+      sentAt: T + 2_000,
+      answeredAt: T + 2_010,
+    };
+    const heardLate: Written = { ...admitted(3, T, 14), sentAt: T + 9_000, answeredAt: T + 9_010 };
+    const others = [admitted(1, T + 1_000, 14), admitted(2, T + 1_000, 14)];
+    expect(judge([...others, capped, heardLate], { room: uncapped })).toEqual([]);
+    // Given once the cap was in force everywhere (an 11-s pass; no 14-s pass could end then), with the two
+    // others shopping: a violation.
+    const givenUnderCap: Written = {
+      ...admitted(3, T + 8_000, 11),
+      sentAt: T + 9_000,
+      answeredAt: T + 9_010,
+    };
+    expect(judge([...others, capped, givenUnderCap], { room: uncapped })).toEqual([
+      'a room admits no one above its cap',
+    ]);
+  });
 });
 
 describe('room rules: no more shoppers than units remain', () => {

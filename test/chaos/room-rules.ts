@@ -17,7 +17,7 @@ const LATE_PASS_MARGIN_MS = 1_000;
 /** An unknown purchase may still end its buyer's turn this long after it was sent. */
 const UNKNOWN_PURCHASE_REACH_MS = 10_000;
 
-/** One admission: a buyer's pass, first seen in the answer `op` (the admission happened during it). */
+/** One admission: a buyer's pass, first seen in the answer `op` (the admission happened during it, or before: admittedDuring). */
 interface Admission {
   buyer: number;
   op: Operation;
@@ -37,8 +37,15 @@ export function roomRules(world: RunWorld, state: FinalState, byToken: Map<strin
   const changes = operations.filter((o) => o.kind === 'room' && o.outcome !== 'fail');
   const rooms = (from: number, to: number) => roomsPossible(world.sale.room, changes, from, to);
   const admissions = admissionsOf(operations);
+  const passLengths = [
+    ...new Set(
+      [world.sale.room, ...changes.map((change) => change.room)].flatMap((room) =>
+        room ? [room.passSeconds * 1_000] : [],
+      ),
+    ),
+  ];
   return [
-    ...capAndStock(world, state, admissions, rooms),
+    ...capAndStock(world, state, admissions, rooms, passLengths),
     ...firstComeFirstServed(world, operations, admissions, changes, rooms),
     ...soldOutTicketsTrue(world, state, byToken),
     ...tokensOnlyWithAPass(operations, rooms),
@@ -84,50 +91,108 @@ function admissionsOf(operations: readonly Operation[]): Admission[] {
 
 /**
  * (5) The cap: nobody is admitted while `maxShopping` other buyers certainly hold an unexpired, unspent
- * pass (admitted before the request, no purchase sent since). (6) The stock: nobody is admitted when the
+ * pass (admitted before the admission, no purchase sent since). (6) The stock: nobody is admitted when the
  * buyers certainly shopping, the newcomer included, outnumber the units that can remain — stock less
- * the units of orders promised ROOM_READING_GRACE_MS before the request and still held after the answer.
+ * the units of orders promised ROOM_READING_GRACE_MS before the admission and still held after it. Each
+ * judged at every span the admission may have happened in (admittedDuring): a violation at all of them.
  */
 function capAndStock(
   world: RunWorld,
   state: FinalState,
   admissions: readonly Admission[],
   rooms: (from: number, to: number) => (RoomSettings | null)[],
+  passLengths: readonly number[],
 ): Violation[] {
   const violations: Violation[] = [];
   const promisedAt = firstPromises(world);
   for (const admission of admissions) {
-    const { op } = admission;
-    const others = admissions.filter(
-      (other) => other.buyer !== admission.buyer && other.from <= op.sentAt && other.until >= op.answeredAt,
-    );
-    const possible = rooms(op.sentAt, op.answeredAt);
-    const caps = possible.map((room) => room?.maxShopping);
-    if (caps.every((cap): cap is number => cap !== undefined)) {
+    const spans = admittedDuring(admission, rooms, passLengths);
+    const capBroken = spans.map((span) => {
+      const others = othersShopping(admissions, admission, span);
+      const caps = rooms(span.from, span.to).map((room) => room?.maxShopping);
+      if (!caps.every((cap): cap is number => cap !== undefined)) return undefined;
       const cap = Math.max(...caps);
-      if (others.length >= cap) {
-        violations.push({
-          invariant: 'a room admits no one above its cap',
-          detail: `${describe(op)}: ${others.length} other buyers held unspent passes throughout (cap ${cap}): ${others
-            .map((other) => `buyer${other.buyer} until ${instant(other.until)}`)
-            .join(', ')}`,
-        });
-      }
+      return others.length >= cap ? { others, cap } : undefined;
+    });
+    if (capBroken.every((broken) => broken !== undefined)) {
+      const { others, cap } = capBroken[0]!;
+      violations.push({
+        invariant: 'a room admits no one above its cap',
+        detail: `${describe(admission.op)}${admittedBefore(admission, spans)}: ${others.length} other buyers held unspent passes throughout (cap ${cap}): ${others
+          .map((other) => `buyer${other.buyer} until ${instant(other.until)}`)
+          .join(', ')}`,
+      });
     }
-    const held = state.orders
-      .filter((row) => row.status !== 'FAILED')
-      .filter((row) => (promisedAt.get(row.order_no) ?? Infinity) <= op.sentAt - ROOM_READING_GRACE_MS)
-      .filter((row) => !['CANCELLED', 'EXPIRED'].includes(row.status) || row.updatedAt >= op.answeredAt)
-      .reduce((sum, row) => sum + row.quantity, 0);
-    const remaining = world.sale.stock - held;
-    if (others.length + 1 > remaining && possible.every((room) => room !== null)) {
+    const stockBroken = spans.map((span) => {
+      const others = othersShopping(admissions, admission, span);
+      const held = state.orders
+        .filter((row) => row.status !== 'FAILED')
+        .filter((row) => (promisedAt.get(row.order_no) ?? Infinity) <= span.from - ROOM_READING_GRACE_MS)
+        .filter((row) => !['CANCELLED', 'EXPIRED'].includes(row.status) || row.updatedAt >= span.to)
+        .reduce((sum, row) => sum + row.quantity, 0);
+      const remaining = world.sale.stock - held;
+      const broken = others.length + 1 > remaining && rooms(span.from, span.to).every((room) => room !== null);
+      return broken ? { shopping: others.length + 1, remaining, held } : undefined;
+    });
+    if (stockBroken.every((broken) => broken !== undefined)) {
+      const { shopping, remaining, held } = stockBroken[0]!;
       violations.push({
         invariant: 'a room admits no more shoppers than units remain',
-        detail: `${describe(op)}: ${others.length + 1} buyers shopping, at most ${remaining} units left (${held} of ${world.sale.stock} held by orders promised before)`,
+        detail: `${describe(admission.op)}${admittedBefore(admission, spans)}: ${shopping} buyers shopping, at most ${remaining} units left (${held} of ${world.sale.stock} held by orders promised before)`,
       });
     }
   }
   return violations;
+}
+
+/** A span of time an admission may have happened in. */
+interface Span {
+  from: number;
+  to: number;
+}
+
+/**
+ * When the room may have given the admission's pass. A pass lasts the room's pass length from the moment
+ * it is given, so that moment is its expiry less the pass length of a room that may have been in force
+ * then. It may precede the answer that first shows the pass: the room admits whoever is first in line
+ * whenever anyone's join or poll runs it, so a buyer may be admitted during another buyer's call (or an
+ * own call whose answer was lost) and learn it at their next poll — perhaps after an admin changed the
+ * room. A moment within the answer's own request is that request's span; none fitting, that span too.
+ */
+function admittedDuring(
+  admission: Admission,
+  rooms: (from: number, to: number) => (RoomSettings | null)[],
+  passLengths: readonly number[],
+): Span[] {
+  const { op } = admission;
+  const own = { from: op.sentAt, to: op.answeredAt };
+  const spans: Span[] = [];
+  for (const passMs of passLengths) {
+    const at = admission.expiresAt - passMs;
+    if (at > op.answeredAt + PASS_CLOCK_MARGIN_MS) continue;
+    if (at >= op.sentAt - PASS_CLOCK_MARGIN_MS) {
+      spans.push(own);
+      continue;
+    }
+    const span = { from: at - PASS_CLOCK_MARGIN_MS, to: at + PASS_CLOCK_MARGIN_MS };
+    if (rooms(span.from, span.to).some((room) => room !== null && room.passSeconds * 1_000 === passMs)) {
+      spans.push(span);
+    }
+  }
+  return spans.length > 0 ? spans : [own];
+}
+
+/** The other buyers certainly shopping throughout `span`: admitted before it, pass unexpired and unspent after. */
+function othersShopping(admissions: readonly Admission[], admission: Admission, span: Span): Admission[] {
+  return admissions.filter(
+    (other) => other.buyer !== admission.buyer && other.from <= span.from && other.until >= span.to,
+  );
+}
+
+/** For a violation's detail: when the admission happened, if before the answer that showed it. */
+function admittedBefore(admission: Admission, spans: readonly Span[]): string {
+  const earlier = spans.filter((span) => span.to < admission.op.sentAt);
+  return earlier.length === 0 ? '' : ` (admitted ${earlier.map((span) => instant(span.from)).join(' or ')})`;
 }
 
 /** When each order was first promised (its first 2xx answered). */
