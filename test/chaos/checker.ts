@@ -1,5 +1,6 @@
 import { bucketsOf, KeyBuilder } from '@flash-sale/redis';
 import type { RowDataPacket } from 'mysql2/promise';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { judgeAnswers } from './answer-rules';
 import type { SystemUnderTest } from './system-under-test';
 import { describe, shortToken } from './history';
@@ -42,6 +43,14 @@ interface SaleRow {
 
 const HOLDING = new Set(['PENDING_PAYMENT', 'PAID']);
 
+/** Readings of MySQL and Redis until one is not straddled by units on their way (readFinalState). */
+const STEADY_READ_ATTEMPTS = 20;
+const STEADY_READ_PAUSE_MS = 100;
+
+function sameSale(a: SaleRow, b: SaleRow): boolean {
+  return a.stock === b.stock && a.available === b.available && a.leased === b.leased && a.in_doubt === b.in_doubt;
+}
+
 /** What the system holds after quiet: MySQL's rows, Redis' balance and backlog, the audit's verdict. */
 export interface FinalState {
   orders: OrderRow[];
@@ -59,21 +68,47 @@ export async function readFinalState(cluster: SystemUnderTest, world: RunWorld, 
       'SELECT order_no, user_id, quantity, status, submit_token, created_at, updated_at FROM orders WHERE sale_id = ?',
       [world.sale.id],
     );
-    const [[sale]] = await connection.query<(SaleRow & RowDataPacket)[]>(
-      // A db-segmented sale's unsold units are its row's plus its segments' (libs/db stock-segments.ts).
-      `SELECT stock, leased, in_doubt, available +
-         (SELECT COALESCE(SUM(available), 0) FROM sale_stock_segments WHERE sale_id = sales.id) AS available
-         FROM sales WHERE id = ?`,
-      [world.sale.id],
-    );
     await redis.connect();
     const keys = new KeyBuilder(cluster.redisKeyPrefix);
-    let balance = 0;
-    let backlog = 0;
-    for (const bucket of bucketsOf({ id: world.sale.id, buckets: world.sale.buckets })) {
-      balance += Number((await redis.get(keys.bucket(bucket).stock)) ?? 0);
-      backlog += await redis.xlen(keys.bucket(bucket).handoff);
+    const readSale = async () => {
+      const [[sale]] = await connection.query<(SaleRow & RowDataPacket)[]>(
+        // A db-segmented sale's unsold units are its row's plus its segments' (libs/db stock-segments.ts).
+        `SELECT stock, leased, in_doubt, available +
+           (SELECT COALESCE(SUM(available), 0) FROM sale_stock_segments WHERE sale_id = sales.id) AS available
+           FROM sales WHERE id = ?`,
+        [world.sale.id],
+      );
+      // Where units stand between MySQL and Redis: the newest ledger row and the leases not granted yet.
+      const [[mark]] = await connection.query<RowDataPacket[]>(
+        `SELECT COALESCE(MAX(id), 0) AS last_id, COALESCE(SUM(state = 'PENDING'), 0) AS pending
+           FROM stock_leases WHERE sale_id = ?`,
+        [world.sale.id],
+      );
+      return { sale: sale!, mark: `${String(mark!['last_id'])}/${String(mark!['pending'])}` };
+    };
+    const readRedis = async () => {
+      let balance = 0;
+      let backlog = 0;
+      for (const bucket of bucketsOf({ id: world.sale.id, buckets: world.sale.buckets })) {
+        balance += Number((await redis.get(keys.bucket(bucket).stock)) ?? 0);
+        backlog += await redis.xlen(keys.bucket(bucket).handoff);
+      }
+      return { balance, backlog };
+    };
+    // MySQL's leases and Redis's balance read as of one moment: a grant or a give-back moves units between
+    // them in steps (MySQL, then Redis, then MySQL's ledger), so a reading that one straddles sees units on
+    // both sides or on neither. Read MySQL, Redis, MySQL again, until nothing moved in between.
+    let before = await readSale();
+    let redisSide = await readRedis();
+    for (let attempt = 1; attempt < STEADY_READ_ATTEMPTS; attempt++) {
+      const after = await readSale();
+      if (after.mark === before.mark && after.mark.endsWith('/0') && sameSale(after.sale, before.sale)) break;
+      await sleep(STEADY_READ_PAUSE_MS);
+      before = await readSale();
+      redisSide = await readRedis();
     }
+    const { sale } = before;
+    const { balance, backlog } = redisSide;
     return {
       orders: orders.map(({ updated_at, created_at, ...row }) => ({
         ...row,
@@ -89,12 +124,29 @@ export async function readFinalState(cluster: SystemUnderTest, world: RunWorld, 
       },
       redisBalance: balance,
       handoffBacklog: backlog,
-      audit: await fetchAudit(cluster, world.sale.id, adminJwt),
+      audit: await steadyAudit(cluster, world.sale.id, adminJwt),
     };
   } finally {
     await connection.end();
     redis.disconnect();
   }
+}
+
+/**
+ * The audit, asked again a few times while it is not ok: its reading of MySQL and Redis may be straddled by
+ * units on their way as well (a top-up after quiet). A broken promise stays broken; only such a moment passes.
+ */
+async function steadyAudit(
+  cluster: SystemUnderTest,
+  saleId: string,
+  adminJwt: string,
+): Promise<AuditAnswer | undefined> {
+  let audit = await fetchAudit(cluster, saleId, adminJwt);
+  for (let attempt = 1; attempt < STEADY_READ_ATTEMPTS && audit?.ok !== true; attempt++) {
+    await sleep(STEADY_READ_PAUSE_MS);
+    audit = await fetchAudit(cluster, saleId, adminJwt);
+  }
+  return audit;
 }
 
 export async function fetchAudit(
