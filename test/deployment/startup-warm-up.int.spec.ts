@@ -122,10 +122,12 @@ describe('the startup warm-ups: before readiness, through the front door, leavin
         name: 'worker-warm-up',
         env: { ...testEnv.env, LOG_LEVEL: 'info', WARM_UP_REQUESTS: '1000', ORDER_BATCH_SIZE: '200' },
       });
+      // Both lines, whichever comes first: the log is written as the process goes, so the first one alone
+      // may be there before the second.
       const log = await waitFor(
-        'the write path line',
+        'the write path line and the consuming line',
         async () => readFileSync(worker!.logFile, 'utf8'),
-        (text) => /Write path warmed|Warm-up stopped/.test(text),
+        (text) => /Write path warmed|Warm-up stopped/.test(text) && text.includes('Worker consuming'),
         30_000,
       );
       expect(log).toContain('Write path warmed: 1000 orders written and rolled back');
