@@ -64,13 +64,16 @@ export async function readFinalState(cluster: SystemUnderTest, world: RunWorld, 
   const connection = await cluster.mysql();
   const redis = cluster.redisReader();
   try {
-    const [orders] = await connection.query<(OrderRow & { updated_at: Date; created_at: Date } & RowDataPacket)[]>(
-      'SELECT order_no, user_id, quantity, status, submit_token, created_at, updated_at FROM orders WHERE sale_id = ?',
-      [world.sale.id],
-    );
     await redis.connect();
     const keys = new KeyBuilder(cluster.redisKeyPrefix);
+    // MySQL's side in one snapshot: an expiry or a cancel changes an order and the sale's row in one
+    // transaction, which separate reads could straddle.
     const readSale = async () => {
+      await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
+      const [orders] = await connection.query<(OrderRow & { updated_at: Date; created_at: Date } & RowDataPacket)[]>(
+        'SELECT order_no, user_id, quantity, status, submit_token, created_at, updated_at FROM orders WHERE sale_id = ?',
+        [world.sale.id],
+      );
       const [[sale]] = await connection.query<(SaleRow & RowDataPacket)[]>(
         // A db-segmented sale's unsold units are its row's plus its segments' (libs/db stock-segments.ts).
         `SELECT stock, leased, in_doubt, available +
@@ -84,7 +87,8 @@ export async function readFinalState(cluster: SystemUnderTest, world: RunWorld, 
            FROM stock_leases WHERE sale_id = ?`,
         [world.sale.id],
       );
-      return { sale: sale!, mark: `${String(mark!['last_id'])}/${String(mark!['pending'])}` };
+      await connection.query('COMMIT');
+      return { orders, sale: sale!, mark: `${String(mark!['last_id'])}/${String(mark!['pending'])}` };
     };
     const readRedis = async () => {
       let balance = 0;
@@ -107,7 +111,7 @@ export async function readFinalState(cluster: SystemUnderTest, world: RunWorld, 
       before = await readSale();
       redisSide = await readRedis();
     }
-    const { sale } = before;
+    const { orders, sale } = before;
     const { balance, backlog } = redisSide;
     return {
       orders: orders.map(({ updated_at, created_at, ...row }) => ({
