@@ -126,8 +126,9 @@ export async function startMachineDeployment({ dir, log = () => undefined, env =
       appEnv,
       settle: async () => {
         await network.healAll();
+        const healedAt = Date.now();
         await mysqlPair.restore();
-        await settleRedis(binaries, redis);
+        await settleRedis(binaries, redis, { log, healedAt });
         await waitForReady(network, baseUrl, dir);
       },
       balancerView: () => balancerView(dir),
@@ -227,7 +228,7 @@ async function startRedisCluster(network, binaries, dir) {
  * replica promoted while it was cut off hands the slots back by a coordinated CLUSTER FAILOVER, so a later
  * fault meets the layout the deployment was made with), and every replica is in sync.
  */
-async function settleRedis(binaries, { masters, replicas }) {
+async function settleRedis(binaries, { masters, replicas }, { log, healedAt }) {
   const everyNode = [...masters, ...replicas];
   const whole = async () => {
     for (const { host, port } of everyNode) {
@@ -255,13 +256,34 @@ async function settleRedis(binaries, { masters, replicas }) {
     'every Redis replica in sync, the cluster whole',
     async () => {
       for (const { host, port } of replicas) {
-        const replication = await redisCli(binaries, host, port, ['info', 'replication']);
-        if (!replication.includes('role:slave') || !replication.includes('master_link_status:up')) return false;
+        if (!(await replicaHasCaughtUp(binaries, host, port))) return false;
       }
       return whole();
     },
     { timeoutMs: 90_000 },
   );
+  log(`every Redis replica caught up with its master ${Date.now() - healedAt} ms after the heal`);
+}
+
+/**
+ * Whether a replica holds what its master had a moment ago: its link says `up` and its offset reached the
+ * master's, read first. `up` alone is not enough: after a partition heals, a replication link can stay
+ * silent (both ends up, nothing carried) until TCP's retransmission backoff resends or `repl-timeout`
+ * (60 s) ends it — and until then no `WAIT` on that master is confirmed (docs/failure-model.md).
+ */
+async function replicaHasCaughtUp(binaries, host, port) {
+  const replica = await redisCli(binaries, host, port, ['info', 'replication']);
+  if (!replica.includes('role:slave') || !replica.includes('master_link_status:up')) return false;
+  const field = (info, name) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
+  const masterInfo = await redisCli(binaries, field(replica, 'master_host'), field(replica, 'master_port'), [
+    'info',
+    'replication',
+  ]);
+  const masterOffset = Number(field(masterInfo, 'master_repl_offset'));
+  const replicaOffset = Number(
+    field(await redisCli(binaries, host, port, ['info', 'replication']), 'slave_repl_offset'),
+  );
+  return replicaOffset >= masterOffset;
 }
 
 async function redisCli(binaries, host, port, args) {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
@@ -89,7 +89,12 @@ export class MachinesCluster implements SystemUnderTest {
     const dir = mkdtempSync(join(tmpdir(), 'fs-chaos-machines-'));
     const timings = chaosEnv('machines', { databaseUrl: '', redisUrl: '' });
     const env = Object.fromEntries(TIMINGS.map((name) => [name, timings[name]!]));
-    const deployment = await startMachineDeployment({ dir, env: { ...env, ...appEnv }, mysqlReplication });
+    const deployment = await startMachineDeployment({
+      dir,
+      env: { ...env, ...appEnv },
+      mysqlReplication,
+      log: (line) => appendFileSync(join(dir, 'deployment.log'), `${new Date().toISOString()} ${line}\n`),
+    });
     const cluster = new MachinesCluster(dir, deployment);
     MachinesCluster.running.add(cluster);
     return cluster;

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import calculateSlot from 'cluster-key-slot';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import {
   ADMIN_PASSWORD,
@@ -185,5 +186,57 @@ describeWithMachines('partitions on a real network of machines (namespaces, HAPr
       (result) => result.ok === true && result.held === 31,
       60_000,
     );
+  }, 180_000);
+
+  it('a replication link a long cut left silent after the heal: settle returns once the replica has caught up, and a WAIT there confirms at once', async () => {
+    const saleId = (await balanced.createSale(admin, { stock: 10, purpose: 'load-test' })).id;
+    const masterMachine = await machineServing(saleId);
+    const master = new Redis({ host: deployment.network.machines[masterMachine]!.address, port: 6379 });
+    const [, replicaHost, replicaPort] = /^slave0:ip=([^,]+),port=(\d+)/m.exec(await master.info('replication'))!;
+    const replicaMachine = Object.values(deployment.network.machines).find((m) => m.address === replicaHost)!.name;
+    const replica = new Redis({ host: replicaHost, port: Number(replicaPort) });
+    const offsets = async () => ({
+      master: Number(/^master_repl_offset:(\d+)/m.exec(await master.info('replication'))![1]),
+      replica: Number(/^slave_repl_offset:(\d+)/m.exec(await replica.info('replication'))![1]),
+    });
+    // The sale's slot is that master's; writes every 100 ms keep data outstanding on the replication link
+    // through the cut, so its TCP resends back off (0.2 s, 0.4 s … 12.8 s: the next lands ~25 s in).
+    const key = `{sale:${saleId}}:replication-probe`;
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await master.incr(key);
+        await sleep(100);
+      }
+    })();
+    try {
+      // Only the master's machine and its replica's: each still reaches the third, so nothing fails over.
+      await deployment.network.cut(masterMachine, replicaMachine);
+      await deployment.network.cut(replicaMachine, masterMachine);
+      await sleep(18_000);
+    } finally {
+      await deployment.network.heal(masterMachine, replicaMachine);
+      await deployment.network.heal(replicaMachine, masterMachine);
+    }
+    try {
+      await sleep(2_000);
+      // Healed, and yet nothing is carried: both ends call the link up, the replica is where the cut left it.
+      const silent = await offsets();
+      expect(/master_link_status:up/.test(await replica.info('replication'))).toBe(true);
+      expect(silent.replica).toBeLessThan(silent.master);
+      writing = false;
+      await writer;
+      const settling = Date.now();
+      await deployment.settle();
+      console.log(`settle waited ${Date.now() - settling} ms after the heal + 2 s for the silent link`);
+      const settled = await offsets();
+      expect(settled.replica).toBeGreaterThanOrEqual(silent.master);
+      expect(await master.call('WAIT', 1, 1_000)).toBe(1);
+    } finally {
+      writing = false;
+      await writer.catch(() => undefined);
+      master.disconnect();
+      replica.disconnect();
+    }
   }, 180_000);
 });

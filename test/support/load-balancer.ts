@@ -33,9 +33,12 @@ export function haproxyConfig(port: number, backendPorts: readonly number[]): st
     'defaults',
     '  mode http',
     '  timeout connect 2s',
-    '  timeout client 60s',
-    '  timeout server 60s',
-    '  timeout http-keep-alive 10s',
+    // deploy/haproxy.cfg's: an idle client connection outlives the API's `keep-alive: timeout=65` hint,
+    // which HAProxy passes on. Shorter, it would close connections the client still counts on, and a
+    // request sent as the close arrives fails with "other side closed".
+    '  timeout client 65s',
+    '  timeout server 65s',
+    '  timeout http-keep-alive 65s',
     // A loaded API answers its check late, not never: a short timeout would take it out mid-burst.
     '  timeout check 3s',
     '  retries 3',
