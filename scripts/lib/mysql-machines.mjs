@@ -177,8 +177,13 @@ async function startServer(network, binaries, dir, server, semiSync) {
   await waitFor(`MariaDB on ${machine}`, () => overSocket(server, () => true, 1_000), { exited, logFile });
 }
 
-/** `use` with a connection to `server` over its socket (this host reaches it whatever the network's state). */
-async function overSocket({ socket }, use, connectTimeout = 10_000) {
+/**
+ * `use` with a connection to `server` over its socket (this host reaches it whatever the network's state).
+ * The default wait for its greeting is long: a primary whose semi-synchronous replication is being
+ * switched back on while commits wait for their replica greets nobody, over TCP or its socket, until that
+ * settles (tens of seconds, seen after a split healed).
+ */
+async function overSocket({ socket }, use, connectTimeout = 60_000) {
   const connection = await createConnection({
     socketPath: socket,
     user: 'root',
