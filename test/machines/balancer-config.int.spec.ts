@@ -1,8 +1,12 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { renderBalancerConfig } from '../../scripts/lib/balancer-config.mjs';
+import { freePort } from '../../scripts/lib/ports.mjs';
+import { waitFor } from '../support/fixtures';
 
 const DEPLOYED = readFileSync(join(__dirname, '..', '..', 'deploy', 'haproxy.cfg'), 'utf8');
 
@@ -49,4 +53,60 @@ describe("the rehearsal's balancer: deploy/haproxy.cfg with its replicas named b
       /no longer has/,
     );
   });
+
+  it("answers its own refusals in the API's error shape: 503 + retry-after with no replica to take a request, 502 when one hangs up", async () => {
+    const port = await freePort();
+    const nobody = await freePort();
+    // A replica that takes the connection and hangs up without a word, as one killed mid-request does.
+    const hangingUp: Server = createServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => hangingUp.listen(0, '127.0.0.1', resolve));
+    const hangUpPort = (hangingUp.address() as { port: number }).port;
+    const dir = mkdtempSync(join(tmpdir(), 'balancer-errors-'));
+    const balancer = (servers: string[]) => {
+      const file = join(dir, `haproxy-${servers.join('-')}.cfg`);
+      writeFileSync(
+        file,
+        renderBalancerConfig(DEPLOYED, servers)
+          .replace(/^\s+bind :3000$/m, `    bind 127.0.0.1:${port}`)
+          // No health check: the request itself meets the replica as it is.
+          .replace(/ check inter \S+ fall \d+ rise \d+/g, ''),
+      );
+      return spawn('haproxy', ['-f', file, '-db'], { stdio: 'ignore' });
+    };
+    const ask = async () => {
+      const answer = await request(`http://127.0.0.1:${port}/api/sales`);
+      return {
+        status: answer.statusCode,
+        contentType: answer.headers['content-type'],
+        retryAfter: answer.headers['retry-after'],
+        body: (await answer.body.json()) as { error: { code: string; message: string } },
+      };
+    };
+    try {
+      for (const [servers, expected] of [
+        [[`127.0.0.1:${nobody}`], { status: 503, retryAfter: '1' }],
+        [[`127.0.0.1:${hangUpPort}`], { status: 502, retryAfter: undefined }],
+      ] as const) {
+        const child = balancer([...servers]);
+        try {
+          // Refused until HAProxy listens.
+          const answer = (await waitFor(
+            'the balancer to answer',
+            () => ask().catch(() => undefined),
+            (answered) => answered !== undefined,
+            10_000,
+          ))!;
+          expect(answer).toMatchObject({ ...expected, contentType: 'application/json' });
+          expect(answer.body.error.code).toBe('UNAVAILABLE');
+          expect(answer.body.error.message.length).toBeGreaterThan(10);
+        } finally {
+          child.kill('SIGKILL');
+          await new Promise((resolve) => child.once('exit', resolve));
+        }
+      }
+    } finally {
+      hangingUp.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -47,11 +47,19 @@ describeWithMachines('the explorer on machines: a Redis master cut off in a mino
     expect(summary.violations).toBe(0);
   }, 240_000);
 
+  // The loss needs the majority to promote the replica while the cut holds (node timeout, then an
+  // election): on a slow machine the schedule's 11 s may end first, and the old master keeps its writes.
+  // So the same schedule is played up to three times, each on a fresh deployment.
   it('with DURABLE_ACK=off, a 202 the cut-off master gave is lost: the explorer finds it', async () => {
-    const summary = await explore({ ...MINORITY_MASTER, appEnv: { DURABLE_ACK: 'off' } });
-    // A failure keeps the deployment's folder for whoever reads it; here it is what the test expects.
-    if (summary.failure) rmSync(summary.failure.workingDirectory, { recursive: true, force: true });
-    expect(summary.explorerErrors).toEqual([]);
-    expect(invariantsBroken(summary)).toContain('every 202/201 is written without a replay');
-  }, 240_000);
+    const attempts: string[][] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const summary = await explore({ ...MINORITY_MASTER, appEnv: { DURABLE_ACK: 'off' } });
+      // A failure keeps the deployment's folder for whoever reads it; here it is what the test expects.
+      if (summary.failure) rmSync(summary.failure.workingDirectory, { recursive: true, force: true });
+      expect(summary.explorerErrors).toEqual([]);
+      attempts.push(invariantsBroken(summary));
+      if (attempts.at(-1)!.length > 0) break;
+    }
+    expect(attempts.at(-1)).toContain('every 202/201 is written without a replay');
+  }, 600_000);
 });

@@ -98,9 +98,14 @@ describeWithMachines('a MySQL primary failover (namespaces, MariaDB semi-synchro
   const everyPromiseKept = async (outcome: FailoverOutcome) => {
     expect(outcome.promised.length).toBeGreaterThan(0);
     expect((await outcome.written(60_000)).sort()).toEqual([...outcome.promised].sort());
-    const audit = await world.balanced.call<{ ok: boolean }>('GET', `/api/admin/sales/${outcome.saleId}/audit`, {
-      token: world.admin,
-    });
+    // Both APIs may still be out of the balancer (not ready until their pools give up on the lost
+    // primary's silent connections): its 503 + retry-after means "try again", as a client reads it.
+    const audit = await world.balanced.callRetryingAfter<{ ok: boolean }>(
+      'GET',
+      `/api/admin/sales/${outcome.saleId}/audit`,
+      { token: world.admin },
+      60,
+    );
     expect(audit.body).toMatchObject({ ok: true });
   };
 
