@@ -266,25 +266,31 @@ async function settleRedis(binaries, { masters, replicas }, { log, healedAt }) {
 }
 
 /**
- * Whether a replica holds what its master had a moment ago: its link says `up` and its offset reached the
- * master's, read first. `up` alone is not enough: after a partition heals, a replication link can stay
- * silent (both ends up, nothing carried) until TCP's retransmission backoff resends or `repl-timeout`
- * (60 s) ends it — and until then no `WAIT` on that master is confirmed (docs/failure-model.md).
+ * Whether a replica holds what its master had a moment ago, as the master knows it: the offset the replica
+ * acknowledged (sent every second) reaches the master's own, read first — what a `WAIT` there counts.
+ * The link's `up` alone is not enough: after a partition heals, a replication link can stay silent in
+ * either direction (both ends call it up, nothing carried) until TCP's retransmission backoff resends or
+ * `repl-timeout` (60 s) ends it, and until then no `WAIT` on that master is confirmed
+ * (docs/failure-model.md).
  */
 async function replicaHasCaughtUp(binaries, host, port) {
   const replica = await redisCli(binaries, host, port, ['info', 'replication']);
   if (!replica.includes('role:slave') || !replica.includes('master_link_status:up')) return false;
-  const field = (info, name) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
-  const masterInfo = await redisCli(binaries, field(replica, 'master_host'), field(replica, 'master_port'), [
-    'info',
-    'replication',
-  ]);
-  const masterOffset = Number(field(masterInfo, 'master_repl_offset'));
-  const replicaOffset = Number(
-    field(await redisCli(binaries, host, port, ['info', 'replication']), 'slave_repl_offset'),
-  );
-  return replicaOffset >= masterOffset;
+  const master = { host: infoField(replica, 'master_host'), port: infoField(replica, 'master_port') };
+  const masterReplication = () => redisCli(binaries, master.host, master.port, ['info', 'replication']);
+  const target = Number(infoField(await masterReplication(), 'master_repl_offset'));
+  const acknowledged = new RegExp(`^slave\\d+:ip=${host.replace(/\./g, '\\.')},port=${port},.*?offset=(\\d+)`, 'm');
+  const until = Date.now() + 1_500;
+  while (Date.now() < until) {
+    const offset = Number(acknowledged.exec(await masterReplication())?.[1] ?? -1);
+    if (offset >= target) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
+
+/** A field of `INFO`'s answer (`master_host`, say). */
+const infoField = (info, name) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
 
 async function redisCli(binaries, host, port, args) {
   return (await run(binaries.redisCli, ['-h', host, '-p', String(port), ...args], { timeout: 5_000 })).stdout;
