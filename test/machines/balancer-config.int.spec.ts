@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { renderBalancerConfig } from '../../scripts/lib/balancer-config.mjs';
 import { freePort } from '../../scripts/lib/ports.mjs';
 import { waitFor } from '../support/fixtures';
+import { HAPROXY_PATH } from '../support/load-balancer';
 
 const DEPLOYED = readFileSync(join(__dirname, '..', '..', 'deploy', 'haproxy.cfg'), 'utf8');
 
@@ -41,7 +42,7 @@ describe("the rehearsal's balancer: deploy/haproxy.cfg with its replicas named b
     try {
       writeFileSync(join(dir, 'haproxy.cfg'), rendered);
       expect(() =>
-        execFileSync('haproxy', ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' }),
+        execFileSync(HAPROXY_PATH, ['-c', '-q', '-f', join(dir, 'haproxy.cfg')], { stdio: 'pipe' }),
       ).not.toThrow();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -71,7 +72,7 @@ describe("the rehearsal's balancer: deploy/haproxy.cfg with its replicas named b
           // No health check: the request itself meets the replica as it is.
           .replace(/ check inter \S+ fall \d+ rise \d+/g, ''),
       );
-      return spawn('haproxy', ['-f', file, '-db'], { stdio: 'ignore' });
+      return spawn(HAPROXY_PATH, ['-f', file, '-db'], { stdio: 'ignore' });
     };
     const ask = async () => {
       const answer = await request(`http://127.0.0.1:${port}/api/sales`);
